@@ -1,0 +1,89 @@
+// Package source defines what every dump reader in ingest/ implements: a
+// streaming reader that turns one input (already decompressed) into quads
+// pushed to a Writer, and the positioned error it reports for bad input.
+//
+// Readers never touch the database. The loader in ingest/ collects every quad
+// of a run before it writes anything, so a reader that fails half way leaves
+// the stored data exactly as it was.
+package source
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/cayleygraph/quad"
+)
+
+// Writer receives quads. WriteQuad is called from one goroutine at a time.
+// The quad's Label is the graph name; readers leave it nil and the loader
+// sets it.
+type Writer interface {
+	WriteQuad(q quad.Quad) error
+}
+
+// WriterFunc adapts a function to Writer.
+type WriterFunc func(q quad.Quad) error
+
+// WriteQuad calls f(q).
+func (f WriterFunc) WriteQuad(q quad.Quad) error { return f(q) }
+
+// Reader reads one input stream. name is the file name used in errors.
+type Reader interface {
+	Read(ctx context.Context, name string, r io.Reader, w Writer) error
+}
+
+// Options are the settings shared by readers. Each reader documents which it
+// honours.
+type Options struct {
+	// SkipInvalid makes readers count and skip bad records instead of failing.
+	SkipInvalid bool
+	// OnSkip, if set, is called for every skipped record.
+	OnSkip func(err *Error)
+	// Languages for labels, descriptions and aliases (default: en).
+	Languages []string
+	// Graph is the name of the graph being loaded; readers use it to scope
+	// blank nodes so that two graphs never share one.
+	Graph string
+}
+
+// Skip reports a bad record: with SkipInvalid it calls OnSkip and returns nil,
+// otherwise it returns err.
+func (o Options) Skip(err *Error) error {
+	if !o.SkipInvalid {
+		return err
+	}
+	if o.OnSkip != nil {
+		o.OnSkip(err)
+	}
+	return nil
+}
+
+// Error is a bad-input error positioned at a file, line and (optionally)
+// field, e.g. "dump.json:12: claims.P31[0].mainsnak: unknown datatype".
+type Error struct {
+	File  string
+	Line  int64
+	Field string
+	Err   error
+}
+
+// Error formats file:line: field: reason.
+func (e *Error) Error() string {
+	s := e.File
+	if e.Line > 0 {
+		s = fmt.Sprintf("%s:%d", s, e.Line)
+	}
+	if e.Field != "" {
+		s += ": " + e.Field
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the underlying reason.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a positioned error.
+func Errorf(file string, line int64, field, format string, args ...any) *Error {
+	return &Error{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+}

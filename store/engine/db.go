@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/ristretto/v2"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// formatVersion is stored in the database and checked on open.
+const formatVersion = 1
+
+// Meta keys.
+var (
+	metaVersion = []byte("mv")
+	metaNextID  = []byte("mn")
+	metaStats   = []byte("ms")
+	metaGraph   = "mg" // + graph name
+)
+
+// markerFile exists in the database directory while a bulk load is writing.
+const markerFile = "INGEST_IN_PROGRESS"
+
+// Options configure Open.
+type Options struct {
+	// InMemory keeps everything in memory (tests); Dir is then ignored.
+	InMemory bool
+	// ReadOnly opens the database without write access.
+	ReadOnly bool
+	// Logger receives engine and Badger logs; nil discards them.
+	Logger *slog.Logger
+	// CacheMB is the size of the term and label caches in MiB (default 64).
+	CacheMB int
+}
+
+// Stats are exact database-wide counts.
+type Stats struct {
+	Quads int64 `json:"quads"`
+	Nodes int64 `json:"nodes"`
+}
+
+// GraphMeta is what the engine records about each named graph.
+type GraphMeta struct {
+	Name string `json:"name"`
+	// Label is the term id of the graph's label IRI.
+	Label     uint64            `json:"label"`
+	Quads     int64             `json:"quads"`
+	Relations int64             `json:"relations"`
+	Labels    int64             `json:"labels"`
+	LabelCfg  store.LabelConfig `json:"label_config"`
+}
+
+// Interrupted describes a bulk load that did not finish.
+type Interrupted struct {
+	Graph    string `json:"graph"`
+	Reserved uint64 `json:"reserved_next_id"`
+	Files    []string `json:"files"`
+}
+
+// DB is an open Grove database: a Badger key-value store holding the term
+// dictionary, the posting-list indexes and the label indexes of every graph.
+// It implements store.KG and Cayley's graph.QuadStore.
+type DB struct {
+	dir    string
+	bdb    *badger.DB
+	log    *slog.Logger
+	opts   Options
+	terms  *ristretto.Cache[uint64, quad.Value]
+	labels *ristretto.Cache[uint64, labelInfo]
+
+	mu          sync.RWMutex // guards the fields below and serialises writers
+	nextID      uint64
+	stats       Stats
+	graphs      map[string]*GraphMeta
+	byLabel     map[uint64]*GraphMeta
+	interrupted *Interrupted
+	search      map[string]*searchIndex
+	predLabels  sync.Map // uint64 -> predInfo
+	writeMu     sync.Mutex
+}
+
+// Open opens (creating if needed) the database in dir.
+func Open(dir string, opts Options) (*DB, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	bopts := badger.DefaultOptions(dir).
+		WithLogger(badgerLogger{log}).
+		WithCompression(options.ZSTD).
+		WithZSTDCompressionLevel(1).
+		WithReadOnly(opts.ReadOnly).
+		WithNumVersionsToKeep(1).
+		WithMetricsEnabled(false)
+	if opts.InMemory {
+		bopts = bopts.WithInMemory(true).WithDir("").WithValueDir("")
+	} else if !opts.ReadOnly {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+	}
+	bdb, err := badger.Open(bopts)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
+		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
+	if err := db.init(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) init() error {
+	mb := int64(db.opts.CacheMB)
+	if mb <= 0 {
+		mb = 64
+	}
+	var err error
+	db.terms, err = ristretto.NewCache(&ristretto.Config[uint64, quad.Value]{
+		NumCounters: mb << 12, MaxCost: mb << 19, BufferItems: 64})
+	if err != nil {
+		return fmt.Errorf("term cache: %w", err)
+	}
+	db.labels, err = ristretto.NewCache(&ristretto.Config[uint64, labelInfo]{
+		NumCounters: mb << 12, MaxCost: mb << 19, BufferItems: 64})
+	if err != nil {
+		return fmt.Errorf("label cache: %w", err)
+	}
+	if err := db.loadMeta(); err != nil {
+		return err
+	}
+	return db.checkMarker()
+}
+
+// loadMeta reads the format version, id counter, stats and graph registry.
+func (db *DB) loadMeta() error {
+	return db.bdb.View(func(txn *badger.Txn) error {
+		v, err := getValue(txn, metaVersion)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+			db.nextID = 1
+		case err != nil:
+			return err
+		case len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion:
+			return fmt.Errorf("database format version %x is not supported (want %d)", v, formatVersion)
+		}
+		if v, err := getValue(txn, metaNextID); err == nil && len(v) == 8 {
+			db.nextID = binary.BigEndian.Uint64(v)
+		}
+		if v, err := getValue(txn, metaStats); err == nil {
+			if err := json.Unmarshal(v, &db.stats); err != nil {
+				return fmt.Errorf("corrupt stats: %w", err)
+			}
+		}
+		return db.loadGraphs(txn)
+	})
+}
+
+func (db *DB) loadGraphs(txn *badger.Txn) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(metaGraph)})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		var g GraphMeta
+		err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &g) })
+		if err != nil {
+			return fmt.Errorf("corrupt graph record %q: %w", it.Item().Key(), err)
+		}
+		db.graphs[g.Name] = &g
+		db.byLabel[g.Label] = &g
+	}
+	return nil
+}
+
+// checkMarker detects an interrupted bulk load.
+func (db *DB) checkMarker() error {
+	if db.opts.InMemory {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(db.dir, markerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("read ingest marker: %w", err)
+	}
+	var in Interrupted
+	if err := json.Unmarshal(b, &in); err != nil {
+		return fmt.Errorf("corrupt ingest marker %s: %w", markerFile, err)
+	}
+	db.interrupted = &in
+	db.nextID = max(db.nextID, in.Reserved)
+	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
+		"graph", in.Graph, "files", in.Files)
+	return nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
+	db.terms.Close()
+	db.labels.Close()
+	return db.bdb.Close()
+}
+
+// Dir returns the database directory ("" in memory).
+func (db *DB) Dir() string { return db.dir }
+
+// Stats returns exact database-wide counts.
+func (db *DB) Stats() Stats {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.stats
+}
+
+// Interrupted reports an unfinished bulk load, or nil.
+func (db *DB) Interrupted() *Interrupted {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.interrupted
+}
+
+// GraphMetas returns the registered graphs sorted by name.
+func (db *DB) GraphMetas() []GraphMeta {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make([]GraphMeta, 0, len(db.graphs))
+	for _, g := range db.graphs {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b GraphMeta) int { return cmpString(a.Name, b.Name) })
+	return out
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// graphByName returns the graph record or an ErrNotFound error.
+func (db *DB) graphByName(name string) (*GraphMeta, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	g, ok := db.graphs[name]
+	if !ok {
+		return nil, fmt.Errorf("graph %q: %w", name, store.ErrNotFound)
+	}
+	return g, nil
+}
+
+// graphName maps a label term id to its graph name ("" if unregistered).
+func (db *DB) graphName(label uint64) string {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if g, ok := db.byLabel[label]; ok {
+		return g.Name
+	}
+	return ""
+}
+
+func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+// badgerLogger sends Badger's logs to slog, errors and warnings only above
+// debug level.
+type badgerLogger struct{ l *slog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any)   { b.l.Error(fmt.Sprintf(f, a...), "component", "badger") }
+func (b badgerLogger) Warningf(f string, a ...any) { b.l.Warn(fmt.Sprintf(f, a...), "component", "badger") }
+func (b badgerLogger) Infof(f string, a ...any)    { b.l.Debug(fmt.Sprintf(f, a...), "component", "badger") }
+func (b badgerLogger) Debugf(f string, a ...any)   { b.l.Debug(fmt.Sprintf(f, a...), "component", "badger") }
+
+// ctxErr returns ctx.Err() without blocking.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
+}

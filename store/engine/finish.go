@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// finish runs after the keys are flushed: it repairs the counters if an
+// earlier load was interrupted, builds the label indexes, removes the
+// marker and refreshes the in-memory state.
+func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
+	db := l.db
+	if db.Interrupted() != nil {
+		if err := db.recount(); err != nil {
+			return 0, fmt.Errorf("recount after interrupted load: %w", err)
+		}
+	}
+	if err := db.reloadMeta(); err != nil {
+		return 0, err
+	}
+	n, err := l.buildSearch(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if !db.opts.InMemory {
+		err := os.Remove(filepath.Join(db.dir, markerFile))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 0, fmt.Errorf("remove ingest marker: %w", err)
+		}
+	}
+	db.mu.Lock()
+	db.interrupted = nil
+	db.mu.Unlock()
+	return n, nil
+}
+
+// reloadMeta re-reads the meta keys and drops the caches that writes can
+// make stale (labels, relation labels, search indexes). Term ids never
+// change, so the term cache stays.
+func (db *DB) reloadMeta() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.graphs = map[string]*GraphMeta{}
+	db.byLabel = map[uint64]*GraphMeta{}
+	db.search = map[string]*searchIndex{}
+	db.labels.Clear()
+	db.predLabels.Clear()
+	interrupted := db.interrupted
+	if err := db.loadMeta(); err != nil {
+		return err
+	}
+	db.interrupted = interrupted
+	return nil
+}
+
+// recount recomputes the exact stats from the indexes: quads per graph from
+// the chunk-0 totals of the S lists, relations per graph from the P lists.
+func (db *DB) recount() error {
+	return db.bdb.Update(func(txn *badger.Txn) error {
+		quads := map[uint64]int64{}
+		rels := map[uint64]int64{}
+		err := scanGroups(txn, []byte{spaceSPO}, func(gi groupInfo) error {
+			quads[gi.g] += gi.count
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := scanPredGroups(txn, func(p, g uint64) { rels[g]++ }); err != nil {
+			return err
+		}
+		var nodes int64
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceID}})
+		for it.Rewind(); it.Valid(); it.Next() {
+			nodes++
+		}
+		it.Close()
+		return db.writeCounts(txn, quads, rels, nodes)
+	})
+}
+
+func (db *DB) writeCounts(txn *badger.Txn, quads, rels map[uint64]int64, nodes int64) error {
+	db.mu.RLock()
+	graphs := slices.Collect(func(yield func(GraphMeta) bool) {
+		for _, g := range db.graphs {
+			if !yield(*g) {
+				return
+			}
+		}
+	})
+	db.mu.RUnlock()
+	st := Stats{Nodes: nodes}
+	for _, g := range graphs {
+		g.Quads, g.Relations = quads[g.Label], rels[g.Label]
+		st.Quads += g.Quads
+		b, _ := json.Marshal(g)
+		if err := txn.Set([]byte(metaGraph+g.Name), b); err != nil {
+			return err
+		}
+	}
+	b, _ := json.Marshal(st)
+	return txn.Set(metaStats, b)
+}
+
+// scanPredGroups visits every (p, g) of the P index.
+func scanPredGroups(txn *badger.Txn, fn func(p, g uint64)) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spacePred}})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		p, g, chunk, ok := splitPred(it.Item().Key())
+		if !ok {
+			return fmt.Errorf("corrupt predicate key %x", it.Item().Key())
+		}
+		if chunk == 0 {
+			fn(p, g)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"encoding/binary"
+)
+
+// Key layout. The first byte of every key names its keyspace; ids are 8-byte
+// big-endian term ids so that keys sort by id and prefix scans are exact.
+//
+//	m<name>                      meta: format version, next id, stats, graphs
+//	t<term>                      term -> id (8 bytes)
+//	i<id>                        id -> term
+//	S<s><p><g><chunk>            posting list of objects o for (s, p, g)
+//	O<o><p><g><chunk>            posting list of subjects s for (o, p, g)
+//	P<p><g><chunk>               posting list of subjects s having p in g
+//
+// A posting list is split into chunks of at most chunkSize ids (chunk is a
+// 4-byte big-endian number). Chunk 0 starts with the total number of ids in
+// the list, so the count of a (s, p, g) group, i.e. the per-(subject,
+// predicate) summary, is one key read: listing the relations of a hub costs
+// O(relations), not O(edges).
+const (
+	spaceMeta  = 'm'
+	spaceTerm  = 't'
+	spaceID    = 'i'
+	spaceSPO   = 'S'
+	spaceOPS   = 'O'
+	spacePred  = 'P'
+	idLen      = 8
+	chunkLen   = 4
+	groupLen   = 1 + 3*idLen // S/O keys without the chunk suffix
+	predGroup  = 1 + 2*idLen // P keys without the chunk suffix
+	chunkSize  = 4096
+	metaPrefix = "m"
+)
+
+func putID(b []byte, id uint64) { binary.BigEndian.PutUint64(b, id) }
+func getID(b []byte) uint64     { return binary.BigEndian.Uint64(b) }
+
+// idKey is the key of the id -> term entry.
+func idKey(id uint64) []byte {
+	k := make([]byte, 1+idLen)
+	k[0] = spaceID
+	putID(k[1:], id)
+	return k
+}
+
+// termKey is the key of the term -> id entry.
+func termKey(term []byte) []byte {
+	k := make([]byte, 1+len(term))
+	k[0] = spaceTerm
+	copy(k[1:], term)
+	return k
+}
+
+// groupKey builds S<a><b><g> or O<a><b><g> (no chunk suffix) into dst.
+func groupKey(dst []byte, space byte, a, b, g uint64) []byte {
+	dst = append(dst[:0], space)
+	dst = binary.BigEndian.AppendUint64(dst, a)
+	dst = binary.BigEndian.AppendUint64(dst, b)
+	return binary.BigEndian.AppendUint64(dst, g)
+}
+
+// predKey builds P<p><g> (no chunk suffix) into dst.
+func predKey(dst []byte, p, g uint64) []byte {
+	dst = append(dst[:0], spacePred)
+	dst = binary.BigEndian.AppendUint64(dst, p)
+	return binary.BigEndian.AppendUint64(dst, g)
+}
+
+// withChunk appends a chunk number to a group key.
+func withChunk(group []byte, chunk uint32) []byte {
+	return binary.BigEndian.AppendUint32(group, chunk)
+}
+
+// prefix1 returns <space><a>.
+func prefix1(space byte, a uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{space}, a)
+}
+
+// prefix2 returns <space><a><b>.
+func prefix2(space byte, a, b uint64) []byte {
+	return binary.BigEndian.AppendUint64(prefix1(space, a), b)
+}
+
+// splitGroup decodes the three ids and chunk of an S or O key.
+func splitGroup(k []byte) (a, b, g uint64, chunk uint32, ok bool) {
+	if len(k) != groupLen+chunkLen {
+		return 0, 0, 0, 0, false
+	}
+	return getID(k[1:]), getID(k[9:]), getID(k[17:]), binary.BigEndian.Uint32(k[25:]), true
+}
+
+// splitPred decodes a P key.
+func splitPred(k []byte) (p, g uint64, chunk uint32, ok bool) {
+	if len(k) != predGroup+chunkLen {
+		return 0, 0, 0, false
+	}
+	return getID(k[1:]), getID(k[9:]), binary.BigEndian.Uint32(k[17:]), true
+}

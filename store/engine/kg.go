@@ -1,0 +1,532 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
+)
+
+var _ store.KG = (*DB)(nil)
+
+// view runs fn in a read transaction, checking ctx first.
+func (db *DB) view(ctx context.Context, fn func(txn *badger.Txn) error) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	return db.bdb.View(fn)
+}
+
+// resolve maps an entity id to its term id.
+func (db *DB) resolve(txn *badger.Txn, id string) (uint64, error) {
+	if id == "" {
+		return 0, fmt.Errorf("empty id: %w", store.ErrNotFound)
+	}
+	tid, ok, err := db.termID(txn, valueOfID(id))
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+	}
+	return tid, nil
+}
+
+// resolveRelation maps a relation id to its predicate term id.
+func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
+	tid, ok, err := db.termID(txn, quad.IRI(rel))
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, fmt.Errorf("relation %q: %w", rel, store.ErrNotFound)
+	}
+	return tid, nil
+}
+
+// Graphs lists the named graphs.
+func (db *DB) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
+	var out []store.GraphInfo
+	for _, g := range db.GraphMetas() {
+		gi := store.GraphInfo{Name: g.Name, Quads: g.Quads, Relations: g.Relations}
+		if idx, err := db.searchIndexFor(g.Name); err == nil && idx != nil {
+			gi.Labels = int64(idx.Len())
+		}
+		out = append(out, gi)
+	}
+	return out, nil
+}
+
+// Entity returns the description of one node.
+func (db *DB) Entity(ctx context.Context, id string) (store.Entity, error) {
+	var e store.Entity
+	err := db.view(ctx, func(txn *badger.Txn) error {
+		tid, err := db.resolve(txn, id)
+		if err != nil {
+			return err
+		}
+		if e, err = db.entity(txn, tid); err != nil {
+			return err
+		}
+		e.Graphs, err = db.graphsOf(txn, tid)
+		return err
+	})
+	return e, err
+}
+
+// entity builds the store.Entity of a term.
+func (db *DB) entity(txn *badger.Txn, tid uint64) (store.Entity, error) {
+	li, err := db.info(txn, tid)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	v, err := db.term(txn, tid)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	e := store.Entity{ID: nodeID(v), Label: li.label, Description: li.desc, Aliases: li.aliases, Literal: li.literal}
+	if li.literal {
+		e.ID = v.String()
+	}
+	return e, nil
+}
+
+// graphsOf lists the graphs a node has edges in.
+func (db *DB) graphsOf(txn *badger.Txn, tid uint64) ([]string, error) {
+	seen := map[uint64]bool{}
+	for _, space := range []byte{spaceSPO, spaceOPS} {
+		err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+			seen[gi.g] = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	for g := range seen {
+		if n := db.graphName(g); n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// dirSpaces maps a direction to the index keyspaces to read.
+func dirSpaces(dir store.Direction) ([]byte, error) {
+	switch dir {
+	case store.Out:
+		return []byte{spaceSPO}, nil
+	case store.In:
+		return []byte{spaceOPS}, nil
+	case store.Both:
+		return []byte{spaceSPO, spaceOPS}, nil
+	}
+	return nil, fmt.Errorf("invalid direction %d", dir)
+}
+
+func spaceDir(space byte) store.Direction {
+	if space == spaceOPS {
+		return store.In
+	}
+	return store.Out
+}
+
+// Relations lists the relation types of ids in direction dir.
+func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	spaces, err := dirSpaces(dir)
+	if err != nil {
+		return nil, err
+	}
+	type relKey struct {
+		p, g  uint64
+		space byte
+	}
+	counts := map[relKey]int64{}
+	var out []store.Relation
+	err = db.view(ctx, func(txn *badger.Txn) error {
+		for _, id := range ids {
+			tid, err := db.resolve(txn, id)
+			if err != nil {
+				return err
+			}
+			for _, space := range spaces {
+				err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+					counts[relKey{gi.b, gi.g, space}] += gi.count
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
+		for k, n := range counts {
+			pi, err := db.pred(txn, k.p)
+			if err != nil {
+				return err
+			}
+			out = append(out, store.Relation{ID: pi.id, Label: pi.label, InverseLabel: pi.inverse,
+				Dir: spaceDir(k.space), Graph: db.graphName(k.g), Count: n, Hidden: pi.hidden})
+		}
+		return nil
+	})
+	slices.SortFunc(out, compareRelations)
+	return out, err
+}
+
+func compareRelations(a, b store.Relation) int {
+	return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Dir, b.Dir),
+		cmp.Compare(a.Label, b.Label), cmp.Compare(a.ID, b.ID))
+}
+
+// Edges returns edges of relation from ids in direction dir.
+func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
+	if dir != store.Out && dir != store.In {
+		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
+	}
+	var out []store.Edge
+	err := db.view(ctx, func(txn *badger.Txn) error {
+		p, err := db.resolveRelation(txn, relation)
+		if err != nil {
+			return err
+		}
+		pi, err := db.pred(txn, p)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+			tid, err := db.resolve(txn, id)
+			if err != nil {
+				return err
+			}
+			if out, err = db.edgesOf(txn, tid, pi, p, dir, limit, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// edgesOf appends the edges of one node along predicate p.
+func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir store.Direction,
+	limit int, out []store.Edge) ([]store.Edge, error) {
+	var space byte = spaceSPO
+	if dir == store.In {
+		space = spaceOPS
+	}
+	self, err := db.entity(txn, tid)
+	if err != nil {
+		return out, err
+	}
+	var groups []groupInfo
+	err = scanGroups(txn, prefix2(space, tid, p), func(gi groupInfo) error {
+		groups = append(groups, gi)
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	for _, gi := range groups {
+		left := 0
+		if limit > 0 {
+			left = limit - len(out)
+			if left <= 0 {
+				break
+			}
+		}
+		members, err := readListLimit(txn, groupKey(nil, space, tid, p, gi.g), nil, left)
+		if err != nil {
+			return out, err
+		}
+		for _, m := range members {
+			other, err := db.entity(txn, m)
+			if err != nil {
+				return out, err
+			}
+			e := store.Edge{Subject: self, Relation: pi.id, RelationLabel: pi.label, Object: other,
+				Graph: db.graphName(gi.g)}
+			s, o := tid, m
+			if dir == store.In {
+				e.Subject, e.Object = other, self
+				s, o = m, tid
+			}
+			if pi.stmt != 0 {
+				if e.Qualifiers, err = db.qualifiers(txn, s, o, pi, gi.g); err != nil {
+					return out, err
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// qualifiers finds the statement nodes of s -p-> o and returns their
+// qualifiers.
+func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([]store.Feature, error) {
+	stmts, err := readList(txn, groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
+	if err != nil || len(stmts) == 0 {
+		return nil, err
+	}
+	var out []store.Feature
+	for _, t := range stmts {
+		vals, err := readList(txn, groupKey(nil, spaceSPO, t, pi.value, g), nil)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := slices.BinarySearch(vals, o); !ok {
+			continue
+		}
+		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// features lists the literal or entity values of t's predicates accepted
+// by keep, rendered for humans. Qualifier predicates are named after the
+// qualifying property's label.
+func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly bool) ([]store.Feature, error) {
+	var out []store.Feature
+	err := scanGroups(txn, prefix1(spaceSPO, t), func(gi groupInfo) error {
+		pi, err := db.pred(txn, gi.b)
+		if err != nil || !keep(pi.id) {
+			return err
+		}
+		name := pi.label
+		if q, ok := strings.CutPrefix(pi.id, store.QualifierPrefix); ok {
+			name = db.predLabelByID(txn, q)
+		}
+		vals, err := readList(txn, groupKey(nil, spaceSPO, t, gi.b, gi.g), nil)
+		if err != nil {
+			return err
+		}
+		for _, v := range vals {
+			e, err := db.entity(txn, v)
+			if err != nil {
+				return err
+			}
+			if literalsOnly && !e.Literal {
+				continue
+			}
+			out = append(out, store.Feature{Relation: pi.id, Name: name, Value: e.Name(), Graph: db.graphName(gi.g)})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// predLabelByID returns the label of a predicate given by id.
+func (db *DB) predLabelByID(txn *badger.Txn, id string) string {
+	tid, ok, err := db.termID(txn, quad.IRI(id))
+	if err != nil || !ok {
+		return deriveLabel(id)
+	}
+	pi, err := db.pred(txn, tid)
+	if err != nil {
+		return deriveLabel(id)
+	}
+	return pi.label
+}
+
+// Features returns the literal-valued properties of a node.
+func (db *DB) Features(ctx context.Context, id string) ([]store.Feature, error) {
+	var out []store.Feature
+	err := db.view(ctx, func(txn *badger.Txn) error {
+		tid, err := db.resolve(txn, id)
+		if err != nil {
+			return err
+		}
+		out, err = db.features(txn, tid, func(pid string) bool { return !internalPredicate(pid) }, true)
+		return err
+	})
+	return out, err
+}
+
+// Degree counts the edges of id along relation ("" = all) in direction dir.
+func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Direction) (int64, error) {
+	spaces, err := dirSpaces(dir)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = db.view(ctx, func(txn *badger.Txn) error {
+		tid, err := db.resolve(txn, id)
+		if err != nil {
+			return err
+		}
+		var p uint64
+		if relation != "" {
+			if p, err = db.resolveRelation(txn, relation); err != nil {
+				return err
+			}
+		}
+		for _, space := range spaces {
+			prefix := prefix1(space, tid)
+			if p != 0 {
+				prefix = prefix2(space, tid, p)
+			}
+			err := scanGroups(txn, prefix, func(gi groupInfo) error {
+				if p != 0 || !db.hiddenPred(txn, gi.b) {
+					n += gi.count
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (db *DB) hiddenPred(txn *badger.Txn, p uint64) bool {
+	pi, err := db.pred(txn, p)
+	return err == nil && pi.hidden
+}
+
+// Neighbors returns the distinct entities reached from id.
+func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Direction, limit int) ([]store.Entity, error) {
+	spaces, err := dirSpaces(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Entity
+	seen := map[uint64]bool{}
+	err = db.view(ctx, func(txn *badger.Txn) error {
+		tid, err := db.resolve(txn, id)
+		if err != nil {
+			return err
+		}
+		var p uint64
+		if relation != "" {
+			if p, err = db.resolveRelation(txn, relation); err != nil {
+				return err
+			}
+		}
+		for _, space := range spaces {
+			if out, err = db.neighborsIn(txn, space, tid, p, limit, seen, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
+	seen map[uint64]bool, out []store.Entity) ([]store.Entity, error) {
+	prefix := prefix1(space, tid)
+	if p != 0 {
+		prefix = prefix2(space, tid, p)
+	}
+	var groups []groupInfo
+	err := scanGroups(txn, prefix, func(gi groupInfo) error {
+		if p != 0 || !db.hiddenPred(txn, gi.b) {
+			groups = append(groups, gi)
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	for _, gi := range groups {
+		members, err := readList(txn, groupKey(nil, space, tid, gi.b, gi.g), nil)
+		if err != nil {
+			return out, err
+		}
+		for _, m := range members {
+			if limit > 0 && len(out) >= limit {
+				return out, nil
+			}
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			e, err := db.entity(txn, m)
+			if err != nil {
+				return out, err
+			}
+			if !e.Literal {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// SameAs returns the links of id into other graphs.
+func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error) {
+	var out []store.Link
+	err := db.view(ctx, func(txn *badger.Txn) error {
+		tid, err := db.resolve(txn, id)
+		if err != nil {
+			return err
+		}
+		for _, via := range []string{store.GroveSameAs, store.OWLSameAs} {
+			p, ok, err := db.termID(txn, quad.IRI(via))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if out, err = db.links(txn, tid, p, via, graph, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// links follows p in both directions from tid and keeps targets that occur
+// in graph ("" = any graph other than the ones tid occurs in alone).
+func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, out []store.Link) ([]store.Link, error) {
+	for _, space := range []byte{spaceSPO, spaceOPS} {
+		var targets []uint64
+		err := scanGroups(txn, prefix2(space, tid, p), func(gi groupInfo) error {
+			vals, err := readList(txn, groupKey(nil, space, tid, p, gi.g), nil)
+			targets = append(targets, vals...)
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+		for _, t := range targets {
+			e, err := db.entity(txn, t)
+			if err != nil {
+				return out, err
+			}
+			gs, err := db.graphsOf(txn, t)
+			if err != nil {
+				return out, err
+			}
+			for _, g := range gs {
+				if (graph == "" || g == graph) && !containsLink(out, e.ID, g) {
+					out = append(out, store.Link{Target: e, Graph: g, Via: via})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func containsLink(ls []store.Link, id, g string) bool {
+	return slices.ContainsFunc(ls, func(l store.Link) bool { return l.Target.ID == id && l.Graph == g })
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/grove-kg/grove/store"
+)
+
+func TestFilmKG(t *testing.T) {
+	db := filmDB(t)
+	ctx := context.Background()
+	st := db.Stats()
+	if st.Quads != 471705 {
+		t.Errorf("quads = %d, want 471705", st.Quads)
+	}
+	cands, err := db.Search(ctx, "film", "Blade Runner", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) == 0 || cands[0].ID != "/en/blade_runner" || cands[0].Match != "exact" {
+		t.Fatalf("search Blade Runner = %+v", cands)
+	}
+	e, err := db.Entity(ctx, "/en/blade_runner")
+	if err != nil || e.Label != "Blade Runner" || !slices.Equal(e.Graphs, []string{"film"}) {
+		t.Fatalf("entity = %+v, %v", e, err)
+	}
+	rels, err := db.Relations(ctx, []string{"/en/blade_runner"}, store.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var directed *store.Relation
+	for i := range rels {
+		if rels[i].ID == "/film/film/directed_by" {
+			directed = &rels[i]
+		}
+	}
+	if directed == nil || directed.Label != "directed by" || directed.InverseLabel != "directed" || directed.Count != 1 {
+		t.Fatalf("relations = %+v", rels)
+	}
+	edges, err := db.Edges(ctx, []string{"/en/blade_runner"}, "/film/film/directed_by", store.Out, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edges) != 1 || edges[0].Object.Label != "Ridley Scott" {
+		t.Fatalf("edges = %+v", edges)
+	}
+	// Films directed by Ridley Scott, through the inverse index.
+	back, err := db.Edges(ctx, []string{edges[0].Object.ID}, "/film/film/directed_by", store.In, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(back, func(e store.Edge) bool { return e.Subject.Label == "Gladiator" }) {
+		t.Errorf("Ridley Scott's films lack Gladiator: %d edges", len(back))
+	}
+	// Actors are two hops away through starring CVT nodes.
+	star, err := db.Edges(ctx, []string{"/en/blade_runner"}, "/film/film/starring", store.Out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cvts []string
+	for _, e := range star {
+		cvts = append(cvts, e.Object.ID)
+	}
+	actors, err := db.Edges(ctx, cvts, "/film/performance/actor", store.Out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(actors, func(e store.Edge) bool { return e.Object.Label == "Harrison Ford" }) {
+		t.Errorf("Blade Runner actors lack Harrison Ford: %+v", actors)
+	}
+	deg, err := db.Degree(ctx, "/en/blade_runner", "/film/film/starring", store.Out)
+	if err != nil || deg != int64(len(star)) {
+		t.Errorf("degree = %d, %v; want %d", deg, err, len(star))
+	}
+	if _, err := db.Entity(ctx, "/en/no_such_film"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown entity error = %v", err)
+	}
+}

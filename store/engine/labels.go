@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
+)
+
+// labelKind classifies the predicates that describe a node.
+type labelKind uint8
+
+const (
+	kindLabel labelKind = iota + 1
+	kindAlias
+	kindDesc
+)
+
+// labelInfo is the cached human description of one term.
+type labelInfo struct {
+	label, desc string
+	aliases     []string
+	literal     bool
+}
+
+// predInfo is the cached description of one predicate.
+type predInfo struct {
+	id, label, inverse string
+	hidden             bool
+	stmt, value        uint64 // ids of "p:<id>" and "ps:<id>" (0 if absent)
+}
+
+// labelPreds maps the term ids of every label, alias and description
+// predicate configured in any graph to their kind.
+func (db *DB) labelPreds(txn *badger.Txn) map[uint64]labelKind {
+	if m, ok := db.predLabels.Load(labelPredsKey); ok {
+		return m.(map[uint64]labelKind)
+	}
+	m := map[uint64]labelKind{}
+	add := func(preds []string, k labelKind) {
+		for _, p := range preds {
+			if id, ok, _ := db.termID(txn, quad.IRI(p)); ok {
+				if _, seen := m[id]; !seen {
+					m[id] = k
+				}
+			}
+		}
+	}
+	cfgs := []store.LabelConfig{store.DefaultLabelConfig()}
+	for _, g := range db.GraphMetas() {
+		cfgs = append(cfgs, g.LabelCfg)
+	}
+	for _, c := range cfgs {
+		add(c.Label, kindLabel)
+		add(c.Alias, kindAlias)
+		add(c.Description, kindDesc)
+	}
+	db.predLabels.Store(labelPredsKey, m)
+	return m
+}
+
+// labelPredsKey is a sync.Map key that no predicate id can take.
+const labelPredsKey = ^uint64(0)
+
+// info returns the label, description and aliases of a term.
+func (db *DB) info(txn *badger.Txn, id uint64) (labelInfo, error) {
+	if li, ok := db.labels.Get(id); ok {
+		return li, nil
+	}
+	v, err := db.term(txn, id)
+	if err != nil {
+		return labelInfo{}, err
+	}
+	var li labelInfo
+	if isLiteral(v) {
+		li = labelInfo{label: literal.Render(v, db.labelFunc(txn)), literal: true}
+	} else if li, err = db.readLabels(txn, id); err != nil {
+		return li, err
+	}
+	db.labels.Set(id, li, int64(len(li.label)+len(li.desc)+48))
+	return li, nil
+}
+
+// readLabels collects the label-like literals of a node. English (or
+// untagged) text wins over other languages.
+func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
+	preds := db.labelPreds(txn)
+	var li labelInfo
+	var labelRank, descRank int
+	err := scanGroups(txn, prefix1(spaceSPO, id), func(gi groupInfo) error {
+		kind, ok := preds[gi.b]
+		if !ok {
+			return nil
+		}
+		vals, err := readList(txn, groupKey(nil, spaceSPO, id, gi.b, gi.g), nil)
+		if err != nil {
+			return err
+		}
+		for _, vid := range vals {
+			v, err := db.term(txn, vid)
+			if err != nil {
+				return err
+			}
+			text, rank := literalText(v), langRank(v)
+			switch {
+			case text == "":
+			case kind == kindLabel && (li.label == "" || rank > labelRank):
+				if li.label != "" {
+					li.aliases = append(li.aliases, li.label)
+				}
+				li.label, labelRank = text, rank
+			case kind == kindDesc && (li.desc == "" || rank > descRank):
+				li.desc, descRank = text, rank
+			case kind != kindDesc && !slices.Contains(li.aliases, text) && text != li.label:
+				li.aliases = append(li.aliases, text)
+			}
+		}
+		return nil
+	})
+	return li, err
+}
+
+// langRank prefers English, then untagged, then anything else.
+func langRank(v quad.Value) int {
+	ls, ok := v.(quad.LangString)
+	switch {
+	case !ok:
+		return 2
+	case ls.Lang == "en" || strings.HasPrefix(ls.Lang, "en-"):
+		return 3
+	}
+	return 1
+}
+
+func isLiteral(v quad.Value) bool {
+	switch v.(type) {
+	case quad.IRI, quad.BNode:
+		return false
+	}
+	return true
+}
+
+// labelFunc returns a resolver from entity id to label for literal
+// rendering (quantity units).
+func (db *DB) labelFunc(txn *badger.Txn) func(string) string {
+	return func(id string) string {
+		tid, ok, err := db.termID(txn, valueOfID(id))
+		if err != nil || !ok {
+			return ""
+		}
+		li, err := db.readLabels(txn, tid)
+		if err != nil {
+			return ""
+		}
+		return li.label
+	}
+}
+
+// pred returns the labels and flags of a predicate.
+func (db *DB) pred(txn *badger.Txn, p uint64) (predInfo, error) {
+	if v, ok := db.predLabels.Load(p); ok {
+		return v.(predInfo), nil
+	}
+	v, err := db.term(txn, p)
+	if err != nil {
+		return predInfo{}, err
+	}
+	pi := predInfo{id: nodeID(v)}
+	li, err := db.readLabels(txn, p)
+	if err != nil {
+		return pi, err
+	}
+	pi.label = li.label
+	if pi.label == "" {
+		pi.label = deriveLabel(pi.id)
+	}
+	pi.inverse = inverseLabel(pi.label)
+	if err := db.predFlags(txn, p, &pi); err != nil {
+		return pi, err
+	}
+	if _, isLabel := db.labelPreds(txn)[p]; isLabel || internalPredicate(pi.id) {
+		pi.hidden = true
+	}
+	pi.stmt, _, _ = db.termID(txn, quad.IRI(store.StatementPrefix+pi.id))
+	pi.value, _, _ = db.termID(txn, quad.IRI(store.StatementValuePrefix+pi.id))
+	db.predLabels.Store(p, pi)
+	return pi, nil
+}
+
+// predFlags reads grove:hidden and grove:inverseLabel of a predicate.
+func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
+	for _, name := range []string{store.GroveHidden, store.GroveInverseLabel} {
+		pid, ok, err := db.termID(txn, quad.IRI(name))
+		if err != nil || !ok {
+			continue
+		}
+		err = scanGroups(txn, prefix2(spaceSPO, p, pid), func(gi groupInfo) error {
+			vals, err := readListLimit(txn, groupKey(nil, spaceSPO, p, pid, gi.g), nil, 1)
+			if err != nil || len(vals) == 0 {
+				return err
+			}
+			v, err := db.term(txn, vals[0])
+			if err != nil {
+				return err
+			}
+			if name == store.GroveHidden {
+				pi.hidden = literalText(v) == "true"
+			} else if t := literalText(v); t != "" {
+				pi.inverse = t
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// internalPredicate reports Grove's own and statement-node predicates.
+func internalPredicate(id string) bool {
+	for _, p := range []string{"grove:", store.StatementPrefix, store.StatementValuePrefix, store.QualifierPrefix} {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// deriveLabel turns a predicate id into words: "film.film.directed_by" and
+// "/film/film/directed_by" -> "directed by", "http://schema.org/birthDate"
+// -> "birth date".
+func deriveLabel(id string) string {
+	s := id
+	if i := strings.LastIndexAny(strings.TrimRight(s, "/#"), "/#.:"); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	s = strings.Trim(s, "/#")
+	var b strings.Builder
+	prevLower := false
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-':
+			b.WriteByte(' ')
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	if b.Len() == 0 {
+		return id
+	}
+	if isPropertyID(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// isPropertyID reports Wikidata-style ids (P17) that must keep their case.
+func isPropertyID(s string) bool {
+	if len(s) < 2 || (s[0] != 'P' && s[0] != 'Q') {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// inverseLabel names the inverse direction: "directed by" -> "directed",
+// "director" -> "is director of".
+func inverseLabel(label string) string {
+	if rest, ok := strings.CutSuffix(label, " by"); ok && rest != "" {
+		return rest
+	}
+	return "is " + label + " of"
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/nquads"
+)
+
+const filmPath = "../../../shared/data/freebase-30kmovies.nq.gz"
+
+// loadQuads bulk-loads quads into graph.
+func loadQuads(t testing.TB, db *DB, graph string, qs []quad.Quad) LoadStats {
+	t.Helper()
+	l, err := db.NewLoader(LoadOptions{Graph: graph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, q := range qs {
+		if err := l.WriteQuad(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := l.Commit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+var (
+	filmOnce  sync.Once
+	filmQuads []quad.Quad
+	filmErr   error
+)
+
+// readFilm reads the Freebase film sample once per test binary, scoping
+// blank nodes as the RDF reader does.
+func readFilm(t testing.TB) []quad.Quad {
+	t.Helper()
+	filmOnce.Do(func() {
+		f, err := os.Open(filmPath)
+		if err != nil {
+			filmErr = err
+			return
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			filmErr = err
+			return
+		}
+		r := nquads.NewReader(gz, false)
+		for {
+			q, err := r.ReadQuad()
+			if errors.Is(err, io.EOF) {
+				return
+			} else if err != nil {
+				filmErr = err
+				return
+			}
+			for _, d := range []quad.Direction{quad.Subject, quad.Object} {
+				if b, ok := q.Get(d).(quad.BNode); ok {
+					q.Set(d, quad.BNode("film/"+string(b)))
+				}
+			}
+			filmQuads = append(filmQuads, q)
+		}
+	})
+	if filmErr != nil {
+		t.Skipf("film data not available: %v", filmErr)
+	}
+	return filmQuads
+}
+
+// filmDB returns a fresh on-disk database holding the film sample.
+func filmDB(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	loadQuads(t, db, "film", readFilm(t))
+	return db
+}

@@ -1,0 +1,186 @@
+// Package store defines Grove's knowledge-graph interface: the small set of
+// operations that KG-QA reasoners need (entity search and linking, the
+// relations of entities in both directions, the edges along a relation, node
+// features and degrees, and links between graphs).
+//
+// The interface is deliberately backend-neutral. The local implementation is
+// store/engine, a Cayley QuadStore built directly on Badger; reasoners depend
+// only on the KG interface declared here, so a remote backend can be added
+// without touching them.
+//
+// Identifiers. Every node is identified by a string id that is unique across
+// the whole database: an IRI without angle brackets ("Q64", "m.0f8l9c",
+// "/en/blade_runner", "http://example.org/x") or a blank node ("_:film/b12").
+// Each KG is a named graph; the quad label is the KG's name.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Direction selects which side of an edge the given entities are on.
+type Direction int
+
+const (
+	// Out follows edges from subject to object.
+	Out Direction = iota
+	// In follows edges from object back to subject.
+	In
+	// Both means Out and In together (only for listing relations and degrees).
+	Both
+)
+
+// String returns "out", "in" or "both".
+func (d Direction) String() string {
+	switch d {
+	case Out:
+		return "out"
+	case In:
+		return "in"
+	case Both:
+		return "both"
+	}
+	return "invalid"
+}
+
+// ParseDirection parses "out", "in" or "both".
+func ParseDirection(s string) (Direction, error) {
+	switch s {
+	case "out", "":
+		return Out, nil
+	case "in":
+		return In, nil
+	case "both":
+		return Both, nil
+	}
+	return 0, errors.New(`direction must be "out", "in" or "both"`)
+}
+
+// ErrNotFound is returned (wrapped) when an entity or graph does not exist.
+var ErrNotFound = errors.New("not found")
+
+// GraphInfo describes one named graph (one KG).
+type GraphInfo struct {
+	Name      string `json:"name"`
+	Quads     int64  `json:"quads"`
+	Subjects  int64  `json:"subjects"`
+	Relations int64  `json:"relations"`
+	Labels    int64  `json:"labels"`
+}
+
+// Entity is a node with its human-readable description.
+type Entity struct {
+	ID          string   `json:"id"`
+	Label       string   `json:"label,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Aliases     []string `json:"aliases,omitempty"`
+	Graphs      []string `json:"graphs,omitempty"`
+	// Literal is set when the node is a literal value rather than an entity;
+	// then Label holds the value rendered for humans.
+	Literal bool `json:"literal,omitempty"`
+}
+
+// Name returns the label, or the id when the entity has no label.
+func (e Entity) Name() string {
+	if e.Label != "" {
+		return e.Label
+	}
+	return e.ID
+}
+
+// Candidate is one result of Search.
+type Candidate struct {
+	Entity
+	Graph string `json:"graph"`
+	// Matched is the label or alias that matched the query text.
+	Matched string `json:"matched"`
+	// Match is "exact", "prefix" or "fuzzy".
+	Match string `json:"match"`
+	// Distance is the edit distance between query and Matched (0 for exact).
+	Distance int `json:"distance"`
+	// Score ranks candidates: higher is better.
+	Score float64 `json:"score"`
+}
+
+// Relation is a relation type an entity set has in one direction.
+type Relation struct {
+	ID           string    `json:"id"`
+	Label        string    `json:"label"`
+	InverseLabel string    `json:"inverse_label"`
+	Dir          Direction `json:"dir"`
+	Graph        string    `json:"graph"`
+	// Count is the number of edges of this relation, in this direction, from
+	// the given entities.
+	Count int64 `json:"count"`
+	// Hidden marks relations that reasoners normally hide (external ids).
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// DisplayLabel is Label for outgoing relations and InverseLabel for incoming.
+func (r Relation) DisplayLabel() string {
+	if r.Dir == In {
+		return r.InverseLabel
+	}
+	return r.Label
+}
+
+// Edge is one (subject, relation, object) fact. Subject and Object are always
+// in the direction stored in the graph, whatever direction was followed.
+type Edge struct {
+	Subject  Entity `json:"subject"`
+	Relation string `json:"relation"`
+	// RelationLabel is the forward label of Relation ("directed by").
+	RelationLabel string `json:"relation_label"`
+	Object        Entity `json:"object"`
+	Graph         string `json:"graph"`
+	// Qualifiers qualify the statement (Wikidata "start time: 2003").
+	Qualifiers []Feature `json:"qualifiers,omitempty"`
+}
+
+// Feature is a literal-valued property of a node ("release date: 1982").
+type Feature struct {
+	Relation string `json:"relation"`
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Graph    string `json:"graph"`
+}
+
+// KG is the interface reasoners use. Implementations are safe for concurrent
+// use. All ids are exact: "Q30" never matches "Q3012".
+type KG interface {
+	// Graphs lists the named graphs (KGs) in the database.
+	Graphs(ctx context.Context) ([]GraphInfo, error)
+	// Search returns entity candidates for a mention in one graph ("" = all
+	// graphs) by exact, prefix and fuzzy match over labels and aliases, best
+	// first.
+	Search(ctx context.Context, graph, text string, limit int) ([]Candidate, error)
+	// Entity returns an entity's label, description, aliases and graphs. An id
+	// that does not occur in the database returns an error wrapping ErrNotFound.
+	Entity(ctx context.Context, id string) (Entity, error)
+	// Relations lists the relation types of the given entities in direction
+	// dir (Out, In or Both), with edge counts, in a deterministic order.
+	Relations(ctx context.Context, ids []string, dir Direction) ([]Relation, error)
+	// Edges returns up to limit edges of relation from the given entities in
+	// direction dir (Out or In), in a deterministic order. limit <= 0 means
+	// no limit.
+	Edges(ctx context.Context, ids []string, relation string, dir Direction, limit int) ([]Edge, error)
+	// Neighbors returns the entities reached from id along relation ("" = any
+	// relation) in direction dir, up to limit.
+	Neighbors(ctx context.Context, id, relation string, dir Direction, limit int) ([]Entity, error)
+	// Degree counts the edges of id along relation ("" = any) in direction dir.
+	Degree(ctx context.Context, id, relation string, dir Direction) (int64, error)
+	// Features returns the literal-valued properties of a node.
+	Features(ctx context.Context, id string) ([]Feature, error)
+	// SameAs returns the ids of the same entity in graph (cross-KG links), or
+	// in every other graph when graph is "".
+	SameAs(ctx context.Context, id, graph string) ([]Link, error)
+}
+
+// Link says that an entity is the same as Target in Graph.
+type Link struct {
+	Target Entity `json:"target"`
+	Graph  string `json:"graph"`
+	// Via is the predicate that established the link (owl:sameAs, P434, ...).
+	Via string `json:"via"`
+}
