@@ -65,8 +65,8 @@ type GraphMeta struct {
 
 // Interrupted describes a bulk load that did not finish.
 type Interrupted struct {
-	Graph    string `json:"graph"`
-	Reserved uint64 `json:"reserved_next_id"`
+	Graph    string   `json:"graph"`
+	Reserved uint64   `json:"reserved_next_id"`
 	Files    []string `json:"files"`
 }
 
@@ -220,8 +220,8 @@ func (db *DB) Close() error {
 // Dir returns the database directory ("" in memory).
 func (db *DB) Dir() string { return db.dir }
 
-// Stats returns exact database-wide counts.
-func (db *DB) Stats() Stats {
+// Counts returns exact database-wide counts.
+func (db *DB) Counts() Stats {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	return db.stats
@@ -289,10 +289,18 @@ func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
 // debug level.
 type badgerLogger struct{ l *slog.Logger }
 
-func (b badgerLogger) Errorf(f string, a ...any)   { b.l.Error(fmt.Sprintf(f, a...), "component", "badger") }
-func (b badgerLogger) Warningf(f string, a ...any) { b.l.Warn(fmt.Sprintf(f, a...), "component", "badger") }
-func (b badgerLogger) Infof(f string, a ...any)    { b.l.Debug(fmt.Sprintf(f, a...), "component", "badger") }
-func (b badgerLogger) Debugf(f string, a ...any)   { b.l.Debug(fmt.Sprintf(f, a...), "component", "badger") }
+func (b badgerLogger) Errorf(f string, a ...any) {
+	b.l.Error(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Warningf(f string, a ...any) {
+	b.l.Warn(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Infof(f string, a ...any) {
+	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")
+}
+func (b badgerLogger) Debugf(f string, a ...any) {
+	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")
+}
 
 // ctxErr returns ctx.Err() without blocking.
 func ctxErr(ctx context.Context) error {

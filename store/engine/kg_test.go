@@ -12,7 +12,7 @@ import (
 func TestFilmKG(t *testing.T) {
 	db := filmDB(t)
 	ctx := context.Background()
-	st := db.Stats()
+	st := db.Counts()
 	if st.Quads != 471705 {
 		t.Errorf("quads = %d, want 471705", st.Quads)
 	}

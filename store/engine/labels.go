@@ -285,3 +285,7 @@ func inverseLabel(label string) string {
 	}
 	return "is " + label + " of"
 }
+
+func defaultLabelConfig() store.LabelConfig { return store.DefaultLabelConfig() }
+
+func containsStr(list []string, s string) bool { return slices.Contains(list, s) }

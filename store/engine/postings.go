@@ -117,3 +117,5 @@ func removeSorted(ids []uint64, id uint64) ([]uint64, bool) {
 	}
 	return slices.Delete(ids, i, i+1), true
 }
+
+func slicesBinarySearch(ids []uint64, id uint64) (int, bool) { return slices.BinarySearch(ids, id) }

@@ -140,7 +140,9 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 				if err != nil {
 					return err
 				}
-				out = append(out, c)
+				if hasKey(c.Entity, h.Key) {
+					out = append(out, c)
+				}
 			}
 		}
 		return nil
@@ -173,4 +175,19 @@ func (db *DB) candidate(txn *badger.Txn, graph string, h labelindex.Hit) (store.
 	pop := math.Min(0.99, math.Log10(1+float64(degree))/10)
 	return store.Candidate{Entity: e, Graph: graph, Matched: h.Key, Match: match, Distance: h.Distance,
 		Score: kindScore - float64(h.Distance) + pop}, nil
+}
+
+// hasKey reports whether the entity still has a label or alias whose
+// normalized form is key: labels deleted after the index was built are not
+// matched.
+func hasKey(e store.Entity, key string) bool {
+	if labelindex.Normalize(e.Label) == key {
+		return true
+	}
+	for _, a := range e.Aliases {
+		if labelindex.Normalize(a) == key {
+			return true
+		}
+	}
+	return false
 }

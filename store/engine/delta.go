@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store/labelindex"
+)
+
+// ApplyDeltas adds and deletes quads in one Badger transaction: the
+// incremental path for small updates (the bulk path is NewLoader). A quad
+// with no label belongs to no named graph. Either every delta is applied
+// or none is.
+func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	if db.opts.ReadOnly {
+		return errors.New("apply deltas: database is read-only")
+	}
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
+	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{}, labels: map[uint64]*labelindex.Builder{}}
+	db.mu.RLock()
+	u.next, u.stats = db.nextID, db.stats
+	for _, g := range db.graphs {
+		c := *g
+		u.graphs[g.Label] = &c
+	}
+	db.mu.RUnlock()
+	err := db.bdb.Update(func(txn *badger.Txn) error {
+		u.txn = txn
+		for _, d := range in {
+			if err := u.apply(d); err != nil {
+				return err
+			}
+		}
+		return u.writeMeta()
+	})
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		return fmt.Errorf("apply deltas: %d deltas are too many for one transaction; use smaller batches or the bulk loader: %w", len(in), err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := db.reloadMeta(); err != nil {
+		return err
+	}
+	return u.updateSearch()
+}
+
+// updater carries the state of one ApplyDeltas transaction.
+type updater struct {
+	db     *DB
+	txn    *badger.Txn
+	opts   graph.IgnoreOpts
+	next   uint64
+	stats  Stats
+	graphs map[uint64]*GraphMeta
+	labels map[uint64]*labelindex.Builder
+	key    []byte
+}
+
+func (u *updater) apply(d graph.Delta) error {
+	if err := validQuad(d.Quad); err != nil {
+		return &graph.DeltaError{Delta: d, Err: err}
+	}
+	var ids qids
+	var err error
+	for _, f := range []struct {
+		v   quad.Value
+		dst *uint64
+	}{{d.Quad.Subject, &ids.s}, {d.Quad.Predicate, &ids.p}, {d.Quad.Object, &ids.o}, {d.Quad.Label, &ids.g}} {
+		if f.v == nil {
+			continue
+		}
+		if *f.dst, err = u.intern(f.v, d.Action == graph.Add); err != nil {
+			return err
+		}
+	}
+	switch d.Action {
+	case graph.Add:
+		return u.add(d, ids)
+	case graph.Delete:
+		return u.del(d, ids)
+	}
+	return &graph.DeltaError{Delta: d, Err: graph.ErrInvalidAction}
+}
+
+// intern finds or (when create) allocates a term id; 0 means absent.
+func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
+	enc, err := encodeTerm(nil, v)
+	if err != nil {
+		return 0, err
+	}
+	id, ok, err := termIDEncoded(u.txn, enc)
+	if err != nil || ok || !create {
+		return id, err
+	}
+	id = u.next
+	u.next++
+	u.stats.Nodes++
+	var v8 [idLen]byte
+	putID(v8[:], id)
+	if err := u.txn.Set(idKey(id), enc); err != nil {
+		return 0, err
+	}
+	return id, u.txn.Set(termKey(enc), v8[:])
+}
+
+func (u *updater) add(d graph.Delta, q qids) error {
+	added, wasEmpty, err := u.edit(groupKey(nil, spaceSPO, q.s, q.p, q.g), q.o, true)
+	if err != nil {
+		return err
+	}
+	if !added {
+		if u.opts.IgnoreDup {
+			return nil
+		}
+		return &graph.DeltaError{Delta: d, Err: graph.ErrQuadExists}
+	}
+	if _, _, err := u.edit(groupKey(nil, spaceOPS, q.o, q.p, q.g), q.s, true); err != nil {
+		return err
+	}
+	gm := u.graph(q.g, d.Quad.Label)
+	if wasEmpty {
+		_, newPred, err := u.edit(predKey(nil, q.p, q.g), q.s, true)
+		if err != nil {
+			return err
+		}
+		if newPred {
+			gm.Relations++
+		}
+	}
+	gm.Quads++
+	u.stats.Quads++
+	u.noteLabel(gm, d.Quad, q)
+	return nil
+}
+
+func (u *updater) del(d graph.Delta, q qids) error {
+	if q.s == 0 || q.p == 0 || q.o == 0 || (d.Quad.Label != nil && q.g == 0) {
+		return u.missing(d)
+	}
+	removed, _, err := u.edit(groupKey(nil, spaceSPO, q.s, q.p, q.g), q.o, false)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		return u.missing(d)
+	}
+	if _, _, err := u.edit(groupKey(nil, spaceOPS, q.o, q.p, q.g), q.s, false); err != nil {
+		return err
+	}
+	gm := u.graph(q.g, d.Quad.Label)
+	n, err := listCount(u.txn, groupKey(nil, spaceSPO, q.s, q.p, q.g))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, _, err := u.edit(predKey(nil, q.p, q.g), q.s, false); err != nil {
+			return err
+		}
+		if left, err := listCount(u.txn, predKey(nil, q.p, q.g)); err == nil && left == 0 {
+			gm.Relations--
+		}
+	}
+	gm.Quads--
+	u.stats.Quads--
+	return nil
+}
+
+func (u *updater) missing(d graph.Delta) error {
+	if u.opts.IgnoreMissing {
+		return nil
+	}
+	return &graph.DeltaError{Delta: d, Err: graph.ErrQuadNotExist}
+}
+
+// edit inserts or removes id in the posting list under group and rewrites
+// it. It reports whether the list changed and whether it was empty before.
+func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty bool, err error) {
+	list, err := readList(u.txn, group, nil)
+	if err != nil {
+		return false, false, err
+	}
+	oldChunks := (len(list) + chunkSize - 1) / chunkSize
+	wasEmpty = len(list) == 0
+	if insert {
+		list, changed = insertSorted(list, id)
+	} else {
+		list, changed = removeSorted(list, id)
+	}
+	if !changed {
+		return false, wasEmpty, nil
+	}
+	return true, wasEmpty, u.writeList(group, list, oldChunks)
+}
+
+// writeList stores a posting list, deleting chunks it no longer needs.
+func (u *updater) writeList(group []byte, list []uint64, oldChunks int) error {
+	chunks := splitChunks(list)
+	if len(list) == 0 {
+		chunks = nil
+	}
+	for i, c := range chunks {
+		if err := u.txn.Set(withChunk(append([]byte(nil), group...), uint32(i)), c); err != nil {
+			return err
+		}
+	}
+	for i := len(chunks); i < oldChunks; i++ {
+		if err := u.txn.Delete(withChunk(append([]byte(nil), group...), uint32(i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// graph returns the record of the graph with label id g, creating it.
+func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
+	if gm, ok := u.graphs[g]; ok {
+		return gm
+	}
+	gm := &GraphMeta{Label: g, LabelCfg: defaultLabelConfig()}
+	if label != nil {
+		gm.Name = graphNameOf(label)
+	}
+	u.graphs[g] = gm
+	return gm
+}
+
+// noteLabel queues a new label for the graph's search index.
+func (u *updater) noteLabel(gm *GraphMeta, q quad.Quad, ids qids) {
+	p := string(q.Predicate.(quad.IRI))
+	if !containsStr(gm.LabelCfg.Label, p) && !containsStr(gm.LabelCfg.Alias, p) {
+		return
+	}
+	text := literalText(q.Object)
+	if text == "" {
+		return
+	}
+	b := u.labels[ids.g]
+	if b == nil {
+		b = labelindex.NewBuilder()
+		u.labels[ids.g] = b
+	}
+	b.Add(text, ids.s)
+}
+
+func (u *updater) writeMeta() error {
+	for _, gm := range u.graphs {
+		b, _ := json.Marshal(gm)
+		if err := u.txn.Set([]byte(metaGraph+gm.Name), b); err != nil {
+			return err
+		}
+	}
+	sb, _ := json.Marshal(u.stats)
+	if err := u.txn.Set(metaStats, sb); err != nil {
+		return err
+	}
+	if err := u.txn.Set(metaVersion, binary.BigEndian.AppendUint64(nil, formatVersion)); err != nil {
+		return err
+	}
+	return u.txn.Set(metaNextID, binary.BigEndian.AppendUint64(nil, u.next))
+}
+
+// updateSearch merges the labels added by this transaction into the
+// graphs' search indexes. Deleted labels stay in the index; Search checks
+// candidates against the store, so they are never returned as matches of
+// text the entity no longer has (see Search).
+func (u *updater) updateSearch() error {
+	for g, b := range u.labels {
+		if err := u.db.writeSearch(u.graphs[g].Name, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewQuadWriter returns a writer that applies quads in batches through
+// ApplyDeltas, ignoring duplicates.
+func (db *DB) NewQuadWriter() (quad.WriteCloser, error) {
+	return &quadWriter{db: db}, nil
+}
+
+type quadWriter struct {
+	db  *DB
+	buf []graph.Delta
+}
+
+const quadWriterBatch = 1000
+
+func (w *quadWriter) WriteQuad(q quad.Quad) error {
+	_, err := w.WriteQuads([]quad.Quad{q})
+	return err
+}
+
+func (w *quadWriter) WriteQuads(qs []quad.Quad) (int, error) {
+	for i, q := range qs {
+		w.buf = append(w.buf, graph.Delta{Quad: q, Action: graph.Add})
+		if len(w.buf) >= quadWriterBatch {
+			if err := w.flush(); err != nil {
+				return i, err
+			}
+		}
+	}
+	return len(qs), nil
+}
+
+func (w *quadWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	err := w.db.ApplyDeltas(w.buf, graph.IgnoreOpts{IgnoreDup: true})
+	w.buf = w.buf[:0]
+	return err
+}
+
+func (w *quadWriter) Close() error { return w.flush() }
+
+// Apply adds and deletes quads in graph through one transaction; the
+// labels of the given quads are replaced by graph.
+func (db *DB) Apply(ctx context.Context, graphName string, add, del []quad.Quad) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	label := quad.IRI(graphName)
+	ds := make([]graph.Delta, 0, len(add)+len(del))
+	for _, q := range del {
+		q.Label = label
+		ds = append(ds, graph.Delta{Quad: q, Action: graph.Delete})
+	}
+	for _, q := range add {
+		q.Label = label
+		ds = append(ds, graph.Delta{Quad: q, Action: graph.Add})
+	}
+	return db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+}

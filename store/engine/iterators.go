@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/cayley/graph/refs"
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// quadShape is the set of quads having one node in one direction. Scanning
+// reads the index whose keys start with that direction (S, O or P lists);
+// a label has no index of its own, so it scans the S index and filters.
+// Lookups never touch the database: a quad reference carries its ids.
+type quadShape struct {
+	db *DB
+	d  quad.Direction
+	id uint64
+}
+
+func (s *quadShape) String() string                 { return fmt.Sprintf("Grove(%v=%d)", s.d, s.id) }
+func (s *quadShape) SubIterators() []iterator.Shape { return nil }
+func (s *quadShape) Optimize(context.Context) (iterator.Shape, bool) {
+	return s, false
+}
+
+func (s *quadShape) Iterate() iterator.Scanner {
+	sc := &scanner{db: s.db}
+	switch s.d {
+	case quad.Subject:
+		sc.prefix, sc.fill = prefix1(spaceSPO, s.id), sc.fillSPO
+	case quad.Object:
+		sc.prefix, sc.fill = prefix1(spaceOPS, s.id), sc.fillOPS
+	case quad.Predicate:
+		sc.prefix, sc.fill = prefix1(spacePred, s.id), sc.fillPred
+	case quad.Label:
+		g := s.id
+		sc.prefix, sc.fill = []byte{spaceSPO}, sc.fillSPO
+		sc.keep = func(_, _, kg uint64) bool { return kg == g }
+	default:
+		sc.err = fmt.Errorf("invalid direction %v", s.d)
+	}
+	return sc
+}
+
+func (s *quadShape) Lookup() iterator.Index { return &quadIndex{d: s.d, id: s.id} }
+
+func (s *quadShape) Stats(ctx context.Context) (iterator.Costs, error) {
+	size, err := s.size()
+	return iterator.Costs{ContainsCost: 1, NextCost: 2, Size: size}, err
+}
+
+// size counts the quads from the list headers: exact for subjects, objects
+// and labels; for predicates the number of subjects having it (a lower
+// bound).
+func (s *quadShape) size() (refs.Size, error) {
+	var n int64
+	exact := true
+	err := s.db.bdb.View(func(txn *badger.Txn) error {
+		switch s.d {
+		case quad.Subject, quad.Object:
+			space := byte(spaceSPO)
+			if s.d == quad.Object {
+				space = spaceOPS
+			}
+			return scanGroups(txn, prefix1(space, s.id), func(gi groupInfo) error {
+				n += gi.count
+				return nil
+			})
+		case quad.Predicate:
+			exact = false
+			return scanPredGroups(txn, func(p, g uint64) {
+				if p == s.id {
+					if c, err := listCount(txn, predKey(nil, p, g)); err == nil {
+						n += c
+					}
+				}
+			})
+		case quad.Label:
+			if name := s.db.graphName(s.id); name != "" {
+				if gm, err := s.db.graphByName(name); err == nil {
+					n = gm.Quads
+				}
+			}
+		}
+		return nil
+	})
+	return refs.Size{Value: n, Exact: exact}, err
+}
+
+// quadIndex checks membership by comparing the quad's own id.
+type quadIndex struct {
+	d   quad.Direction
+	id  uint64
+	cur refs.Ref
+}
+
+func (q *quadIndex) Contains(_ context.Context, r refs.Ref) bool {
+	qr, ok := r.(quadRef)
+	if ok && qr.dir(q.d) == q.id {
+		q.cur = qr
+		return true
+	}
+	q.cur = nil
+	return false
+}
+func (q *quadIndex) String() string                 { return "GroveContains" }
+func (q *quadIndex) TagResults(map[string]refs.Ref) {}
+func (q *quadIndex) Result() refs.Ref               { return q.cur }
+func (q *quadIndex) NextPath(context.Context) bool  { return false }
+func (q *quadIndex) Err() error                     { return nil }
+func (q *quadIndex) Close() error                   { return nil }
+
+// scanner walks one keyspace prefix, expanding each posting list into quad
+// (or node) references.
+type scanner struct {
+	db     *DB
+	prefix []byte
+	fill   func(key, val []byte) error
+	keep   func(a, b, g uint64) bool
+	txn    *badger.Txn
+	it     *badger.Iterator
+	buf    []refs.Ref
+	pos    int
+	cur    refs.Ref
+	err    error
+	ids    []uint64
+	closed bool
+}
+
+func (s *scanner) Next(ctx context.Context) bool {
+	for s.err == nil && !s.closed {
+		if s.pos < len(s.buf) {
+			s.cur = s.buf[s.pos]
+			s.pos++
+			return true
+		}
+		if err := ctx.Err(); err != nil {
+			s.err = err
+			break
+		}
+		if !s.advance() {
+			break
+		}
+	}
+	s.cur = nil
+	return false
+}
+
+// advance loads the next key's references into buf.
+func (s *scanner) advance() bool {
+	if s.it == nil {
+		s.txn = s.db.bdb.NewTransaction(false)
+		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefix, PrefetchValues: false})
+		s.it.Rewind()
+	} else {
+		s.it.Next()
+	}
+	if !s.it.Valid() {
+		return false
+	}
+	s.buf, s.pos = s.buf[:0], 0
+	item := s.it.Item()
+	s.err = item.Value(func(v []byte) error { return s.fill(item.Key(), v) })
+	return s.err == nil
+}
+
+// decode reads the ids of one chunk into s.ids.
+func (s *scanner) decode(chunk uint32, val []byte) error {
+	var err error
+	s.ids, err = decodeChunk(s.ids[:0], val, chunk == 0)
+	return err
+}
+
+func (s *scanner) fillSPO(key, val []byte) error {
+	sub, p, g, chunk, ok := splitGroup(key)
+	if !ok {
+		return fmt.Errorf("corrupt key %x", key)
+	}
+	if s.keep != nil && !s.keep(sub, p, g) {
+		return nil
+	}
+	if err := s.decode(chunk, val); err != nil {
+		return err
+	}
+	for _, o := range s.ids {
+		s.buf = append(s.buf, quadRef{s: sub, p: p, o: o, g: g})
+	}
+	return nil
+}
+
+func (s *scanner) fillOPS(key, val []byte) error {
+	o, p, g, chunk, ok := splitGroup(key)
+	if !ok {
+		return fmt.Errorf("corrupt key %x", key)
+	}
+	if err := s.decode(chunk, val); err != nil {
+		return err
+	}
+	for _, sub := range s.ids {
+		s.buf = append(s.buf, quadRef{s: sub, p: p, o: o, g: g})
+	}
+	return nil
+}
+
+// fillPred expands the subjects having p into their (s, p, g) lists.
+func (s *scanner) fillPred(key, val []byte) error {
+	p, g, chunk, ok := splitPred(key)
+	if !ok {
+		return fmt.Errorf("corrupt key %x", key)
+	}
+	if err := s.decode(chunk, val); err != nil {
+		return err
+	}
+	subjects := append([]uint64(nil), s.ids...)
+	for _, sub := range subjects {
+		objs, err := readList(s.txn, groupKey(nil, spaceSPO, sub, p, g), s.ids[:0])
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			s.buf = append(s.buf, quadRef{s: sub, p: p, o: o, g: g})
+		}
+	}
+	return nil
+}
+
+func (s *scanner) fillNodes(key, _ []byte) error {
+	if len(key) != 1+idLen {
+		return fmt.Errorf("corrupt key %x", key)
+	}
+	s.buf = append(s.buf, nodeRef(getID(key[1:])))
+	return nil
+}
+
+func (s *scanner) Result() refs.Ref               { return s.cur }
+func (s *scanner) NextPath(context.Context) bool  { return false }
+func (s *scanner) TagResults(map[string]refs.Ref) {}
+func (s *scanner) Err() error                     { return s.err }
+func (s *scanner) String() string                 { return fmt.Sprintf("GroveScan(%q)", s.prefix) }
+func (s *scanner) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.it != nil {
+		s.it.Close()
+		s.txn.Discard()
+	}
+	return nil
+}
+
+// allShape is every node or every quad.
+type allShape struct {
+	db    *DB
+	nodes bool
+}
+
+func (a *allShape) String() string {
+	if a.nodes {
+		return "GroveAllNodes"
+	}
+	return "GroveAllQuads"
+}
+func (a *allShape) SubIterators() []iterator.Shape                  { return nil }
+func (a *allShape) Optimize(context.Context) (iterator.Shape, bool) { return a, false }
+
+func (a *allShape) Iterate() iterator.Scanner {
+	sc := &scanner{db: a.db, prefix: []byte{spaceSPO}}
+	sc.fill = sc.fillSPO
+	if a.nodes {
+		sc.prefix, sc.fill = []byte{spaceID}, sc.fillNodes
+	}
+	return sc
+}
+
+func (a *allShape) Lookup() iterator.Index { return &allIndex{db: a.db, nodes: a.nodes} }
+
+func (a *allShape) Stats(context.Context) (iterator.Costs, error) {
+	st := a.db.Counts()
+	n := st.Quads
+	if a.nodes {
+		n = st.Nodes
+	}
+	return iterator.Costs{ContainsCost: 2, NextCost: 1, Size: refs.Size{Value: n, Exact: true}}, nil
+}
+
+// allIndex checks that a node or quad exists.
+type allIndex struct {
+	db    *DB
+	nodes bool
+	cur   refs.Ref
+	err   error
+}
+
+func (a *allIndex) Contains(ctx context.Context, r refs.Ref) bool {
+	a.cur = nil
+	var found bool
+	a.err = a.db.bdb.View(func(txn *badger.Txn) error {
+		switch r := r.(type) {
+		case nodeRef:
+			if !a.nodes {
+				return nil
+			}
+			_, err := txn.Get(idKey(uint64(r)))
+			found = err == nil
+			return nil
+		case quadRef:
+			if a.nodes {
+				return nil
+			}
+			list, err := readList(txn, groupKey(nil, spaceSPO, r.s, r.p, r.g), nil)
+			if err != nil {
+				return err
+			}
+			_, found = slicesBinarySearch(list, r.o)
+		}
+		return nil
+	})
+	if found {
+		a.cur = r
+	}
+	return found
+}
+func (a *allIndex) String() string                 { return "GroveAllContains" }
+func (a *allIndex) TagResults(map[string]refs.Ref) {}
+func (a *allIndex) Result() refs.Ref               { return a.cur }
+func (a *allIndex) NextPath(context.Context) bool  { return false }
+func (a *allIndex) Err() error                     { return a.err }
+func (a *allIndex) Close() error                   { return nil }

@@ -1,0 +1,48 @@
+// Package query runs Cayley's query languages (Gizmo, GraphQL, MQL) over a
+// Grove database. The engine is a Cayley graph.QuadStore, so the languages
+// run unchanged; this package only registers them and collects results.
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/cayleygraph/cayley/graph"
+	cquery "github.com/cayleygraph/cayley/query"
+
+	// The query languages register themselves with Cayley.
+	_ "github.com/cayleygraph/cayley/query/gizmo"
+	_ "github.com/cayleygraph/cayley/query/graphql"
+	_ "github.com/cayleygraph/cayley/query/mql"
+)
+
+// Languages are the supported query languages.
+var Languages = []string{"gizmo", "graphql", "mql"}
+
+// Run executes q in lang and returns up to limit results (limit <= 0: 100)
+// collated as JSON-ready values.
+func Run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]any, error) {
+	if !slices.Contains(Languages, lang) {
+		return nil, fmt.Errorf("unsupported query language %q (want one of %v)", lang, Languages)
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	it, err := cquery.Execute(ctx, qs, lang, q, cquery.Options{Limit: limit, Collation: cquery.JSON})
+	if err != nil {
+		return nil, fmt.Errorf("%s query: %w", lang, err)
+	}
+	defer it.Close()
+	var out []any
+	for it.Next(ctx) {
+		out = append(out, it.Result())
+		if len(out) >= limit {
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		return out, fmt.Errorf("%s query: %w", lang, err)
+	}
+	return out, nil
+}
