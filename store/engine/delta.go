@@ -171,7 +171,59 @@ func (u *updater) del(d graph.Delta, q qids) error {
 	}
 	gm.Quads--
 	u.stats.Quads--
+	return u.dropOrphans(q)
+}
+
+// dropOrphans deletes the dictionary entries of terms that no quad
+// references any more, so node counts stay exact as in every Cayley store.
+// Ids are never reused.
+func (u *updater) dropOrphans(q qids) error {
+	for _, id := range []uint64{q.s, q.p, q.o, q.g} {
+		if id == 0 {
+			continue
+		}
+		used, err := u.referenced(id)
+		if err != nil {
+			return err
+		}
+		if used {
+			continue
+		}
+		enc, err := getValue(u.txn, idKey(id))
+		if err != nil {
+			return err
+		}
+		if err := u.txn.Delete(idKey(id)); err != nil {
+			return err
+		}
+		if err := u.txn.Delete(termKey(enc)); err != nil {
+			return err
+		}
+		u.stats.Nodes--
+	}
 	return nil
+}
+
+// referenced reports whether any quad uses id as subject, object,
+// predicate or label.
+func (u *updater) referenced(id uint64) (bool, error) {
+	for _, prefix := range [][]byte{prefix1(spaceSPO, id), prefix1(spaceOPS, id), prefix1(spacePred, id)} {
+		if hasPrefix(u.txn, prefix) {
+			return true, nil
+		}
+	}
+	if gm, ok := u.graphs[id]; ok && gm.Quads > 0 {
+		return true, nil
+	}
+	return false, nil
+}
+
+// hasPrefix reports whether any key starts with prefix.
+func hasPrefix(txn *badger.Txn, prefix []byte) bool {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+	defer it.Close()
+	it.Rewind()
+	return it.Valid()
 }
 
 func (u *updater) missing(d graph.Delta) error {
@@ -235,7 +287,7 @@ func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
 
 // noteLabel queues a new label for the graph's search index.
 func (u *updater) noteLabel(gm *GraphMeta, q quad.Quad, ids qids) {
-	p := string(q.Predicate.(quad.IRI))
+	p := predicateName(q.Predicate)
 	if !containsStr(gm.LabelCfg.Label, p) && !containsStr(gm.LabelCfg.Alias, p) {
 		return
 	}

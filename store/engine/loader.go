@@ -193,7 +193,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 func (l *Loader) noteLabel(q quad.Quad, ids qids) {
 	isLabel, ok := l.labelP[ids.p]
 	if !ok {
-		p := string(q.Predicate.(quad.IRI))
+		p := predicateName(q.Predicate)
 		isLabel = slices.Contains(l.labelCfg.Label, p) || slices.Contains(l.labelCfg.Alias, p)
 		l.labelP[ids.p] = isLabel
 	}
@@ -218,16 +218,16 @@ func literalText(v quad.Value) string {
 	return ""
 }
 
+// validQuad checks that a quad has its three required parts. RDF readers
+// only produce IRI or blank-node subjects and IRI predicates; Cayley's own
+// writers may use any value, which the engine stores as well.
 func validQuad(q quad.Quad) error {
-	switch q.Subject.(type) {
-	case quad.IRI, quad.BNode:
-	default:
-		return fmt.Errorf("subject %v must be an IRI or blank node", q.Subject)
-	}
-	if _, ok := q.Predicate.(quad.IRI); !ok {
-		return fmt.Errorf("predicate %v must be an IRI", q.Predicate)
-	}
-	if q.Object == nil {
+	switch {
+	case q.Subject == nil:
+		return errors.New("missing subject")
+	case q.Predicate == nil:
+		return errors.New("missing predicate")
+	case q.Object == nil:
 		return errors.New("missing object")
 	}
 	return nil
@@ -261,4 +261,12 @@ func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 		return st, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}
 	return st, nil
+}
+
+// predicateName is the text of a predicate value (an IRI without brackets).
+func predicateName(v quad.Value) string {
+	if iri, ok := v.(quad.IRI); ok {
+		return string(iri)
+	}
+	return quad.StringOf(v)
 }

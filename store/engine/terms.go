@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cayleygraph/quad"
 )
@@ -18,6 +19,8 @@ const (
 	kindLang  = 'L' // L<lang>\x00<text>
 	kindTyped = 'T' // T<datatype>\x00<text>
 )
+
+const xsdDateTime = "http://www.w3.org/2001/XMLSchema#dateTime"
 
 var errBadTerm = errors.New("corrupt term encoding")
 
@@ -36,6 +39,10 @@ func encodeTerm(dst []byte, v quad.Value) ([]byte, error) {
 	case quad.TypedString:
 		dst = append(append(dst, kindTyped), v.Type...)
 		return append(append(dst, 0), v.Value...), nil
+	case quad.Time:
+		// Keep nanoseconds, which quad.Time's own typed string drops.
+		ts := quad.TypedString{Value: quad.String(time.Time(v).UTC().Format(time.RFC3339Nano)), Type: quad.IRI(xsdDateTime)}
+		return encodeTerm(dst, ts)
 	case nil:
 		return nil, errors.New("nil value")
 	}
@@ -68,7 +75,13 @@ func decodeTerm(b []byte) (quad.Value, error) {
 		if b[0] == kindLang {
 			return quad.LangString{Value: quad.String(body[i+1:]), Lang: body[:i]}, nil
 		}
-		return quad.TypedString{Value: quad.String(body[i+1:]), Type: quad.IRI(body[:i])}, nil
+		ts := quad.TypedString{Value: quad.String(body[i+1:]), Type: quad.IRI(body[:i])}
+		// Known datatypes come back as Cayley's native values (quad.Int,
+		// quad.Time, ...), as they would from any Cayley store.
+		if v, err := ts.ParseValue(); err == nil && v != nil {
+			return v, nil
+		}
+		return ts, nil
 	}
 	return nil, errBadTerm
 }
