@@ -29,8 +29,10 @@ type commitState struct {
 
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	st := LoadStats{Read: l.read, Terms: int64(len(l.newTerms))}
+	t0 := time.Now()
 	sortQuads(l.quads, func(a, b qids) int { return cmp4(a.s, b.s, a.p, b.p, a.g, b.g, a.o, b.o) })
 	l.quads = slices.Compact(l.quads)
+	l.db.log.Debug("bulk load sort", "quads", len(l.quads), "took", time.Since(t0))
 	l.txn.Discard()
 	cs, err := l.openSink()
 	if err != nil {
@@ -50,10 +52,14 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	cs.txn.Discard()
+	t := time.Now()
 	if err := cs.sink.Flush(); err != nil {
 		return st, err
 	}
+	l.db.log.Debug("bulk load flush", "took", time.Since(t))
+	t = time.Now()
 	labels, err := l.finish(ctx, cs)
+	l.db.log.Debug("bulk load finish (labels, meta)", "took", time.Since(t))
 	if err != nil {
 		return st, err
 	}
@@ -122,13 +128,16 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState) error {
 	steps := []func(context.Context, *commitState) error{
 		l.writeIDs, l.writeTerms, l.writeSPO, l.writeOPS, l.writePred, l.writeMeta,
 	}
-	for _, step := range steps {
+	names := []string{"ids", "terms", "spo", "ops", "pred", "meta"}
+	for i, step := range steps {
 		if err := ctxErr(ctx); err != nil {
 			return err
 		}
+		t := time.Now()
 		if err := step(ctx, cs); err != nil {
 			return err
 		}
+		l.db.log.Debug("bulk load step", "step", names[i], "took", time.Since(t))
 	}
 	return nil
 }

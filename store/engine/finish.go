@@ -17,13 +17,18 @@ import (
 // marker and refreshes the in-memory state.
 func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
 	db := l.db
+	if err := db.reloadMeta(); err != nil {
+		return 0, err
+	}
 	if db.Interrupted() != nil {
+		// The counters of the interrupted load may or may not have been
+		// written: recompute them from the indexes.
 		if err := db.recount(); err != nil {
 			return 0, fmt.Errorf("recount after interrupted load: %w", err)
 		}
-	}
-	if err := db.reloadMeta(); err != nil {
-		return 0, err
+		if err := db.reloadMeta(); err != nil {
+			return 0, err
+		}
 	}
 	n, err := l.buildSearch(ctx)
 	if err != nil {

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/query"
+)
+
+func (a *app) statsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stats",
+		Short: "Show the database's graphs and exact counts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openDB(true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			graphs, err := db.Graphs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := struct {
+				Dir         string              `json:"dir"`
+				Counts      engine.Stats        `json:"counts"`
+				Graphs      []store.GraphInfo   `json:"graphs"`
+				Interrupted *engine.Interrupted `json:"interrupted_ingest,omitempty"`
+			}{db.Dir(), db.Counts(), graphs, db.Interrupted()}
+			return a.emit(out, func(w io.Writer) error {
+				fmt.Fprintf(w, "database %s: %d quads, %d nodes\n", out.Dir, out.Counts.Quads, out.Counts.Nodes)
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "GRAPH\tQUADS\tRELATIONS\tLABELS")
+				for _, g := range graphs {
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", g.Name, g.Quads, g.Relations, g.Labels)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if in := out.Interrupted; in != nil {
+					fmt.Fprintf(w, "warning: an ingest into graph %q did not finish; earlier data is intact, re-run it to complete\n", in.Graph)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func (a *app) kgCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)"}
+	cmd.AddCommand(a.kgSearch(), a.kgEntity(), a.kgRelations(), a.kgEdges(), a.kgNeighbors(),
+		a.kgDegree(), a.kgFeatures(), a.kgSameAs())
+	return cmd
+}
+
+// withKG opens the database and runs fn.
+func (a *app) withKG(fn func(kg *engine.DB) error) error {
+	db, err := a.openDB(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
+func (a *app) kgSearch() *cobra.Command {
+	var graph string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search TEXT",
+		Short: "Find entities by label or alias (exact, prefix, fuzzy)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withKG(func(kg *engine.DB) error {
+				cands, err := kg.Search(cmd.Context(), graph, args[0], limit)
+				if err != nil {
+					return err
+				}
+				return a.emit(cands, func(w io.Writer) error {
+					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "ID\tLABEL\tGRAPH\tMATCH\tSCORE\tDESCRIPTION")
+					for _, c := range cands {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\n", c.ID, c.Label, c.Graph, c.Match, c.Score, clip(c.Description, 60))
+					}
+					return tw.Flush()
+				})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&graph, "graph", "", "graph to search (default: all)")
+	cmd.Flags().IntVar(&limit, "limit", 10, "maximum candidates")
+	return cmd
+}
+
+func (a *app) kgEntity() *cobra.Command {
+	return &cobra.Command{
+		Use:   "entity ID",
+		Short: "Show an entity's label, description, aliases and graphs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withKG(func(kg *engine.DB) error {
+				e, err := kg.Entity(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.emit(e, func(w io.Writer) error {
+					fmt.Fprintf(w, "%s\t%s\n", e.ID, e.Label)
+					if e.Description != "" {
+						fmt.Fprintf(w, "  description: %s\n", e.Description)
+					}
+					if len(e.Aliases) > 0 {
+						fmt.Fprintf(w, "  aliases: %s\n", strings.Join(e.Aliases, "; "))
+					}
+					fmt.Fprintf(w, "  graphs: %s\n", strings.Join(e.Graphs, ", "))
+					return nil
+				})
+			})
+		},
+	}
+}
+
+func dirFlag(cmd *cobra.Command, def string) *string {
+	return cmd.Flags().String("dir", def, "direction: out, in or both")
+}
+
+func (a *app) kgRelations() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "relations ID...",
+		Short: "List the relation types of entities with edge counts",
+		Args:  cobra.MinimumNArgs(1),
+	}
+	dir := dirFlag(cmd, "both")
+	cmd.Flags().BoolVar(&all, "all", false, "include hidden relations (labels, external ids, statement nodes)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, err := store.ParseDirection(*dir)
+		if err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+		return a.withKG(func(kg *engine.DB) error {
+			rels, err := kg.Relations(cmd.Context(), args, d)
+			if err != nil {
+				return err
+			}
+			var shown []store.Relation
+			for _, r := range rels {
+				if all || !r.Hidden {
+					shown = append(shown, r)
+				}
+			}
+			return a.emit(shown, func(w io.Writer) error {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "DIR\tRELATION\tLABEL\tCOUNT\tGRAPH")
+				for _, r := range shown {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Dir, r.ID, r.DisplayLabel(), r.Count, r.Graph)
+				}
+				return tw.Flush()
+			})
+		})
+	}
+	return cmd
+}
+
+func (a *app) kgEdges() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "edges RELATION ID...",
+		Short: "List the edges of entities along a relation",
+		Args:  cobra.MinimumNArgs(2),
+	}
+	dir := dirFlag(cmd, "out")
+	cmd.Flags().IntVar(&limit, "limit", 50, "maximum edges (0 = all)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, err := store.ParseDirection(*dir)
+		if err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+		return a.withKG(func(kg *engine.DB) error {
+			edges, err := kg.Edges(cmd.Context(), args[1:], args[0], d, limit)
+			if err != nil {
+				return err
+			}
+			return a.emit(edges, func(w io.Writer) error {
+				for _, e := range edges {
+					fmt.Fprintf(w, "%s (%s) -%s-> %s (%s)", e.Subject.Name(), e.Subject.ID, e.RelationLabel, e.Object.Name(), e.Object.ID)
+					for _, q := range e.Qualifiers {
+						fmt.Fprintf(w, " [%s: %s]", q.Name, q.Value)
+					}
+					fmt.Fprintln(w)
+				}
+				return nil
+			})
+		})
+	}
+	return cmd
+}
+
+func (a *app) kgNeighbors() *cobra.Command {
+	var rel string
+	var limit int
+	cmd := &cobra.Command{Use: "neighbors ID", Short: "List an entity's neighbours", Args: cobra.ExactArgs(1)}
+	dir := dirFlag(cmd, "both")
+	cmd.Flags().StringVar(&rel, "relation", "", "only along this relation")
+	cmd.Flags().IntVar(&limit, "limit", 50, "maximum neighbours (0 = all)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, err := store.ParseDirection(*dir)
+		if err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+		return a.withKG(func(kg *engine.DB) error {
+			ns, err := kg.Neighbors(cmd.Context(), args[0], rel, d, limit)
+			if err != nil {
+				return err
+			}
+			return a.emit(ns, func(w io.Writer) error {
+				for _, n := range ns {
+					fmt.Fprintf(w, "%s\t%s\n", n.ID, n.Label)
+				}
+				return nil
+			})
+		})
+	}
+	return cmd
+}
+
+func (a *app) kgDegree() *cobra.Command {
+	var rel string
+	cmd := &cobra.Command{Use: "degree ID", Short: "Count an entity's edges", Args: cobra.ExactArgs(1)}
+	dir := dirFlag(cmd, "both")
+	cmd.Flags().StringVar(&rel, "relation", "", "only along this relation")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, err := store.ParseDirection(*dir)
+		if err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		}
+		return a.withKG(func(kg *engine.DB) error {
+			n, err := kg.Degree(cmd.Context(), args[0], rel, d)
+			if err != nil {
+				return err
+			}
+			return a.emit(map[string]int64{"degree": n}, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, n)
+				return err
+			})
+		})
+	}
+	return cmd
+}
+
+func (a *app) kgFeatures() *cobra.Command {
+	return &cobra.Command{
+		Use:   "features ID",
+		Short: "List an entity's literal-valued properties",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withKG(func(kg *engine.DB) error {
+				fs, err := kg.Features(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.emit(fs, func(w io.Writer) error {
+					for _, f := range fs {
+						fmt.Fprintf(w, "%s: %s\n", f.Name, f.Value)
+					}
+					return nil
+				})
+			})
+		},
+	}
+}
+
+func (a *app) kgSameAs() *cobra.Command {
+	var graph string
+	cmd := &cobra.Command{
+		Use:   "sameas ID",
+		Short: "Show the same entity in other graphs (cross-KG links)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withKG(func(kg *engine.DB) error {
+				ls, err := kg.SameAs(cmd.Context(), args[0], graph)
+				if err != nil {
+					return err
+				}
+				return a.emit(ls, func(w io.Writer) error {
+					for _, l := range ls {
+						fmt.Fprintf(w, "%s\t%s\t%s\t(via %s)\n", l.Graph, l.Target.ID, l.Target.Label, l.Via)
+					}
+					return nil
+				})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&graph, "graph", "", "target graph (default: any)")
+	return cmd
+}
+
+func (a *app) queryCmd() *cobra.Command {
+	var lang string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "query QUERY",
+		Short: "Run a Cayley query (Gizmo, GraphQL or MQL) on the database",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withKG(func(kg *engine.DB) error {
+				res, err := query.Run(cmd.Context(), kg, lang, args[0], limit)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(res)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&lang, "lang", "gizmo", "query language: gizmo, graphql or mql")
+	cmd.Flags().IntVar(&limit, "limit", 100, "maximum results")
+	return cmd
+}
+
+func clip(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

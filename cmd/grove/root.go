@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/grove-kg/grove/store/engine"
+)
+
+// app holds what the commands share: configuration and output streams. No
+// package-level mutable state: tests build their own app.
+type app struct {
+	v      *viper.Viper
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+	log    *slog.Logger
+}
+
+func newApp() *app {
+	return &app{v: viper.New(), stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+}
+
+func (a *app) root() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "grove",
+		Short:         "Embedded knowledge-graph database with built-in LLM reasoning",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup(cmd)
+		},
+	}
+	pf := cmd.PersistentFlags()
+	pf.String("config", "", "config file (default: grove.yaml in the user config directory, if present)")
+	pf.String("db", defaultDBDir(), "database directory")
+	pf.Bool("json", false, "print JSON")
+	pf.String("log-level", "warn", "log level: debug, info, warn, error")
+	for _, name := range []string{"db", "json", "log-level"} {
+		_ = a.v.BindPFlag(name, pf.Lookup(name))
+	}
+	cmd.SetOut(a.stdout)
+	cmd.SetErr(a.stderr)
+	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd())
+	return cmd
+}
+
+// setup reads the config file and environment and builds the logger.
+func (a *app) setup(cmd *cobra.Command) error {
+	a.v.SetEnvPrefix("GROVE")
+	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	a.v.AutomaticEnv()
+	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
+		return err
+	}
+	if err := a.readConfig(cmd); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.v.GetString("log-level"))); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return nil
+}
+
+func (a *app) readConfig(cmd *cobra.Command) error {
+	path, _ := cmd.Flags().GetString("config")
+	if path == "" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			candidate := filepath.Join(dir, "grove", "grove.yaml")
+			if _, err := os.Stat(candidate); err == nil {
+				path = candidate
+			}
+		}
+	}
+	if path == "" {
+		return nil
+	}
+	a.v.SetConfigFile(path)
+	if err := a.v.ReadInConfig(); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// defaultDBDir is <user data dir>/grove/db ($XDG_DATA_HOME or ~/.local/share).
+func defaultDBDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "grove", "db")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "grove", "db")
+	}
+	return "grove-db"
+}
+
+// openDB opens the configured database.
+func (a *app) openDB(readOnly bool) (*engine.DB, error) {
+	dir := a.v.GetString("db")
+	if readOnly {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
+		}
+	}
+	// Badger's read-only mode needs exclusive access too; readers open the
+	// database normally and simply do not write.
+	return engine.Open(dir, engine.Options{Logger: a.log})
+}
+
+func (a *app) jsonOut() bool { return a.v.GetBool("json") }
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// emit prints v as JSON with --json, otherwise calls text.
+func (a *app) emit(v any, text func(w io.Writer) error) error {
+	if a.jsonOut() {
+		return a.printJSON(v)
+	}
+	return text(a.stdout)
+}

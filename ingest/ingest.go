@@ -1,0 +1,289 @@
+// Package ingest turns dump files into graphs of a Grove database with one
+// call: it opens each file (decompressing gzip, zstd, bzip2 or xz), detects
+// its format, streams it through the matching reader and loads the quads.
+//
+// The bulk path (the default) buffers a whole run in the engine's Loader and
+// writes nothing until every file has been read without error, so a bad line
+// stops the command with file:line and the reason and leaves the database as
+// it was. With SkipInvalid, bad records are counted, a sample is logged, and
+// the load goes on. The incremental path applies small updates and deletes
+// through transactions instead.
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/ingest/grbench"
+	"github.com/grove-kg/grove/ingest/input"
+	"github.com/grove-kg/grove/ingest/rdf"
+	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/ingest/wikidata"
+	"github.com/grove-kg/grove/store/engine"
+)
+
+// Options configure a run.
+type Options struct {
+	Graph       string
+	Format      input.Format // FormatAuto detects per file
+	SkipInvalid bool
+	Languages   []string
+	// KeepLabels keeps N-Quads graph labels (each becomes a graph).
+	KeepLabels bool
+	// Wikidata holds the Wikidata JSON reader's own options (ranks,
+	// lexemes, sitelinks, entity filter); its source.Options are ignored.
+	Wikidata wikidata.Options
+	// GRBench holds the GRBench reader's own options.
+	GRBench grbench.Options
+	// Progress, if set, receives progress reports about twice a second.
+	Progress func(Progress)
+	Logger   *slog.Logger
+	// MaxSamples is how many skipped records are logged (default 10).
+	MaxSamples int
+}
+
+// Progress is a snapshot of a running ingest.
+type Progress struct {
+	File       string
+	Done       int64 // compressed bytes read, all files
+	Total      int64 // compressed bytes, all files
+	Quads      int64
+	Skipped    int64
+	Elapsed    time.Duration
+	Committing bool
+}
+
+// Result summarises a run.
+type Result struct {
+	Files   []FileResult     `json:"files"`
+	Load    engine.LoadStats `json:"load"`
+	Skipped int64            `json:"skipped"`
+	Samples []string         `json:"skipped_samples,omitempty"`
+}
+
+// FileResult is what one file contributed.
+type FileResult struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Quads  int64  `json:"quads"`
+}
+
+// Run loads files into opts.Graph through the bulk loader.
+func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Result, error) {
+	if len(files) == 0 {
+		return Result{}, errors.New("ingest: no input files")
+	}
+	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files})
+	if err != nil {
+		return Result{}, err
+	}
+	defer l.Close()
+	r := newRun(opts, files)
+	defer r.stop()
+	for _, f := range files {
+		fr, err := r.readFile(ctx, f, l)
+		if err != nil {
+			return r.result, err
+		}
+		r.result.Files = append(r.result.Files, fr)
+	}
+	r.committing.Store(true)
+	st, err := l.Commit(ctx)
+	r.result.Load = st
+	return r.result, err
+}
+
+// Parse reads files into memory (for the incremental path and tests),
+// with the same detection, readers and error handling as Run.
+func Parse(ctx context.Context, files []string, opts Options) ([]quad.Quad, Result, error) {
+	var qs []quad.Quad
+	r := newRun(opts, files)
+	defer r.stop()
+	w := source.WriterFunc(func(q quad.Quad) error {
+		qs = append(qs, q)
+		return nil
+	})
+	for _, f := range files {
+		fr, err := r.readFile(ctx, f, w)
+		if err != nil {
+			return nil, r.result, err
+		}
+		r.result.Files = append(r.result.Files, fr)
+	}
+	return qs, r.result, nil
+}
+
+// run tracks one ingest across files.
+type run struct {
+	opts       Options
+	result     Result
+	mu         sync.Mutex
+	skipped    atomic.Int64
+	quads      atomic.Int64
+	done       atomic.Int64 // bytes of finished files
+	total      int64
+	cur        atomic.Pointer[input.File]
+	committing atomic.Bool
+	start      time.Time
+	quit       chan struct{}
+	wg         sync.WaitGroup
+}
+
+func newRun(opts Options, files []string) *run {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxSamples <= 0 {
+		opts.MaxSamples = 10
+	}
+	r := &run{opts: opts, start: time.Now(), quit: make(chan struct{})}
+	for _, f := range files {
+		if n, err := fileSize(f); err == nil {
+			r.total += n
+		}
+	}
+	if opts.Progress != nil {
+		r.wg.Add(1)
+		go r.report()
+	}
+	return r
+}
+
+func (r *run) stop() {
+	close(r.quit)
+	r.wg.Wait()
+}
+
+// report sends progress until stop.
+func (r *run) report() {
+	defer r.wg.Done()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.quit:
+			r.opts.Progress(r.snapshot())
+			return
+		case <-t.C:
+			r.opts.Progress(r.snapshot())
+		}
+	}
+}
+
+func (r *run) snapshot() Progress {
+	p := Progress{Done: r.done.Load(), Total: r.total, Quads: r.quads.Load(), Skipped: r.skipped.Load(),
+		Elapsed: time.Since(r.start), Committing: r.committing.Load()}
+	if f := r.cur.Load(); f != nil {
+		p.File = f.Name()
+		p.Done += f.CompressedRead()
+	}
+	return p
+}
+
+// readFile opens, detects and reads one file into w.
+func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileResult, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
+	}
+	defer f.Close()
+	r.cur.Store(f)
+	defer func() {
+		r.done.Add(f.CompressedRead())
+		r.cur.Store(nil)
+	}()
+	br := bufio.NewReaderSize(f, 1<<20)
+	format := r.opts.Format
+	if format == input.FormatAuto {
+		if format, err = input.Sniff(br); err != nil {
+			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
+		}
+	}
+	reader, err := r.reader(format)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
+	}
+	before := r.quads.Load()
+	counted := source.WriterFunc(func(q quad.Quad) error {
+		r.quads.Add(1)
+		return w.WriteQuad(q)
+	})
+	if err := reader.Read(ctx, path, br, counted); err != nil {
+		return FileResult{}, err
+	}
+	return FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}, nil
+}
+
+// sourceOptions are the shared reader options of this run.
+func (r *run) sourceOptions() source.Options {
+	return source.Options{SkipInvalid: r.opts.SkipInvalid, OnSkip: r.onSkip, Languages: r.opts.Languages,
+		Graph: r.opts.Graph}
+}
+
+// onSkip counts a skipped record and keeps a sample.
+func (r *run) onSkip(err *source.Error) {
+	n := r.skipped.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.result.Skipped = n
+	if len(r.result.Samples) < r.opts.MaxSamples {
+		r.result.Samples = append(r.result.Samples, err.Error())
+		r.opts.Logger.Warn("skipped invalid record", "err", err)
+	}
+}
+
+// reader builds the reader of a format.
+func (r *run) reader(f input.Format) (source.Reader, error) {
+	so := r.sourceOptions()
+	switch f {
+	case input.FormatNTriples, input.FormatNQuads:
+		return rdf.New(rdf.Options{Options: so, KeepLabels: r.opts.KeepLabels}), nil
+	case input.FormatFreebase:
+		return rdf.New(rdf.Options{Options: so, Dialect: rdf.Freebase{}}), nil
+	case input.FormatWikidataTruthy:
+		return rdf.New(rdf.Options{Options: so, Dialect: rdf.WikidataTruthy{}}), nil
+	case input.FormatWikidataJSON:
+		o := r.opts.Wikidata
+		o.Options = so
+		return wikidata.New(o), nil
+	case input.FormatGRBench:
+		o := r.opts.GRBench
+		o.Options = so
+		return grbench.New(o), nil
+	}
+	return nil, fmt.Errorf("no reader for format %v", f)
+}
+
+// Incremental applies the quads of files to a graph through transactions
+// of at most batch quads each (deletes when del is set). It is meant for
+// small updates: each batch is atomic, the whole run is not.
+func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
+	qs, res, err := Parse(ctx, files, opts)
+	if err != nil {
+		return res, err
+	}
+	if batch <= 0 {
+		batch = 10000
+	}
+	for i := 0; i < len(qs); i += batch {
+		part := qs[i:min(i+batch, len(qs))]
+		var add, rm []quad.Quad
+		if del {
+			rm = part
+		} else {
+			add = part
+		}
+		if err := db.Apply(ctx, opts.Graph, add, rm); err != nil {
+			return res, fmt.Errorf("ingest: quads %d-%d: %w", i+1, i+len(part), err)
+		}
+	}
+	return res, nil
+}

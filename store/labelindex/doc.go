@@ -1,0 +1,66 @@
+// Package labelindex maps entity labels and aliases to entity ids for one
+// named graph. The storage engine builds one index per graph at ingest time
+// and answers KG.Search with it; it is what Tree-of-Traversals' initialize(q)
+// uses to turn a mention into candidate entities.
+//
+// # Keys
+//
+// Every label is reduced to a key by Normalize: Unicode NFKD decomposition
+// with combining marks dropped ("Café" -> "cafe"), case folding ("Straße" ->
+// "strasse"), punctuation, modifier symbols, separators and control
+// characters turned into spaces, runs of spaces collapsed, and the result cut
+// to MaxKeyLen bytes at a rune boundary. Queries go through the same function,
+// so "Blade-Runner!" finds "blade runner".
+//
+// # Blob format
+//
+// Builder.Build writes one self-contained blob (all integers little endian):
+//
+//	header   64 bytes: magic "GRVLBLIX", version, flags, max key length,
+//	         key count, id count, trie edge count, FST length, postings
+//	         length, CRC-32C of everything but the CRC field, reserved zero
+//	FST      a vellum FST mapping each key to the byte offset of its
+//	         postings list
+//	postings for each key in key order: uvarint(n), uvarint(first id),
+//	         then n-1 uvarint deltas (ids are sorted and de-duplicated, so
+//	         every delta is >= 1)
+//
+// Open checks the header, the lengths and the checksum before it hands the
+// FST to vellum, so accidental corruption is reported by Open. A blob that was
+// deliberately crafted to pass those checks still never makes the package
+// panic or loop: every walk of the FST runs under a recover guard and a step
+// budget derived from the header (see Verify), and every postings list is
+// decoded with bounds checks.
+//
+// # Search
+//
+// Search ranks hits by (match kind, distance, label length difference, key,
+// id) and returns at most one hit per id, the best one:
+//
+//   - Exact: the normalized query is a key.
+//   - Prefix: the query is a proper prefix of the key; Distance is the number
+//     of extra runes, so shorter labels come first. Keys are collected by
+//     iterative deepening (keys at most 1, 2, 4, 8, ... bytes longer than the
+//     query) so that the shortest completions are found first without walking
+//     the whole subtree of a one-letter prefix.
+//   - Fuzzy: Levenshtein distance (in runes) within FuzzyDistance of the
+//     query: none for queries under 4 runes, 1 for 4-7 runes and 2 for 8 or
+//     more. Candidates come from walking the FST with a Levenshtein
+//     automaton whose states are rows of the edit-distance table, computed
+//     as the walk goes; their distance for ranking is measured with
+//     agnivade/levenshtein. vellum's own Levenshtein DFA is not used: building
+//     it costs more per query than the walk itself, and it misses matches of
+//     long queries at distance 1 (the tests compare the two).
+//
+// A later phase only runs while fewer than limit distinct ids were found,
+// since its hits would rank below every hit already found. Each phase visits
+// at most SearchOptions.MaxVisit keys and takes at most a fixed multiple of
+// that in automaton steps, so the cost of a query is bounded whatever the
+// index size.
+//
+// # Incremental ingest
+//
+// Merge writes a new blob from an open Index plus a Builder of new labels by
+// streaming both in key order, so the old index is never materialized.
+// Iterate walks all keys in order for other uses.
+package labelindex

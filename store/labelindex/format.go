@@ -1,0 +1,167 @@
+package labelindex
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/bits"
+)
+
+// Blob layout constants; see the package documentation.
+const (
+	magic      = "GRVLBLIX"
+	version    = 1
+	headerSize = 64
+	crcOffset  = 56
+)
+
+// ErrCorrupt is wrapped by every error about a malformed blob.
+var ErrCorrupt = errors.New("labelindex: corrupt index")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// header is the fixed-size prefix of a blob.
+type header struct {
+	maxKeyLen uint32 // longest key in bytes
+	numKeys   uint64 // distinct keys in the FST
+	numIDs    uint64 // sum of the postings list lengths
+	trieEdges uint64 // distinct non-empty key prefixes: the steps of a full walk
+	fstLen    uint64
+	postLen   uint64
+}
+
+// encode writes the header for the given body into a new 64-byte slice,
+// checksum included.
+func (h header) encode(fst, post []byte) []byte {
+	b := make([]byte, headerSize)
+	copy(b, magic)
+	binary.LittleEndian.PutUint16(b[8:], version)
+	binary.LittleEndian.PutUint16(b[10:], 0) // flags
+	binary.LittleEndian.PutUint32(b[12:], h.maxKeyLen)
+	binary.LittleEndian.PutUint64(b[16:], h.numKeys)
+	binary.LittleEndian.PutUint64(b[24:], h.numIDs)
+	binary.LittleEndian.PutUint64(b[32:], h.trieEdges)
+	binary.LittleEndian.PutUint64(b[40:], h.fstLen)
+	binary.LittleEndian.PutUint64(b[48:], h.postLen)
+	binary.LittleEndian.PutUint32(b[crcOffset:], checksum(b, fst, post))
+	return b
+}
+
+// checksum is the CRC-32C of the header without its CRC field, then the
+// body.
+func checksum(hdr []byte, body ...[]byte) uint32 {
+	c := crc32.Update(0, castagnoli, hdr[:crcOffset])
+	c = crc32.Update(c, castagnoli, hdr[crcOffset+4:headerSize])
+	for _, b := range body {
+		c = crc32.Update(c, castagnoli, b)
+	}
+	return c
+}
+
+// decodeHeader parses and checks the header of a whole blob and returns it
+// with the FST and postings sections.
+func decodeHeader(data []byte) (h header, fst, post []byte, err error) {
+	if len(data) < headerSize {
+		return h, nil, nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrCorrupt, len(data), headerSize)
+	}
+	if string(data[:8]) != magic {
+		return h, nil, nil, fmt.Errorf("%w: bad magic %q", ErrCorrupt, data[:8])
+	}
+	if v := binary.LittleEndian.Uint16(data[8:]); v != version {
+		return h, nil, nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, version)
+	}
+	if f, r := binary.LittleEndian.Uint16(data[10:]), binary.LittleEndian.Uint32(data[60:]); f != 0 || r != 0 {
+		return h, nil, nil, fmt.Errorf("%w: flags %#x / reserved %#x must be zero", ErrCorrupt, f, r)
+	}
+	h = header{
+		maxKeyLen: binary.LittleEndian.Uint32(data[12:]),
+		numKeys:   binary.LittleEndian.Uint64(data[16:]),
+		numIDs:    binary.LittleEndian.Uint64(data[24:]),
+		trieEdges: binary.LittleEndian.Uint64(data[32:]),
+		fstLen:    binary.LittleEndian.Uint64(data[40:]),
+		postLen:   binary.LittleEndian.Uint64(data[48:]),
+	}
+	body := uint64(len(data) - headerSize)
+	if h.fstLen > body || h.postLen != body-h.fstLen {
+		return h, nil, nil, fmt.Errorf("%w: section lengths %d+%d do not add up to the %d body bytes", ErrCorrupt, h.fstLen, h.postLen, body)
+	}
+	fst = data[headerSize : headerSize+h.fstLen]
+	post = data[headerSize+h.fstLen:]
+	if got, want := checksum(data, fst, post), binary.LittleEndian.Uint32(data[crcOffset:]); got != want {
+		return h, nil, nil, fmt.Errorf("%w: checksum %#08x, header says %#08x", ErrCorrupt, got, want)
+	}
+	return h, fst, post, h.check()
+}
+
+// check verifies that the header counts are consistent with each other and
+// with the section sizes, which bounds every walk of the index.
+func (h header) check() error {
+	switch {
+	case h.maxKeyLen > MaxKeyLen:
+		return fmt.Errorf("%w: max key length %d exceeds %d", ErrCorrupt, h.maxKeyLen, MaxKeyLen)
+	case h.numKeys > h.postLen/2:
+		// Every postings list takes at least two bytes: count and one id.
+		return fmt.Errorf("%w: %d keys cannot fit %d postings bytes", ErrCorrupt, h.numKeys, h.postLen)
+	case h.numIDs < h.numKeys || h.numIDs > h.postLen:
+		return fmt.Errorf("%w: %d ids for %d keys in %d postings bytes", ErrCorrupt, h.numIDs, h.numKeys, h.postLen)
+	}
+	hi, lo := bits.Mul64(h.numKeys, uint64(h.maxKeyLen))
+	if hi != 0 || h.trieEdges > lo || (h.numKeys > 0) != (h.trieEdges > 0) {
+		return fmt.Errorf("%w: %d trie edges for %d keys of at most %d bytes", ErrCorrupt, h.trieEdges, h.numKeys, h.maxKeyLen)
+	}
+	return nil
+}
+
+// appendPostings appends the postings list of ids (sorted, distinct,
+// non-empty) to dst.
+func appendPostings(dst []byte, ids []uint64) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(ids)))
+	prev := uint64(0)
+	for i, id := range ids {
+		if i == 0 {
+			dst = binary.AppendUvarint(dst, id)
+		} else {
+			dst = binary.AppendUvarint(dst, id-prev)
+		}
+		prev = id
+	}
+	return dst
+}
+
+// decodePostings appends the postings list at off in post to dst and returns
+// it with the offset just past the list.
+func decodePostings(dst []uint64, post []byte, off uint64) ([]uint64, uint64, error) {
+	if off >= uint64(len(post)) {
+		return dst, 0, fmt.Errorf("%w: postings offset %d outside the %d-byte section", ErrCorrupt, off, len(post))
+	}
+	pos := int(off)
+	n, err := readUvarint(post, &pos)
+	if err != nil || n == 0 || n > uint64(len(post)-pos) {
+		return dst, 0, fmt.Errorf("%w: postings at %d: bad count %d", ErrCorrupt, off, n)
+	}
+	var id uint64
+	for i := range n {
+		d, err := readUvarint(post, &pos)
+		if err == nil && i > 0 && (d == 0 || d > math.MaxUint64-id) {
+			err = fmt.Errorf("delta %d after id %d", d, id)
+		}
+		if err != nil {
+			return dst, 0, fmt.Errorf("%w: postings at %d, id %d: %w", ErrCorrupt, off, i, err)
+		}
+		id += d
+		dst = append(dst, id)
+	}
+	return dst, uint64(pos), nil
+}
+
+// readUvarint reads one uvarint at *pos and advances it.
+func readUvarint(b []byte, pos *int) (uint64, error) {
+	v, n := binary.Uvarint(b[*pos:])
+	if n <= 0 {
+		return 0, errors.New("truncated or overlong varint")
+	}
+	*pos += n
+	return v, nil
+}

@@ -1,0 +1,137 @@
+package literal
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Quantity is a parsed grove:quantity value.
+type Quantity struct {
+	// Amount is the decimal amount without a leading "+" ("1234.5").
+	Amount string
+	// Unit is the unit entity id ("Q11573"), or "" for a unitless amount.
+	Unit string
+}
+
+// ParseQuantity parses the grove:quantity lexical form "<amount>" or
+// "<amount> <unit>". The unit "1" means unitless; a Wikidata entity IRI unit
+// is shortened to its id.
+func ParseQuantity(s string) (Quantity, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return Quantity{}, errorf("quantity %q: want \"<amount>\" or \"<amount> <unit>\"", s)
+	}
+	amount := strings.TrimPrefix(f[0], "+")
+	if _, ok := formatDecimal(amount, 1); !ok {
+		return Quantity{}, errorf("quantity %q: amount %q is not a number", s, f[0])
+	}
+	q := Quantity{Amount: amount}
+	if len(f) == 2 && f[1] != "1" {
+		q.Unit = f[1]
+		if id, ok := wikidataID(f[1]); ok {
+			q.Unit = id
+		}
+	}
+	return q, nil
+}
+
+// renderQuantity renders "1234.5 Q11573" as "1,234.5 metre".
+func renderQuantity(s string, labelOf func(string) string) string {
+	q, err := ParseQuantity(s)
+	if err != nil {
+		return s
+	}
+	text, _ := formatDecimal(q.Amount, 4)
+	if q.Unit == "" {
+		return text
+	}
+	return text + " " + renderID(q.Unit, labelOf)
+}
+
+// renderNumber renders a numeric lexical form with thousands separators
+// when the integer part has at least minDigits digits; non-numbers are
+// returned unchanged.
+func renderNumber(s string, minDigits int) string {
+	t := strings.TrimSpace(s)
+	if out, ok := formatDecimal(t, minDigits); ok {
+		return out
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return s
+	}
+	if math.Abs(f) >= 1e21 {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	out, _ := formatDecimal(strconv.FormatFloat(f, 'f', -1, 64), minDigits)
+	return out
+}
+
+// formatDecimal groups a plain decimal "[+-]digits[.digits]"; ok is false
+// when s has another form (exponent, letters, empty parts).
+func formatDecimal(s string, minDigits int) (string, bool) {
+	sign := ""
+	switch {
+	case strings.HasPrefix(s, "-"):
+		sign, s = "-", s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if !allDigits(intPart) || (hasFrac && !allDigits(frac)) {
+		return "", false
+	}
+	out := sign + groupDigits(intPart, minDigits)
+	if hasFrac {
+		out += "." + frac
+	}
+	return out, true
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// groupDigits inserts "," every three digits from the right when the run
+// has at least minDigits digits.
+func groupDigits(d string, minDigits int) string {
+	if len(d) < minDigits || len(d) <= 3 {
+		return d
+	}
+	var b strings.Builder
+	b.Grow(len(d) + len(d)/3)
+	head := len(d) % 3
+	if head > 0 {
+		b.WriteString(d[:head])
+	}
+	for i := head; i < len(d); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(d[i : i+3])
+	}
+	return b.String()
+}
+
+// groupInteger groups a signed integer string.
+func groupInteger(s string, minDigits int) string {
+	out, ok := formatDecimal(s, minDigits)
+	if !ok {
+		return s
+	}
+	return out
+}
+
+func formatInt(i int64) string     { return strconv.FormatInt(i, 10) }
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+func formatBool(b bool) string     { return strconv.FormatBool(b) }
