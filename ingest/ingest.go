@@ -24,6 +24,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest/grbench"
 	"github.com/grove-kg/grove/ingest/input"
+	"github.com/grove-kg/grove/ingest/musicbrainz"
 	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/ingest/wikidata"
@@ -43,6 +44,8 @@ type Options struct {
 	Wikidata wikidata.Options
 	// GRBench holds the GRBench reader's own options.
 	GRBench grbench.Options
+	// MusicBrainz holds the MusicBrainz reader's own options.
+	MusicBrainz musicbrainz.Options
 	// Progress, if set, receives progress reports about twice a second.
 	Progress func(Progress)
 	Logger   *slog.Logger
@@ -258,6 +261,10 @@ func (r *run) reader(f input.Format) (source.Reader, error) {
 		o := r.opts.GRBench
 		o.Options = so
 		return grbench.New(o), nil
+	case input.FormatMusicBrainz:
+		o := r.opts.MusicBrainz
+		o.Options = so
+		return musicbrainz.New(o), nil
 	}
 	return nil, fmt.Errorf("no reader for format %v", f)
 }

@@ -69,7 +69,9 @@ const (
 	XSDAnyURI     = "http://www.w3.org/2001/XMLSchema#anyURI"
 	// GroveQuantity is "<amount>" or "<amount> <unit entity id>".
 	GroveQuantity = "grove:quantity"
-	// GroveTime is a Wikidata time with precision: "<+/-YYYY-MM-DD> <precision 0-11>".
+	// GroveTime is a Wikidata time with precision: "<Wikidata timestamp>
+	// <precision 0-11> [julian]", e.g. "+2010-07-08T00:00:00Z 11"; parse it
+	// with literal.ParseTime.
 	GroveTime = "grove:time"
 	// WKTLiteral is a geo point "Point(lon lat)".
 	WKTLiteral = "http://www.opengis.net/ont/geosparql#wktLiteral"

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ transactions instead of the bulk loader.`,
 				}
 			}
 			var bar *progressbar.ProgressBar
-			if !quiet && !a.jsonOut() {
+			if !quiet && !a.jsonOut() && isTerminal(a.stderr) {
 				bar = newBar(a.stderr)
 				opts.Progress = func(p ingest.Progress) { updateBar(bar, p) }
 			}
@@ -136,4 +137,15 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 		}
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a character device (a progress bar on a
+// log file or pipe would only add noise).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -126,9 +126,9 @@ func writeFileSync(path string, data []byte) error {
 // writeAll emits every keyspace in key order.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState) error {
 	steps := []func(context.Context, *commitState) error{
-		l.writeIDs, l.writeTerms, l.writeSPO, l.writeOPS, l.writePred, l.writeMeta,
+		l.writeIDs, l.writeTerms, l.writeIndexes, l.writePred, l.writeMeta,
 	}
-	names := []string{"ids", "terms", "spo", "ops", "pred", "meta"}
+	names := []string{"ids", "terms", "spo+ops", "pred", "meta"}
 	for i, step := range steps {
 		if err := ctxErr(ctx); err != nil {
 			return err
@@ -166,7 +166,7 @@ func (l *Loader) writeTerms(_ context.Context, cs *commitState) error {
 
 // writeSPO writes the (s, p, g) -> objects lists; quads are sorted by s, p, g, o.
 func (l *Loader) writeSPO(ctx context.Context, cs *commitState) error {
-	return l.writeGroups(ctx, cs, spaceSPO, streamSPO,
+	return l.writeGroups(ctx, cs, l.quads, spaceSPO, streamSPO,
 		func(q qids) (uint64, uint64, uint64, uint64) { return q.s, q.p, q.g, q.o },
 		func(q qids, old int) {
 			if old == 0 {
@@ -175,18 +175,30 @@ func (l *Loader) writeSPO(ctx context.Context, cs *commitState) error {
 		}, true)
 }
 
-// writeOPS re-sorts the quads by o, p, g, s and writes the inverse lists.
-func (l *Loader) writeOPS(ctx context.Context, cs *commitState) error {
-	sortQuads(l.quads, func(a, b qids) int { return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s) })
-	return l.writeGroups(ctx, cs, spaceOPS, streamOPS,
-		func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }, nil, false)
+// writeIndexes writes the S lists and, concurrently on a copy re-sorted by
+// o, p, g, s, the O lists: the two streams are independent, and the
+// StreamWriter accepts writes from several goroutines.
+func (l *Loader) writeIndexes(ctx context.Context, cs *commitState) error {
+	ops := slices.Clone(l.quads)
+	errc := make(chan error, 1)
+	go func() {
+		sortQuads(ops, func(a, b qids) int { return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s) })
+		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
+		defer ocs.txn.Discard()
+		errc <- l.writeGroups(ctx, ocs, ops, spaceOPS, streamOPS,
+			func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }, nil, false)
+	}()
+	err := l.writeSPO(ctx, cs)
+	if oerr := <-errc; err == nil {
+		err = oerr
+	}
+	return err
 }
 
 // writeGroups walks sorted quads, merges each group with the stored list
 // and writes its chunks. fields maps a quad to (a, b, g, member).
-func (l *Loader) writeGroups(ctx context.Context, cs *commitState, space byte, stream uint32,
+func (l *Loader) writeGroups(ctx context.Context, cs *commitState, qs []qids, space byte, stream uint32,
 	fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int), count bool) error {
-	qs := l.quads
 	for i := 0; i < len(qs); {
 		if i%(1<<16) == 0 {
 			if err := ctxErr(ctx); err != nil {

@@ -100,8 +100,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	bopts := badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{log}).
-		WithCompression(options.ZSTD).
-		WithZSTDCompressionLevel(1).
+		WithCompression(options.Snappy).
 		WithReadOnly(opts.ReadOnly).
 		WithNumVersionsToKeep(1).
 		WithMetricsEnabled(false)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sync"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
@@ -18,12 +19,19 @@ type kvWriter interface {
 }
 
 // streamSink writes through Badger's StreamWriter: tables are built directly,
-// bypassing the memtable, WAL and compactions.
+// bypassing the memtable, WAL and compactions. Each stream has its own
+// buffer, so different streams may be written from different goroutines
+// (one goroutine per stream).
 type streamSink struct {
 	sw      *badger.StreamWriter
-	buf     *z.Buffer
 	version uint64
-	kv      pb.KV
+	mu      sync.Mutex
+	bufs    map[uint32]*streamBuf
+}
+
+type streamBuf struct {
+	buf *z.Buffer
+	kv  pb.KV
 }
 
 // newStreamSink prepares a StreamWriter. fresh drops everything first (only
@@ -41,30 +49,47 @@ func newStreamSink(bdb *badger.DB, fresh bool) (*streamSink, error) {
 		sw.Cancel()
 		return nil, err
 	}
-	return &streamSink{sw: sw, buf: z.NewBuffer(32<<20, "grove.load"), version: bdb.MaxVersion() + 1}, nil
+	return &streamSink{sw: sw, version: bdb.MaxVersion() + 1, bufs: map[uint32]*streamBuf{}}, nil
+}
+
+func (s *streamSink) stream(id uint32) *streamBuf {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.bufs[id]
+	if !ok {
+		b = &streamBuf{buf: z.NewBuffer(8<<20, "grove.load")}
+		s.bufs[id] = b
+	}
+	return b
 }
 
 func (s *streamSink) Set(stream uint32, key, val []byte) error {
-	s.kv.Key, s.kv.Value, s.kv.Version, s.kv.StreamId = key, val, s.version, stream
-	badger.KVToBuffer(&s.kv, s.buf)
-	if s.buf.LenNoPadding() < 16<<20 {
+	b := s.stream(stream)
+	b.kv.Key, b.kv.Value, b.kv.Version, b.kv.StreamId = key, val, s.version, stream
+	badger.KVToBuffer(&b.kv, b.buf)
+	if b.buf.LenNoPadding() < 4<<20 {
 		return nil
 	}
-	return s.writeBuf()
+	return s.write(b)
 }
 
-func (s *streamSink) writeBuf() error {
-	if err := s.sw.Write(s.buf); err != nil {
+func (s *streamSink) write(b *streamBuf) error {
+	if b.buf.LenNoPadding() == 0 {
+		return nil
+	}
+	if err := s.sw.Write(b.buf); err != nil {
 		return fmt.Errorf("stream write: %w", err)
 	}
-	s.buf.Reset()
+	b.buf.Reset()
 	return nil
 }
 
 func (s *streamSink) Flush() error {
-	defer s.buf.Release()
-	if err := s.writeBuf(); err != nil {
-		return err
+	defer s.release()
+	for _, b := range s.bufs {
+		if err := s.write(b); err != nil {
+			return err
+		}
 	}
 	if err := s.sw.Flush(); err != nil {
 		return fmt.Errorf("stream flush: %w", err)
@@ -72,7 +97,16 @@ func (s *streamSink) Flush() error {
 	return nil
 }
 
-func (s *streamSink) Cancel() { s.sw.Cancel() }
+func (s *streamSink) release() {
+	for _, b := range s.bufs {
+		_ = b.buf.Release()
+	}
+}
+
+func (s *streamSink) Cancel() {
+	s.sw.Cancel()
+	s.release()
+}
 
 // batchSink writes through a WriteBatch; it is the fallback when a
 // StreamWriter cannot be used (the database has unflushed writes).

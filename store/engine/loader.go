@@ -82,6 +82,9 @@ type Loader struct {
 	names    map[uint64]string // graph label id -> graph name
 	read     int64
 	done     bool
+	// empty is set when the database has no committed data, so no term
+	// can already be stored and dictionary lookups are skipped.
+	empty bool
 }
 
 // NewLoader starts a bulk load into opts.Graph. It holds the database's
@@ -105,6 +108,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	}
 	db.mu.RUnlock()
 	l.metaNext = db.committedNextID()
+	l.empty = l.metaNext == 1 && db.Interrupted() == nil
 	l.txn = db.bdb.NewTransaction(false)
 	var err error
 	if l.graph, err = l.intern(quad.IRI(opts.Graph)); err != nil {
@@ -139,9 +143,12 @@ func (l *Loader) intern(v quad.Value) (uint64, error) {
 		return id, nil
 	}
 	key := string(enc)
-	id, found, err := termIDEncoded(l.txn, enc)
-	if err != nil {
-		return 0, err
+	var id uint64
+	var found bool
+	if !l.empty {
+		if id, found, err = termIDEncoded(l.txn, enc); err != nil {
+			return 0, err
+		}
 	}
 	if !found {
 		id = l.nextID

@@ -117,11 +117,14 @@ type levState struct {
 	npen uint8
 }
 
-func newLevAutomaton(q string, max int) *levAutomaton {
-	a := &levAutomaton{q: []rune(q), max: uint8(max), width: 2*max + 1}
+// newLevAutomaton returns the automaton for q and a distance in
+// [0, MaxFuzzy] (values outside are clamped).
+func newLevAutomaton(q string, maxDist int) *levAutomaton {
+	maxDist = min(max(maxDist, 0), MaxFuzzy)
+	a := &levAutomaton{q: []rune(q), max: uint8(maxDist), width: 2*maxDist + 1}
 	a.rows = make([]uint8, a.width, 256*a.width)
 	for k := range a.rows {
-		a.rows[k] = a.cell0(k - max)
+		a.rows[k] = a.cell0(k - maxDist)
 	}
 	a.states = append(make([]levState, 0, 256), levState{})
 	return a

@@ -53,17 +53,22 @@ func (b *Builder) Len() int { return len(b.entries) }
 // Skipped is the number of labels that were empty after normalization.
 func (b *Builder) Skipped() int { return b.skipped }
 
-// Build writes the index blob of every pair added so far to w. The Builder
-// stays usable: more pairs may be added and Build called again.
+// Build writes the index blob of every pair added so far to w. The FST and
+// postings are assembled in memory first, since the header that precedes
+// them holds their lengths and checksum. The Builder stays usable: more
+// pairs may be added and Build called again.
 func (b *Builder) Build(w io.Writer) error {
 	return writeBlob(w, b.stream())
 }
 
 // Merge writes to w the blob of the union of old and add: every key of
 // either, with the union of their ids. It streams both in key order, so old
-// is never copied into memory; old may be nil. It fails if old turns out to
-// be corrupt.
+// is never copied into memory; old and add may be nil. It fails if old
+// turns out to be corrupt.
 func Merge(w io.Writer, old *Index, add *Builder) error {
+	if add == nil {
+		add = NewBuilder()
+	}
 	var s keyStream = add.stream()
 	if old != nil {
 		s = &mergeStream{a: old.stream(), b: s}

@@ -130,9 +130,10 @@ func appendPostings(dst []byte, ids []uint64) []byte {
 	return dst
 }
 
-// decodePostings appends the postings list at off in post to dst and returns
-// it with the offset just past the list.
-func decodePostings(dst []uint64, post []byte, off uint64) ([]uint64, uint64, error) {
+// decodePostings appends the postings list at off in post to dst, or its
+// first limit ids if limit > 0, and returns it with the offset just past the
+// list (meaningless when the list was cut).
+func decodePostings(dst []uint64, post []byte, off uint64, limit int) ([]uint64, uint64, error) {
 	if off >= uint64(len(post)) {
 		return dst, 0, fmt.Errorf("%w: postings offset %d outside the %d-byte section", ErrCorrupt, off, len(post))
 	}
@@ -140,6 +141,9 @@ func decodePostings(dst []uint64, post []byte, off uint64) ([]uint64, uint64, er
 	n, err := readUvarint(post, &pos)
 	if err != nil || n == 0 || n > uint64(len(post)-pos) {
 		return dst, 0, fmt.Errorf("%w: postings at %d: bad count %d", ErrCorrupt, off, n)
+	}
+	if limit > 0 {
+		n = min(n, uint64(limit))
 	}
 	var id uint64
 	for i := range n {

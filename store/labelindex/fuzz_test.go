@@ -159,11 +159,11 @@ func FuzzLevAutomaton(f *testing.F) {
 	f.Add("東京", []byte("東京都"), uint8(1))
 	f.Add("ab", []byte("a\x80b"), uint8(1))
 	f.Add("ab", []byte("\xe6a"), uint8(2))
-	f.Fuzz(func(t *testing.T, q string, key []byte, max uint8) {
+	f.Fuzz(func(t *testing.T, q string, key []byte, dist uint8) {
 		if utf8.RuneCountInString(q) > 64 || len(key) > 256 {
 			return
 		}
-		d := int(max%MaxFuzzy) + 1
+		d := int(dist%MaxFuzzy) + 1
 		a := newLevAutomaton(q, d)
 		s := replayState(a, key)
 		want := levenshtein.ComputeDistance(q, string(key))

@@ -51,12 +51,12 @@ func (ix *Index) NumIDs() int { return int(ix.h.numIDs) }
 // Lookup returns the sorted ids of a normalized key (see Normalize), or nil
 // when the key is absent. A corrupt entry also gives nil; Verify reports it.
 func (ix *Index) Lookup(normKey string) []uint64 {
-	ids, _ := ix.lookup(nil, normKey)
+	ids, _ := ix.lookup(nil, normKey, 0)
 	return ids
 }
 
-// lookup appends the ids of key to dst.
-func (ix *Index) lookup(dst []uint64, key string) (ids []uint64, err error) {
+// lookup appends the ids of key to dst, at most limit of them if limit > 0.
+func (ix *Index) lookup(dst []uint64, key string, limit int) (ids []uint64, err error) {
 	defer recoverCorrupt(&err, "lookup")
 	off, ok, err := ix.fst.Get([]byte(key))
 	if err != nil {
@@ -65,7 +65,7 @@ func (ix *Index) lookup(dst []uint64, key string) (ids []uint64, err error) {
 	if !ok {
 		return dst, nil
 	}
-	ids, _, err = decodePostings(dst, ix.post, off)
+	ids, _, err = decodePostings(dst, ix.post, off, limit)
 	return ids, err
 }
 
@@ -156,7 +156,7 @@ func (s *indexStream) advance() (ok bool, err error) {
 		return false, fmt.Errorf("%w: key %q after %d keys has postings offset %d, want %d", ErrCorrupt, k, s.keys, off, s.off)
 	}
 	s.k = k
-	s.list, s.off, err = decodePostings(s.list[:0], s.ix.post, off)
+	s.list, s.off, err = decodePostings(s.list[:0], s.ix.post, off, 0)
 	s.keys++
 	s.nids += uint64(len(s.list))
 	return err == nil, err

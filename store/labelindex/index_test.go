@@ -213,6 +213,7 @@ func TestMergeEdgeCases(t *testing.T) {
 		{"nil old", nil, pairs},
 		{"empty add", pairs, nil},
 		{"both empty", []pair{}, nil},
+		{"nil add", pairs, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,7 +221,10 @@ func TestMergeEdgeCases(t *testing.T) {
 			if tt.old != nil {
 				old = open(t, tt.old...)
 			}
-			add := NewBuilder()
+			var add *Builder
+			if tt.add != nil || tt.name == "empty add" {
+				add = NewBuilder()
+			}
 			for _, p := range tt.add {
 				add.Add(p.label, p.id)
 			}

@@ -15,9 +15,10 @@ const MaxKeyLen = 256
 // Normalize returns the key for a label or query: NFKD with combining marks
 // removed, case folded, punctuation and separators as single spaces, no
 // leading or trailing space, at most MaxKeyLen bytes. It returns "" when
-// nothing searchable is left.
+// nothing searchable is left. It is idempotent, so keys from Iterate can be
+// added to a Builder again.
 func Normalize(s string) string {
-	return string(appendNormalized(nil, s))
+	return string(appendNormalized(make([]byte, 0, min(len(s), MaxKeyLen+utf8.UTFMax)), s))
 }
 
 // runeClass says what becomes of one rune of NFKD text.

@@ -93,7 +93,10 @@ func FuzzyDistance(n int) int {
 // Search finds entities whose labels match text; see the package
 // documentation for the phases and the ranking. It returns at most one hit
 // per id (its best) and at most limit hits; limit <= 0 returns every hit the
-// visit caps allow. An empty normalized query has no hits.
+// visit caps allow. An empty normalized query has no hits. Hit keys are
+// normalized labels; the caller maps ids back to display labels. On a
+// corrupt index Search returns the hits found before the damage, which
+// Verify reports.
 func (ix *Index) Search(text string, limit int, opts SearchOptions) []Hit {
 	hits, _ := ix.search(text, limit, opts)
 	return hits
@@ -146,7 +149,7 @@ func (ix *Index) search(text string, limit int, opts SearchOptions) ([]Hit, sear
 
 func (s *searcher) run() (err error) {
 	defer recoverCorrupt(&err, "search")
-	s.ids, err = s.ix.lookup(s.ids[:0], s.q)
+	s.ids, err = s.ix.lookup(s.ids[:0], s.q, s.limit)
 	if err != nil {
 		return err
 	}
@@ -240,7 +243,7 @@ func (s *searcher) addKey(key []byte, off uint64) error {
 		h.Distance = levenshtein.ComputeDistance(s.q, h.Key)
 	}
 	var err error
-	s.ids, _, err = decodePostings(s.ids[:0], s.ix.post, off)
+	s.ids, _, err = decodePostings(s.ids[:0], s.ix.post, off, s.limit)
 	if err != nil {
 		return err
 	}
@@ -249,13 +252,10 @@ func (s *searcher) addKey(key []byte, off uint64) error {
 }
 
 // addIDs adds hit h for every id of one key, keeping each id's best hit.
-// Only the first limit ids matter: the hits of one key differ only by id, so
-// an id after them has limit hits ranked before it, from this key or from
-// better ones.
+// Callers decode only the first limit ids of a key: the hits of one key
+// differ only by id, so an id after them has limit hits ranked before it,
+// from this key or from better ones.
 func (s *searcher) addIDs(h Hit, ids []uint64) {
-	if s.limit > 0 && len(ids) > s.limit {
-		ids = ids[:s.limit]
-	}
 	r := ranked{Hit: h, lenDiff: abs(utf8.RuneCountInString(h.Key) - s.qRunes)}
 	for _, id := range ids {
 		r.ID = id

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -98,6 +99,33 @@ func TestFuzzyDistance(t *testing.T) {
 		if got := FuzzyDistance(n); got != want {
 			t.Errorf("FuzzyDistance(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// TestSearchConcurrent runs searches from several goroutines on one Index
+// (run with -race) and checks they agree with a sequential search.
+func TestSearchConcurrent(t *testing.T) {
+	ix := open(t, filmPairs...)
+	queries := []string{"blade runner", "blade", "alienz", "москва", "harrison for"}
+	want := make([][]string, len(queries))
+	for i, q := range queries {
+		want[i] = hits(ix.Search(q, 10, SearchOptions{}))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(queries))
+	for range 8 {
+		wg.Go(func() {
+			for i, q := range queries {
+				if got := hits(ix.Search(q, 10, SearchOptions{})); !slices.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("Search(%q) = %v, want %v", q, got, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 

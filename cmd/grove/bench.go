@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/spf13/cobra"
+
+	"github.com/grove-kg/grove/ingest/synth"
+	"github.com/grove-kg/grove/store/storebench"
+)
+
+func (a *app) genCmd() *cobra.Command {
+	var quads int64
+	var seed uint64
+	var out string
+	cmd := &cobra.Command{
+		Use:   "gen",
+		Short: "Generate a Wikidata-shaped N-Triples file for benchmarks (power-law degrees, ~30% literals, labels)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			var w io.WriteCloser = f
+			if strings.HasSuffix(out, ".zst") {
+				zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest))
+				if err != nil {
+					return err
+				}
+				w = zw
+			}
+			st, err := synth.Write(w, synth.Config{Quads: quads, Seed: seed})
+			if err != nil {
+				return err
+			}
+			if w != io.WriteCloser(f) {
+				if err := w.Close(); err != nil {
+					return err
+				}
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			return a.emit(st, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "%s: %d quads, %d entities, %d literals\n", out, st.Quads, st.Entities, st.Literals)
+				return err
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "number of triples")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	cmd.Flags().StringVar(&out, "out", "synthetic.nt", "output file (.zst compresses)")
+	return cmd
+}
+
+func (a *app) benchCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "bench", Short: "Whole-process benchmarks against baselines run in the same command"}
+	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG())
+	return cmd
+}
+
+// benchIngest runs each system's bulk load of the same file in a fresh
+// process (so peak RSS is per system) and prints ratios to Grove.
+func (a *app) benchIngest() *cobra.Command {
+	var systems []string
+	var limit int64
+	var work string
+	cmd := &cobra.Command{
+		Use:   "ingest FILE",
+		Short: "Bulk-load FILE with Grove and with Cayley's loaders side by side",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			if work == "" {
+				if work, err = os.MkdirTemp("", "grove-bench-*"); err != nil {
+					return err
+				}
+				defer os.RemoveAll(work)
+			}
+			var results []storebench.IngestResult
+			for _, sys := range systems {
+				res, err := runIngestOne(cmd, self, sys, args[0], filepath.Join(work, sys), limit)
+				if err != nil {
+					res.Error = err.Error()
+				}
+				results = append(results, res)
+			}
+			return a.emit(results, func(w io.Writer) error { return printIngestBench(w, results) })
+		},
+	}
+	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run")
+	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared)")
+	cmd.Flags().StringVar(&work, "work", "", "directory for the databases (default: a temporary one, removed after)")
+	return cmd
+}
+
+func runIngestOne(cmd *cobra.Command, self, sys, file, dir string, limit int64) (storebench.IngestResult, error) {
+	args := []string{"bench", "ingest-one", "--system", sys, "--dir", dir, file}
+	if sys != storebench.SystemGrove {
+		args = append(args, "--limit", fmt.Sprint(limit))
+	}
+	c := exec.CommandContext(cmd.Context(), self, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return storebench.IngestResult{System: sys}, fmt.Errorf("%s: %w: %s", sys, err, strings.TrimSpace(errb.String()))
+	}
+	var res storebench.IngestResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return res, fmt.Errorf("%s: bad result %q: %w", sys, out.String(), err)
+	}
+	return res, nil
+}
+
+func (a *app) benchIngestOne() *cobra.Command {
+	var sys, dir string
+	var limit int64
+	cmd := &cobra.Command{
+		Use:    "ingest-one FILE",
+		Short:  "Bulk-load FILE with one system and print the result as JSON (used by bench ingest)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit)
+			if err != nil {
+				return err
+			}
+			return json.NewEncoder(a.stdout).Encode(res)
+		},
+	}
+	cmd.Flags().StringVar(&sys, "system", storebench.SystemGrove, "system")
+	cmd.Flags().StringVar(&dir, "dir", "", "database directory")
+	cmd.Flags().Int64Var(&limit, "limit", 0, "quads to load (0 = all)")
+	return cmd
+}
+
+func printIngestBench(w io.Writer, rs []storebench.IngestResult) error {
+	var grove float64
+	for _, r := range rs {
+		if r.System == storebench.SystemGrove {
+			grove = r.QuadsPerSec
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SYSTEM\tQUADS\tTIME\tQUADS/S\tGROVE SPEEDUP\tPEAK RSS MiB\tDISK B/QUAD\tERROR")
+	for _, r := range rs {
+		ratio := ""
+		if r.QuadsPerSec > 0 && grove > 0 {
+			ratio = fmt.Sprintf("%.1fx", grove/r.QuadsPerSec)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%s\t%d\t%.1f\t%s\n", r.System, r.Quads, r.Duration.Round(time.Millisecond),
+			r.QuadsPerSec, ratio, r.PeakRSS>>20, r.BytesPerQ, r.Error)
+	}
+	return tw.Flush()
+}
+
+func (a *app) benchKG() *cobra.Command {
+	var cfg storebench.KGConfig
+	var entities int
+	cmd := &cobra.Command{
+		Use:   "kg",
+		Short: "Warm KG-interface latencies (p50/p99) next to the same queries through Cayley's Gizmo",
+		Long: `Measures Relations, Edges and Search on the database. Entities come from --ids/--hubs, or for a
+database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and the hubs Q1..Q4.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if entities > 0 {
+				for i := 0; i < 500; i++ {
+					cfg.IDs = append(cfg.IDs, fmt.Sprintf("Q%d", 17+(i*104729)%(entities-17)))
+				}
+				cfg.Hubs = []string{"Q1", "Q2", "Q3", "Q4"}
+			}
+			open, err := storebench.OpenTime(a.v.GetString("db"))
+			if err != nil {
+				return err
+			}
+			db, err := a.openDB(true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			ls, err := storebench.KGLatencies(cmd.Context(), db, cfg)
+			if err != nil {
+				return err
+			}
+			out := struct {
+				Open      time.Duration        `json:"open_ns"`
+				Latencies []storebench.Latency `json:"latencies"`
+			}{open, ls}
+			return a.emit(out, func(w io.Writer) error {
+				fmt.Fprintf(w, "open: %s\n", open.Round(time.Microsecond))
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "OP\tN\tP50\tP99\tGIZMO P50\tGIZMO P99\tSPEEDUP (p50)")
+				for _, l := range ls {
+					sp := ""
+					if s := l.Speedup(); s > 0 {
+						sp = fmt.Sprintf("%.0fx", s)
+					}
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.Op, l.N, l.P50, l.P99, l.GizmoP50, l.GizmoP99, sp)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().StringSliceVar(&cfg.IDs, "ids", nil, "entity ids to query")
+	cmd.Flags().StringSliceVar(&cfg.Hubs, "hubs", nil, "hub entity ids to query")
+	cmd.Flags().IntVar(&entities, "synthetic", 0, "database holds 'grove gen' output with this many entities")
+	cmd.Flags().IntVar(&cfg.N, "n", 2000, "timed calls per operation")
+	return cmd
+}

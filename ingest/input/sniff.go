@@ -1,0 +1,277 @@
+package input
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/ingest/rdf"
+)
+
+// Format is a dump format.
+type Format int
+
+// Formats. FormatAuto asks for detection with Sniff.
+const (
+	FormatAuto Format = iota
+	FormatNTriples
+	FormatNQuads
+	FormatWikidataJSON
+	FormatWikidataTruthy
+	FormatFreebase
+	FormatGRBench
+	FormatMusicBrainz
+)
+
+var formatNames = [...]string{
+	FormatAuto:           "auto",
+	FormatNTriples:       "ntriples",
+	FormatNQuads:         "nquads",
+	FormatWikidataJSON:   "wikidata-json",
+	FormatWikidataTruthy: "wikidata-truthy",
+	FormatFreebase:       "freebase",
+	FormatGRBench:        "grbench",
+	FormatMusicBrainz:    "musicbrainz",
+}
+
+// String returns the format's --format name.
+func (f Format) String() string {
+	if f >= 0 && int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// FormatNames lists the names ParseFormat accepts (without aliases).
+func FormatNames() []string { return append([]string(nil), formatNames[:]...) }
+
+// ErrUnknownFormat is returned (wrapped) by Sniff and ParseFormat.
+var ErrUnknownFormat = errors.New("unknown input format")
+
+// ParseFormat parses a --format value: a name from FormatNames or one of the
+// aliases nt, nq, n-triples, n-quads, wikidata, json, truthy, fb, mb;
+// "" means auto.
+func ParseFormat(s string) (Format, error) {
+	name := strings.ToLower(strings.TrimSpace(s))
+	for f, n := range formatNames {
+		if name == n {
+			return Format(f), nil
+		}
+	}
+	switch name {
+	case "":
+		return FormatAuto, nil
+	case "nt", "n-triples":
+		return FormatNTriples, nil
+	case "nq", "n-quads":
+		return FormatNQuads, nil
+	case "wikidata", "json":
+		return FormatWikidataJSON, nil
+	case "truthy", "wikidata-nt":
+		return FormatWikidataTruthy, nil
+	case "fb":
+		return FormatFreebase, nil
+	case "mb":
+		return FormatMusicBrainz, nil
+	}
+	return FormatAuto, fmt.Errorf("%w %q: want one of %s", ErrUnknownFormat, s, strings.Join(formatNames[:], ", "))
+}
+
+// Sniff names the format of the decompressed stream r by peeking at its
+// buffer (r.Size() bytes; use a larger bufio.Reader to look further). It
+// consumes nothing. The rules, in order:
+//
+//   - a tar stream (ustar header) whose entries are under mbdump/ (or are
+//     MusicBrainz dump metadata such as TIMESTAMP): FormatMusicBrainz;
+//   - '[' then '{' with "type":"item"/"property"/"lexeme" and an entity
+//     id: FormatWikidataJSON (the array dump);
+//   - '{' starting with a key "<type>_nodes" whose value is an object:
+//     FormatGRBench; a JSON line that is a Wikidata entity:
+//     FormatWikidataJSON; a JSON line with MusicBrainz WS/2 fields
+//     ("sort-name", "relations", "life-span", "type-id",
+//     "disambiguation"): FormatMusicBrainz;
+//   - '<', '_' or '#': N-Triples/N-Quads. The complete lines in the window
+//     are parsed: a subject or predicate under rdf.freebase.com makes it
+//     FormatFreebase, a subject under www.wikidata.org/entity/ or
+//     wikiba.se/ontology FormatWikidataTruthy, a fourth term FormatNQuads,
+//     otherwise FormatNTriples.
+//
+// RDF/XML and Turtle get an error saying so.
+func Sniff(r *bufio.Reader) (Format, error) {
+	window, err := r.Peek(r.Size())
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return FormatAuto, fmt.Errorf("sniff: %w", err)
+	}
+	return classify(window, err == io.EOF)
+}
+
+var (
+	grbenchStart = regexp.MustCompile(`^\{\s*"[^"\\]*_nodes"\s*:\s*\{`)
+	wikidataType = regexp.MustCompile(`"type"\s*:\s*"(item|property|lexeme)"`)
+	wikidataID   = regexp.MustCompile(`"id"\s*:\s*"[QPL][0-9]+"`)
+	mbField      = regexp.MustCompile(`"(sort-name|relations|life-span|type-id|disambiguation)"\s*:`)
+)
+
+// classify implements Sniff on a window of the stream's first bytes; eof
+// says the window holds the whole stream.
+func classify(window []byte, eof bool) (Format, error) {
+	if isTar(window) {
+		return classifyTar(window)
+	}
+	b := bytes.TrimLeft(bytes.TrimPrefix(window, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(b) == 0 {
+		return FormatAuto, fmt.Errorf("%w: empty input", ErrUnknownFormat)
+	}
+	switch b[0] {
+	case '[':
+		return classifyArray(b)
+	case '{':
+		return classifyObject(b)
+	case '@':
+		return FormatAuto, fmt.Errorf("%w: looks like Turtle (starts with %q); convert it to N-Triples", ErrUnknownFormat, firstLine(b))
+	case '<':
+		if bytes.HasPrefix(b, []byte("<?xml")) || bytes.HasPrefix(b, []byte("<rdf:RDF")) {
+			return FormatAuto, fmt.Errorf("%w: looks like XML/RDF-XML; convert it to N-Triples", ErrUnknownFormat)
+		}
+		return classifyRDF(b, eof), nil
+	case '_', '#':
+		return classifyRDF(b, eof), nil
+	}
+	return FormatAuto, fmt.Errorf("%w: starts with %q", ErrUnknownFormat, firstLine(b))
+}
+
+func classifyArray(b []byte) (Format, error) {
+	rest := bytes.TrimLeft(b[1:], " \t\r\n")
+	if len(rest) > 0 && rest[0] == '{' && isWikidataEntity(rest) {
+		return FormatWikidataJSON, nil
+	}
+	return FormatAuto, fmt.Errorf("%w: a JSON array that is not a Wikidata entity dump", ErrUnknownFormat)
+}
+
+func classifyObject(b []byte) (Format, error) {
+	if grbenchStart.Match(b) {
+		return FormatGRBench, nil
+	}
+	line := firstLine(b)
+	if isWikidataEntity(line) {
+		return FormatWikidataJSON, nil
+	}
+	if mbField.Match(line) {
+		return FormatMusicBrainz, nil
+	}
+	return FormatAuto, fmt.Errorf("%w: a JSON object that is neither GRBench (\"<type>_nodes\"), a Wikidata entity nor a MusicBrainz record", ErrUnknownFormat)
+}
+
+func isWikidataEntity(b []byte) bool {
+	return wikidataType.Match(b) && wikidataID.Match(b)
+}
+
+// classifyRDF parses the complete lines of the window; when none parses
+// (a first line longer than the window) it looks at the first subject's
+// namespace.
+func classifyRDF(b []byte, eof bool) Format {
+	whole := b
+	if !eof {
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			b = b[:i+1]
+		}
+	}
+	p := rdf.NewParser("", false)
+	format, parsed := FormatNTriples, false
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		q, ok, err := p.Parse(line)
+		if err != nil || !ok {
+			continue
+		}
+		parsed = true
+		if f := dialectOf(iriOf(q.Subject), iriOf(q.Predicate)); f != FormatAuto {
+			return f
+		}
+		if q.Label != nil {
+			format = FormatNQuads
+		}
+	}
+	if !parsed && len(whole) > 1 && whole[0] == '<' {
+		if end := bytes.IndexByte(whole, '>'); end > 0 {
+			if f := dialectOf(string(whole[1:end]), ""); f != FormatAuto {
+				return f
+			}
+		}
+	}
+	return format
+}
+
+// dialectOf names the RDF dialect a subject and predicate belong to, or
+// FormatAuto.
+func dialectOf(subject, predicate string) Format {
+	switch {
+	case strings.HasPrefix(subject, rdf.FreebaseNS) || strings.HasPrefix(predicate, rdf.FreebaseNS) ||
+		strings.HasPrefix(predicate, rdf.FreebaseKeyNS):
+		return FormatFreebase
+	case strings.HasPrefix(subject, rdf.WikidataEntityNS) || strings.HasPrefix(subject, rdf.WikibaseNS):
+		return FormatWikidataTruthy
+	}
+	return FormatAuto
+}
+
+func iriOf(v quad.Value) string {
+	if iri, ok := v.(quad.IRI); ok {
+		return string(iri)
+	}
+	return ""
+}
+
+func isTar(b []byte) bool {
+	return len(b) >= 512 && string(b[257:262]) == "ustar"
+}
+
+// classifyTar reads the tar headers that fit in the window.
+func classifyTar(b []byte) (Format, error) {
+	tr := tar.NewReader(bytes.NewReader(b))
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		name := strings.TrimPrefix(h.Name, "./")
+		if strings.HasPrefix(name, "mbdump/") || isMBMetadata(name) {
+			return FormatMusicBrainz, nil
+		}
+		names = append(names, name)
+	}
+	return FormatAuto, fmt.Errorf("%w: a tar archive without mbdump/ entries (first entries: %s)", ErrUnknownFormat, strings.Join(names, ", "))
+}
+
+// isMBMetadata names the files that precede mbdump/ in MusicBrainz dumps.
+func isMBMetadata(name string) bool {
+	switch name {
+	case "COPYING", "README", "TIMESTAMP", "SCHEMA_SEQUENCE", "REPLICATION_SEQUENCE", "JSON_DUMPS_SCHEMA_NUMBER":
+		return true
+	}
+	return false
+}
+
+// firstLine returns b up to its first newline, at most 80 bytes.
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 80 {
+		b = b[:80]
+	}
+	return b
+}

@@ -1,0 +1,3 @@
+package rdf
+
+const filmSample = "../../../shared/data/freebase-30kmovies.nq.gz"

@@ -1,0 +1,50 @@
+// Package rdf reads N-Triples and N-Quads dumps, plain or as the Freebase
+// and Wikidata truthy dialects, and implements source.Reader.
+//
+// # Parsing
+//
+// The parser is a hand-written, allocation-lean line parser rather than
+// github.com/cayleygraph/quad/nquads: that package reports no line numbers,
+// converts every line to []rune, does not unescape \u escapes in IRIs and
+// auto-converts typed literals through a package-level switch. This one
+// follows the W3C N-Triples/N-Quads grammar (IRIs with \u/\U escapes, blank
+// nodes, literals with the escapes \t \b \n \r \f \" \' \\ \uXXXX
+// \UXXXXXXXX, language tags, datatypes, comments, blank lines, minimal
+// whitespace), validates UTF-8 (a byte order mark opening the input is
+// skipped), and reports the byte column of each error.
+// One deliberate relaxation: relative IRIs are accepted unless
+// Options.Strict is set, because the Freebase film sample uses them.
+// "x"^^xsd:string is returned as the plain literal quad.String("x"); other
+// typed literals stay quad.TypedString (the engine renders them).
+//
+// Lines are read with bufio.Reader.ReadSlice from a 1 MiB buffer, so the
+// common case copies each byte once (into the strings of the quad). The
+// parser interns predicates and datatypes (bounded caches) and reuses the
+// previous subject, which sorted dumps repeat line after line.
+//
+// # Graphs, blank nodes and labels
+//
+// Blank nodes are scoped by the target graph (Options.Graph): "_:b1" read
+// into graph "film" becomes quad.BNode("film/b1"), so two graphs never share
+// a blank node and re-reading a file yields the same quads. The fourth term
+// of N-Quads lines is dropped unless Options.KeepLabels is set; the loader
+// then puts every quad into the target graph.
+//
+// # Bad input
+//
+// A bad line becomes a *source.Error "file:line: subject at column 3: ..."
+// wrapping a *SyntaxError, passed through source.Options.Skip: fatal by
+// default, counted and skipped with SkipInvalid. Lines over
+// Options.MaxLineBytes (64 MiB by default) are bad lines too, so memory
+// stays bounded by that limit plus the 1 MiB read buffer.
+//
+// # Dialects and transforms
+//
+// A Dialect rewrites the quads of one kind of dump to Grove's conventions
+// (store/vocab.go): Freebase shortens rdf.freebase.com IRIs to MIDs and
+// drops bookkeeping; WikidataTruthy shortens wd:/wdt: IRIs to Q/P ids, marks
+// external-id properties hidden and links MusicBrainz ids. A Dialect's
+// Mapper may emit several quads per input quad and keeps per-stream state,
+// so a Reader can serve several streams. Options.Transform is a plain
+// per-quad hook applied last, for user rewrites and filters.
+package rdf

@@ -1,0 +1,126 @@
+package wikidata
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	json "github.com/goccy/go-json"
+
+	"github.com/grove-kg/grove/ingest/source"
+)
+
+// plainEntity is a full typed decoding of an entity, the baseline.
+type plainEntity struct {
+	Type         string                 `json:"type"`
+	ID           string                 `json:"id"`
+	Labels       map[string]plainText   `json:"labels"`
+	Descriptions map[string]plainText   `json:"descriptions"`
+	Aliases      map[string][]plainText `json:"aliases"`
+	Claims       map[string][]struct {
+		ID       string `json:"id"`
+		Rank     string `json:"rank"`
+		Mainsnak struct {
+			Snaktype  string `json:"snaktype"`
+			Property  string `json:"property"`
+			Datatype  string `json:"datatype"`
+			Datavalue struct {
+				Type  string          `json:"type"`
+				Value json.RawMessage `json:"value"`
+			} `json:"datavalue"`
+		} `json:"mainsnak"`
+		Qualifiers map[string][]struct {
+			Property  string `json:"property"`
+			Datavalue struct {
+				Type  string          `json:"type"`
+				Value json.RawMessage `json:"value"`
+			} `json:"datavalue"`
+		} `json:"qualifiers"`
+	} `json:"claims"`
+	Sitelinks map[string]struct {
+		Site  string `json:"site"`
+		Title string `json:"title"`
+	} `json:"sitelinks"`
+}
+
+type plainText struct {
+	Language string `json:"language"`
+	Value    string `json:"value"`
+}
+
+// repeatedSample is the sample's entity lines repeated n times as one dump.
+func repeatedSample(b *testing.B, n int) (dump []byte, lines [][]byte) {
+	for _, l := range bytes.Split(sample(b), []byte("\n")) {
+		if e := entityBytes(l); e != nil {
+			lines = append(lines, e)
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString("[\n")
+	var all [][]byte
+	for i := 0; i < n; i++ {
+		for _, l := range lines {
+			buf.Write(l)
+			buf.WriteString(",\n")
+			all = append(all, l)
+		}
+	}
+	buf.WriteString("]\n")
+	return buf.Bytes(), all
+}
+
+// cpuTime is the process's user+system CPU time: on a shared machine,
+// entities per CPU-second is steadier than wall-clock throughput.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// report adds entities/s (wall clock) and entities/cpu-s metrics.
+func report(b *testing.B, entities float64, cpu time.Duration) {
+	b.ReportMetric(entities*float64(b.N)/b.Elapsed().Seconds(), "entities/s")
+	b.ReportMetric(entities*float64(b.N)/cpu.Seconds(), "entities/cpu-s")
+}
+
+// BenchmarkRead measures entities/s end to end (quads delivered to a
+// writer) against plain goccy/go-json decoding of the same lines.
+func BenchmarkRead(b *testing.B) {
+	dump, lines := repeatedSample(b, 4)
+	perOp := float64(len(lines))
+	b.Run("baseline=goccy-decode/workers=1", func(b *testing.B) {
+		b.SetBytes(int64(len(dump)))
+		start := cpuTime(b)
+		for b.Loop() {
+			for _, l := range lines {
+				var e plainEntity
+				if err := json.Unmarshal(l, &e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		report(b, perOp, cpuTime(b)-start)
+	})
+	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run("reader/workers="+strconv.Itoa(w), func(b *testing.B) {
+			rd := New(Options{Workers: w})
+			var n int64
+			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
+			b.SetBytes(int64(len(dump)))
+			start := cpuTime(b)
+			for b.Loop() {
+				if err := rd.Read(context.Background(), "bench.json", bytes.NewReader(dump), sink); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, perOp, cpuTime(b)-start)
+		})
+	}
+}

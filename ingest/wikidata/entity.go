@@ -1,0 +1,317 @@
+package wikidata
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// Entity types in the dump.
+const (
+	typeItem     = "item"
+	typeProperty = "property"
+	typeLexeme   = "lexeme"
+)
+
+// mulLanguage is Wikidata's "default for all languages" label language,
+// used as a fallback when none of the chosen languages has a label.
+const mulLanguage = "mul"
+
+// langText is a text in one language.
+type langText struct {
+	Lang, Text string
+}
+
+// entity is the decoded part of one dump line. goccy/go-json decodes it;
+// the language maps decode themselves (see langMap), so that only the
+// chosen languages are ever turned into strings.
+type entity struct {
+	Type            string                 `json:"type"`
+	ID              string                 `json:"id"`
+	Datatype        string                 `json:"datatype"`        // properties
+	LexicalCategory string                 `json:"lexicalCategory"` // lexemes
+	Language        string                 `json:"language"`        // lexemes
+	Labels          langMap                `json:"labels"`
+	Lemmas          langMap                `json:"lemmas"` // lexemes
+	Descriptions    langMap                `json:"descriptions"`
+	Aliases         langMap                `json:"aliases"`
+	Sitelinks       langMap                `json:"sitelinks"`
+	Claims          map[string][]statement `json:"claims"`
+}
+
+// fieldError is a decoding error at a named field of an entity.
+type fieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *fieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *fieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &fieldError{Field: field, Err: err} }
+
+// langSet is the chosen languages with their sitelink site ids.
+type langSet struct {
+	langs     []string
+	sites     []string // "enwiki", "zh_yuewiki"
+	sitelinks bool
+}
+
+func newLangSet(langs []string, sitelinks bool) *langSet {
+	ls := &langSet{langs: langs, sitelinks: sitelinks}
+	for _, l := range langs {
+		ls.sites = append(ls.sites, strings.ReplaceAll(l, "-", "_")+"wiki")
+	}
+	return ls
+}
+
+// index returns the position of the raw key among names, or -1.
+func index(key []byte, names []string) int {
+	for i, n := range names {
+		if keyIs(key, n) {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseEntity decodes one entity line, keeping only the languages of ls.
+func parseEntity(ls *langSet, line []byte) (*entity, error) {
+	e, err := decodeEntity(ls, line)
+	if err != nil && hasEmptyArrayMap(line) {
+		e, err = decodeEntity(ls, patchEmptyMaps(line))
+	}
+	if err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return nil, fe
+		}
+		return nil, fmt.Errorf("invalid entity JSON: %w", err)
+	}
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	if e.Type == typeLexeme && len(e.Labels.texts) == 0 {
+		e.Labels = e.Lemmas
+	}
+	return e, nil
+}
+
+// decodeEntity runs goccy/go-json over the line. The language maps are
+// primed with ls before decoding; their UnmarshalJSON reads it.
+func decodeEntity(ls *langSet, line []byte) (*entity, error) {
+	e := &entity{}
+	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
+		m.ls = ls
+	}
+	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
+	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
+	err := json.UnmarshalOf(line, e)
+	return e, err
+}
+
+// Kinds of language maps.
+const (
+	kindLabels = iota
+	kindDescriptions
+	kindAliases
+	kindSitelinks
+)
+
+// langMap is one language-keyed member (labels, lemmas, descriptions,
+// aliases or sitelinks), decoded to the chosen languages only.
+type langMap struct {
+	ls    *langSet
+	kind  int
+	texts []langText
+}
+
+var mapFields = [...]string{"labels", "descriptions", "aliases", "sitelinks"}
+
+// UnmarshalJSON decodes the member according to its kind.
+func (m *langMap) UnmarshalJSON(raw []byte) error {
+	if m.ls == nil {
+		return errors.New("language map decoded outside parseEntity")
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	var err error
+	switch m.kind {
+	case kindLabels:
+		m.texts, err = parseLangMap(raw, m.ls.langs, true)
+	case kindDescriptions:
+		m.texts, err = parseLangMap(raw, m.ls.langs, false)
+	case kindAliases:
+		m.texts, err = parseAliases(raw, m.ls.langs)
+	case kindSitelinks:
+		if m.ls.sitelinks {
+			m.texts, err = parseSitelinks(raw, m.ls)
+		}
+	}
+	if err != nil {
+		return fieldErr(mapFields[m.kind], err)
+	}
+	return nil
+}
+
+// emptyMapKeys are the map-valued members that old dumps serialise as
+// "[]" when empty; goccy/go-json will not decode "[]" into a map.
+var emptyMapKeys = [][]byte{[]byte(`"claims":[]`), []byte(`"qualifiers":[]`)}
+
+// hasEmptyArrayMap reports whether line has one of emptyMapKeys.
+func hasEmptyArrayMap(line []byte) bool {
+	for _, k := range emptyMapKeys {
+		if bytes.Contains(line, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// patchEmptyMaps rewrites `"claims":[]` and `"qualifiers":[]` to `{}` in
+// place. The patterns cannot occur inside a JSON string, where quotes are
+// escaped. It is only tried after a decoding error.
+func patchEmptyMaps(line []byte) []byte {
+	for _, k := range emptyMapKeys {
+		for i := 0; ; {
+			j := bytes.Index(line[i:], k)
+			if j < 0 {
+				break
+			}
+			line[i+j+len(k)-2], line[i+j+len(k)-1] = '{', '}'
+			i += j + len(k)
+		}
+	}
+	return line
+}
+
+// validate checks the type and id.
+func (e *entity) validate() error {
+	var kind byte
+	switch e.Type {
+	case typeItem:
+		kind = 'Q'
+	case typeProperty:
+		kind = 'P'
+	case typeLexeme:
+		kind = 'L'
+	case "":
+		return fieldErr("type", errors.New("missing"))
+	default:
+		return fieldErr("type", fmt.Errorf("unsupported entity type %q", e.Type))
+	}
+	if !isEntityID(e.ID, kind) {
+		return fieldErr("id", fmt.Errorf("%q is not a valid %s id", e.ID, e.Type))
+	}
+	return nil
+}
+
+// parseLangMap reads {"en": {"language": "en", "value": "..."}, ...} and
+// returns the chosen languages in their order; with mul, a "mul" value is
+// returned when no chosen language has one.
+func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, error) {
+	found := make([]string, len(langs)+1)
+	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+		i := index(key, langs)
+		if i < 0 && mul && keyIs(key, mulLanguage) {
+			i = len(langs)
+		}
+		if i < 0 {
+			return nil
+		}
+		s, err := memberString(val, voff, "value")
+		found[i] = s
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return collect(found, langs), nil
+}
+
+// collect turns per-language texts (last slot: mul) into langTexts.
+func collect(found []string, langs []string) []langText {
+	var out []langText
+	for i, l := range langs {
+		if found[i] != "" {
+			out = append(out, langText{Lang: l, Text: found[i]})
+		}
+	}
+	if len(out) == 0 && found[len(langs)] != "" {
+		out = append(out, langText{Lang: mulLanguage, Text: found[len(langs)]})
+	}
+	return out
+}
+
+// parseAliases reads {"en": [{"language": "en", "value": "..."}, ...]}.
+func parseAliases(raw []byte, langs []string) ([]langText, error) {
+	byLang := make([][]string, len(langs))
+	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+		i := index(key, langs)
+		if i < 0 {
+			return nil
+		}
+		return eachElement(val, voff, func(el []byte, eoff int) error {
+			s, err := memberString(el, eoff, "value")
+			if s != "" {
+				byLang[i] = append(byLang[i], s)
+			}
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []langText
+	for i, l := range langs {
+		for _, s := range byLang[i] {
+			out = append(out, langText{Lang: l, Text: s})
+		}
+	}
+	return out, nil
+}
+
+// parseSitelinks reads {"enwiki": {"site": "enwiki", "title": "Berlin"}}.
+func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
+	found := make([]string, len(ls.langs))
+	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+		i := index(key, ls.sites)
+		if i < 0 {
+			return nil
+		}
+		s, err := memberString(val, voff, "title")
+		found[i] = s
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []langText
+	for i, l := range ls.langs {
+		if found[i] != "" {
+			out = append(out, langText{Lang: l, Text: found[i]})
+		}
+	}
+	return out, nil
+}
+
+// memberString returns the string member name of the object obj.
+func memberString(obj []byte, off int, name string) (string, error) {
+	var s string
+	err := eachMember(obj, off, func(key, val []byte, voff int) error {
+		if !keyIs(key, name) {
+			return nil
+		}
+		v, err := unquote(val)
+		if err != nil {
+			return synErr(voff, "%s: %v", name, err)
+		}
+		s = v
+		return nil
+	})
+	return s, err
+}

@@ -1,0 +1,288 @@
+package wikidata
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+)
+
+// This file is a small JSON scanner over byte slices. The reader uses it to
+// walk the top level of an entity and the language maps without decoding
+// them: an entity has labels, aliases and sitelinks in hundreds of
+// languages, of which only a few are wanted, so only the wanted members are
+// ever turned into strings. Claims, the bulk that is needed in full, are
+// decoded with goccy/go-json. Members the reader does not use are skipped
+// with bracket and string matching, not validated in depth.
+
+// errEOF reports input that ends inside a value.
+var errEOF = errors.New("unexpected end of JSON")
+
+// syntaxError is a scan error at a byte offset.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+
+func synErr(off int, format string, args ...any) error {
+	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
+}
+
+// isSpace reports JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"'.
+// It jumps from quote to quote; a quote preceded by an odd number of
+// backslashes is escaped.
+func skipString(b []byte, i int) (int, error) {
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			break
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
+	}
+	return 0, synErr(len(b), "unterminated string starting at byte %d", i)
+}
+
+// skipValue returns the index after the JSON value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, synErr(i, "%v", errEOF)
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{' || c == '[':
+		return skipContainer(b, i)
+	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+		j := i + 1
+		for j < len(b) && !isSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+			j++
+		}
+		return j, nil
+	default:
+		return 0, synErr(i, "unexpected %q", c)
+	}
+}
+
+// structural marks the bytes skipContainer must look at.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+// skipContainer skips an object or array, matching brackets with a stack.
+func skipContainer(b []byte, i int) (int, error) {
+	var small [32]byte
+	stack := small[:0]
+	for j := i; j < len(b); j++ {
+		for j < len(b) && !structural[b[j]] {
+			j++
+		}
+		if j == len(b) {
+			break
+		}
+		switch c := b[j]; c {
+		case '"':
+			end, err := skipString(b, j)
+			if err != nil {
+				return 0, err
+			}
+			j = end - 1
+		case '{', '[':
+			stack = append(stack, c+2) // '{'+2 == '}', '['+2 == ']'
+		default: // '}' or ']'
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return 0, synErr(j, "unexpected %q", c)
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return j + 1, nil
+			}
+		}
+	}
+	return 0, synErr(len(b), "%v", errEOF)
+}
+
+// eachMember calls fn for every member of the object obj (which must be
+// exactly one object, surrounding space allowed). off is the offset of obj
+// in the entity line, for error positions. An empty array "[]" is accepted
+// as an empty object (old dumps serialise empty maps so).
+func eachMember(obj []byte, off int, fn func(key, val []byte, valOff int) error) error {
+	i := skipSpace(obj, 0)
+	if i < len(obj) && obj[i] == '[' {
+		if j := skipSpace(obj, i+1); j < len(obj) && obj[j] == ']' {
+			return trailing(obj, j+1, off)
+		}
+	}
+	if i >= len(obj) || obj[i] != '{' {
+		return synErr(off+i, "want an object")
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return trailing(obj, i+1, off)
+	}
+	for {
+		key, vStart, vEnd, err := member(obj, i, off)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, obj[vStart:vEnd], off+vStart); err != nil {
+			return err
+		}
+		i = skipSpace(obj, vEnd)
+		if i >= len(obj) {
+			return synErr(off+i, "%v", errEOF)
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return trailing(obj, i+1, off)
+		default:
+			return synErr(off+i, "want ',' or '}' after a member, got %q", obj[i])
+		}
+	}
+}
+
+// member reads `"key": value` at b[i] and returns the raw key and the
+// value bounds.
+func member(b []byte, i, off int) (key []byte, vStart, vEnd int, err error) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, 0, synErr(off+i, "want a member name")
+	}
+	kEnd, err := skipString(b, i)
+	if err != nil {
+		return nil, 0, 0, shift(err, off)
+	}
+	j := skipSpace(b, kEnd)
+	if j >= len(b) || b[j] != ':' {
+		return nil, 0, 0, synErr(off+j, "want ':' after a member name")
+	}
+	vStart = skipSpace(b, j+1)
+	vEnd, err = skipValue(b, vStart)
+	if err != nil {
+		return nil, 0, 0, shift(err, off)
+	}
+	return b[i:kEnd], vStart, vEnd, nil
+}
+
+// eachElement calls fn for every element of the array arr.
+func eachElement(arr []byte, off int, fn func(val []byte, valOff int) error) error {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return synErr(off+i, "want an array")
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return trailing(arr, i+1, off)
+	}
+	for {
+		end, err := skipValue(arr, i)
+		if err != nil {
+			return shift(err, off)
+		}
+		if err := fn(arr[i:end], off+i); err != nil {
+			return err
+		}
+		i = skipSpace(arr, end)
+		if i >= len(arr) {
+			return synErr(off+i, "%v", errEOF)
+		}
+		switch arr[i] {
+		case ',':
+			i = skipSpace(arr, i+1)
+		case ']':
+			return trailing(arr, i+1, off)
+		default:
+			return synErr(off+i, "want ',' or ']' after an element, got %q", arr[i])
+		}
+	}
+}
+
+// trailing checks that only space follows index i.
+func trailing(b []byte, i, off int) error {
+	if j := skipSpace(b, i); j < len(b) {
+		return synErr(off+j, "unexpected %q after the value", b[j])
+	}
+	return nil
+}
+
+// shift moves a syntax error's offset by off.
+func shift(err error, off int) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{off: se.off + off, msg: se.msg}
+	}
+	return err
+}
+
+// unquote decodes a raw JSON string token.
+func unquote(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", errors.New("want a string")
+	}
+	inner := raw[1 : len(raw)-1]
+	simple, ascii := true, true
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			simple = false
+			break
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	if simple && (ascii || utf8.Valid(inner)) {
+		return string(inner), nil
+	}
+	var s string
+	if err := json.UnmarshalOf(raw, &s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// keyIs reports whether the raw key token equals name (names used by the
+// reader never need escapes).
+func keyIs(raw []byte, name string) bool {
+	return len(raw) == len(name)+2 && string(raw[1:len(raw)-1]) == name
+}
+
+// topLevelID returns the "id" member of the entity object in line without
+// decoding the rest; ok is false when it cannot be found cheaply.
+func topLevelID(line []byte) (id string, ok bool) {
+	err := eachMember(line, 0, func(key, val []byte, _ int) error {
+		if keyIs(key, "id") {
+			s, err := unquote(val)
+			if err == nil {
+				id, ok = s, true
+			}
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return "", false
+	}
+	return id, ok
+}
+
+// errStop ends a member walk early.
+var errStop = errors.New("stop")
