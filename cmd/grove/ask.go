@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/tot"
+	"github.com/grove-kg/grove/reasoner/trace"
+)
+
+// registry builds the registry of every reasoning method.
+func registry() *reasoner.Registry {
+	r := reasoner.NewRegistry()
+	tot.Register(r)
+	registerMore(r)
+	return r
+}
+
+// modelFlags adds the model settings shared by ask, serve and eval. They
+// are read through viper under "llm.*", so GROVE_LLM_URL or a config file's
+// llm: section work too.
+func (a *app) modelFlags(fs *pflag.FlagSet) {
+	fs.String("llm", "", "OpenAI-compatible base URL (vLLM, llama.cpp, Ollama, LM Studio, hosted); empty = lexical keyword baseline, not an LLM")
+	fs.String("model", "", "model name")
+	fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.String("endpoint", "chat", "chat or completions")
+	fs.String("cache", "readwrite", "response cache: off, read or readwrite")
+	fs.String("cache-dir", filepath.Join(filepath.Dir(defaultDBDir()), "llm-cache"), "response cache directory")
+	fs.Int("max-concurrency", 8, "maximum concurrent model requests")
+	fs.Duration("timeout", 2*time.Minute, "per-call model timeout")
+	for flag, key := range map[string]string{"llm": "llm.url", "model": "llm.model", "api-key-env": "llm.api_key_env",
+		"endpoint": "llm.endpoint", "cache": "llm.cache_mode", "cache-dir": "llm.cache_dir",
+		"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"} {
+		_ = a.v.BindPFlag(key, fs.Lookup(flag))
+	}
+}
+
+// openModel builds the configured model (the lexical policy without --llm).
+func (a *app) openModel() (llm.Model, io.Closer, error) {
+	cfg := llm.DefaultConfig()
+	cfg.URL = a.v.GetString("llm.url")
+	cfg.Model = a.v.GetString("llm.model")
+	cfg.APIKeyEnv = a.v.GetString("llm.api_key_env")
+	cfg.Endpoint = a.v.GetString("llm.endpoint")
+	cfg.CacheMode = a.v.GetString("llm.cache_mode")
+	cfg.CacheDir = a.v.GetString("llm.cache_dir")
+	cfg.MaxConcurrency = a.v.GetInt("llm.max_concurrency")
+	cfg.Timeout = a.v.GetDuration("llm.timeout")
+	if cfg.URL == "" {
+		cfg.CacheMode = "off"
+	}
+	return llm.OpenWithLogger(cfg, a.log)
+}
+
+// parseParams turns key=value flags into method parameters.
+func parseParams(kvs []string) (reasoner.Params, error) {
+	p := reasoner.Params{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--param %q: want key=value", kv)
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			p[k] = n
+		} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+			p[k] = f
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			p[k] = b
+		} else {
+			p[k] = v
+		}
+	}
+	return p, nil
+}
+
+func (a *app) askCmd() *cobra.Command {
+	var method, traceFile string
+	var graphs, params, topics []string
+	cmd := &cobra.Command{
+		Use:   `ask "QUESTION"`,
+		Short: "Answer a question by reasoning over the KGs (Tree-of-Traversals and other methods)",
+		Long: `Answer a question with a reasoning method over one or more graphs. Without --llm the
+deterministic lexical policy is used: a keyword-overlap baseline, not an LLM, so that ask works
+offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") + `.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := parseParams(params)
+			if err != nil {
+				return err
+			}
+			db, err := a.openDB(true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			model, closer, err := a.openModel()
+			if err != nil {
+				return err
+			}
+			defer closer.Close()
+			r, err := registry().New(method, reasoner.Deps{KG: db, Model: model, Logger: a.log}, p)
+			if err != nil {
+				return err
+			}
+			t, err := r.Answer(cmd.Context(), reasoner.Query{Question: args[0], Graphs: graphs, TopicEntities: topics})
+			if t != nil && traceFile != "" {
+				if werr := writeTrace(traceFile, t); werr != nil {
+					return werr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if a.v.GetString("llm.url") == "" && !a.jsonOut() {
+				fmt.Fprintln(a.stderr, "note: no --llm configured: answered by the lexical keyword baseline, not an LLM")
+			}
+			return a.emit(t, func(w io.Writer) error { return trace.Render(w, t) })
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&method, "method", "tot", "reasoning method")
+	fl.StringSliceVar(&graphs, "kg", nil, "graphs (KGs) to use (default: all)")
+	fl.StringSliceVar(&topics, "topic", nil, "topic entity ids, when known")
+	fl.StringArrayVar(&params, "param", nil, "method parameter key=value (e.g. k=3, max_depth=7)")
+	fl.StringVar(&traceFile, "trace", "", "write the full trace as JSON to this file")
+	a.modelFlags(fl)
+	return cmd
+}
+
+func writeTrace(path string, t *trace.Trace) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns stdout.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := newApp()
+	a.stdout, a.stderr = &out, &errb
+	cmd := a.root()
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		t.Logf("stderr: %s", errb.String())
+	}
+	return out.String(), err
+}
+
+func TestCLIIngestAndQuery(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	film := filepath.Join("..", "..", "data", "film.nq.gz")
+	out, err := run(t, "--db", db, "ingest", "--graph", "film", film)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "471705 new") {
+		t.Fatalf("ingest output: %s", out)
+	}
+	out, err = run(t, "--db", db, "--json", "stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Counts struct{ Quads int64 } `json:"counts"`
+		Graphs []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Counts.Quads != 471705 || len(st.Graphs) != 1 {
+		t.Fatalf("stats = %s (%v)", out, err)
+	}
+	out, err = run(t, "--db", db, "kg", "search", "Blade Runner", "--limit", "1")
+	if err != nil || !strings.Contains(out, "/en/blade_runner") {
+		t.Fatalf("search = %s, %v", out, err)
+	}
+	out, err = run(t, "--db", db, "kg", "edges", "/film/film/directed_by", "/en/blade_runner")
+	if err != nil || !strings.Contains(out, "Ridley Scott") {
+		t.Fatalf("edges = %s, %v", out, err)
+	}
+	out, err = run(t, "--db", db, "query", `g.V("</en/blade_runner>").Out("</film/film/directed_by>").Out("<name>").All()`)
+	if err != nil || !strings.Contains(out, "Ridley Scott") {
+		t.Fatalf("query = %s, %v", out, err)
+	}
+	if _, err := run(t, "--db", db, "kg", "entity", "/en/nope"); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("unknown entity: %v", err)
+	}
+	if _, err := run(t, "--db", db, "kg", "relations", "--dir", "sideways", "/en/blade_runner"); err == nil {
+		t.Fatal("bad --dir accepted")
+	}
+}
+
+func TestCLIEnvAndConfig(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GROVE_DB", filepath.Join(dir, "fromenv"))
+	if _, err := run(t, "stats"); err == nil || !strings.Contains(err.Error(), "fromenv") {
+		t.Fatalf("GROVE_DB not used: %v", err)
+	}
+	// A flag beats the environment.
+	if _, err := run(t, "--db", filepath.Join(dir, "fromflag"), "stats"); err == nil || !strings.Contains(err.Error(), "fromflag") {
+		t.Fatalf("--db did not win over GROVE_DB: %v", err)
+	}
+}

@@ -1,0 +1,324 @@
+package llm
+
+// The persistent response cache: a Model wrapper storing each sample in a
+// Badger database.
+//
+// Every sample is cached under its own key: a SHA-256 over the canonical
+// JSON of the model identity (model name, endpoint, extra body), the
+// request's temperature, max tokens, stop sequences, prompt or messages,
+// and the sample index i. Sample i of an identical request is therefore
+// reproducible, and a request for N samples calls the model only for the
+// indices not yet cached (asking it for that many samples). Task is not part
+// of the key: real models read only the prompt.
+//
+// Modes: off (pass through), read (use cached samples, never write),
+// readwrite. A read-mode cache opens Badger read-only, so several processes
+// may read one directory at once; a readwrite cache holds Badger's directory
+// lock, so writers must open it one after another. Two concurrent identical
+// requests in one process may both miss and both call the model; the later
+// write wins.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// CacheMode says how a Cache uses its store.
+type CacheMode string
+
+// Cache modes.
+const (
+	CacheOff       CacheMode = "off"
+	CacheRead      CacheMode = "read"
+	CacheReadWrite CacheMode = "readwrite"
+)
+
+// ParseCacheMode parses "off" (or ""), "read" and "readwrite" (also
+// "read-write", "rw"), case-insensitively.
+func ParseCacheMode(s string) (CacheMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "off", "none":
+		return CacheOff, nil
+	case "read", "readonly", "read-only", "ro":
+		return CacheRead, nil
+	case "readwrite", "read-write", "rw":
+		return CacheReadWrite, nil
+	}
+	return "", fmt.Errorf("cache mode %q: want off, read or readwrite", s)
+}
+
+// CacheIdentity is the part of a cache key that identifies the model.
+type CacheIdentity struct {
+	Model     string         `json:"model"`
+	Endpoint  string         `json:"endpoint"`
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
+}
+
+// CacheOptions configure OpenCache.
+type CacheOptions struct {
+	Dir      string
+	Mode     CacheMode
+	Identity CacheIdentity
+	// Logger receives Badger warnings and cache write failures (nil:
+	// slog.Default()).
+	Logger *slog.Logger
+}
+
+// cacheKeyVersion changes when the key layout changes.
+const cacheKeyVersion = 1
+
+// Cache is a Model wrapper that stores responses on disk. It is safe for
+// concurrent use; call Close when done.
+type Cache struct {
+	inner Model
+	opts  CacheOptions
+	log   *slog.Logger
+
+	mu     sync.RWMutex // guards db against Close
+	db     *badger.DB   // nil when off, or read mode on a missing store
+	closed bool
+}
+
+// OpenCache wraps inner. In off mode no store is opened. In read mode a
+// directory without a store behaves as an empty cache.
+func OpenCache(inner Model, opts CacheOptions) (*Cache, error) {
+	c := &Cache{inner: inner, opts: opts, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	switch opts.Mode {
+	case CacheOff:
+		return c, nil
+	case CacheRead, CacheReadWrite:
+	default:
+		return nil, fmt.Errorf("response cache: mode %q: want off, read or readwrite", opts.Mode)
+	}
+	if strings.TrimSpace(opts.Dir) == "" {
+		return nil, fmt.Errorf("response cache: field Dir: required in mode %s", opts.Mode)
+	}
+	if opts.Mode == CacheRead && !storeExists(opts.Dir) {
+		c.log.Info("response cache is empty (no store yet)", "dir", opts.Dir)
+		return c, nil
+	}
+	db, err := badger.Open(badgerOptions(opts.Dir, opts.Mode == CacheRead, c.log))
+	if err != nil {
+		return nil, fmt.Errorf("response cache %s: open: %w", opts.Dir, err)
+	}
+	c.db = db
+	return c, nil
+}
+
+func storeExists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "MANIFEST"))
+	return err == nil
+}
+
+func badgerOptions(dir string, readOnly bool, log *slog.Logger) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithReadOnly(readOnly).
+		WithLogger(badgerLogger{log}).
+		WithLoggingLevel(badger.WARNING).
+		WithMetricsEnabled(false).
+		WithMemTableSize(8 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(16 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithNumCompactors(2).
+		WithNumGoroutines(2)
+}
+
+// badgerLogger forwards Badger's warnings and errors to slog.
+type badgerLogger struct{ log *slog.Logger }
+
+func (l badgerLogger) Errorf(f string, a ...any) {
+	l.log.Error("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+
+func (l badgerLogger) Warningf(f string, a ...any) {
+	l.log.Warn("badger: " + strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (badgerLogger) Infof(string, ...any)  {}
+func (badgerLogger) Debugf(string, ...any) {}
+
+// Close closes the store. Generate fails after Close.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.db == nil {
+		return nil
+	}
+	err := c.db.Close()
+	c.db = nil
+	if err != nil {
+		return fmt.Errorf("response cache %s: close: %w", c.opts.Dir, err)
+	}
+	return nil
+}
+
+// Unwrap returns the wrapped model.
+func (c *Cache) Unwrap() Model { return c.inner }
+
+// cachedSample is the stored value of one sample.
+type cachedSample struct {
+	Text    string    `json:"text"`
+	Model   string    `json:"model"`
+	Created time.Time `json:"created"`
+}
+
+// Generate returns cached samples and asks the inner model for the rest.
+func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
+	if c.opts.Mode == CacheOff {
+		return c.inner.Generate(ctx, req)
+	}
+	start := time.Now()
+	n := max(1, req.N)
+	keys, err := c.keys(req, n)
+	if err != nil {
+		return Response{}, err
+	}
+	found, err := c.lookup(keys)
+	if err != nil {
+		return Response{}, err
+	}
+	resp := Response{Texts: make([]string, n)}
+	var missing []int
+	for i := range n {
+		if s, ok := found[i]; ok {
+			resp.Texts[i], resp.Model = s.Text, s.Model
+			resp.CacheHits++
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		if err := c.fill(ctx, req, keys, missing, &resp); err != nil {
+			return Response{}, err
+		}
+	}
+	resp.Latency = time.Since(start)
+	return resp, nil
+}
+
+// fill asks the inner model for the missing samples and stores them.
+func (c *Cache) fill(ctx context.Context, req Request, keys [][]byte, missing []int, resp *Response) error {
+	sub := req
+	sub.N = len(missing)
+	r, err := c.inner.Generate(ctx, sub)
+	if err != nil {
+		return err
+	}
+	if len(r.Texts) != len(missing) {
+		return fmt.Errorf("response cache: model returned %d texts for %d samples", len(r.Texts), len(missing))
+	}
+	for j, i := range missing {
+		resp.Texts[i] = r.Texts[j]
+	}
+	resp.Usage, resp.Model = r.Usage, r.Model
+	resp.CacheHits += r.CacheHits
+	if c.opts.Mode == CacheReadWrite {
+		if err := c.store(keys, missing, r); err != nil {
+			c.log.Warn("response cache write failed", "dir", c.opts.Dir, "task", req.Task.Name, "error", err)
+		}
+	}
+	return nil
+}
+
+// keys computes the store key of each sample.
+func (c *Cache) keys(req Request, n int) ([][]byte, error) {
+	doc := struct {
+		V           int            `json:"v"`
+		Model       string         `json:"model"`
+		Endpoint    string         `json:"endpoint"`
+		ExtraBody   map[string]any `json:"extra_body"`
+		Temperature float64        `json:"temperature"`
+		MaxTokens   int            `json:"max_tokens"`
+		Stop        []string       `json:"stop"`
+		Prompt      string         `json:"prompt"`
+		Messages    []Message      `json:"messages"`
+		Sample      int            `json:"sample"`
+	}{V: cacheKeyVersion, Model: c.opts.Identity.Model, Endpoint: c.opts.Identity.Endpoint,
+		ExtraBody: c.opts.Identity.ExtraBody, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
+		Stop: req.Stop, Prompt: req.Prompt, Messages: req.Messages}
+	keys := make([][]byte, n)
+	for i := range n {
+		doc.Sample = i
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("response cache: key of task %q: %w", req.Task.Name, err)
+		}
+		sum := sha256.Sum256(b)
+		keys[i] = append([]byte("r/"), sum[:]...)
+	}
+	return keys, nil
+}
+
+// lookup returns the cached samples by index.
+func (c *Cache) lookup(keys [][]byte) (map[int]cachedSample, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return nil, errors.New("response cache: closed")
+	}
+	found := map[int]cachedSample{}
+	if c.db == nil {
+		return found, nil
+	}
+	err := c.db.View(func(txn *badger.Txn) error {
+		for i, k := range keys {
+			item, err := txn.Get(k)
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			var s cachedSample
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &s) }); err != nil {
+				return fmt.Errorf("sample %d: %w", i, err)
+			}
+			found[i] = s
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("response cache %s: read: %w", c.opts.Dir, err)
+	}
+	return found, nil
+}
+
+// store writes the samples at indices missing (texts in r, in order).
+func (c *Cache) store(keys [][]byte, missing []int, r Response) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.db == nil {
+		return errors.New("closed")
+	}
+	now := time.Now().UTC()
+	return c.db.Update(func(txn *badger.Txn) error {
+		for j, i := range missing {
+			v, err := json.Marshal(cachedSample{Text: r.Texts[j], Model: r.Model, Created: now})
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(keys[i], v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,102 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+)
+
+func TestOpenLexicalWhenNoURL(t *testing.T) {
+	m, closer, err := Open(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	resp, err := m.Generate(context.Background(), Request{Task: Task{Kind: KindSelect, Question: "who directed it", Options: []Option{{ID: "P57", Text: "director"}}}})
+	if err != nil || resp.Model != LexicalModelName || resp.Texts[0] != "P57" {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+	st, ok := m.(*Stats)
+	if !ok || st.Snapshot().Total.Calls != 1 {
+		t.Fatalf("Open must count calls: %T", m)
+	}
+	if _, ok := st.Unwrap().(Lexical); !ok {
+		t.Fatalf("inner model %T, want Lexical", st.Unwrap())
+	}
+}
+
+func TestOpenOpenAIWithCache(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.HonourN(func(r *llmtest.Request, i int) string { return "x" }))
+	t.Setenv("GROVE_TEST_KEY", " sk-abc ")
+	cfg := Config{URL: srv.BaseURL(), Model: "m", APIKeyEnv: "GROVE_TEST_KEY", CacheDir: t.TempDir(),
+		ExtraBody: map[string]any{"top_k": 3}, Retries: -1, Timeout: time.Second}
+	m, closer, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := m.Generate(context.Background(), Request{Prompt: "p", N: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if srv.RequestCount() != 1 {
+		t.Fatalf("cache (readwrite by default with cache_dir) should serve the repeat: %d requests", srv.RequestCount())
+	}
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-abc" {
+		t.Fatalf("key from env: %q", got)
+	}
+	snap := m.(*Stats).Snapshot()
+	if snap.Total.Calls != 2 || snap.Total.CacheHits != 2 {
+		t.Fatalf("stats %+v", snap.Total)
+	}
+}
+
+func TestOpenConfigErrors(t *testing.T) {
+	t.Setenv("GROVE_EMPTY_KEY", "")
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{URL: "http://127.0.0.1:1/v1"}, "field model"},
+		{Config{URL: "http://127.0.0.1:1/v1", Model: "m", APIKeyEnv: "GROVE_EMPTY_KEY"}, "GROVE_EMPTY_KEY"},
+		{Config{URL: "http://127.0.0.1:1/v1", Model: "m", CacheMode: "readwrite"}, "cache_dir"},
+		{Config{URL: "http://127.0.0.1:1/v1", Model: "m", CacheMode: "bogus", CacheDir: "x"}, "cache_mode"},
+		{Config{URL: "http://127.0.0.1:1/v1", Model: "m", MaxConcurrency: -1}, "max_concurrency"},
+		{Config{URL: "not a url", Model: "m"}, "BaseURL"},
+		{Config{URL: "http://127.0.0.1:1/v1", Model: "m", Endpoint: "x"}, "Endpoint"},
+	}
+	for _, tt := range tests {
+		_, _, err := Open(tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Open(%v) = %v, want error naming %s", tt.cfg, err, tt.want)
+		}
+	}
+}
+
+func TestOpenRetriesDefault(t *testing.T) {
+	srv := llmtest.NewServer(t, func(*llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 400} })
+	for _, tt := range []struct{ retries, want int }{{0, DefaultRetries}, {-1, 0}, {5, 5}} {
+		oc, err := Config{URL: srv.BaseURL(), Model: "m", Retries: tt.retries}.openAIConfig(nil)
+		if err != nil || oc.MaxRetries != tt.want || oc.Timeout != DefaultTimeout {
+			t.Errorf("retries %d: %+v, %v", tt.retries, oc.MaxRetries, err)
+		}
+	}
+	m, _, err := Open(Config{URL: srv.BaseURL(), Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *APIError
+	if _, err := m.Generate(context.Background(), Request{Prompt: "p"}); !errors.As(err, &apiErr) {
+		t.Fatalf("want APIError, got %v", err)
+	}
+	if srv.RequestCount() != 1 {
+		t.Fatalf("400 must not be retried: %d requests", srv.RequestCount())
+	}
+}

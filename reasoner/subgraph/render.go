@@ -1,0 +1,239 @@
+package subgraph
+
+import (
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// names returns every entity's display name: its label with whitespace
+// collapsed, or its id when it has none; a label shared by several
+// entities gets the id appended ("John Smith (Q1)").
+func (g *Graph) names() map[string]string {
+	count := make(map[string]int, len(g.entities))
+	for _, e := range g.entities {
+		if l := flat(e.Label); l != "" {
+			count[strings.ToLower(l)]++
+		}
+	}
+	out := make(map[string]string, len(g.entities))
+	for _, e := range g.entities {
+		l := flat(e.Label)
+		switch {
+		case l == "":
+			out[e.ID] = e.ID
+		case count[strings.ToLower(l)] > 1 && !e.Literal:
+			out[e.ID] = l + " (" + e.ID + ")"
+		default:
+			out[e.ID] = l
+		}
+	}
+	return out
+}
+
+// Name returns the display name of id: its label, disambiguated with the
+// id when several entities share it, or the id itself.
+func (g *Graph) Name(id string) string {
+	if n, ok := g.names()[id]; ok {
+		return n
+	}
+	return id
+}
+
+// Names returns the display names of ids (see Name), computed once.
+func (g *Graph) Names(ids []string) []string {
+	names := g.names()
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if n, ok := names[id]; ok {
+			out[i] = n
+		} else {
+			out[i] = id
+		}
+	}
+	return out
+}
+
+// flat collapses whitespace (newlines included) so that a label cannot
+// break the layout.
+func flat(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// MultiGraph reports whether the local graph spans several KGs, in which
+// case the text tags entities and relations with their graph.
+func (g *Graph) MultiGraph() bool { return len(g.Graphs()) > 1 }
+
+// String returns Render().
+func (g *Graph) String() string { return g.Render() }
+
+// Render returns the local graph as text (see the package comment).
+func (g *Graph) Render() string {
+	var b strings.Builder
+	g.WriteText(&b, "")
+	return b.String()
+}
+
+// WriteText writes the text to b, every line prefixed with indent.
+func (g *Graph) WriteText(b *strings.Builder, indent string) {
+	names := g.names()
+	multi := g.MultiGraph()
+	b.WriteString(indent + "Entities:\n")
+	g.writeEntities(b, indent+"  ", multi)
+	b.WriteString(indent + "Edges:\n")
+	g.writeEdges(b, indent+"  ", names, multi)
+}
+
+func (g *Graph) writeEntities(b *strings.Builder, indent string, multi bool) {
+	n := 0
+	for _, e := range g.entities {
+		if e.Literal {
+			continue
+		}
+		n++
+		b.WriteString(indent + e.ID)
+		if l := flat(e.Label); l != "" {
+			b.WriteString(": " + l)
+		}
+		if d := flat(e.Description); d != "" {
+			b.WriteString(" - " + d)
+		}
+		if multi && len(e.Graphs) > 0 {
+			b.WriteString(" [" + strings.Join(e.Graphs, ", ") + "]")
+		}
+		for _, same := range g.partners(e.ID) {
+			b.WriteString(" (same as " + same + ")")
+		}
+		b.WriteByte('\n')
+	}
+	if n == 0 {
+		b.WriteString(indent + "(none)\n")
+	}
+}
+
+// partners returns the ids linked to id, in link order.
+func (g *Graph) partners(id string) []string {
+	var out []string
+	for _, l := range g.links {
+		switch id {
+		case l.From:
+			out = append(out, l.To)
+		case l.To:
+			out = append(out, l.From)
+		}
+	}
+	return out
+}
+
+// group is the edges listed under one anchor entity and one relation.
+type group struct {
+	anchor string
+	label  string
+	lines  []string
+}
+
+func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]string, multi bool) {
+	if len(g.edges) == 0 {
+		b.WriteString(indent + "(none)\n")
+		return
+	}
+	type gkey struct {
+		anchor, rel, graph string
+		dir                store.Direction
+	}
+	var anchors []string
+	byAnchor := map[string][]*group{}
+	index := map[gkey]*group{}
+	for _, e := range g.edges {
+		anchor, other := e.Subject.ID, e.Object
+		if e.Dir == store.In {
+			anchor, other = e.Object.ID, e.Subject
+		}
+		k := gkey{anchor, e.Relation, e.Graph, e.Dir}
+		gr := index[k]
+		if gr == nil {
+			gr = &group{anchor: anchor, label: relationLabel(e, multi)}
+			index[k] = gr
+			if _, seen := byAnchor[anchor]; !seen {
+				anchors = append(anchors, anchor)
+			}
+			byAnchor[anchor] = append(byAnchor[anchor], gr)
+		}
+		gr.lines = append(gr.lines, nameOf(names, other)+qualifiers(e.Qualifiers))
+	}
+	for _, a := range anchors {
+		b.WriteString(indent + nameOf(names, store.Entity{ID: a}) + ":\n")
+		for _, gr := range byAnchor[a] {
+			b.WriteString(indent + "  " + gr.label + ":\n")
+			for _, l := range gr.lines {
+				b.WriteString(indent + "    " + l + "\n")
+			}
+		}
+	}
+}
+
+func nameOf(names map[string]string, e store.Entity) string {
+	if n, ok := names[e.ID]; ok {
+		return n
+	}
+	if l := flat(e.Label); l != "" {
+		return l
+	}
+	return e.ID
+}
+
+// relationLabel is the label an edge is listed under.
+func relationLabel(e Edge, multi bool) string {
+	l := flat(e.RelationLabel)
+	if l == "" {
+		l = e.Relation
+	}
+	if e.Dir == store.In {
+		if inv := flat(e.InverseLabel); inv != "" {
+			l = inv
+		} else {
+			l = "is " + l + " of"
+		}
+	}
+	if multi && e.Graph != "" {
+		l += " [" + e.Graph + "]"
+	}
+	return l
+}
+
+// qualifiers renders statement qualifiers: " (start time: 2003; end time: 2010)".
+func qualifiers(fs []store.Feature) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = flat(f.Name) + ": " + flat(f.Value)
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// Triples returns one "subject -> relation -> object" line per edge (see
+// EdgeTriples).
+func (g *Graph) Triples() []string { return g.EdgeTriples(g.edges) }
+
+// EdgeTriples returns one "subject -> relation -> object" line per edge,
+// in stored direction with the local graph's display names and forward
+// labels (qualifiers in parentheses after the object). Methods hand these
+// to models as structured context; "->" inside a name becomes "-" so every
+// line has exactly three parts.
+func (g *Graph) EdgeTriples(edges []Edge) []string {
+	names := g.names()
+	out := make([]string, len(edges))
+	for i, e := range edges {
+		rel := flat(e.RelationLabel)
+		if rel == "" {
+			rel = e.Relation
+		}
+		out[i] = arrowSafe(nameOf(names, e.Subject)) + " -> " + arrowSafe(rel) + " -> " +
+			arrowSafe(nameOf(names, e.Object)+qualifiers(e.Qualifiers))
+	}
+	return out
+}
+
+func arrowSafe(s string) string { return strings.ReplaceAll(s, "->", "-") }

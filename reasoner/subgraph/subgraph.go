@@ -1,0 +1,308 @@
+// Package subgraph is the local knowledge graph of a reasoning state: the
+// entities a method has seen (id, label, description, the KGs they came
+// from), the edges it fetched, and the cross-KG links between entities,
+// plus the compact text every method shows a model.
+//
+// The text is hand-written rather than produced by a JSON or YAML library,
+// so nothing is quoted or escaped and the token cost stays low (the
+// Tree-of-Traversals paper's YAML-like layout):
+//
+//	Entities:
+//	  /en/blade_runner: Blade Runner
+//	  /en/ridley_scott: Ridley Scott - English film director
+//	Edges:
+//	  Blade Runner:
+//	    directed by:
+//	      Ridley Scott
+//	  Ridley Scott:
+//	    directed:
+//	      Gladiator
+//
+// Entities are listed with id, label and description; edges are grouped by
+// the entity they were fetched from and then by relation. An edge fetched
+// against its stored direction (store.In) is listed under its object with
+// the relation's inverse label ("is mother of"), so the reader sees the
+// walk as it happened; the same fact is never stored twice, whichever
+// direction it was fetched in. When the local graph spans several KGs,
+// entities and relations carry a "[graph]" tag and links between KGs are
+// shown on the entity lines. Order is deterministic: insertion order, which
+// a method's deterministic KG calls fix.
+//
+// A Graph is a value owned by one reasoning state: it is not safe for
+// concurrent mutation, and a method that branches calls Clone.
+package subgraph
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Entity is an entity (or literal value) of the local graph.
+type Entity struct {
+	ID          string
+	Label       string
+	Description string
+	// Graphs are the KGs the entity was seen in, in order of discovery.
+	Graphs  []string
+	Literal bool
+}
+
+// Edge is one fetched fact.
+type Edge struct {
+	store.Edge
+	// Dir is the direction the edge was followed in: Out lists it under
+	// its subject with RelationLabel, In under its object with
+	// InverseLabel.
+	Dir          store.Direction
+	InverseLabel string
+}
+
+// Link says that From is the same entity as To in another KG.
+type Link struct {
+	From, To string
+	// Graph is To's graph; Via the predicate that established the link.
+	Graph, Via string
+}
+
+type edgeKey struct{ s, r, o, g string }
+
+// Graph is a local knowledge graph.
+type Graph struct {
+	index    map[string]int
+	entities []Entity
+	edges    []Edge
+	edgeSet  map[edgeKey]struct{}
+	links    []Link
+}
+
+// New returns an empty local graph.
+func New() *Graph {
+	return &Graph{index: map[string]int{}, edgeSet: map[edgeKey]struct{}{}}
+}
+
+// Clone returns an independent copy.
+func (g *Graph) Clone() *Graph {
+	c := &Graph{
+		index:    make(map[string]int, len(g.index)),
+		entities: make([]Entity, len(g.entities)),
+		edges:    slices.Clone(g.edges),
+		edgeSet:  make(map[edgeKey]struct{}, len(g.edgeSet)),
+		links:    slices.Clone(g.links),
+	}
+	for k, v := range g.index {
+		c.index[k] = v
+	}
+	for i, e := range g.entities {
+		e.Graphs = slices.Clone(e.Graphs)
+		c.entities[i] = e
+	}
+	for k := range g.edgeSet {
+		c.edgeSet[k] = struct{}{}
+	}
+	return c
+}
+
+// AddEntity adds e as seen in graph (may be ""), or completes the entity
+// already there (missing label or description, new graph). It reports
+// whether the entity is new.
+func (g *Graph) AddEntity(e store.Entity, graph string) bool {
+	if i, ok := g.index[e.ID]; ok {
+		old := &g.entities[i]
+		if old.Label == "" {
+			old.Label = e.Label
+		}
+		if old.Description == "" {
+			old.Description = e.Description
+		}
+		if graph != "" && !slices.Contains(old.Graphs, graph) {
+			old.Graphs = append(old.Graphs, graph)
+		}
+		return false
+	}
+	ne := Entity{ID: e.ID, Label: e.Label, Description: e.Description, Literal: e.Literal}
+	if graph != "" {
+		ne.Graphs = []string{graph}
+	}
+	g.index[e.ID] = len(g.entities)
+	g.entities = append(g.entities, ne)
+	return true
+}
+
+// AddEdge adds a fact fetched in direction dir (Out or In; Both counts as
+// Out) with the relation's inverse label, adding both ends as entities of
+// the edge's graph. A fact already present (in either direction) is not
+// added again; AddEdge reports whether the edge is new.
+func (g *Graph) AddEdge(e store.Edge, dir store.Direction, inverseLabel string) bool {
+	g.AddEntity(e.Subject, e.Graph)
+	g.AddEntity(e.Object, e.Graph)
+	k := edgeKey{e.Subject.ID, e.Relation, e.Object.ID, e.Graph}
+	if _, dup := g.edgeSet[k]; dup {
+		return false
+	}
+	if dir != store.In {
+		dir = store.Out
+	}
+	g.edgeSet[k] = struct{}{}
+	g.edges = append(g.edges, Edge{Edge: e, Dir: dir, InverseLabel: inverseLabel})
+	return true
+}
+
+// AddLink records that from (already in the graph) is the same entity as
+// to in graph, adding to as an entity of that graph. It reports whether the
+// link is new.
+func (g *Graph) AddLink(from string, to store.Entity, graph, via string) bool {
+	g.AddEntity(to, graph)
+	for _, l := range g.links {
+		if l.From == from && l.To == to.ID && l.Graph == graph {
+			return false
+		}
+	}
+	g.links = append(g.links, Link{From: from, To: to.ID, Graph: graph, Via: via})
+	return true
+}
+
+// Has reports whether id is an entity of the graph.
+func (g *Graph) Has(id string) bool {
+	_, ok := g.index[id]
+	return ok
+}
+
+// Entity returns the entity with the given id.
+func (g *Graph) Entity(id string) (Entity, bool) {
+	i, ok := g.index[id]
+	if !ok {
+		return Entity{}, false
+	}
+	e := g.entities[i]
+	e.Graphs = slices.Clone(e.Graphs)
+	return e, true
+}
+
+// Entities returns the entities (literals included) in insertion order.
+func (g *Graph) Entities() []Entity {
+	out := make([]Entity, len(g.entities))
+	for i, e := range g.entities {
+		e.Graphs = slices.Clone(e.Graphs)
+		out[i] = e
+	}
+	return out
+}
+
+// Expandable returns the non-literal entities in insertion order: the ones
+// a method can fetch edges for.
+func (g *Graph) Expandable() []Entity {
+	var out []Entity
+	for _, e := range g.entities {
+		if !e.Literal {
+			e.Graphs = slices.Clone(e.Graphs)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Edges returns the edges in insertion order.
+func (g *Graph) Edges() []Edge { return slices.Clone(g.edges) }
+
+// Links returns the cross-KG links in insertion order.
+func (g *Graph) Links() []Link { return slices.Clone(g.links) }
+
+// NumEntities is the number of entities, literals included.
+func (g *Graph) NumEntities() int { return len(g.entities) }
+
+// NumEdges is the number of edges.
+func (g *Graph) NumEdges() int { return len(g.edges) }
+
+// Graphs returns the KGs the local graph draws from, in order of discovery.
+func (g *Graph) Graphs() []string {
+	var out []string
+	for _, e := range g.entities {
+		for _, gr := range e.Graphs {
+			if !slices.Contains(out, gr) {
+				out = append(out, gr)
+			}
+		}
+	}
+	return out
+}
+
+// EdgesAbout returns the edges with an end among ids, in insertion order.
+func (g *Graph) EdgesAbout(ids []string) []Edge {
+	var out []Edge
+	for _, e := range g.edges {
+		if slices.Contains(ids, e.Subject.ID) || slices.Contains(ids, e.Object.ID) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Resolve returns the ids of the entities a piece of text names: the
+// whole text, or else each item of a list ("a, b", "[a; b]", "a and b"),
+// compared exactly with entity ids and case-insensitively with labels and
+// display names. Partial words never match ("Q30" does not name "Q3012").
+func (g *Graph) Resolve(text string) []string {
+	if ids := g.resolveItem(text); len(ids) > 0 {
+		return ids
+	}
+	var out []string
+	for _, part := range splitList(text) {
+		for _, id := range g.resolveItem(part) {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// resolveItem matches one item against ids, labels and names, as written
+// and then without surrounding quotes, emphasis, brackets and a final
+// period.
+func (g *Graph) resolveItem(s string) []string {
+	s = strings.TrimSpace(s)
+	if ids := g.match(s); len(ids) > 0 {
+		return ids
+	}
+	return g.match(strings.TrimSpace(strings.Trim(s, "\"'`*.[]()")))
+}
+
+// match returns the entity with id s, or the entities whose label or
+// display name equals s case-insensitively.
+func (g *Graph) match(s string) []string {
+	if s == "" {
+		return nil
+	}
+	if _, ok := g.index[s]; ok {
+		return []string{s}
+	}
+	names := g.names()
+	var out []string
+	for _, e := range g.entities {
+		if strings.EqualFold(flat(e.Label), s) || strings.EqualFold(names[e.ID], s) {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}
+
+// splitList splits an answer list on commas, semicolons, newlines, "|"
+// and the word "and".
+func splitList(text string) []string {
+	text = strings.NewReplacer("[", " ", "]", " ", ";", ",", "\n", ",", "|", ",").Replace(text)
+	var out []string
+	for _, p := range strings.Split(text, ",") {
+		words := strings.Fields(p)
+		start := 0
+		for i, w := range words {
+			if strings.EqualFold(w, "and") {
+				out = append(out, strings.Join(words[start:i], " "))
+				start = i + 1
+			}
+		}
+		out = append(out, strings.Join(words[start:], " "))
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package subgraph
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/store"
+)
+
+func ent(id, label string) store.Entity { return store.Entity{ID: id, Label: label} }
+
+func edge(s, rel, label string, o store.Entity, graph string) store.Edge {
+	return store.Edge{Subject: ent(s, labels[s]), Relation: rel, RelationLabel: label, Object: o, Graph: graph}
+}
+
+var labels = map[string]string{"Q392": "Bob Dylan", "Q2": "Beatrice Stone", "Q3": "Florence Stone", "Q4": "Abram Zimmerman"}
+
+// dylan builds a small local graph: Bob Dylan's mother fetched forwards,
+// Beatrice's child fetched backwards (the same fact, stored once), her
+// mother, a literal and a qualifier.
+func dylan() *Graph {
+	g := New()
+	g.AddEntity(store.Entity{ID: "Q392", Label: "Bob Dylan", Description: "American singer-songwriter"}, "wikidata")
+	g.AddEdge(edge("Q392", "P25", "mother", ent("Q2", "Beatrice Stone"), "wikidata"), store.Out, "is mother of")
+	g.AddEdge(edge("Q392", "P25", "mother", ent("Q2", "Beatrice Stone"), "wikidata"), store.In, "is mother of")
+	g.AddEdge(edge("Q2", "P25", "mother", ent("Q3", "Florence Stone"), "wikidata"), store.Out, "is mother of")
+	g.AddEdge(edge("Q392", "P22", "father", ent("Q4", "Abram Zimmerman"), "wikidata"), store.Out, "")
+	lit := store.Entity{ID: `"1941-05-24"^^<date>`, Label: "24 May 1941", Literal: true}
+	e := edge("Q392", "P569", "date of birth", lit, "wikidata")
+	e.Qualifiers = []store.Feature{{Name: "precision", Value: "day"}}
+	g.AddEdge(e, store.Out, "")
+	return g
+}
+
+func TestRender(t *testing.T) {
+	want := `Entities:
+  Q392: Bob Dylan - American singer-songwriter
+  Q2: Beatrice Stone
+  Q3: Florence Stone
+  Q4: Abram Zimmerman
+Edges:
+  Bob Dylan:
+    mother:
+      Beatrice Stone
+    father:
+      Abram Zimmerman
+    date of birth:
+      24 May 1941 (precision: day)
+  Beatrice Stone:
+    mother:
+      Florence Stone
+`
+	if got := dylan().Render(); got != want {
+		t.Errorf("render:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestRenderInverseAndMultiGraph(t *testing.T) {
+	g := New()
+	g.AddEntity(ent("/en/ridley_scott", "Ridley\nScott"), "film")
+	for _, f := range []string{"Gladiator", "Alien"} {
+		id := "/en/" + strings.ToLower(f)
+		e := store.Edge{Subject: ent(id, f), Relation: "/film/film/directed_by", RelationLabel: "directed by",
+			Object: ent("/en/ridley_scott", "Ridley Scott"), Graph: "film"}
+		g.AddEdge(e, store.In, "directed")
+	}
+	g.AddEdge(store.Edge{Subject: ent("/en/alien", "Alien"), Relation: "starring", RelationLabel: "starring",
+		Object: ent("_:film/7", ""), Graph: "film"}, store.In, "")
+	g.AddLink("/en/ridley_scott", ent("Q56005", "Ridley Scott"), "wikidata", store.GroveSameAs)
+	want := `Entities:
+  /en/ridley_scott: Ridley Scott [film] (same as Q56005)
+  /en/gladiator: Gladiator [film]
+  /en/alien: Alien [film]
+  _:film/7 [film]
+  Q56005: Ridley Scott [wikidata] (same as /en/ridley_scott)
+Edges:
+  Ridley Scott (/en/ridley_scott):
+    directed [film]:
+      Gladiator
+      Alien
+  _:film/7:
+    is starring of [film]:
+      Alien
+`
+	if got := g.Render(); got != want {
+		t.Errorf("render:\n%s\nwant:\n%s", got, want)
+	}
+	if got := g.Triples(); !slices.Equal(got, []string{
+		"Gladiator -> directed by -> Ridley Scott (/en/ridley_scott)",
+		"Alien -> directed by -> Ridley Scott (/en/ridley_scott)",
+		"Alien -> starring -> _:film/7",
+	}) {
+		t.Errorf("triples = %q", got)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	if got, want := New().Render(), "Entities:\n  (none)\nEdges:\n  (none)\n"; got != want {
+		t.Errorf("render = %q", got)
+	}
+}
+
+func TestDedupe(t *testing.T) {
+	g := dylan()
+	if g.NumEdges() != 4 {
+		t.Fatalf("edges = %d, want 4 (the inverse fetch of Bob -> Beatrice is the same fact)", g.NumEdges())
+	}
+	e := edge("Q392", "P25", "mother", ent("Q2", "Beatrice Stone"), "other")
+	if !g.AddEdge(e, store.Out, "") {
+		t.Error("the same fact in another graph is a different edge")
+	}
+	if g.AddEntity(ent("Q392", "x"), "wikidata") {
+		t.Error("re-adding an entity reported new")
+	}
+	if got, _ := g.Entity("Q392"); got.Label != "Bob Dylan" || !slices.Equal(got.Graphs, []string{"wikidata", "other"}) {
+		t.Errorf("entity = %+v", got)
+	}
+	if ids := entityIDs(g.Expandable()); slices.Contains(ids, `"1941-05-24"^^<date>`) {
+		t.Errorf("literal offered for expansion: %v", ids)
+	}
+}
+
+func entityIDs(es []Entity) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+func TestClone(t *testing.T) {
+	g := dylan()
+	c := g.Clone()
+	c.AddEdge(edge("Q4", "P25", "mother", ent("Q5", "Anna"), "wikidata"), store.Out, "")
+	c.AddEntity(ent("Q392", ""), "musicbrainz")
+	if g.NumEdges() != 4 || g.Has("Q5") || len(g.Graphs()) != 1 {
+		t.Errorf("clone changed the original: %d edges, graphs %v", g.NumEdges(), g.Graphs())
+	}
+	if c.NumEdges() != 5 || !c.Has("Q5") || !c.MultiGraph() {
+		t.Errorf("clone: %d edges", c.NumEdges())
+	}
+}
+
+func TestResolve(t *testing.T) {
+	g := dylan()
+	g.AddEntity(ent("Q3012", "Q30 fan club"), "wikidata")
+	g.AddEntity(ent("Q30", "United States"), "wikidata")
+	g.AddEntity(ent("Q31", "Washington, D.C."), "wikidata")
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Florence Stone", []string{"Q3"}},
+		{"florence stone.", []string{"Q3"}},
+		{`"Florence Stone"`, []string{"Q3"}},
+		{"Q30", []string{"Q30"}},
+		{"Q3", []string{"Q3"}},
+		{"Q301", nil},
+		{"Washington, D.C.", []string{"Q31"}},
+		{"[Florence Stone, Beatrice Stone]", []string{"Q3", "Q2"}},
+		{"Florence Stone and Abram Zimmerman", []string{"Q3", "Q4"}},
+		{"Florence Stone; Q392", []string{"Q3", "Q392"}},
+		{"Florence", nil},
+		{"24 May 1941", []string{`"1941-05-24"^^<date>`}},
+		{"", nil},
+	} {
+		if got := g.Resolve(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("Resolve(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestNamesDisambiguate(t *testing.T) {
+	g := New()
+	g.AddEntity(ent("Q1", "John Smith"), "w")
+	g.AddEntity(ent("Q2", "john smith"), "w")
+	g.AddEntity(ent("Q3", ""), "w")
+	if got := g.Names([]string{"Q1", "Q2", "Q3", "Q9"}); !slices.Equal(got, []string{"John Smith (Q1)", "john smith (Q2)", "Q3", "Q9"}) {
+		t.Errorf("names = %q", got)
+	}
+	if got := g.Resolve("John Smith (Q2)"); !slices.Equal(got, []string{"Q2"}) {
+		t.Errorf("resolve display name = %v", got)
+	}
+	if got := g.Resolve("John Smith"); !slices.Equal(got, []string{"Q1", "Q2"}) {
+		t.Errorf("resolve shared label = %v", got)
+	}
+}
+
+func TestEdgesAbout(t *testing.T) {
+	g := dylan()
+	got := g.EdgeTriples(g.EdgesAbout([]string{"Q3"}))
+	if !slices.Equal(got, []string{"Beatrice Stone -> mother -> Florence Stone"}) {
+		t.Errorf("edges about Q3 = %q", got)
+	}
+}
+
+// FuzzResolve checks that Resolve never panics and only returns ids of
+// the graph, without duplicates.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"Florence Stone", "[a, b] and c", "Q3;Q392", "", ",,,", "and and", "\"'`*.[]()"} {
+		f.Add(s)
+	}
+	g := dylan()
+	f.Fuzz(func(t *testing.T, s string) {
+		ids := g.Resolve(s)
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if !g.Has(id) || seen[id] {
+				t.Fatalf("Resolve(%q) = %v", s, ids)
+			}
+			seen[id] = true
+		}
+	})
+}

@@ -1,0 +1,173 @@
+package trace
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxRenderText bounds the characters of a node's text shown by Render.
+const maxRenderText = 100
+
+// Render writes t as readable text: a header, the search structure as a
+// tree indented by depth (each line shows the node id, state, action and
+// text, value, expansion order and flags; nodes on the chosen path are
+// marked with "*"), the answer, the totals and the warnings. A node with
+// several parents is drawn under its first one and lists the others.
+func Render(w io.Writer, t *Trace) error {
+	bw := bufio.NewWriter(w)
+	renderHeader(bw, t)
+	children := map[int][]int{}
+	var roots []int
+	for _, n := range t.Nodes {
+		if len(n.Parents) == 0 {
+			roots = append(roots, n.ID)
+			continue
+		}
+		children[n.Parents[0]] = append(children[n.Parents[0]], n.ID)
+	}
+	for _, r := range roots {
+		renderSubtree(bw, t, children, r, 0)
+	}
+	renderFooter(bw, t)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("render trace: %w", err)
+	}
+	return nil
+}
+
+func renderHeader(w *bufio.Writer, t *Trace) {
+	fmt.Fprintf(w, "%s: %s\n", t.Method, oneLine(t.Question, 0))
+	if len(t.Params) > 0 {
+		keys := slices.Sorted(maps.Keys(t.Params))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s=%v", k, t.Params[k])
+		}
+		fmt.Fprintf(w, "params: %s\n", strings.Join(parts, " "))
+	}
+	if len(t.Graphs) > 0 {
+		fmt.Fprintf(w, "graphs: %s\n", strings.Join(t.Graphs, ", "))
+	}
+	if len(t.TopicEntities) > 0 {
+		fmt.Fprintf(w, "topic entities: %s\n", strings.Join(t.TopicEntities, ", "))
+	}
+}
+
+// renderSubtree writes node id and its descendants (recursion depth is
+// bounded by the methods' maximum search depth).
+func renderSubtree(w *bufio.Writer, t *Trace, children map[int][]int, id, level int) {
+	n, ok := t.Node(id)
+	if !ok {
+		return
+	}
+	w.WriteString(nodeLine(n, level))
+	w.WriteByte('\n')
+	for _, c := range children[id] {
+		renderSubtree(w, t, children, c, level+1)
+	}
+}
+
+// nodeLine formats one node at the given indentation level.
+func nodeLine(n Node, level int) string {
+	var b strings.Builder
+	if n.Chosen {
+		b.WriteString("* ")
+	} else {
+		b.WriteString("  ")
+	}
+	b.WriteString(strings.Repeat("  ", level))
+	fmt.Fprintf(&b, "#%d", n.ID)
+	if n.State != "" {
+		fmt.Fprintf(&b, " [%s]", n.State)
+	}
+	switch {
+	case n.Action != "" && n.Text != "":
+		fmt.Fprintf(&b, " %s: %s", n.Action, oneLine(n.Text, maxRenderText))
+	case n.Action != "":
+		fmt.Fprintf(&b, " %s", n.Action)
+	case n.Text != "":
+		fmt.Fprintf(&b, " %s", oneLine(n.Text, maxRenderText))
+	}
+	if n.Evaluated {
+		fmt.Fprintf(&b, "  value=%.2f", n.Value)
+	}
+	if n.Visits > 0 {
+		fmt.Fprintf(&b, "  visits=%d", n.Visits)
+	}
+	if n.Order > 0 {
+		fmt.Fprintf(&b, "  expanded #%d", n.Order)
+	}
+	if len(n.Parents) > 1 {
+		fmt.Fprintf(&b, "  (also child of %s)", idList(n.Parents[1:]))
+	}
+	if n.Answer {
+		b.WriteString("  (answer)")
+	} else if n.Terminal {
+		b.WriteString("  (terminal)")
+	}
+	if n.Error != "" {
+		fmt.Fprintf(&b, "  error: %s", oneLine(n.Error, maxRenderText))
+	}
+	return b.String()
+}
+
+func idList(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("#%d", id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func renderFooter(w *bufio.Writer, t *Trace) {
+	a := t.Answer
+	switch {
+	case a.Found:
+		conf := ""
+		if !a.Confident {
+			conf = ", below threshold"
+		}
+		fmt.Fprintf(w, "answer: %s (value %.2f at #%d%s)\n", oneLine(a.Text, 0), a.Value, a.Node, conf)
+	default:
+		fmt.Fprintf(w, "answer: none\n")
+	}
+	if a.Reason != "" {
+		fmt.Fprintf(w, "stopped: %s\n", a.Reason)
+	}
+	for _, e := range a.Support {
+		fmt.Fprintf(w, "  support: %s -> %s -> %s [%s]\n", e.Subject.Name(), e.RelationLabel, e.Object.Name(), e.Graph)
+	}
+	tt := t.Totals
+	fmt.Fprintf(w, "totals: %d nodes, %d expansions, %d model calls (%d samples, %d tokens, %d cache hits), %d KG calls, wall %s\n",
+		tt.Nodes, tt.Expansions, tt.ModelCalls, tt.Samples, tt.Tokens, tt.CacheHits, tt.KGCalls, tt.WallTime.Round(time.Microsecond))
+	if t.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", t.Error)
+	}
+	if len(t.Warnings) > 0 {
+		fmt.Fprintf(w, "warnings:\n")
+		for _, wn := range t.Warnings {
+			if wn.Node > 0 {
+				fmt.Fprintf(w, "  #%d: %s\n", wn.Node, oneLine(wn.Message, 0))
+			} else {
+				fmt.Fprintf(w, "  %s\n", oneLine(wn.Message, 0))
+			}
+		}
+	}
+}
+
+// oneLine collapses whitespace runs (newlines included) to single spaces
+// and shortens s to max runes (0: no limit).
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if max > 0 {
+		if r := []rune(s); len(r) > max {
+			return string(r[:max-1]) + "…"
+		}
+	}
+	return s
+}
