@@ -80,6 +80,8 @@ type DB struct {
 	opts   Options
 	terms  *ristretto.Cache[uint64, quad.Value]
 	labels *ristretto.Cache[uint64, labelInfo]
+	// degrees caches node degrees for search ranking.
+	degrees *ristretto.Cache[uint64, int64]
 
 	mu          sync.RWMutex // guards the fields below and serialises writers
 	nextID      uint64
@@ -139,6 +141,11 @@ func (db *DB) init() error {
 		NumCounters: mb << 12, MaxCost: mb << 19, BufferItems: 64})
 	if err != nil {
 		return fmt.Errorf("label cache: %w", err)
+	}
+	db.degrees, err = ristretto.NewCache(&ristretto.Config[uint64, int64]{
+		NumCounters: 1 << 20, MaxCost: 1 << 17, BufferItems: 64})
+	if err != nil {
+		return fmt.Errorf("degree cache: %w", err)
 	}
 	if err := db.loadMeta(); err != nil {
 		return err
@@ -213,6 +220,7 @@ func (db *DB) Close() error {
 	defer db.writeMu.Unlock()
 	db.terms.Close()
 	db.labels.Close()
+	db.degrees.Close()
 	return db.bdb.Close()
 }
 

@@ -56,6 +56,7 @@ func (db *DB) reloadMeta() error {
 	db.byLabel = map[uint64]*GraphMeta{}
 	db.search = map[string]*searchIndex{}
 	db.labels.Clear()
+	db.degrees.Clear()
 	db.predLabels.Clear()
 	interrupted := db.interrupted
 	if err := db.loadMeta(); err != nil {

@@ -37,6 +37,12 @@ func chunkTotal(v []byte) (int64, error) {
 
 // decodeChunk appends the ids of one chunk to dst.
 func decodeChunk(dst []uint64, v []byte, first bool) ([]uint64, error) {
+	return decodeChunkLimit(dst, v, first, -1)
+}
+
+// decodeChunkLimit appends the ids of one chunk to dst, stopping when dst
+// holds limit ids (limit < 0: no limit).
+func decodeChunkLimit(dst []uint64, v []byte, first bool, limit int) ([]uint64, error) {
 	if first {
 		_, k := binary.Uvarint(v)
 		if k <= 0 {
@@ -50,7 +56,7 @@ func decodeChunk(dst []uint64, v []byte, first bool) ([]uint64, error) {
 	}
 	v = v[k:]
 	var prev uint64
-	for i := uint64(0); i < n; i++ {
+	for i := uint64(0); i < n && (limit < 0 || len(dst) < limit); i++ {
 		d, k := binary.Uvarint(v)
 		if k <= 0 {
 			return dst, errBadPosting

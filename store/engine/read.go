@@ -70,8 +70,12 @@ func readListLimit(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]ui
 		} else if err != nil {
 			return dst, err
 		}
+		lim := -1
+		if limit > 0 {
+			lim = limit
+		}
 		err = item.Value(func(v []byte) (err error) {
-			dst, err = decodeChunk(dst, v, chunk == 0)
+			dst, err = decodeChunkLimit(dst, v, chunk == 0, lim)
 			return err
 		})
 		if err != nil {

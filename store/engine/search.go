@@ -135,7 +135,7 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 			if idx == nil {
 				continue
 			}
-			for _, h := range idx.Search(text, 2*limit, labelindex.SearchOptions{}) {
+			for _, h := range searchIndexHits(idx, text, 2*limit) {
 				c, err := db.candidate(txn, g, h)
 				if err != nil {
 					return err
@@ -160,15 +160,9 @@ func (db *DB) candidate(txn *badger.Txn, graph string, h labelindex.Hit) (store.
 	if err != nil {
 		return store.Candidate{}, err
 	}
-	var degree int64
-	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := scanGroups(txn, prefix1(space, h.ID), func(gi groupInfo) error {
-			degree += gi.count
-			return nil
-		})
-		if err != nil {
-			return store.Candidate{}, err
-		}
+	degree, err := db.degree(txn, h.ID)
+	if err != nil {
+		return store.Candidate{}, err
 	}
 	match := map[labelindex.MatchKind]string{labelindex.Exact: "exact", labelindex.Prefix: "prefix", labelindex.Fuzzy: "fuzzy"}[h.Match]
 	kindScore := map[labelindex.MatchKind]float64{labelindex.Exact: 30, labelindex.Prefix: 20, labelindex.Fuzzy: 10}[h.Match]
@@ -190,4 +184,37 @@ func hasKey(e store.Entity, key string) bool {
 		}
 	}
 	return false
+}
+
+// searchIndexHits runs the exact and prefix phases first and the fuzzy
+// phase (the expensive one) only when nothing matched exactly: a mention
+// that names an entity exactly does not need its misspellings.
+func searchIndexHits(idx *labelindex.Index, text string, limit int) []labelindex.Hit {
+	hits := idx.Search(text, limit, labelindex.SearchOptions{NoFuzzy: true})
+	for _, h := range hits {
+		if h.Match == labelindex.Exact {
+			return hits
+		}
+	}
+	return idx.Search(text, limit, labelindex.SearchOptions{})
+}
+
+// degree is the total number of edges of a node, cached: Search ranks
+// candidates by it.
+func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
+	if n, ok := db.degrees.Get(id); ok {
+		return n, nil
+	}
+	var n int64
+	for _, space := range []byte{spaceSPO, spaceOPS} {
+		err := scanGroups(txn, prefix1(space, id), func(gi groupInfo) error {
+			n += gi.count
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	db.degrees.Set(id, n, 1)
+	return n, nil
 }
