@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+)
+
+// fakeTotModel answers Tree-of-Traversals prompts the way a competent model
+// would for "Who directed Blade Runner?", reading only the prompt text, as
+// a real server does.
+func fakeTotModel(r *llmtest.Request) llmtest.Reply {
+	text := r.Text()
+	n := max(r.N, 1)
+	reply := func(s string) llmtest.Reply {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = s
+		}
+		return llmtest.Reply{Texts: out}
+	}
+	switch {
+	case strings.HasSuffix(strings.TrimSpace(text), "Entities:"):
+		return reply("Blade Runner")
+	case strings.HasSuffix(strings.TrimSpace(text), "Selection:"):
+		if m := regexp.MustCompile(`/en/blade_runner\b`).FindString(text); m != "" {
+			return reply(m)
+		}
+		return reply("none")
+	case strings.HasSuffix(strings.TrimSpace(text), "Selected entities:"):
+		return reply("/en/blade_runner")
+	case strings.HasSuffix(strings.TrimSpace(text), "Selected relation:"):
+		if m := regexp.MustCompile(`(?m)^\s*(R\d+) - directed by`).FindStringSubmatch(text); m != nil {
+			return reply(m[1])
+		}
+		return reply("none")
+	case strings.Contains(text, "Score: X"):
+		if strings.Contains(text, "Ridley Scott") {
+			return reply("The graph shows the director.\nScore: 0.9")
+		}
+		return reply("Score: 0.6")
+	case strings.HasSuffix(strings.TrimSpace(text), "Next action:"):
+		if strings.Contains(text, "Ridley Scott") {
+			return reply("ANSWER: Ridley Scott")
+		}
+		return reply("EXPAND_KG: find who directed Blade Runner")
+	}
+	// Answer-scoring prompts and anything else.
+	if strings.Contains(text, "Ridley Scott") {
+		return reply("Score: 0.95")
+	}
+	return reply("Score: 0.1")
+}
+
+// TestCLIAskFakeServer runs `grove ask` end to end against a local fake
+// OpenAI-compatible server: prompts over HTTP, replies parsed, the answer
+// found in the demo KG, the trace written, and the cache reused.
+func TestCLIAskFakeServer(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t, fakeTotModel)
+	cache := filepath.Join(t.TempDir(), "cache")
+	traceFile := filepath.Join(t.TempDir(), "trace.json")
+	args := []string{"--db", db, "ask", "Who directed Blade Runner?", "--llm", srv.BaseURL(), "--model", "fake",
+		"--cache-dir", cache, "--trace", traceFile}
+	out, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "answer: Ridley Scott") {
+		t.Fatalf("ask output:\n%s", out)
+	}
+	calls := srv.RequestCount()
+	if calls == 0 {
+		t.Fatal("no request reached the fake server")
+	}
+	for _, r := range srv.Requests() {
+		if r.Temperature == nil {
+			t.Fatal("a request was sent without a temperature")
+		}
+	}
+	var tr struct {
+		Answer struct {
+			Text string `json:"text"`
+		} `json:"answer"`
+		ModelCalls []json.RawMessage `json:"model_calls"`
+	}
+	b, err := os.ReadFile(traceFile)
+	if err != nil || json.Unmarshal(b, &tr) != nil || len(tr.ModelCalls) == 0 {
+		t.Fatalf("trace file: %v, %s", err, b[:min(len(b), 300)])
+	}
+	// The same question again is answered from the response cache.
+	if out, err := run(t, args...); err != nil || !strings.Contains(out, "Ridley Scott") {
+		t.Fatalf("second run: %v\n%s", err, out)
+	}
+	if srv.RequestCount() != calls {
+		t.Fatalf("cached re-run sent %d more requests", srv.RequestCount()-calls)
+	}
+}
+
+func TestCLIAskLexical(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "--db", db, "ask", "Who directed Blade Runner?")
+	if err != nil || !strings.Contains(out, "answer: Ridley Scott") {
+		t.Fatalf("lexical ask: %v\n%s", err, out)
+	}
+	if _, err := run(t, "--db", db, "ask", "Who directed Blade Runner?", "--method", "nope"); err == nil {
+		t.Fatal("unknown method accepted")
+	}
+}
