@@ -15,6 +15,10 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 )
 
+// parallelIndexLimit is the largest load whose S and O lists are written
+// concurrently from two copies of the quads (32 bytes each).
+const parallelIndexLimit = 4 << 20
+
 // commitState carries the counters of one commit.
 type commitState struct {
 	fresh     bool
@@ -179,6 +183,16 @@ func (l *Loader) writeSPO(ctx context.Context, cs *commitState) error {
 // o, p, g, s, the O lists: the two streams are independent, and the
 // StreamWriter accepts writes from several goroutines.
 func (l *Loader) writeIndexes(ctx context.Context, cs *commitState) error {
+	if len(l.quads) > parallelIndexLimit {
+		// Large loads re-sort in place: a second copy of every quad would
+		// cost more memory than the parallelism gains.
+		if err := l.writeSPO(ctx, cs); err != nil {
+			return err
+		}
+		sortQuads(l.quads, func(a, b qids) int { return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s) })
+		return l.writeGroups(ctx, cs, l.quads, spaceOPS, streamOPS,
+			func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }, nil, false)
+	}
 	ops := slices.Clone(l.quads)
 	errc := make(chan error, 1)
 	go func() {

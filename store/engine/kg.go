@@ -351,7 +351,18 @@ func (db *DB) Features(ctx context.Context, id string) ([]store.Feature, error) 
 		if err != nil {
 			return err
 		}
-		out, err = db.features(txn, tid, func(pid string) bool { return !internalPredicate(pid) }, true)
+		preds := db.labelPreds(txn)
+		names := map[string]bool{}
+		for p, kind := range preds {
+			if kind != kindDesc {
+				if v, err := db.term(txn, p); err == nil {
+					names[nodeID(v)] = true
+				}
+			}
+		}
+		// Labels and aliases are the entity's name (see Entity), not
+		// features; descriptions and every other literal are.
+		out, err = db.features(txn, tid, func(pid string) bool { return !internalPredicate(pid) && !names[pid] }, true)
 		return err
 	})
 	return out, err

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cayleygraph/quad"
+
 	"github.com/grove-kg/grove/store"
 )
 
@@ -77,5 +79,51 @@ func TestFilmKG(t *testing.T) {
 	}
 	if _, err := db.Entity(ctx, "/en/no_such_film"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown entity error = %v", err)
+	}
+}
+
+func TestFeaturesNeighborsSameAs(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := func(s, p string, o quad.Value) quad.Quad { return quad.Quad{Subject: quad.IRI(s), Predicate: quad.IRI(p), Object: o} }
+	loadQuads(t, db, "wd", []quad.Quad{
+		q("Q1299", store.RDFSLabel, quad.LangString{Value: "The Beatles", Lang: "en"}),
+		q("Q1299", store.SchemaDesc, quad.LangString{Value: "English rock band", Lang: "en"}),
+		q("Q1299", "P571", quad.TypedString{Value: "1960", Type: store.XSDGYear}),
+		q("Q1299", "P527", quad.IRI("Q1203")),
+		q("Q1203", store.RDFSLabel, quad.String("John Lennon")),
+		q("Q1299", store.GroveSameAs, quad.IRI("mb:artist/b10bbbfc")),
+	})
+	loadQuads(t, db, "mb", []quad.Quad{
+		q("mb:artist/b10bbbfc", store.RDFSLabel, quad.String("The Beatles")),
+		q("mb:artist/b10bbbfc", "member", quad.IRI("mb:artist/4d5447d7")),
+	})
+	ctx := context.Background()
+	fs, err := db.Features(ctx, "Q1299")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Name+"="+f.Value)
+	}
+	slices.Sort(got)
+	if want := []string{"P571=1960", "description=English rock band"}; !slices.Equal(got, want) {
+		t.Errorf("features = %v, want %v", got, want)
+	}
+	ns, err := db.Neighbors(ctx, "Q1299", "", store.Out, 0)
+	if err != nil || len(ns) != 1 || ns[0].Label != "John Lennon" {
+		t.Errorf("neighbors = %+v, %v (sameAs links are hidden)", ns, err)
+	}
+	links, err := db.SameAs(ctx, "Q1299", "mb")
+	if err != nil || len(links) != 1 || links[0].Target.ID != "mb:artist/b10bbbfc" || links[0].Graph != "mb" {
+		t.Fatalf("sameAs = %+v, %v", links, err)
+	}
+	back, err := db.SameAs(ctx, "mb:artist/b10bbbfc", "")
+	if err != nil || len(back) != 1 || back[0].Target.ID != "Q1299" || back[0].Graph != "wd" {
+		t.Fatalf("sameAs back = %+v, %v", back, err)
 	}
 }
