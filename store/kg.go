@@ -44,6 +44,24 @@ func (d Direction) String() string {
 	return "invalid"
 }
 
+// MarshalText encodes the direction as "out", "in" or "both" (JSON too).
+func (d Direction) MarshalText() ([]byte, error) {
+	if d < Out || d > Both {
+		return nil, errors.New("invalid direction")
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText parses "out", "in" or "both".
+func (d *Direction) UnmarshalText(b []byte) error {
+	v, err := ParseDirection(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
 // ParseDirection parses "out", "in" or "both".
 func ParseDirection(s string) (Direction, error) {
 	switch s {
@@ -64,7 +82,6 @@ var ErrNotFound = errors.New("not found")
 type GraphInfo struct {
 	Name      string `json:"name"`
 	Quads     int64  `json:"quads"`
-	Subjects  int64  `json:"subjects"`
 	Relations int64  `json:"relations"`
 	Labels    int64  `json:"labels"`
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func (a *app) ingestCmd() *cobra.Command {
 		allRanks, lexemes bool
 		noSitelinks       bool
 		ids               []string
+		memLimit          int64
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest FILE...",
@@ -39,6 +41,11 @@ transactions instead of the bulk loader.`,
 			f, err := input.ParseFormat(format)
 			if err != nil {
 				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
+			}
+			if memLimit > 0 {
+				// A soft limit makes the GC work harder instead of letting
+				// the heap double during a large load.
+				debug.SetMemoryLimit(memLimit)
 			}
 			db, err := a.openDB(false)
 			if err != nil {
@@ -89,6 +96,7 @@ transactions instead of the bulk loader.`,
 	fl.BoolVar(&lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
 	fl.BoolVar(&noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
 	fl.StringSliceVar(&ids, "wikidata-ids", nil, "Wikidata JSON: keep only these entity ids")
+	fl.Int64Var(&memLimit, "mem-limit", 5<<29, "soft memory limit in bytes for the Go heap during the load (0 = none)")
 	return cmd
 }
 

@@ -50,7 +50,7 @@ func (a *app) root() *cobra.Command {
 	}
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
-	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.benchCmd(), a.genCmd())
+	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.serveCmd(), a.benchCmd(), a.genCmd())
 	return cmd
 }
 

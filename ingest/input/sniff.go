@@ -159,7 +159,10 @@ func classifyObject(b []byte) (Format, error) {
 	if grbenchStart.Match(b) {
 		return FormatGRBench, nil
 	}
-	line := firstLine(b)
+	line := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		line = b[:i]
+	}
 	if isWikidataEntity(line) {
 		return FormatWikidataJSON, nil
 	}
@@ -265,7 +268,8 @@ func isMBMetadata(name string) bool {
 	return false
 }
 
-// firstLine returns b up to its first newline, at most 80 bytes.
+// firstLine returns b up to its first newline, at most 80 bytes, for error
+// messages.
 func firstLine(b []byte) []byte {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]

@@ -50,6 +50,7 @@ func TestSniff(t *testing.T) {
 		{"grbench", "{\"paper_nodes\": {\"p1\": {\"features\": {\"title\": \"x\"}, \"neighbors\": {}}}}", FormatGRBench},
 		{"grbench bom", "\xef\xbb\xbf{ \"book_nodes\" : {", FormatGRBench},
 		{"musicbrainz json", "{\"id\":\"5b11f4ce-a62d-471e-81fc-a69a8278c7da\",\"name\":\"Nirvana\",\"sort-name\":\"Nirvana\",\"relations\":[]}\n", FormatMusicBrainz},
+		{"musicbrainz json fields late", "{\"begin-area\":{\"name\":\"Aberdeen\",\"id\":\"a640b45c-c173-49b1-8030-973603e895b5\"},\"gender\":null,\"country\":\"US\",\"sort-name\":\"Nirvana\"}\n", FormatMusicBrainz},
 		{"musicbrainz tar", string(tarOf(t, "mbdump/artist")), FormatMusicBrainz},
 		{"musicbrainz tar metadata first", string(tarOf(t, "TIMESTAMP", "COPYING")), FormatMusicBrainz},
 	}
@@ -76,6 +77,7 @@ func TestSniffErrors(t *testing.T) {
 		{"csv", "id,name\n1,x\n", "starts with \"id,name\""},
 		{"json array", "[1, 2, 3]", "not a Wikidata entity dump"},
 		{"json object", "{\"hello\": \"world\"}\n", "neither GRBench"},
+		{"mb field on second line only", "{\"begin-area\":null}\n{\"sort-name\":\"x\"}\n", "neither GRBench"},
 		{"other tar", string(tarOf(t, "data/file.txt")), "data/file.txt"},
 	}
 	for _, tc := range tests {

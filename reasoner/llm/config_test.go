@@ -3,9 +3,12 @@ package llm
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-viper/mapstructure/v2"
 
 	"github.com/grove-kg/grove/reasoner/llm/llmtest"
 )
@@ -98,5 +101,32 @@ func TestOpenRetriesDefault(t *testing.T) {
 	}
 	if srv.RequestCount() != 1 {
 		t.Fatalf("400 must not be retried: %d requests", srv.RequestCount())
+	}
+}
+
+func TestConfigMapstructureTags(t *testing.T) {
+	raw := map[string]any{
+		"url": "http://localhost:11434/v1", "model": "qwen", "api_key_env": "K", "endpoint": "completions",
+		"native_n": "off", "temperature": 0.1, "sample_temperature": 0.9, "max_tokens": 100,
+		"max_concurrency": 8, "timeout": "30s", "retries": 2, "extra_body": map[string]any{"top_k": 20},
+		"cache_dir": "/tmp/c", "cache_mode": "read",
+	}
+	var cfg Config
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result: &cfg, ErrorUnused: true, DecodeHook: mapstructure.StringToTimeDurationHookFunc(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dec.Decode(raw); err != nil {
+		t.Fatal(err)
+	}
+	want := Config{URL: "http://localhost:11434/v1", Model: "qwen", APIKeyEnv: "K", Endpoint: "completions",
+		NativeN: "off", Temperature: 0.1, SampleTemperature: 0.9, MaxTokens: 100, MaxConcurrency: 8,
+		Timeout: 30 * time.Second, Retries: 2, CacheDir: "/tmp/c", CacheMode: "read"}
+	got := cfg
+	got.ExtraBody = nil
+	if !reflect.DeepEqual(got, want) || cfg.ExtraBody["top_k"] != 20 {
+		t.Fatalf("decoded %+v", cfg)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -207,7 +208,7 @@ func normaliseOpenAIConfig(c *OpenAIConfig) error {
 			return fmt.Errorf("openai config: field ExtraBody: key %q is set by the model layer", k)
 		}
 	}
-	c.ExtraBody = maps2Clone(c.ExtraBody)
+	c.ExtraBody = maps.Clone(c.ExtraBody)
 	if c.MaxConcurrency <= 0 {
 		c.MaxConcurrency = DefaultMaxConcurrency
 	}
@@ -226,17 +227,6 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-func maps2Clone(m map[string]any) map[string]any {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // Identity is what this model's cached responses are keyed by.

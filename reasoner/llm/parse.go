@@ -137,7 +137,7 @@ func firstNonEmpty(ls []string) int {
 
 // selectionLabels introduce the list of chosen ids when a model reasons first.
 var selectionLabels = []string{"final answer", "final selection", "selection", "selected", "answer",
-	"choices", "choice", "chosen", "ids", "options"}
+	"choices", "choice", "chosen"}
 
 // noneWords are replies meaning "nothing fits".
 var noneWords = map[string]bool{"none": true, "nothing": true, "n/a": true, "[]": true, "empty": true, "no": true}

@@ -48,6 +48,7 @@ func TestParseSelection(t *testing.T) {
 		{"label region only", "Q5 looks wrong.\nSelected: Q30", 0, []string{"Q30"}, false},
 		{"label on own line", "Answer:\nQ3012\nQ5", 0, []string{"Q3012", "Q5"}, false},
 		{"markdown label", "**Selection:** Q5", 0, []string{"Q5"}, false},
+		{"options line is not a choice", "Options: Q30, Q5\nChoice: Q5", 0, []string{"Q5"}, false},
 		{"numbers", "2, 3", 0, []string{"Q3012", "Q5"}, false},
 		{"hash numbers", "#1 and [3]", 0, []string{"Q30", "Q5"}, false},
 		{"number out of range", "7", 0, nil, true},

@@ -80,18 +80,14 @@ type node struct {
 
 // child returns a child of n produced by action a with argument text.
 func (n *node) child(a Action, text string) *node {
-	c := &node{parent: n, depth: n.depth + 1, state: next(n.state, a), action: a, text: text,
+	return &node{parent: n, depth: n.depth + 1, state: next(n.state, a), action: a, text: text,
 		goal: n.goal, selected: n.selected, sub: n.sub, history: slices.Clip(n.history)}
-	return c
 }
 
 // addHistory appends action lines.
 func (n *node) addHistory(lines ...string) {
 	n.history = append(slices.Clip(n.history), lines...)
 }
-
-// lastAction is the action of n, or "" for the root.
-func (n *node) lastAction() Action { return n.action }
 
 // defaultActions returns the actions offered at a default-state node:
 // only ANSWER at max depth; otherwise THINK (not twice in a row),
@@ -101,7 +97,7 @@ func defaultActions(n *node, maxDepth int) []Action {
 		return []Action{ActionAnswer}
 	}
 	var out []Action
-	if n.lastAction() != ActionThink {
+	if n.action != ActionThink {
 		out = append(out, ActionThink)
 	}
 	if len(n.sub.Expandable()) > 0 {

@@ -90,4 +90,3 @@ func baselineKG(b *testing.B, ctx context.Context, kg store.KG) time.Duration {
 	}
 	return time.Since(start) / rounds
 }
-

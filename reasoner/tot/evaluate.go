@@ -17,18 +17,22 @@ const FailedEvalValue = 0.0
 const maxEvidence = 20
 
 // evaluate scores n with the evaluator: the answer prompt for done nodes,
-// the state prompt otherwise. A model error is returned; an unparseable
-// reply sets FailedEvalValue and is returned as evalErr.
+// the state prompt otherwise. Policies that read Task fields get the
+// local graph as Context and, as Candidate, the answer followed by the
+// edges that mention it, or the state's action history followed by the
+// local graph. A model error is returned; an unparseable reply sets
+// FailedEvalValue and is returned as evalErr.
 func (r *run) evaluate(ctx context.Context, n *node) (evalErr, err error) {
 	req := llm.Request{N: 1, Temperature: r.cfg.EvalTemperature}
+	kg := kgContext(n)
 	if n.state == StateDone {
 		req.Messages = messages(answerPrompt(r.question, n))
 		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluateAnswer, Question: r.question,
-			Context: r.context(n), Candidate: r.answerCandidate(n)}
+			Context: kg, Candidate: answerCandidate(n)}
 	} else {
 		req.Messages = messages(statePrompt(r.question, n, evaluateTask()))
 		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluate, Question: r.question,
-			Context: r.context(n), Candidate: r.stateCandidate(n)}
+			Context: kg, Candidate: strings.Join(n.history, "\n") + "\n" + kg}
 	}
 	resp, err := r.eval.Generate(ctx, req)
 	if err != nil {
@@ -43,10 +47,10 @@ func (r *run) evaluate(ctx context.Context, n *node) (evalErr, err error) {
 	return nil, nil
 }
 
-// context is the local graph as structured text for policies that read
+// kgContext is the local graph as structured text for policies that read
 // Task fields: the entities, then one "subject -> relation -> object" line
 // per edge.
-func (r *run) context(n *node) string {
+func kgContext(n *node) string {
 	var b strings.Builder
 	ents := n.sub.Expandable()
 	ids := make([]string, len(ents))
@@ -62,7 +66,7 @@ func (r *run) context(n *node) string {
 
 // answerCandidate is the scored text of an answer: the answer, then the
 // local-graph edges that mention the entities it names.
-func (r *run) answerCandidate(n *node) string {
+func answerCandidate(n *node) string {
 	ev := n.sub.EdgeTriples(n.sub.EdgesAbout(n.answerIDs))
 	if len(ev) > maxEvidence {
 		ev = ev[:maxEvidence]
@@ -71,10 +75,4 @@ func (r *run) answerCandidate(n *node) string {
 		return n.text
 	}
 	return n.text + "\nSupporting edges:\n" + strings.Join(ev, "\n")
-}
-
-// stateCandidate is the scored text of an intermediate state: its action
-// history, then its local graph's edges.
-func (r *run) stateCandidate(n *node) string {
-	return strings.Join(n.history, "\n") + "\n" + r.context(n)
 }

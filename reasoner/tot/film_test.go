@@ -21,6 +21,9 @@ const bladeRunner = "Who directed Blade Runner?"
 // TestFilm runs the methods on the Freebase film sample, loaded once
 // because loading takes seconds.
 func TestFilm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loading the film sample takes seconds")
+	}
 	db := storetest.Film(t)
 	t.Run("lexical policy", func(t *testing.T) { testLexical(t, db) })
 	t.Run("trace contents", func(t *testing.T) { testTraceContents(t, db) })

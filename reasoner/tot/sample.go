@@ -89,7 +89,7 @@ func (r *run) sampleDefault(ctx context.Context, n *node) ([]proposal, error) {
 		opts[i] = llm.Option{ID: a, Text: actionDescriptions[a]}
 	}
 	texts, err := r.generate(ctx, statePrompt(r.question, n, task), r.cfg.K, llm.Task{
-		Kind: llm.KindAction, Name: name, Question: r.question, Context: r.context(n), Options: opts})
+		Kind: llm.KindAction, Name: name, Question: r.question, Context: kgContext(n), Options: opts})
 	if err != nil {
 		return nil, err
 	}

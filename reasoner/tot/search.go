@@ -2,7 +2,6 @@ package tot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -40,7 +39,7 @@ func (r *run) warn(ctx context.Context, format string, args ...any) {
 
 // search runs Algorithm 1 from the root and returns the trace answer.
 func (r *run) search(ctx context.Context, topics []string) (trace.Answer, error) {
-	root := &node{state: StateDefault, value: 1}
+	root := &node{state: StateDefault}
 	root.id = r.rec.AddNode(trace.Node{State: string(StateDefault), Text: "initial local graph"})
 	sub, err := r.initialize(trace.WithNode(ctx, root.id), topics)
 	if err != nil {
@@ -116,7 +115,8 @@ func (r *run) expand(ctx context.Context, s *node) (bool, error) {
 }
 
 // applyAll creates the children of s in the trace (in sample order), then
-// transitions and evaluates them concurrently. It returns the valid ones.
+// transitions and evaluates them concurrently; the first failure cancels
+// the others and is returned. It returns the valid children.
 func (r *run) applyAll(ctx context.Context, s *node, props []proposal) ([]*node, error) {
 	ids := make([]int, len(props))
 	for i, p := range props {
@@ -124,14 +124,25 @@ func (r *run) applyAll(ctx context.Context, s *node, props []proposal) ([]*node,
 			State: string(next(s.state, p.action)), Action: string(p.action), Text: p.text})
 	}
 	children := make([]*node, len(props))
-	errs := make([]error, len(props))
-	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
 	for i, p := range props {
-		wg.Go(func() { children[i], errs[i] = r.apply(trace.WithNode(ctx, ids[i]), s, p, ids[i]) })
+		wg.Go(func() {
+			c, err := r.apply(trace.WithNode(ctx, ids[i]), s, p, ids[i])
+			if err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+			children[i] = c
+		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	var valid []*node
 	for _, c := range children {
@@ -184,9 +195,6 @@ func (r *run) updateNode(n *node, evalErr error) {
 		}
 		if len(n.answerIDs) > 0 {
 			t.Extra["answer_entities"] = fmt.Sprint(n.answerIDs)
-		}
-		if n.parent == nil {
-			t.Value, t.Evaluated = 0, false
 		}
 	})
 }

@@ -60,23 +60,20 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 		return nil, fmt.Errorf("edges of %v along %s (%s): %w", c.selected, o.Rel.ID, o.Rel.Dir, err)
 	}
 	sub := c.sub.Clone()
-	var newIDs []string
+	before := sub.NumEntities()
 	newEdges, fetched := 0, 0
 	for _, e := range edges {
 		if e.Graph != o.Rel.Graph {
 			continue
 		}
 		fetched++
-		before := sub.NumEntities()
 		if sub.AddEdge(e, o.Rel.Dir, o.Rel.InverseLabel) {
 			newEdges++
 		}
-		if sub.NumEntities() > before {
-			ents := sub.Entities()
-			for _, ne := range ents[before:] {
-				newIDs = append(newIDs, ne.ID)
-			}
-		}
+	}
+	var newIDs []string
+	for _, e := range sub.Entities()[before:] {
+		newIDs = append(newIDs, e.ID)
 	}
 	if err := r.linkAcross(ctx, sub, newIDs); err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ type commitState struct {
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	st := LoadStats{Read: l.read, Terms: int64(len(l.newTerms))}
 	t0 := time.Now()
+	l.quads = l.buf.flatten()
 	sortQuads(l.quads, func(a, b qids) int { return cmp4(a.s, b.s, a.p, b.p, a.g, b.g, a.o, b.o) })
 	l.quads = slices.Compact(l.quads)
 	l.db.log.Debug("bulk load sort", "quads", len(l.quads), "took", time.Since(t0))

@@ -47,14 +47,14 @@ func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
 }
 
 // reloadMeta re-reads the meta keys and drops the caches that writes can
-// make stale (labels, relation labels, search indexes). Term ids never
-// change, so the term cache stays.
+// make stale (labels, relation labels, degrees). Term ids never change, so
+// the term cache stays; search indexes are replaced graph by graph by the
+// writes that change them.
 func (db *DB) reloadMeta() error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	db.graphs = map[string]*GraphMeta{}
 	db.byLabel = map[uint64]*GraphMeta{}
-	db.search = map[string]*searchIndex{}
 	db.labels.Clear()
 	db.degrees.Clear()
 	db.predLabels.Clear()

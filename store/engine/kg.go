@@ -489,26 +489,63 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 		if err != nil {
 			return err
 		}
-		for _, via := range []string{store.GroveSameAs, store.OWLSameAs} {
-			p, ok, err := db.termID(txn, quad.IRI(via))
-			if err != nil {
+		via := map[uint64]string{}
+		for _, name := range []string{store.GroveSameAs, store.OWLSameAs} {
+			if p, ok, err := db.termID(txn, quad.IRI(name)); err != nil {
 				return err
+			} else if ok {
+				via[p] = name
 			}
-			if !ok {
-				continue
-			}
-			if out, err = db.links(txn, tid, p, via, graph, out); err != nil {
+		}
+		if len(via) == 0 {
+			return nil
+		}
+		home, err := db.homeGraphs(txn, tid, via)
+		if err != nil {
+			return err
+		}
+		for p, name := range via {
+			if out, err = db.links(txn, tid, p, name, graph, home, via, out); err != nil {
 				return err
 			}
 		}
+		slices.SortFunc(out, func(a, b store.Link) int {
+			return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
+		})
 		return nil
 	})
 	return out, err
 }
 
-// links follows p in both directions from tid and keeps targets that occur
-// in graph ("" = any graph other than the ones tid occurs in alone).
-func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, out []store.Link) ([]store.Link, error) {
+// homeGraphs lists the graphs where a node has edges other than links.
+func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
+	seen := map[uint64]bool{}
+	for _, space := range []byte{spaceSPO, spaceOPS} {
+		err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+			if _, isLink := links[gi.b]; !isLink {
+				seen[gi.g] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	for g := range seen {
+		if n := db.graphName(g); n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// links follows p in both directions from tid and keeps the targets' home
+// graphs that are graph, or, when graph is "", that are not home graphs of
+// tid itself.
+func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []string,
+	linkPreds map[uint64]string, out []store.Link) ([]store.Link, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
 		var targets []uint64
 		err := scanGroups(txn, prefix2(space, tid, p), func(gi groupInfo) error {
@@ -524,12 +561,13 @@ func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, out []sto
 			if err != nil {
 				return out, err
 			}
-			gs, err := db.graphsOf(txn, t)
+			gs, err := db.homeGraphs(txn, t, linkPreds)
 			if err != nil {
 				return out, err
 			}
 			for _, g := range gs {
-				if (graph == "" || g == graph) && !containsLink(out, e.ID, g) {
+				keep := g == graph || (graph == "" && !slices.Contains(home, g))
+				if keep && !containsLink(out, e.ID, g) {
 					out = append(out, store.Link{Target: e, Graph: g, Via: via})
 				}
 			}

@@ -88,7 +88,9 @@ func TestFeaturesNeighborsSameAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := func(s, p string, o quad.Value) quad.Quad { return quad.Quad{Subject: quad.IRI(s), Predicate: quad.IRI(p), Object: o} }
+	q := func(s, p string, o quad.Value) quad.Quad {
+		return quad.Quad{Subject: quad.IRI(s), Predicate: quad.IRI(p), Object: o}
+	}
 	loadQuads(t, db, "wd", []quad.Quad{
 		q("Q1299", store.RDFSLabel, quad.LangString{Value: "The Beatles", Lang: "en"}),
 		q("Q1299", store.SchemaDesc, quad.LangString{Value: "English rock band", Lang: "en"}),
@@ -125,5 +127,26 @@ func TestFeaturesNeighborsSameAs(t *testing.T) {
 	back, err := db.SameAs(ctx, "mb:artist/b10bbbfc", "")
 	if err != nil || len(back) != 1 || back[0].Target.ID != "Q1299" || back[0].Graph != "wd" {
 		t.Fatalf("sameAs back = %+v, %v", back, err)
+	}
+}
+
+// TestInMemorySearchSurvivesLaterLoads: loading a second graph keeps the
+// first graph's label index (in memory there is no file to reread).
+func TestInMemorySearchSurvivesLaterLoads(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	label := func(s, text string) quad.Quad {
+		return quad.Quad{Subject: quad.IRI(s), Predicate: quad.IRI(store.RDFSLabel), Object: quad.String(text)}
+	}
+	loadQuads(t, db, "a", []quad.Quad{label("x", "Xylophone")})
+	loadQuads(t, db, "b", []quad.Quad{label("y", "Yodel")})
+	for _, c := range []struct{ graph, text, id string }{{"a", "xylophone", "x"}, {"b", "yodel", "y"}} {
+		got, err := db.Search(context.Background(), c.graph, c.text, 1)
+		if err != nil || len(got) != 1 || got[0].ID != c.id {
+			t.Errorf("search %s in %s = %+v, %v", c.text, c.graph, got, err)
+		}
 	}
 }

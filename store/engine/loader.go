@@ -71,7 +71,8 @@ type Loader struct {
 	graph    uint64
 	dict     map[string]uint64
 	newTerms []newTerm
-	quads    []qids
+	buf      quadBuffer // quads as read, in blocks
+	quads    []qids     // all quads, contiguous, from Commit on
 	labels   []labelEntry
 	labelP   map[uint64]bool
 	labelCfg store.LabelConfig
@@ -190,7 +191,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 		}
 		l.names[ids.g] = graphNameOf(q.Label)
 	}
-	l.quads = append(l.quads, ids)
+	l.buf.add(ids)
 	l.read++
 	l.noteLabel(q, ids)
 	return nil
@@ -250,7 +251,7 @@ func (l *Loader) Close() error {
 	}
 	l.done = true
 	l.txn.Discard()
-	l.quads, l.dict = nil, nil
+	l.quads, l.dict, l.buf = nil, nil, quadBuffer{}
 	l.db.writeMu.Unlock()
 	return nil
 }
@@ -276,4 +277,34 @@ func predicateName(v quad.Value) string {
 		return string(iri)
 	}
 	return quad.StringOf(v)
+}
+
+// quadBuffer collects quads in fixed-size blocks, so that a growing load
+// never copies (and briefly doubles) one huge slice.
+type quadBuffer struct {
+	blocks [][]qids
+	n      int
+}
+
+const quadBlock = 1 << 20
+
+func (b *quadBuffer) add(q qids) {
+	if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1]) == quadBlock {
+		b.blocks = append(b.blocks, make([]qids, 0, quadBlock))
+	}
+	last := &b.blocks[len(b.blocks)-1]
+	*last = append(*last, q)
+	b.n++
+}
+
+// flatten moves the blocks into one slice, releasing each block as soon as
+// it is copied.
+func (b *quadBuffer) flatten() []qids {
+	out := make([]qids, 0, b.n)
+	for i := range b.blocks {
+		out = append(out, b.blocks[i]...)
+		b.blocks[i] = nil
+	}
+	b.blocks, b.n = nil, 0
+	return out
 }

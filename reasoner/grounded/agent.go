@@ -1,0 +1,370 @@
+package grounded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/grove-kg/grove/reasoner/grounded/action"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store"
+)
+
+// agent is the Graph-CoT interaction: a thought, then one action on the
+// KG, then the observation it returns.
+type agent struct {
+	r *run
+	// topics lists the query's topic nodes for the prompt.
+	topics string
+}
+
+// actionInvalid is the trace action of a step whose reply named no action.
+const actionInvalid = "INVALID"
+
+// maxFeature bounds one feature value in an observation.
+const maxFeature = 1500
+
+func (a *agent) name() string { return string(Agent) }
+
+func (a *agent) setup(_ context.Context, root *state, topics []store.Entity) {
+	var parts []string
+	for _, e := range topics {
+		root.sub.AddEntity(e, a.r.graphOf(e))
+		parts = append(parts, root.describe(e.ID))
+	}
+	a.topics = strings.Join(parts, ", ")
+}
+
+// thoughts samples the next "Thought i:" lines.
+func (a *agent) thoughts(ctx context.Context, s *state, n int) ([]string, error) {
+	i := len(s.steps) + 1
+	prompt := agentPrompt(a.r.definition, a.r.question, s, a.topics, fmt.Sprintf("Thought %d:", i))
+	return a.r.sampleThoughts(ctx, prompt, n, llm.Task{Kind: llm.KindFree, Name: TaskAgentThought,
+		Question: a.r.question, Context: s.evidence()})
+}
+
+// options are the agent's actions as llm options.
+func actionOptions() []llm.Option {
+	specs := action.Specs()
+	opts := make([]llm.Option, len(specs))
+	for i, s := range specs {
+		opts[i] = llm.Option{ID: string(s.Kind), Text: s.Usage() + ": " + s.Help}
+	}
+	return opts
+}
+
+// ground asks for the action of c's thought and carries it out. A reply
+// that is not a valid action, or an action the graph cannot carry out,
+// becomes an observation saying what was wrong; the step still counts.
+func (a *agent) ground(ctx context.Context, c *state) error {
+	i := len(c.steps)
+	st := c.last()
+	prompt := agentPrompt(a.r.definition, a.r.question, c.withoutLast(), a.topics,
+		fmt.Sprintf("Thought %d: %s\nAction %d:", i, st.thought, i))
+	texts, err := generate(ctx, a.r.model, llm.Request{Messages: messages(prompt), N: 1,
+		Temperature: a.r.cfg.EvalTemperature, Stop: []string{"\nObservation", "\nThought"},
+		Task: llm.Task{Kind: llm.KindAction, Name: TaskAgentAction, Question: a.r.question,
+			Context: c.evidence(), Options: actionOptions()}})
+	if err != nil {
+		return err
+	}
+	reply := first(texts)
+	act, perr := action.Parse(reply)
+	if perr != nil {
+		st.action = clip(flat(reply), 200)
+		if st.action == "" {
+			st.action = "(empty)"
+		}
+		c.act, c.problem = actionInvalid, perr.Error()
+		st.observation = "Invalid action: " + strings.TrimPrefix(perr.Error(), action.ErrInvalid.Error()+": ")
+		a.r.warn(ctx, "step %d: %v", i, perr)
+		return nil
+	}
+	st.action, c.act = act.String(), string(act.Kind)
+	obs, err := a.execute(ctx, c, act)
+	var bad *badAction
+	if errors.As(err, &bad) {
+		c.problem = bad.msg
+		obs = "Invalid action: " + bad.msg
+		a.r.warn(ctx, "step %d: %s: %s", i, act, bad.msg)
+	} else if err != nil {
+		return err
+	}
+	st.observation = obs
+	return nil
+}
+
+// withoutLast is s without its current step (for the action prompt, which
+// writes the thought itself).
+func (s *state) withoutLast() *state {
+	c := *s
+	c.steps = s.steps[:len(s.steps)-1]
+	return &c
+}
+
+// badAction is an action the graph cannot carry out: unknown node, edge
+// type or feature. Its message is shown to the model.
+type badAction struct{ msg string }
+
+func (b *badAction) Error() string { return b.msg }
+
+func bad(format string, args ...any) error { return &badAction{msg: fmt.Sprintf(format, args...)} }
+
+// execute carries out act on the KG and returns the observation.
+func (a *agent) execute(ctx context.Context, c *state, act action.Action) (string, error) {
+	switch act.Kind {
+	case action.RetrieveNode:
+		return a.retrieve(ctx, c, act.Arg(0))
+	case action.NodeFeature:
+		return a.feature(ctx, c, act.Arg(0), act.Arg(1))
+	case action.NeighbourCheck:
+		return a.neighbours(ctx, c, act.Arg(0), act.Arg(1))
+	case action.NodeDegree:
+		return a.degree(ctx, c, act.Arg(0), act.Arg(1))
+	case action.Finish:
+		c.done, c.answer = true, act.Arg(0)
+		return "", nil
+	}
+	return "", bad("unknown action %s", act.Kind)
+}
+
+// retrieve searches every graph of the query for the keyword.
+func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string, error) {
+	var cands []store.Candidate
+	for _, g := range a.r.graphs {
+		cs, err := a.r.kg.Search(ctx, g, keyword, a.r.cfg.SearchLimit)
+		if err != nil {
+			return "", fmt.Errorf("search %q in %s: %w", keyword, g, err)
+		}
+		cands = append(cands, cs...)
+	}
+	slices.SortStableFunc(cands, func(x, y store.Candidate) int {
+		switch {
+		case x.Score > y.Score:
+			return -1
+		case x.Score < y.Score:
+			return 1
+		}
+		return 0
+	})
+	cands = cands[:min(len(cands), a.r.cfg.SearchLimit)]
+	if len(cands) == 0 {
+		return fmt.Sprintf("No node matches %q.", keyword), nil
+	}
+	parts := make([]string, len(cands))
+	for i, cd := range cands {
+		c.sub.AddEntity(cd.Entity, cd.Graph)
+		parts[i] = fmt.Sprintf("%s (%s, %s match", cd.ID, flat(cd.Name()), cd.Match)
+		if len(a.r.graphs) > 1 {
+			parts[i] += ", graph " + cd.Graph
+		}
+		parts[i] += ")"
+	}
+	return fmt.Sprintf("Nodes matching %q: %s", keyword, strings.Join(parts, "; ")), nil
+}
+
+// node resolves a node argument: an id or the name of a node the chain
+// has seen, or any id of the query's graphs.
+func (a *agent) node(ctx context.Context, c *state, arg string) (string, error) {
+	if c.sub.Has(arg) {
+		return arg, nil
+	}
+	switch ids := c.sub.Resolve(arg); {
+	case len(ids) == 1:
+		return ids[0], nil
+	case len(ids) > 1:
+		d := make([]string, len(ids))
+		for i, id := range ids {
+			d[i] = c.describe(id)
+		}
+		return "", bad("%q names several nodes: %s; use the node id", arg, strings.Join(d, ", "))
+	}
+	e, err := a.r.kg.Entity(ctx, arg)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", bad("there is no node %q; use a node id returned by RetrieveNode or NeighbourCheck "+
+			"(RetrieveNode[%s] finds nodes by name)", arg, arg)
+	}
+	if err != nil {
+		return "", fmt.Errorf("entity %q: %w", arg, err)
+	}
+	g := a.r.graphOf(e)
+	if g == "" || e.Literal {
+		return "", bad("%q is not a node of the graph %s", arg, strings.Join(a.r.graphs, ", "))
+	}
+	c.sub.AddEntity(e, g)
+	return e.ID, nil
+}
+
+// feature returns a node's feature value.
+func (a *agent) feature(ctx context.Context, c *state, nodeArg, name string) (string, error) {
+	id, err := a.node(ctx, c, nodeArg)
+	if err != nil {
+		return "", err
+	}
+	fs, err := a.r.kg.Features(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("features of %s: %w", id, err)
+	}
+	fs = slices.DeleteFunc(fs, func(f store.Feature) bool { return !slices.Contains(a.r.graphs, f.Graph) })
+	var vals []string
+	var names []string
+	want := normName(name)
+	for _, f := range fs {
+		if !slices.Contains(names, f.Name) {
+			names = append(names, f.Name)
+		}
+		if normName(f.Name) == want || normName(f.Relation) == want || normName(lastSegment(f.Relation)) == want {
+			name = f.Name
+			vals = append(vals, clip(flat(f.Value), maxFeature))
+		}
+	}
+	if len(vals) == 0 && nameFeatures[want] {
+		if e, ok := c.sub.Entity(id); ok && flat(e.Label) != "" {
+			vals = []string{flat(e.Label)}
+		}
+	}
+	if len(vals) == 0 {
+		return "", a.noFeature(ctx, c, id, name, names)
+	}
+	for _, v := range vals {
+		c.addAttribute(attribute{entity: c.name(id), name: name, value: v})
+	}
+	return fmt.Sprintf("The %s of %s is: %s", name, c.describe(id), strings.Join(vals, "; ")), nil
+}
+
+// nameFeatures are the feature names a node's name (its label) answers
+// when the node has no such feature: KG.Features leaves names out, yet
+// GRBench names authors by a "name" feature.
+var nameFeatures = map[string]bool{"name": true, "label": true, "title": true}
+
+// noFeature explains a missing feature, pointing at NeighbourCheck when
+// the name is an edge type.
+func (a *agent) noFeature(ctx context.Context, c *state, id, name string, names []string) error {
+	if rel, err := a.relation(ctx, c, id, name); err == nil {
+		return bad("%s is an edge type of %s, not a feature: use NeighbourCheck[%s, %s]", rel.DisplayLabel(),
+			c.describe(id), id, rel.DisplayLabel())
+	}
+	if len(names) == 0 {
+		return bad("%s has no features", c.describe(id))
+	}
+	return bad("%s has no feature %q; its features are: %s", c.describe(id), name, strings.Join(names, ", "))
+}
+
+// relation resolves an edge type of node id: by id, label or last id
+// segment among its outgoing relations, then by inverse label among its
+// incoming ones, then by forward name among its incoming ones.
+func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.Relation, error) {
+	rels, err := a.r.kg.Relations(ctx, []string{id}, store.Both)
+	if err != nil {
+		return store.Relation{}, fmt.Errorf("relations of %s: %w", id, err)
+	}
+	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
+		return r.Hidden || r.Count == 0 || !slices.Contains(a.r.graphs, r.Graph)
+	})
+	want := normName(name)
+	forward := func(r store.Relation) bool {
+		return normName(r.ID) == want || normName(r.Label) == want || normName(lastSegment(r.ID)) == want
+	}
+	passes := []func(store.Relation) bool{
+		func(r store.Relation) bool { return r.Dir == store.Out && forward(r) },
+		func(r store.Relation) bool { return r.Dir == store.In && normName(r.DisplayLabel()) == want },
+		func(r store.Relation) bool { return r.Dir == store.In && forward(r) },
+	}
+	for _, p := range passes {
+		if i := slices.IndexFunc(rels, p); i >= 0 {
+			return rels[i], nil
+		}
+	}
+	var names []string
+	for _, r := range rels {
+		if l := r.DisplayLabel(); !slices.Contains(names, l) {
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return store.Relation{}, bad("%s has no edges", c.describe(id))
+	}
+	return store.Relation{}, bad("%s has no edge type %q; its edge types are: %s", c.describe(id), name,
+		strings.Join(names, ", "))
+}
+
+// neighbours lists the neighbours of a node along an edge type and adds
+// the edges to the chain's graph.
+func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) (string, error) {
+	id, err := a.node(ctx, c, nodeArg)
+	if err != nil {
+		return "", err
+	}
+	rel, err := a.relation(ctx, c, id, edge)
+	if err != nil {
+		return "", err
+	}
+	edges, err := a.r.kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, a.r.cfg.NeighborLimit)
+	if err != nil {
+		return "", fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
+	}
+	var parts []string
+	for _, e := range edges {
+		if e.Graph != rel.Graph {
+			continue
+		}
+		c.sub.AddEdge(e, rel.Dir, rel.InverseLabel)
+		other := e.Object
+		if rel.Dir == store.In {
+			other = e.Subject
+		}
+		if other.Literal {
+			parts = append(parts, flat(other.Name()))
+		} else {
+			parts = append(parts, c.describe(other.ID))
+		}
+	}
+	obs := fmt.Sprintf("The %s neighbours of %s are: %s", rel.DisplayLabel(), c.describe(id), fmtList(parts))
+	if int64(len(parts)) < rel.Count {
+		obs += fmt.Sprintf(" (the first %d of %d)", len(parts), rel.Count)
+	}
+	return obs, nil
+}
+
+// degree counts the neighbours of a node along an edge type.
+func (a *agent) degree(ctx context.Context, c *state, nodeArg, edge string) (string, error) {
+	id, err := a.node(ctx, c, nodeArg)
+	if err != nil {
+		return "", err
+	}
+	rel, err := a.relation(ctx, c, id, edge)
+	if err != nil {
+		return "", err
+	}
+	n, err := a.r.kg.Degree(ctx, id, rel.ID, rel.Dir)
+	if err != nil {
+		return "", fmt.Errorf("degree of %s along %s: %w", id, rel.ID, err)
+	}
+	c.addAttribute(attribute{entity: c.name(id), name: "number of " + rel.DisplayLabel() + " neighbours",
+		value: strconv.FormatInt(n, 10)})
+	return fmt.Sprintf("%s has %d %s neighbours.", c.describe(id), n, rel.DisplayLabel()), nil
+}
+
+// normName compares names loosely: case, '_' and '-' as spaces, blanks.
+func normName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return ' '
+		}
+		return r
+	}, strings.ToLower(s))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// lastSegment is the part of a relation id after its last '/', '#', '.'
+// or ':' ("/film/film/directed_by" -> "directed_by").
+func lastSegment(id string) string {
+	t := strings.TrimRight(id, "/#")
+	if i := strings.LastIndexAny(t, "/#.:"); i >= 0 && i < len(t)-1 {
+		return t[i+1:]
+	}
+	return t
+}

@@ -1,0 +1,100 @@
+// Package grounded implements the graph-grounded reasoning strategies of
+// "Grounding LLM Reasoning with Knowledge Graphs" (Amayuelas et al., 2025):
+// every step of a Chain-, Tree- or Graph-of-Thoughts is tied to the
+// knowledge graph through one of two interactions. Register adds six
+// methods, interaction x strategy:
+//
+//	agent-cot   agent-tot   agent-got
+//	explore-cot explore-tot explore-got
+//
+// # States and steps
+//
+// A state is s = [q, G', z_1..z_i]: the question, the knowledge retrieved
+// so far (G', a subgraph.Graph of triples plus the feature values read)
+// and the chain of steps. A step is a thought plus its grounding.
+//
+// The agent (section 4.2.1, Graph-CoT) samples "Thought i:" (a KindFree
+// call), then asks for "Action i:" (a KindAction call whose options are the
+// actions of package action) and carries the action out on the KG:
+// RetrieveNode[keyword] searches every graph of the query, NodeFeature
+// reads KG.Features, NeighbourCheck follows KG.Edges (adding the edges to
+// G'), NodeDegree calls KG.Degree and Finish[answer] ends the chain. Node
+// arguments are ids or names of nodes the chain has seen; edge types and
+// features are matched by id, label or inverse label, ignoring case and
+// '_'. A reply that is no valid action, or an action the graph cannot carry
+// out (unknown node, edge type or feature), is not an error: the step's
+// observation says what was wrong and how to write it, and the step counts
+// against the budget like any other.
+//
+// The automatic exploration (section 4.2.2, Algorithm 1) samples a thought
+// (the Search Thought prompt), lists the entities it mentions (KindExtract;
+// at the first step the question's as well, since GRBench has no topic
+// entities), links each to the best search candidate of each graph, and
+// explores from the seen entities for up to depth rounds: each round visits
+// every unvisited seen entity concurrently, keeps the relevant attributes,
+// relations and tail entities (KindSelect prune calls, asked only for
+// lists longer than the attribute, relation or entity width), adds the
+// tails to the seen entities, and ends early when the End? check
+// (KindYesNo) says the triples suffice. The step ends with a KindAction
+// choice between "ANSWER: text" and THINK (go on).
+//
+// # Graph definition
+//
+// Both prompts carry a definition of the graph, which package schema
+// derives from the store (node types from grove:nodeType, edge types from
+// relation labels, features from literal-valued relations) by sampling
+// nodes through KG calls; it is cached per graph size in the Reasoner.
+//
+// # Strategies
+//
+// All three strategies run the same breadth-first loop over levels, one
+// step per level, for at most steps levels (n = 10 by default):
+//
+//   - CoT follows one chain (k = t = 1) without an evaluator.
+//   - ToT samples k thoughts per open state of the level (one request with
+//     N = k; identical thoughts are merged), grounds all children
+//     concurrently, ranks the children plus the level's answered states with
+//     the state evaluator and keeps the best t. Score rates each state on
+//     its own (KindScore, "Score: X" in [0, 1]); Select asks for votes for
+//     the best state of the level (KindVote, Votes samples in one request)
+//     and values each state by its share of the votes.
+//   - GoT is ToT plus one aggregation per level: the two best open states
+//     are merged (their chains, with a shared prefix once, and the union of
+//     their knowledge) and the Graph of Thought Merge prompt gives the next
+//     thought of the merged chain, which is grounded like any other. The
+//     merged node has both states as parents.
+//
+// The search stops when the best-ranked state of a level is an answer (a
+// Finish or ANSWER step). When the budget runs out, or no state can be
+// continued, the final answer is asked from the best state's chain
+// (KindAnswer) and recorded as a child node; such an answer is not
+// Confident, and "unknown" counts as no answer.
+//
+// # Trace
+//
+// Every state is a trace node (package trace): the root holds the
+// question and the graph definition; step nodes carry the interaction as
+// State, the action word (NeighbourCheck, EXPLORE, ANSWER, INVALID,
+// MERGE ...) as Action, the thought (or the answer) as Text, the value of
+// the evaluator, and the thought, action and observation in Extra. Model
+// and KG calls are tagged with the node they serve; the calls of one level
+// (thought sampling, grounding, scoring) run concurrently.
+//
+// # The lexical policy
+//
+// llm.Lexical reads only Task fields, which every call fills (Question,
+// Context with the retrieved attributes and triples as "s -> p -> o"
+// lines, Options). It drives the exploration sensibly: it extracts the
+// question's capitalised mentions, prunes by term overlap, says Yes to
+// End? once the triples cover the question, and answers with the end of
+// the triple whose relation matches the question ("Who directed Blade
+// Runner?" -> Ridley Scott on the film sample). It cannot drive the
+// agent: its KindAction rule knows the action ids ANSWER, EXPAND* and
+// THINK only and otherwise replies the first option id without an
+// argument, so every agent step is the invalid action "RetrieveNode"
+// (needs a keyword) until the budget runs out.
+//
+// Model transport errors, KG errors and cancellation end the run with the
+// partial trace; malformed replies never do (they become warnings,
+// observations or unrated states).
+package grounded

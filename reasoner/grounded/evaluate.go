@@ -1,0 +1,272 @@
+package grounded
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
+)
+
+// Task names: the Task.Name of every model call.
+const (
+	TaskAgentThought    = "grounded/agent-thought"
+	TaskAgentAction     = "grounded/agent-action"
+	TaskExploreThought  = "grounded/explore-thought"
+	TaskExtract         = "grounded/extract"
+	TaskPruneRelations  = "grounded/prune-relations"
+	TaskPruneEntities   = "grounded/prune-entities"
+	TaskPruneAttributes = "grounded/prune-attributes"
+	TaskEnd             = "grounded/end"
+	TaskDecide          = "grounded/decide"
+	TaskScore           = "grounded/score"
+	TaskSelect          = "grounded/select"
+	TaskMerge           = "grounded/merge"
+	TaskAnswer          = "grounded/answer"
+)
+
+// rank orders a level's states best first: CoT keeps its chain; Score
+// rates every state not rated yet, concurrently; Select asks for votes.
+// Ties keep the level's order.
+func (r *run) rank(ctx context.Context, cands []*state) ([]*state, error) {
+	if r.cfg.Strategy == CoT {
+		return cands, nil
+	}
+	var err error
+	switch r.cfg.Evaluator {
+	case Score:
+		err = r.score(ctx, cands)
+	case Select:
+		err = r.vote(ctx, cands)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ranked := slices.Clone(cands)
+	slices.SortStableFunc(ranked, func(a, b *state) int {
+		switch {
+		case a.value > b.value:
+			return -1
+		case a.value < b.value:
+			return 1
+		}
+		return 0
+	})
+	return ranked, nil
+}
+
+// score rates each unrated state with the Score Vote prompt.
+func (r *run) score(ctx context.Context, cands []*state) error {
+	return parallel(len(cands), func(i int) error {
+		s := cands[i]
+		if s.evaluated {
+			return nil
+		}
+		sctx := trace.WithNode(ctx, s.id)
+		texts, err := generate(sctx, r.eval, llm.Request{Messages: messages(scorePrompt(r.question, s)), N: 1,
+			Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindScore, Name: TaskScore,
+				Question: r.question, Context: s.evidence(), Candidate: candidateText(s)}})
+		if err != nil {
+			return err
+		}
+		v, perr := llm.ParseScore(first(texts))
+		if perr != nil {
+			r.warn(sctx, "score: %v", perr)
+			s.problem = "evaluation failed: " + perr.Error()
+		}
+		s.value, s.evaluated = v, perr == nil
+		r.updateNode(s)
+		return nil
+	})
+}
+
+// vote asks the evaluator Votes times for the best state of the level (one
+// request with n samples) and sets each state's value to its share of the
+// votes. A single state needs no vote.
+func (r *run) vote(ctx context.Context, cands []*state) error {
+	if len(cands) < 2 {
+		return nil
+	}
+	opts := make([]llm.Option, len(cands))
+	for i, s := range cands {
+		opts[i] = llm.Option{ID: strconv.Itoa(i + 1), Text: candidateText(s)}
+	}
+	temp := r.cfg.EvalTemperature
+	if r.cfg.Votes > 1 {
+		temp = r.cfg.Temperature
+	}
+	vctx := trace.WithNode(ctx, cands[0].parents[0].id)
+	texts, err := generate(vctx, r.eval, llm.Request{Messages: messages(selectPrompt(r.question, opts)),
+		N: r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
+			Question: r.question, Options: opts}})
+	if err != nil {
+		return err
+	}
+	counts := make([]int, len(cands))
+	valid := 0
+	for i, t := range texts {
+		id, err := llm.ParseVote(t, opts)
+		if err != nil {
+			r.warn(vctx, "vote %d: %v", i+1, err)
+			continue
+		}
+		n, _ := strconv.Atoi(id)
+		counts[n-1]++
+		valid++
+	}
+	for i, s := range cands {
+		s.votes, s.evaluated = counts[i], valid > 0
+		s.value = 0
+		if valid > 0 {
+			s.value = float64(counts[i]) / float64(valid)
+		}
+		r.updateNode(s)
+	}
+	return nil
+}
+
+// candidateText is what the evaluators judge: the chain of thoughts with
+// its actions and observations, then the triples and attributes found.
+func candidateText(s *state) string {
+	var b strings.Builder
+	b.WriteString(s.chainText())
+	if ev := s.evidence(); ev != "" {
+		b.WriteString("Knowledge triples:\n" + ev + "\n")
+	}
+	if s.done {
+		b.WriteString("Answer: " + s.answer + "\n")
+	}
+	return b.String()
+}
+
+// mergeThought asks for the next thought of the aggregation of a and b.
+func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
+	m := merged(a, b)
+	texts, err := generate(ctx, r.model, llm.Request{Messages: messages(mergePrompt(r.question, a, b, m)), N: 1,
+		Temperature: r.cfg.EvalTemperature, Stop: thoughtStops, Task: llm.Task{Kind: llm.KindFree, Name: TaskMerge,
+			Question: r.question, Context: candidateText(a) + "\n" + candidateText(b)}})
+	if err != nil {
+		return "", err
+	}
+	th := parseThought(first(texts))
+	if th == "" {
+		r.warn(ctx, "merge of #%d and #%d: empty thought in %q", a.id, b.id, clip(first(texts), 80))
+	}
+	return th, nil
+}
+
+// finalAnswer asks for the answer from the chain of s when no chain
+// finished within the budget, and adds it as a child of s.
+func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.Answer, error) {
+	id := r.rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1, State: "answer", Action: "ANSWER"})
+	actx := trace.WithNode(ctx, id)
+	texts, err := generate(actx, r.model, llm.Request{Messages: messages(answerPrompt(r.definition, r.question, s)),
+		N: 1, Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer,
+			Question: r.question, Context: s.evidence()}})
+	if err != nil {
+		return trace.Answer{}, err
+	}
+	text, perr := llm.ParseAnswer(first(texts))
+	if perr != nil {
+		r.warn(actx, "final answer: %v", perr)
+	}
+	a := &state{id: id, parents: []*state{s}, depth: s.depth + 1, sub: s.sub, answer: text, done: true,
+		value: s.value, evaluated: s.evaluated}
+	_ = r.rec.UpdateNode(id, func(n *trace.Node) {
+		n.Text, n.Answer, n.Terminal = text, perr == nil, true
+		if perr != nil {
+			n.Error = perr.Error()
+		}
+	})
+	if perr != nil || strings.EqualFold(strings.Trim(text, ". "), "unknown") {
+		return trace.Answer{Found: false, Text: text, Node: id,
+			Reason: "no answer: " + reason + " and the final answer gave none"}, nil
+	}
+	ans := r.result(a, reason+"; answered from the chain")
+	ans.Confident = false
+	return ans, nil
+}
+
+// parseThought takes the thought out of a reply: without a "Thought N:"
+// label and up to a line that starts an action, an observation or the next
+// thought.
+func parseThought(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var keep []string
+	for i, l := range lines {
+		t := strings.TrimLeft(strings.TrimSpace(l), "*#>` ")
+		if i == 0 || len(keep) == 0 {
+			t = cutLabel(t, "thought", "next thought")
+		} else if startsLabel(t, "action", "observation", "thought", "answer") {
+			break
+		}
+		if t != "" {
+			keep = append(keep, t)
+		}
+	}
+	return flat(strings.Join(keep, " "))
+}
+
+// cutLabel removes a leading "Label:" or "Label N:".
+func cutLabel(t string, labels ...string) string {
+	for _, l := range labels {
+		if len(t) >= len(l) && strings.EqualFold(t[:len(l)], l) {
+			rest := strings.TrimLeft(t[len(l):], " \t*_`0123456789")
+			if after, ok := strings.CutPrefix(rest, ":"); ok {
+				return strings.TrimSpace(strings.TrimLeft(after, "*_` "))
+			}
+		}
+	}
+	return t
+}
+
+// startsLabel reports whether t starts with one of labels followed by a
+// colon, optionally numbered ("Action 2:").
+func startsLabel(t string, labels ...string) bool {
+	return cutLabel(t, labels...) != t
+}
+
+// dedupe drops empty and repeated thoughts (case and spacing ignored),
+// keeping sample order.
+func dedupe(ts []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range ts {
+		k := strings.ToLower(flat(t))
+		if k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sampleThoughts sends a thought request and returns the distinct
+// thoughts, warning about unusable samples.
+func (r *run) sampleThoughts(ctx context.Context, prompt string, n int, task llm.Task) ([]string, error) {
+	texts, err := generate(ctx, r.model, llm.Request{Messages: messages(prompt), N: n,
+		Temperature: r.cfg.Temperature, Stop: thoughtStops, Task: task})
+	if err != nil {
+		return nil, err
+	}
+	parsed := make([]string, len(texts))
+	for i, t := range texts {
+		if parsed[i] = parseThought(t); parsed[i] == "" {
+			r.warn(ctx, "thought sample %d is empty: %q", i+1, clip(t, 80))
+		}
+	}
+	return dedupe(parsed), nil
+}
+
+// thoughtStops end a thought before the model writes the action.
+var thoughtStops = []string{"\nAction", "\nObservation"}
+
+// fmtList joins items as "a; b; c", or "(none)".
+func fmtList(items []string) string {
+	if len(items) == 0 {
+		return "(none)"
+	}
+	return strings.Join(items, "; ")
+}

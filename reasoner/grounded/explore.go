@@ -1,0 +1,371 @@
+package grounded
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store"
+)
+
+// explorer is the automatic graph exploration: a thought, the entities it
+// mentions, Algorithm 1 from them, then the choice to answer or go on.
+type explorer struct{ r *run }
+
+// Trace actions of exploration steps.
+const (
+	actionExplore = "EXPLORE"
+	actionAnswer  = "ANSWER"
+	actionThink   = "THINK"
+)
+
+func (x *explorer) name() string { return string(Explore) }
+
+// setup makes the topic entities the first seen entities.
+func (x *explorer) setup(_ context.Context, root *state, topics []store.Entity) {
+	for _, e := range topics {
+		root.sub.AddEntity(e, x.r.graphOf(e))
+		root.see(e.ID)
+	}
+}
+
+func (x *explorer) thoughts(ctx context.Context, s *state, n int) ([]string, error) {
+	return x.r.sampleThoughts(ctx, exploreThoughtPrompt(x.r.definition, x.r.question, s), n, llm.Task{
+		Kind: llm.KindFree, Name: TaskExploreThought, Question: x.r.question,
+		Context: strings.Join(slices.Concat(s.thoughts(), []string{s.evidence()}), "\n")})
+}
+
+// ground extracts and links the thought's entities (the question's too at
+// the first step), explores the graph from them and asks whether to
+// answer.
+func (x *explorer) ground(ctx context.Context, c *state) error {
+	mentions, err := x.extract(ctx, c)
+	if err != nil {
+		return err
+	}
+	linked, err := x.link(ctx, c, mentions)
+	if err != nil {
+		return err
+	}
+	edgesBefore, attrsBefore := c.sub.NumEdges(), len(c.attrs)
+	depth, err := x.explore(ctx, c)
+	if err != nil {
+		return err
+	}
+	st := c.last()
+	found := slices.Concat(c.sub.EdgeTriples(c.sub.Edges()[edgesBefore:]), c.attributeLines()[attrsBefore:])
+	st.observation = "found: " + fmtList(found)
+	c.extra["mentions"] = strings.Join(mentions, "; ")
+	c.extra["linked"] = strings.Join(linked, ", ")
+	c.extra["depth"] = strconv.Itoa(depth)
+	c.act = actionExplore
+	return x.decide(ctx, c)
+}
+
+// extract lists the entity mentions of the thought, and at the first step
+// those of the question, which GRBench gives without topic entities.
+func (x *explorer) extract(ctx context.Context, c *state) ([]string, error) {
+	thought := c.last().thought
+	task := llm.Task{Kind: llm.KindExtract, Name: TaskExtract, Context: thought}
+	text := thought
+	if len(c.steps) == 1 {
+		task.Question = x.r.question
+		text = x.r.question + "\n" + thought
+	}
+	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(extractPrompt(text)), N: 1,
+		Temperature: x.r.cfg.EvalTemperature, Task: task})
+	if err != nil {
+		return nil, err
+	}
+	return llm.ParseLines(first(texts)), nil
+}
+
+// link searches each mention in every graph and adds the best candidate
+// of each graph to the seen entities. It returns the ids it added.
+func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]string, error) {
+	var added []string
+	for _, m := range mentions {
+		for _, g := range x.r.graphs {
+			cands, err := x.r.kg.Search(ctx, g, m, x.r.cfg.SearchLimit)
+			if err != nil {
+				return nil, fmt.Errorf("search %q in %s: %w", m, g, err)
+			}
+			if len(cands) == 0 || cands[0].Literal {
+				continue
+			}
+			c.sub.AddEntity(cands[0].Entity, g)
+			if c.see(cands[0].ID) {
+				added = append(added, cands[0].ID)
+			}
+		}
+	}
+	if len(mentions) > 0 && len(added) == 0 {
+		x.r.warn(ctx, "no new entity linked from the mentions %q", mentions)
+	}
+	return added, nil
+}
+
+// explore is Algorithm 1: up to Depth rounds; each visits the unvisited
+// seen entities (concurrently), keeps the model-pruned attributes,
+// relations and tail entities, adds the tails to the seen entities, and
+// ends early when the model says the triples suffice. It returns the
+// number of rounds run.
+func (x *explorer) explore(ctx context.Context, c *state) (int, error) {
+	depth := 0
+	for depth < x.r.cfg.Depth {
+		ids := c.visitAll()
+		if len(ids) == 0 {
+			break
+		}
+		depth++
+		found := make([]entityFinds, len(ids))
+		err := parallel(len(ids), func(i int) error {
+			var err error
+			found[i], err = x.exploreEntity(ctx, c, ids[i])
+			return err
+		})
+		if err != nil {
+			return depth, err
+		}
+		if !x.absorb(c, found) {
+			continue
+		}
+		enough, err := x.end(ctx, c)
+		if err != nil || enough {
+			return depth, err
+		}
+	}
+	return depth, nil
+}
+
+// entityFinds is what exploring one entity kept.
+type entityFinds struct {
+	edges []foundEdge
+	attrs []attribute
+}
+
+type foundEdge struct {
+	edge store.Edge
+	rel  store.Relation
+}
+
+// absorb adds the finds to c in entity order; it reports whether anything
+// was new.
+func (x *explorer) absorb(c *state, found []entityFinds) bool {
+	news := false
+	for _, f := range found {
+		for _, fe := range f.edges {
+			if c.sub.AddEdge(fe.edge, fe.rel.Dir, fe.rel.InverseLabel) {
+				news = true
+			}
+			tail := fe.edge.Object
+			if fe.rel.Dir == store.In {
+				tail = fe.edge.Subject
+			}
+			if !tail.Literal {
+				c.see(tail.ID)
+			}
+		}
+		for _, a := range f.attrs {
+			news = c.addAttribute(a) || news
+		}
+	}
+	return news
+}
+
+// exploreEntity reads one entity's attributes and relations and keeps
+// the pruned ones with their pruned tails. It only reads c.
+func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (entityFinds, error) {
+	var out entityFinds
+	rels, err := x.r.kg.Relations(ctx, []string{id}, store.Both)
+	if err != nil {
+		return out, fmt.Errorf("relations of %s: %w", id, err)
+	}
+	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
+		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.graphs, r.Graph)
+	})
+	literal, err := x.attributes(ctx, c, id, &out)
+	if err != nil {
+		return out, err
+	}
+	rels = slices.DeleteFunc(rels, func(r store.Relation) bool { return r.Dir == store.Out && literal[r.ID] })
+	kept, err := x.pruneRelations(ctx, c, id, rels)
+	if err != nil {
+		return out, err
+	}
+	for _, rel := range kept {
+		edges, err := x.tails(ctx, c, id, rel)
+		if err != nil {
+			return out, err
+		}
+		for _, e := range edges {
+			out.edges = append(out.edges, foundEdge{edge: e, rel: rel})
+		}
+	}
+	return out, nil
+}
+
+// attributes keeps the entity's relevant attributes in out and returns
+// the ids of its literal-valued relations.
+func (x *explorer) attributes(ctx context.Context, c *state, id string, out *entityFinds) (map[string]bool, error) {
+	fs, err := x.r.kg.Features(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("features of %s: %w", id, err)
+	}
+	literal := map[string]bool{}
+	values := map[string][]string{}
+	var opts []llm.Option
+	for _, f := range fs {
+		if !slices.Contains(x.r.graphs, f.Graph) {
+			continue
+		}
+		literal[f.Relation] = true
+		if _, ok := values[f.Name]; !ok {
+			opts = append(opts, llm.Option{ID: f.Name})
+		}
+		values[f.Name] = append(values[f.Name], clip(flat(f.Value), maxFeature))
+	}
+	for i := range opts {
+		opts[i].Text = opts[i].ID + ": " + clip(strings.Join(values[opts[i].ID], "; "), 200)
+	}
+	name := c.name(id)
+	keep, err := x.prune(ctx, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
+		func(o []llm.Option) string {
+			return pruneAttributesPrompt(x.r.question, name, o, x.r.cfg.AttributeWidth)
+		})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range keep {
+		for _, v := range values[o.ID] {
+			out.attrs = append(out.attrs, attribute{entity: name, name: o.ID, value: v})
+		}
+	}
+	return literal, nil
+}
+
+// pruneRelations keeps the relations relevant to the question.
+func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels []store.Relation) ([]store.Relation, error) {
+	opts := make([]llm.Option, len(rels))
+	for i, r := range rels {
+		opts[i] = llm.Option{ID: "R" + strconv.Itoa(i+1), Text: flat(r.DisplayLabel())}
+	}
+	name := c.name(id)
+	keep, err := x.prune(ctx, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: name},
+		func(o []llm.Option) string { return pruneRelationsPrompt(x.r.question, name, o, x.r.cfg.RelationWidth) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Relation, len(keep))
+	for i, o := range keep {
+		out[i] = rels[slices.Index(opts, o)]
+	}
+	return out, nil
+}
+
+// tails fetches the edges of id along rel and keeps those to the relevant
+// tail entities.
+func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation) ([]store.Edge, error) {
+	edges, err := x.r.kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, x.r.cfg.NeighborLimit)
+	if err != nil {
+		return nil, fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
+	}
+	edges = slices.DeleteFunc(edges, func(e store.Edge) bool { return e.Graph != rel.Graph })
+	opts := make([]llm.Option, len(edges))
+	for i, e := range edges {
+		t := e.Object
+		if rel.Dir == store.In {
+			t = e.Subject
+		}
+		opts[i] = llm.Option{ID: t.ID, Text: flat(t.Label)}
+	}
+	head, label := c.name(id), flat(rel.DisplayLabel())
+	keep, err := x.prune(ctx, opts, x.r.cfg.EntityWidth,
+		llm.Task{Name: TaskPruneEntities, Context: head + " -> " + label},
+		func(o []llm.Option) string {
+			return pruneEntitiesPrompt(x.r.question, head, label, o, x.r.cfg.EntityWidth)
+		})
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Edge
+	for _, o := range keep {
+		out = append(out, edges[slices.IndexFunc(opts, func(p llm.Option) bool { return p.ID == o.ID })])
+	}
+	return out, nil
+}
+
+// prune asks the model to keep at most width of opts (a KindSelect task
+// built on task). Lists no longer than width are kept whole without a
+// call: pruning to the width cannot shorten them. A malformed reply keeps
+// nothing and is a warning.
+func (x *explorer) prune(ctx context.Context, opts []llm.Option, width int, task llm.Task,
+	prompt func([]llm.Option) string) ([]llm.Option, error) {
+	if len(opts) <= width {
+		return opts, nil
+	}
+	task.Kind, task.Question, task.Options, task.Pick = llm.KindSelect, x.r.question, opts, width
+	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(prompt(opts)), N: 1,
+		Temperature: x.r.cfg.EvalTemperature, Task: task})
+	if err != nil {
+		return nil, err
+	}
+	ids, err := llm.ParseSelection(first(texts), opts, width)
+	if err != nil {
+		x.r.warn(ctx, "%s for %s: %v", task.Name, task.Context, err)
+		return nil, nil
+	}
+	var out []llm.Option
+	for _, id := range ids {
+		out = append(out, opts[slices.IndexFunc(opts, func(o llm.Option) bool { return o.ID == id })])
+	}
+	return out, nil
+}
+
+// end is the End? check: do the triples and attributes suffice?
+func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
+	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(endPrompt(x.r.question, c)), N: 1,
+		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEnd,
+			Question: x.r.question, Candidate: strings.Join(c.tripleLines(), "\n"),
+			Context: strings.Join(c.attributeLines(), "\n")}})
+	if err != nil {
+		return false, err
+	}
+	yes, _, perr := llm.ParseYesNo(first(texts))
+	if perr != nil {
+		x.r.warn(ctx, "end check: %v", perr)
+		return false, nil
+	}
+	return yes, nil
+}
+
+// decide asks whether the chain can answer now (ANSWER: text) or goes on
+// with another thought (THINK).
+func (x *explorer) decide(ctx context.Context, c *state) error {
+	opts := []llm.Option{{ID: actionAnswer, Text: "give the final answer from the knowledge found"},
+		{ID: actionThink, Text: "continue with another thought"}}
+	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(decidePrompt(x.r.question, c)), N: 1,
+		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAction, Name: TaskDecide,
+			Question: x.r.question, Context: c.evidence(), Options: opts}})
+	if err != nil {
+		return err
+	}
+	act, rest, perr := llm.ParseAction(first(texts), []string{actionAnswer, actionThink})
+	switch {
+	case perr != nil:
+		x.r.warn(ctx, "decision: %v", perr)
+	case act == actionAnswer && flat(firstLine(rest)) == "":
+		x.r.warn(ctx, "decision: ANSWER without an answer; the chain goes on")
+	case act == actionAnswer:
+		c.done, c.answer, c.act = true, flat(firstLine(rest)), actionAnswer
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

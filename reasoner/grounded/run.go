@@ -1,0 +1,318 @@
+package grounded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+)
+
+// interaction grounds thoughts in the KG: the agent or the exploration.
+type interaction interface {
+	// name is the trace state of its steps.
+	name() string
+	// setup prepares the root state with the query's topic entities.
+	setup(ctx context.Context, root *state, topics []store.Entity)
+	// thoughts samples n next thoughts for s.
+	thoughts(ctx context.Context, s *state, n int) ([]string, error)
+	// ground carries out the last thought of c and records what the KG
+	// returned in c.
+	ground(ctx context.Context, c *state) error
+}
+
+// run is the state of one Answer call.
+type run struct {
+	cfg      Config
+	kg       store.KG
+	model    llm.Model
+	eval     llm.Model
+	rec      *trace.Recorder
+	log      *slog.Logger
+	inter    interaction
+	question string
+	graphs   []string
+	// definition is the graph definition shown in prompts.
+	definition string
+	expansions int
+}
+
+// warn records a recoverable problem on the node carried by ctx.
+func (r *run) warn(ctx context.Context, format string, args ...any) {
+	node := trace.NodeFrom(ctx)
+	msg := fmt.Sprintf(format, args...)
+	r.rec.Warn(node, "%s", msg)
+	r.log.Warn("grounded: "+msg, "method", r.cfg.Method(), "node", node)
+}
+
+// answer resolves the graphs, builds the root and runs the search.
+func (r *run) answer(ctx context.Context, q reasoner.Query, cache *schemaCache) (trace.Answer, error) {
+	root := &state{sub: subgraph.New(), extra: map[string]string{}}
+	root.id = r.rec.AddNode(trace.Node{State: "root", Text: r.question})
+	rctx := trace.WithNode(ctx, root.id)
+	graphs, err := reasoner.ResolveGraphs(rctx, r.kg, q)
+	if err != nil {
+		return trace.Answer{}, err
+	}
+	r.graphs = graphs
+	r.rec.SetGraphs(graphs)
+	if err := r.defineGraphs(rctx, cache); err != nil {
+		return trace.Answer{}, err
+	}
+	topics, err := r.topicEntities(rctx, q.TopicEntities)
+	if err != nil {
+		return trace.Answer{}, err
+	}
+	r.inter.setup(rctx, root, topics)
+	_ = r.rec.UpdateNode(root.id, func(n *trace.Node) {
+		n.Extra = map[string]string{"graph_definition": r.definition, "topic_entities": strconv.Itoa(len(topics))}
+	})
+	return r.search(ctx, root)
+}
+
+// defineGraphs derives (or takes from the cache) each graph's definition.
+func (r *run) defineGraphs(ctx context.Context, cache *schemaCache) error {
+	infos, err := r.kg.Graphs(ctx)
+	if err != nil {
+		return fmt.Errorf("list graphs: %w", err)
+	}
+	var parts []string
+	for _, g := range r.graphs {
+		i := slices.IndexFunc(infos, func(gi store.GraphInfo) bool { return gi.Name == g })
+		if i < 0 {
+			return fmt.Errorf("graph %q: %w", g, store.ErrNotFound)
+		}
+		text, cached, err := cache.definition(ctx, r.kg, infos[i], r.cfg.SchemaNodes)
+		if err != nil {
+			return fmt.Errorf("graph definition: %w", err)
+		}
+		r.log.Debug("grounded: graph definition", "graph", g, "cached", cached)
+		parts = append(parts, strings.TrimSpace(text))
+	}
+	r.definition = strings.Join(parts, "\n")
+	return nil
+}
+
+// topicEntities looks up the query's topic entities; unknown ids and ids
+// outside the query's graphs are warnings.
+func (r *run) topicEntities(ctx context.Context, ids []string) ([]store.Entity, error) {
+	var out []store.Entity
+	for _, id := range ids {
+		e, err := r.kg.Entity(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			r.warn(ctx, "topic entity %q is not in the store", id)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("topic entity %q: %w", id, err)
+		}
+		if !slices.ContainsFunc(e.Graphs, func(g string) bool { return slices.Contains(r.graphs, g) }) {
+			r.warn(ctx, "topic entity %q is in none of the graphs %v", id, r.graphs)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// graphOf returns the first of e's graphs the query uses.
+func (r *run) graphOf(e store.Entity) string {
+	for _, g := range e.Graphs {
+		if slices.Contains(r.graphs, g) {
+			return g
+		}
+	}
+	return ""
+}
+
+// search is the strategy: BFS over levels of steps (a single chain for
+// CoT), the evaluator ranking each level, until the best state is an
+// answer or the step budget is spent.
+func (r *run) search(ctx context.Context, root *state) (trace.Answer, error) {
+	frontier := []*state{root}
+	for level := 1; level <= r.cfg.Steps; level++ {
+		if err := ctx.Err(); err != nil {
+			return trace.Answer{}, err
+		}
+		r.log.Debug("grounded: level", "method", r.cfg.Method(), "step", level, "frontier", len(frontier))
+		cands, err := r.level(ctx, frontier)
+		if err != nil {
+			return trace.Answer{}, err
+		}
+		if len(cands) == 0 {
+			return r.finalAnswer(ctx, frontier[0], fmt.Sprintf("no state could be continued at step %d", level))
+		}
+		ranked, err := r.rank(ctx, cands)
+		if err != nil {
+			return trace.Answer{}, err
+		}
+		frontier = ranked[:min(r.cfg.T, len(ranked))]
+		if frontier[0].done {
+			return r.result(frontier[0], fmt.Sprintf("the best state after step %d is an answer", level)), nil
+		}
+	}
+	return r.finalAnswer(ctx, frontier[0], fmt.Sprintf("reached the step budget (%d steps)", r.cfg.Steps))
+}
+
+// level expands the open states of the frontier: k thoughts each (plus
+// one GoT aggregation), all grounded concurrently. It returns the new
+// states followed by the frontier's answered states.
+func (r *run) level(ctx context.Context, frontier []*state) ([]*state, error) {
+	var open, done []*state
+	for _, s := range frontier {
+		if s.done {
+			done = append(done, s)
+		} else {
+			open = append(open, s)
+		}
+	}
+	samples := make([][]string, len(open))
+	var mergeThought string
+	var pair [2]*state
+	doMerge := r.cfg.Strategy == GoT && len(open) >= 2
+	err := parallel(len(open)+1, func(i int) error {
+		var err error
+		switch {
+		case i < len(open):
+			samples[i], err = r.inter.thoughts(trace.WithNode(ctx, open[i].id), open[i], r.cfg.K)
+		case doMerge:
+			pair = [2]*state{open[0], open[1]}
+			mergeThought, err = r.mergeThought(trace.WithNode(ctx, open[0].id), open[0], open[1])
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	children := r.addChildren(ctx, open, samples)
+	if doMerge && mergeThought != "" {
+		children = append(children, r.addMerge(pair[0], pair[1], mergeThought))
+	}
+	err = parallel(len(children), func(i int) error {
+		c := children[i]
+		if err := r.inter.ground(trace.WithNode(ctx, c.id), c); err != nil {
+			return err
+		}
+		r.updateNode(c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(children, done...), nil
+}
+
+// addChildren marks the open states expanded and adds a child per
+// sampled thought, in state and sample order (so node ids are
+// deterministic).
+func (r *run) addChildren(ctx context.Context, open []*state, samples [][]string) []*state {
+	var children []*state
+	for i, s := range open {
+		r.expansions++
+		order := r.expansions
+		_ = r.rec.UpdateNode(s.id, func(n *trace.Node) { n.Order = order })
+		if len(samples[i]) == 0 {
+			r.warn(trace.WithNode(ctx, s.id), "no usable thought was sampled; the state is a dead end")
+		}
+		for _, th := range samples[i] {
+			c := s.child(th)
+			c.id = r.rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: c.depth, State: r.inter.name(), Text: th})
+			children = append(children, c)
+		}
+	}
+	return children
+}
+
+// addMerge adds the aggregation of a and b continued by thought.
+func (r *run) addMerge(a, b *state, thought string) *state {
+	m := merged(a, b)
+	m.steps = append(m.steps, step{thought: thought})
+	m.id = r.rec.AddNode(trace.Node{Parents: []int{a.id, b.id}, Depth: m.depth, State: r.inter.name(),
+		Action: actionMerge, Text: thought})
+	return m
+}
+
+// actionMerge is the trace action of GoT aggregation nodes.
+const actionMerge = "MERGE"
+
+// updateNode copies a grounded state into its trace node.
+func (r *run) updateNode(s *state) {
+	_ = r.rec.UpdateNode(s.id, func(n *trace.Node) {
+		if !s.merge {
+			n.Action = s.act
+		}
+		st := s.last()
+		n.Text = st.thought
+		if s.done {
+			n.Text = s.answer
+		}
+		n.Answer, n.Terminal = s.done, s.done
+		n.Value, n.Evaluated = s.value, s.evaluated
+		n.Error = s.problem
+		n.Extra = map[string]string{"thought": st.thought, "triples": strconv.Itoa(s.sub.NumEdges()),
+			"attributes": strconv.Itoa(len(s.attrs))}
+		if st.action != "" {
+			n.Extra["action"] = st.action
+		}
+		if st.observation != "" {
+			n.Extra["observation"] = clip(st.observation, maxExtra)
+		}
+		if s.evaluated && r.cfg.Evaluator == Select {
+			n.Extra["votes"] = strconv.Itoa(s.votes)
+		}
+		for k, v := range s.extra {
+			n.Extra[k] = v
+		}
+	})
+}
+
+// maxExtra bounds the observation copied into a trace node.
+const maxExtra = 600
+
+// result is the trace answer of an answered state.
+func (r *run) result(s *state, reason string) trace.Answer {
+	ids := s.sub.Resolve(s.answer)
+	var support []store.Edge
+	for _, e := range s.sub.EdgesAbout(ids) {
+		support = append(support, e.Edge)
+	}
+	return trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value, Confident: true,
+		Node: s.id, Reason: reason, Support: support}
+}
+
+// parallel runs f(0..n-1) concurrently and joins their errors.
+func parallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = f(i) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// generate sends one request and returns its texts.
+func generate(ctx context.Context, m llm.Model, req llm.Request) ([]string, error) {
+	resp, err := m.Generate(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", req.Task.Name, err)
+	}
+	return resp.Texts, nil
+}
+
+// first returns the first text, "" when none.
+func first(texts []string) string {
+	if len(texts) == 0 {
+		return ""
+	}
+	return texts[0]
+}

@@ -1,0 +1,366 @@
+// Package schema derives a knowledge graph's "graph definition", the
+// description of node types, features and edge types that the Graph-CoT
+// agent and the automatic graph exploration show the model, from the
+// store itself instead of a text written by hand for each dataset.
+//
+// The store.KG interface has no schema call, so the definition is
+// sampled through ordinary KG calls:
+//
+//  1. Seeds: the caller's seed ids (topic entities) and the top candidates
+//     of a few one-letter prefix searches (Options.Probes), which land on
+//     labelled nodes of whatever types the graph has.
+//  2. Inspection of a node: its relations in both directions
+//     (KG.Relations), its literal-valued properties (KG.Features, which
+//     name the features), and its type from grove:nodeType when the graph
+//     declares types (GRBench graphs do; the Freebase film sample does not).
+//     A typed node's type node also names its search feature through
+//     grove:textFeature.
+//  3. Discovery: every relation not seen before on a node of that type is
+//     followed once (KG.Edges with limit 1); the neighbour found becomes the
+//     example of the edge type and is inspected before the remaining seeds,
+//     so each new edge type leads to the node type at its other end.
+//     Hidden relations (labels, Grove's own predicates, external ids) are
+//     left out, and so are relations of other graphs.
+//
+// Names (labels and aliases) are not features (KG.Features leaves them
+// out): a node's name is what search matches and observations show.
+//
+// Inspection stops after Options.MaxNodes nodes that have visible
+// relations (nodes with none, such as predicate nodes that only carry a
+// label, do not count but are bounded too), so the cost is a few KG calls
+// per sampled node whatever the size of the graph. A schema is a sample:
+// an edge type that none of the sampled nodes has is missing from it.
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxNodes   = 24
+	DefaultProbeLimit = 2
+)
+
+// DefaultProbes are the prefix searches that seed the sample.
+func DefaultProbes() []string { return []string{"a", "e", "s", "m", "c", "t"} }
+
+// Options bound the sampling.
+type Options struct {
+	// MaxNodes is the number of nodes with visible relations inspected.
+	MaxNodes int
+	// Probes are searched (prefix match) for seed nodes.
+	Probes []string
+	// ProbeLimit is the number of candidates taken per probe.
+	ProbeLimit int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.Probes == nil {
+		o.Probes = DefaultProbes()
+	}
+	if o.ProbeLimit <= 0 {
+		o.ProbeLimit = DefaultProbeLimit
+	}
+	return o
+}
+
+// Definition is the sampled schema of one graph.
+type Definition struct {
+	Graph string
+	// Types are the node types in order of discovery; untyped nodes are
+	// described by the type with an empty Name.
+	Types []NodeType
+	// Nodes is the number of nodes inspected.
+	Nodes int
+}
+
+// NodeType describes the nodes of one type.
+type NodeType struct {
+	// Name is the grove:nodeType value, "" for untyped nodes.
+	Name string
+	// TextFeature is the feature node search matches (grove:textFeature).
+	TextFeature string
+	// Features are the names of the literal-valued properties.
+	Features []string
+	Edges    []EdgeType
+}
+
+// EdgeType is a relation followed from nodes of one type.
+type EdgeType struct {
+	// Relation is the relation id.
+	Relation string
+	// Name is the relation's label in the followed direction (its inverse
+	// label for incoming edges).
+	Name string
+	Dir  store.Direction
+	// Target is the node type at the other end, "" when unknown.
+	Target string
+	// Example is "source -> target" with the sampled nodes' names.
+	Example string
+}
+
+// Typed reports whether the graph declares node types.
+func (d *Definition) Typed() bool {
+	return slices.ContainsFunc(d.Types, func(t NodeType) bool { return t.Name != "" })
+}
+
+// Derive samples the definition of graph (see the package comment). seeds
+// are inspected first; ids not in the store are skipped.
+func Derive(ctx context.Context, kg store.KG, graph string, seeds []string, opts Options) (*Definition, error) {
+	d := &deriver{kg: kg, graph: graph, opts: opts.withDefaults(), def: &Definition{Graph: graph},
+		types: map[string]int{}, edges: map[edgeKey]bool{}, queued: map[string]bool{}, pending: map[string][]edgeRef{},
+		typeOf: map[string]string{}}
+	for _, s := range seeds {
+		d.enqueue(s, false)
+	}
+	if err := d.probe(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.run(ctx); err != nil {
+		return nil, err
+	}
+	return d.def, nil
+}
+
+type edgeKey struct {
+	typ, rel string
+	dir      store.Direction
+}
+
+// edgeRef points at Types[typ].Edges[edge].
+type edgeRef struct{ typ, edge int }
+
+type deriver struct {
+	kg    store.KG
+	graph string
+	opts  Options
+	def   *Definition
+	types map[string]int
+	edges map[edgeKey]bool
+	// fresh are neighbours reached through new edge types, served before
+	// seeds.
+	fresh, seeds []string
+	queued       map[string]bool
+	// pending are the edge types whose target is the keyed node.
+	pending map[string][]edgeRef
+	// typeOf is the type of every inspected node.
+	typeOf map[string]string
+}
+
+func (d *deriver) enqueue(id string, fresh bool) {
+	if id == "" || d.queued[id] {
+		return
+	}
+	d.queued[id] = true
+	if fresh {
+		d.fresh = append(d.fresh, id)
+	} else {
+		d.seeds = append(d.seeds, id)
+	}
+}
+
+func (d *deriver) next() (string, bool) {
+	for _, q := range []*[]string{&d.fresh, &d.seeds} {
+		if len(*q) > 0 {
+			id := (*q)[0]
+			*q = (*q)[1:]
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// probe adds the candidates of the prefix probes as seeds.
+func (d *deriver) probe(ctx context.Context) error {
+	for _, p := range d.opts.Probes {
+		cands, err := d.kg.Search(ctx, d.graph, p, d.opts.ProbeLimit)
+		if err != nil {
+			return fmt.Errorf("schema of %s: probe %q: %w", d.graph, p, err)
+		}
+		for _, c := range cands {
+			if !c.Literal {
+				d.enqueue(c.ID, false)
+			}
+		}
+	}
+	return nil
+}
+
+// run inspects queued nodes until the budget is spent.
+func (d *deriver) run(ctx context.Context) error {
+	for inspected := 0; d.def.Nodes < d.opts.MaxNodes && inspected < 4*d.opts.MaxNodes; inspected++ {
+		id, ok := d.next()
+		if !ok {
+			return nil
+		}
+		counted, err := d.inspect(ctx, id)
+		if err != nil {
+			return fmt.Errorf("schema of %s: node %s: %w", d.graph, id, err)
+		}
+		if counted {
+			d.def.Nodes++
+		}
+	}
+	return nil
+}
+
+// inspect adds what node id shows to the definition. It reports whether
+// the node had visible relations.
+func (d *deriver) inspect(ctx context.Context, id string) (bool, error) {
+	rels, err := d.kg.Relations(ctx, []string{id}, store.Both)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("relations: %w", err)
+	}
+	visible := slices.DeleteFunc(slices.Clone(rels), func(r store.Relation) bool {
+		return r.Hidden || r.Graph != d.graph || r.Count == 0
+	})
+	if len(visible) == 0 {
+		return false, nil
+	}
+	typ, err := d.nodeType(ctx, id, rels)
+	if err != nil {
+		return false, err
+	}
+	ti, err := d.typeIndex(ctx, typ)
+	if err != nil {
+		return false, err
+	}
+	d.typeOf[id] = typ
+	for _, ref := range d.pending[id] {
+		d.def.Types[ref.typ].Edges[ref.edge].Target = typ
+	}
+	delete(d.pending, id)
+	literal, err := d.features(ctx, id, ti)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range visible {
+		if r.Dir == store.Out && literal[r.ID] {
+			continue
+		}
+		if err := d.follow(ctx, id, ti, r); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// nodeType reads grove:nodeType when the node has it.
+func (d *deriver) nodeType(ctx context.Context, id string, rels []store.Relation) (string, error) {
+	if !slices.ContainsFunc(rels, func(r store.Relation) bool {
+		return r.ID == store.GroveNodeType && r.Dir == store.Out && r.Graph == d.graph
+	}) {
+		return "", nil
+	}
+	es, err := d.kg.Edges(ctx, []string{id}, store.GroveNodeType, store.Out, 1)
+	if err != nil {
+		return "", fmt.Errorf("node type: %w", err)
+	}
+	if len(es) == 0 {
+		return "", nil
+	}
+	return es[0].Object.Name(), nil
+}
+
+// typeIndex returns the index of the type, adding it (with its text
+// feature) when new.
+func (d *deriver) typeIndex(ctx context.Context, name string) (int, error) {
+	if i, ok := d.types[name]; ok {
+		return i, nil
+	}
+	t := NodeType{Name: name}
+	if name != "" {
+		es, err := d.kg.Edges(ctx, []string{name}, store.GroveTextFeature, store.Out, 1)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return 0, fmt.Errorf("text feature of type %s: %w", name, err)
+		}
+		if len(es) > 0 {
+			t.TextFeature = es[0].Object.Name()
+		}
+	}
+	d.types[name] = len(d.def.Types)
+	d.def.Types = append(d.def.Types, t)
+	return d.types[name], nil
+}
+
+// features adds the node's feature names to its type and returns the ids
+// of its literal-valued relations.
+func (d *deriver) features(ctx context.Context, id string, ti int) (map[string]bool, error) {
+	fs, err := d.kg.Features(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	literal := map[string]bool{}
+	t := &d.def.Types[ti]
+	for _, f := range fs {
+		if f.Graph != d.graph {
+			continue
+		}
+		literal[f.Relation] = true
+		if !slices.Contains(t.Features, f.Name) {
+			t.Features = append(t.Features, f.Name)
+		}
+	}
+	return literal, nil
+}
+
+// follow records relation r of node id when it is new for the node's type
+// and queues the neighbour found along it.
+func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relation) error {
+	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
+	if d.edges[k] {
+		return nil
+	}
+	d.edges[k] = true
+	es, err := d.kg.Edges(ctx, []string{id}, r.ID, r.Dir, 1)
+	if err != nil {
+		return fmt.Errorf("edges of %s: %w", r.ID, err)
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	from, to := es[0].Subject, es[0].Object
+	if r.Dir == store.In {
+		from, to = to, from
+	}
+	name := strings.TrimSpace(r.DisplayLabel())
+	if name == "" {
+		name = r.ID
+	}
+	t := &d.def.Types[ti]
+	t.Edges = append(t.Edges, EdgeType{Relation: r.ID, Name: name, Dir: r.Dir,
+		Example: short(from.Name()) + " -> " + short(to.Name())})
+	switch typ, seen := d.typeOf[to.ID]; {
+	case to.Literal:
+	case seen:
+		t.Edges[len(t.Edges)-1].Target = typ
+	default:
+		d.pending[to.ID] = append(d.pending[to.ID], edgeRef{ti, len(t.Edges) - 1})
+		d.enqueue(to.ID, true)
+	}
+	return nil
+}
+
+// maxExample bounds a name in an example.
+const maxExample = 40
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxExample {
+		return string(r[:maxExample-1]) + "…"
+	}
+	return s
+}

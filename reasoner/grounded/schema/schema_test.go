@@ -1,0 +1,179 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+// goodreads opens the GRBench-shaped fixture of package grounded.
+func goodreads(t testing.TB) *engine.DB {
+	t.Helper()
+	nq, err := os.ReadFile("../testdata/goodreads.nq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storetest.Open(t, map[string]string{"goodreads": string(nq)})
+}
+
+func typeNamed(d *Definition, name string) (NodeType, bool) {
+	i := slices.IndexFunc(d.Types, func(t NodeType) bool { return t.Name == name })
+	if i < 0 {
+		return NodeType{}, false
+	}
+	return d.Types[i], true
+}
+
+func edgeNamed(t NodeType, name string, dir store.Direction) (EdgeType, bool) {
+	i := slices.IndexFunc(t.Edges, func(e EdgeType) bool { return e.Name == name && e.Dir == dir })
+	if i < 0 {
+		return EdgeType{}, false
+	}
+	return t.Edges[i], true
+}
+
+func TestDeriveTypedGraph(t *testing.T) {
+	db := goodreads(t)
+	d, err := Derive(context.Background(), db, "goodreads", nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + d.Text())
+	if !d.Typed() {
+		t.Fatal("goodreads declares node types")
+	}
+	for _, name := range []string{"book", "author", "publisher", "series"} {
+		if _, ok := typeNamed(d, name); !ok {
+			t.Errorf("type %s missing from %+v", name, d.Types)
+		}
+	}
+	book, _ := typeNamed(d, "book")
+	if book.TextFeature != "title" {
+		t.Errorf("book text feature = %q", book.TextFeature)
+	}
+	for _, f := range []string{"title", "num pages", "language code"} {
+		if !slices.Contains(book.Features, f) {
+			t.Errorf("book features %v lack %q", book.Features, f)
+		}
+	}
+	for edge, target := range map[string]string{"author": "author", "series": "series", "similar books": "book", "publisher": "publisher"} {
+		e, ok := edgeNamed(book, edge, store.Out)
+		if !ok || e.Target != target {
+			t.Errorf("book edge %s = %+v, %v; want target %s", edge, e, ok, target)
+		}
+	}
+	if slices.ContainsFunc(book.Edges, func(e EdgeType) bool { return e.Relation == "num_pages" || e.Relation == store.GroveNodeType }) {
+		t.Errorf("features or hidden relations listed as edges: %+v", book.Edges)
+	}
+	author, _ := typeNamed(d, "author")
+	if !slices.Equal(author.Features, []string{"average rating"}) {
+		t.Errorf("author features %v: names are labels, not features", author.Features)
+	}
+	if e, ok := edgeNamed(author, "author (inverse)", store.In); !ok || e.Target != "book" {
+		t.Errorf("author incoming edge = %+v, %v", e, ok)
+	}
+	text := d.Text()
+	for _, want := range []string{"Graph goodreads: 4 node types", "book nodes (found by their title):",
+		"series -> series nodes", "features: title"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestDeriveBudgetAndSeeds(t *testing.T) {
+	db := goodreads(t)
+	ctx := context.Background()
+	d, err := Derive(ctx, db, "goodreads", []string{"series/40990", "no/such"}, Options{MaxNodes: 1, Probes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Nodes != 1 || len(d.Types) != 1 || d.Types[0].Name != "series" {
+		t.Fatalf("one seed, budget 1: %+v", d)
+	}
+	if e, ok := edgeNamed(d.Types[0], "book", store.Out); !ok || e.Target != "" || e.Example != "InuYasha -> Inu Yasha, Volume 1" {
+		t.Errorf("series edge = %+v, %v (target unknown: the book was not inspected)", e, ok)
+	}
+	if !strings.Contains(d.Text(), "book (e.g. InuYasha -> Inu Yasha, Volume 1)") {
+		t.Errorf("edge of unknown target shows no example:\n%s", d.Text())
+	}
+	empty, err := Derive(ctx, db, "goodreads", nil, Options{Probes: []string{"zzzz"}})
+	if err != nil || len(empty.Types) != 0 || !strings.Contains(empty.Text(), "no node with visible relations") {
+		t.Errorf("nothing found: %+v, %v", empty, err)
+	}
+}
+
+// failingKG fails every Relations call.
+type failingKG struct {
+	store.KG
+}
+
+func (f *failingKG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	return nil, errors.New("disk on fire")
+}
+
+func TestDeriveErrors(t *testing.T) {
+	db := goodreads(t)
+	_, err := Derive(context.Background(), &failingKG{KG: db}, "goodreads", nil, Options{})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "schema of goodreads") {
+		t.Fatalf("error = %v", err)
+	}
+	if _, err := Derive(context.Background(), db, "nosuchgraph", nil, Options{}); err == nil {
+		t.Fatal("unknown graph: no error")
+	}
+}
+
+// filmNQ is a tiny graph in the shape of the Freebase film sample: no node
+// types, the bare <name> label predicate, performances as blank nodes.
+const filmNQ = `
+</en/blade_runner> <name> "Blade Runner" .
+</en/ridley_scott> <name> "Ridley Scott" .
+</en/harrison_ford> <name> "Harrison Ford" .
+</en/blade_runner> </film/film/directed_by> </en/ridley_scott> .
+</en/blade_runner> </film/film/starring> _:p1 .
+_:p1 </film/performance/actor> </en/harrison_ford> .
+_:p1 </film/performance/character> "Rick Deckard" .
+</en/blade_runner> </film/film/initial_release_date> "1982-06-25" .
+`
+
+func TestDeriveUntyped(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"film": filmNQ})
+	d, err := Derive(context.Background(), db, "film", []string{"/en/blade_runner"}, Options{Probes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + d.Text())
+	if d.Typed() || len(d.Types) != 1 {
+		t.Fatalf("the graph declares no types: %+v", d.Types)
+	}
+	u := d.Types[0]
+	if e, ok := edgeNamed(u, "directed by", store.Out); !ok || e.Example != "Blade Runner -> Ridley Scott" {
+		t.Errorf("directed by = %+v, %v", e, ok)
+	}
+	if e, ok := edgeNamed(u, "actor", store.Out); !ok || e.Example != "_:film/p1 -> Harrison Ford" {
+		t.Errorf("actor (two hops from the seed) = %+v, %v", e, ok)
+	}
+	if _, ok := edgeNamed(u, "directed", store.In); !ok {
+		t.Errorf("incoming directed missing: %+v", u.Edges)
+	}
+	if !slices.Equal(u.Features, []string{"initial release date", "character"}) {
+		t.Errorf("features %v", u.Features)
+	}
+	if slices.ContainsFunc(u.Edges, func(e EdgeType) bool { return e.Name == "character" }) {
+		t.Errorf("literal relation listed as an edge type: %+v", u.Edges)
+	}
+	text := d.Text()
+	for _, want := range []string{"Graph film: node types are not declared (sampled from 4 nodes).",
+		"edge types: directed by (e.g. Blade Runner -> Ridley Scott)", "incoming edge types: directed (e.g. Ridley Scott -> Blade Runner)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package grounded
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/store"
+)
+
+// step is one reasoning step z_i of a chain: a thought and its grounding.
+type step struct {
+	thought string
+	// action is the agent's action as written (canonical when it parsed);
+	// "" for the exploration.
+	action string
+	// observation is what the KG returned: the agent's observation, or the
+	// triples and attributes one exploration found.
+	observation string
+}
+
+// attribute is a feature value the chain retrieved.
+type attribute struct {
+	entity, name, value string
+}
+
+// seenEntity is an entity of Algorithm 1's seen_entities.
+type seenEntity struct {
+	id      string
+	visited bool
+}
+
+// state is a node of the search: s = [q, G', z_1..z_i]. A state is owned
+// by one goroutine at a time: children copy what they change.
+type state struct {
+	id      int
+	parents []*state
+	depth   int
+	steps   []step
+	// sub holds G', the triples retrieved so far, and the entities seen.
+	sub   *subgraph.Graph
+	attrs []attribute
+	// seen are the exploration's seen entities.
+	seen []seenEntity
+	// merge marks a GoT aggregation state.
+	merge bool
+
+	done   bool
+	answer string
+	// act is the trace action of the state's step.
+	act string
+	// problem is why the step's action failed, shown on its trace node.
+	problem string
+	extra   map[string]string
+
+	value     float64
+	evaluated bool
+	votes     int
+}
+
+// child returns a new state continuing s with thought.
+func (s *state) child(thought string) *state {
+	c := &state{parents: []*state{s}, depth: s.depth + 1, sub: s.sub.Clone(),
+		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), extra: map[string]string{}}
+	c.steps = append(slices.Clip(s.steps), step{thought: thought})
+	return c
+}
+
+// last returns the current step.
+func (s *state) last() *step { return &s.steps[len(s.steps)-1] }
+
+// thoughts lists the chain's thoughts.
+func (s *state) thoughts() []string {
+	out := make([]string, len(s.steps))
+	for i, st := range s.steps {
+		out[i] = st.thought
+	}
+	return out
+}
+
+// addAttribute records a feature value once.
+func (s *state) addAttribute(a attribute) bool {
+	if slices.Contains(s.attrs, a) {
+		return false
+	}
+	s.attrs = append(slices.Clip(s.attrs), a)
+	return true
+}
+
+// see adds an entity to the exploration's seen entities (unvisited).
+func (s *state) see(id string) bool {
+	if slices.ContainsFunc(s.seen, func(e seenEntity) bool { return e.id == id }) {
+		return false
+	}
+	s.seen = append(s.seen, seenEntity{id: id})
+	return true
+}
+
+// visitAll returns the ids of the seen entities not yet visited and marks
+// them visited.
+func (s *state) visitAll() []string {
+	var out []string
+	for i := range s.seen {
+		if !s.seen[i].visited {
+			s.seen[i].visited = true
+			out = append(out, s.seen[i].id)
+		}
+	}
+	return out
+}
+
+// merged returns the GoT aggregation of a and b: both chains (their shared
+// prefix once), the union of their graphs, attributes and seen entities.
+func merged(a, b *state) *state {
+	m := &state{parents: []*state{a, b}, depth: max(a.depth, b.depth) + 1, sub: a.sub.Clone(),
+		attrs: slices.Clone(a.attrs), seen: slices.Clone(a.seen), merge: true, extra: map[string]string{}}
+	p := 0
+	for p < len(a.steps) && p < len(b.steps) && a.steps[p] == b.steps[p] {
+		p++
+	}
+	m.steps = slices.Concat(a.steps, b.steps[p:])
+	mergeGraph(m.sub, b.sub)
+	for _, at := range b.attrs {
+		m.addAttribute(at)
+	}
+	for _, e := range b.seen {
+		i := slices.IndexFunc(m.seen, func(x seenEntity) bool { return x.id == e.id })
+		if i < 0 {
+			m.seen = append(m.seen, e)
+		} else {
+			m.seen[i].visited = m.seen[i].visited || e.visited
+		}
+	}
+	return m
+}
+
+// mergeGraph adds src's entities, edges and links to dst.
+func mergeGraph(dst, src *subgraph.Graph) {
+	for _, e := range src.Entities() {
+		se := store.Entity{ID: e.ID, Label: e.Label, Description: e.Description, Literal: e.Literal}
+		if len(e.Graphs) == 0 {
+			dst.AddEntity(se, "")
+		}
+		for _, g := range e.Graphs {
+			dst.AddEntity(se, g)
+		}
+	}
+	for _, e := range src.Edges() {
+		dst.AddEdge(e.Edge, e.Dir, e.InverseLabel)
+	}
+	for _, l := range src.Links() {
+		if to, ok := src.Entity(l.To); ok {
+			dst.AddLink(l.From, store.Entity{ID: to.ID, Label: to.Label, Description: to.Description}, l.Graph, l.Via)
+		}
+	}
+}
+
+// chainText renders the chain: "Thought 1: ...", "Action 1: ...",
+// "Observation 1: ..." lines.
+func (s *state) chainText() string {
+	var b strings.Builder
+	for i, st := range s.steps {
+		fmt.Fprintf(&b, "Thought %d: %s\n", i+1, flat(st.thought))
+		if st.action != "" {
+			fmt.Fprintf(&b, "Action %d: %s\n", i+1, flat(st.action))
+		}
+		if st.observation != "" {
+			fmt.Fprintf(&b, "Observation %d: %s\n", i+1, indentLines(st.observation))
+		}
+	}
+	return b.String()
+}
+
+// tripleLines are G' as "subject -> relation -> object" lines.
+func (s *state) tripleLines() []string { return s.sub.Triples() }
+
+// attributeLines are the attributes as "entity -> feature -> value".
+func (s *state) attributeLines() []string {
+	out := make([]string, len(s.attrs))
+	for i, a := range s.attrs {
+		out[i] = arrowSafe(a.entity) + " -> " + arrowSafe(a.name) + " -> " + arrowSafe(a.value)
+	}
+	return out
+}
+
+// evidence is the attributes and triples, one per line: the structured
+// context policies that read Task fields receive. Attributes come first:
+// they describe the entities the chain asked about, triples their
+// neighbourhood.
+func (s *state) evidence() string {
+	return strings.Join(slices.Concat(s.attributeLines(), s.tripleLines()), "\n")
+}
+
+// describe returns "Name (id)" for an entity of the state's graph, or
+// just the id.
+func (s *state) describe(id string) string {
+	if e, ok := s.sub.Entity(id); ok && flat(e.Label) != "" && flat(e.Label) != id {
+		return flat(e.Label) + " (" + id + ")"
+	}
+	return id
+}
+
+// name returns the display name of id in the state's graph.
+func (s *state) name(id string) string { return s.sub.Name(id) }
+
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func arrowSafe(s string) string { return strings.ReplaceAll(flat(s), "->", "-") }
+
+// indentLines keeps a multi-line text readable after a label.
+func indentLines(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
+}
+
+// clip shortens s to n runes.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,97 @@
+package grounded
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/store"
+)
+
+func TestParseThought(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"I need the film.", "I need the film."},
+		{"Thought 3: I need the film.", "I need the film."},
+		{"**Next Thought:** find the series", "find the series"},
+		{"Thought 1: first line\ncontinues here\nAction 1: RetrieveNode[x]", "first line continues here"},
+		{"\n\nThought: a\nObservation 1: b", "a"},
+		{"Thought 2:\nthe thought on the next line\nThought 3: another", "the thought on the next line"},
+		{"Action 1: RetrieveNode[x]", "Action 1: RetrieveNode[x]"},
+		{"   ", ""},
+	}
+	for _, tc := range tests {
+		if got := parseThought(tc.in); got != tc.want {
+			t.Errorf("parseThought(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestDedupe(t *testing.T) {
+	got := dedupe([]string{"A thought", "", "a  THOUGHT", "Another"})
+	if !slices.Equal(got, []string{"A thought", "Another"}) {
+		t.Errorf("dedupe = %q", got)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for in, want := range map[string]string{"Similar_Books": "similar books", " num-pages ": "num pages", "author (inverse)": "author (inverse)"} {
+		if got := normName(in); got != want {
+			t.Errorf("normName(%q) = %q", in, got)
+		}
+	}
+	for in, want := range map[string]string{"/film/film/directed_by": "directed_by", "http://schema.org/name": "name",
+		"wdt:P31": "P31", "plain": "plain", "x/": "x"} {
+		if got := lastSegment(in); got != want {
+			t.Errorf("lastSegment(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMerged(t *testing.T) {
+	ent := func(id, label string) store.Entity { return store.Entity{ID: id, Label: label} }
+	root := &state{sub: subgraph.New()}
+	shared := root.child("shared step")
+	shared.last().observation = "seen"
+	shared.sub.AddEntity(ent("b/1", "Book"), "g")
+	shared.see("b/1")
+	a, b := shared.child("chain a"), shared.child("chain b")
+	a.sub.AddEdge(store.Edge{Subject: ent("b/1", "Book"), Relation: "series", Object: ent("s/1", "Saga"), Graph: "g"}, store.Out, "")
+	a.seen[0].visited = true
+	a.see("s/1")
+	a.addAttribute(attribute{"Book", "pages", "10"})
+	b.sub.AddEdge(store.Edge{Subject: ent("b/1", "Book"), Relation: "author", Object: ent("a/1", "Ann"), Graph: "g"}, store.Out, "")
+	b.addAttribute(attribute{"Book", "pages", "10"})
+	b.addAttribute(attribute{"Book", "year", "1946"})
+	b.see("a/1")
+	m := merged(a, b)
+	if got := m.thoughts(); !slices.Equal(got, []string{"shared step", "chain a", "chain b"}) {
+		t.Errorf("merged chain = %q", got)
+	}
+	if m.sub.NumEdges() != 2 || len(m.attrs) != 2 || len(m.seen) != 3 || !m.seen[0].visited || m.depth != 3 ||
+		len(m.parents) != 2 || !m.merge {
+		t.Errorf("merged = %+v, edges %d", m, m.sub.NumEdges())
+	}
+	if a.sub.NumEdges() != 1 || len(a.attrs) != 1 || len(a.seen) != 2 {
+		t.Error("merging changed a parent")
+	}
+	if shared.sub.NumEdges() != 0 || len(shared.seen) != 1 || shared.seen[0].visited {
+		t.Error("a child changed its parent")
+	}
+}
+
+// FuzzParseThought checks that a parsed thought is one trimmed line, never
+// longer than the reply.
+func FuzzParseThought(f *testing.F) {
+	for _, s := range []string{"Thought 1: a\nAction 1: b", "**Next Thought:** x", "\n\n", "Thought:\n\nAnswer: y", "Thought 12"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		got := parseThought(reply)
+		if got != flat(got) {
+			t.Fatalf("parseThought(%q) = %q: not one trimmed line", reply, got)
+		}
+		if len(got) > len(reply) {
+			t.Fatalf("parseThought(%q) = %q: longer than the reply", reply, got)
+		}
+	})
+}

@@ -1,0 +1,319 @@
+package rtsog
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+)
+
+// FailedScore is the reward given when a score reply has no readable
+// "Score:" line (the failure is recorded as a warning).
+const FailedScore = 0.0
+
+// maxDescribed bounds the edges that describe an unlabelled entity.
+const maxDescribed = 3
+
+// proposal is the outcome of exploring one kept relation: its reward and
+// its scored tails, best first.
+type proposal struct {
+	rel   store.Relation
+	sr    float64
+	cands []candidate
+	// tails says how many tails were scored out of how many exist.
+	tails string
+}
+
+// expand is the expansion with self-critic of leaf: relation exploration,
+// entity exploration for every kept relation (concurrently), one child per
+// relation with a tail, and the End-of-Search check of every child
+// (concurrently). Model and KG calls are tagged with leaf, the checks with
+// their child.
+func (r *run) expand(ctx context.Context, leaf *node) ([]*node, error) {
+	nctx := trace.WithNode(ctx, leaf.id)
+	rels, err := r.relations(nctx, leaf)
+	if err != nil {
+		return nil, err
+	}
+	if len(rels) == 0 {
+		r.warn(nctx, "%s has no relation to follow", leaf.entity.ID)
+		return nil, nil
+	}
+	kept, err := r.filterRelations(nctx, leaf, rels)
+	if err != nil || len(kept) == 0 {
+		return nil, err
+	}
+	props := make([]proposal, len(kept))
+	errs := make([]error, len(kept))
+	var wg sync.WaitGroup
+	for i, rel := range kept {
+		wg.Go(func() { props[i], errs[i] = r.exploreRelation(nctx, leaf, rel) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	children := r.addChildren(leaf, props)
+	if err := r.critique(ctx, children); err != nil {
+		return nil, err
+	}
+	return children, nil
+}
+
+// relations lists the visible relations of the leaf's entity in both
+// directions within the query's graphs, in the KG's order.
+func (r *run) relations(ctx context.Context, leaf *node) ([]store.Relation, error) {
+	all, err := r.kg.Relations(ctx, []string{leaf.entity.ID}, store.Both)
+	if err != nil {
+		return nil, fmt.Errorf("relations of %s: %w", leaf.entity.ID, err)
+	}
+	var out []store.Relation
+	for _, rel := range all {
+		if !rel.Hidden && rel.Count > 0 && slices.Contains(r.graphs, rel.Graph) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// filterRelations asks the value model which relations (at most Width) are
+// relevant. A malformed reply or "none" keeps nothing (with a warning).
+func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Relation) ([]store.Relation, error) {
+	opts := make([]llm.Option, len(rels))
+	for i, rel := range rels {
+		text := label(rel)
+		if len(r.graphs) > 1 {
+			text += " [" + rel.Graph + "]"
+		}
+		opts[i] = llm.Option{ID: fmt.Sprintf("R%d", i+1), Text: text}
+	}
+	resp, err := r.value.Generate(ctx, llm.Request{
+		Messages: messages(selectRelationsPrompt(r.question, r.subs, leaf, rels, opts, r.cfg.Width)),
+		N:        1, Temperature: r.cfg.EvalTemperature,
+		Task: llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.question,
+			Context: subContext(r.subs, pathText(leaf)), Options: opts, Pick: r.cfg.Width},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", TaskSelectRelation, err)
+	}
+	ids, err := llm.ParseSelection(first(resp.Texts), opts, r.cfg.Width)
+	if err != nil {
+		r.warn(ctx, "relation filtering: %v", err)
+		return nil, nil
+	}
+	if len(ids) == 0 {
+		r.warn(ctx, "the value model kept no relation of %s", leaf.entity.ID)
+	}
+	out := make([]store.Relation, len(ids))
+	for i, id := range ids {
+		out[i] = rels[slices.IndexFunc(opts, func(o llm.Option) bool { return o.ID == id })]
+	}
+	return out, nil
+}
+
+// exploreRelation scores the relation and, concurrently, its tails.
+func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relation) (proposal, error) {
+	p := proposal{rel: rel}
+	var srErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		p.sr, srErr = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.question, r.subs, leaf, rel),
+			pathText(leaf), extendedText(leaf, rel, nil))
+	})
+	cands, tails, err := r.candidates(ctx, leaf, rel)
+	wg.Wait()
+	if err = errors.Join(srErr, err); err != nil {
+		return p, err
+	}
+	p.cands, p.tails = cands, tails
+	if len(cands) == 0 {
+		r.warn(ctx, "relation %s of %s leads to no new entity", rel.ID, leaf.entity.ID)
+	}
+	return p, nil
+}
+
+// candidates fetches the tails of rel (at most MaxCandidates, skipping the
+// entities already on the path), describes the unlabelled ones and scores
+// each extended path concurrently. They are returned best first (the KG's
+// order among equal scores).
+func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([]candidate, string, error) {
+	onPath := len(leaf.path())
+	edges, err := r.kg.Edges(ctx, []string{leaf.entity.ID}, rel.ID, rel.Dir, r.cfg.MaxCandidates+onPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("edges %s %s of %s: %w", rel.ID, rel.Dir, leaf.entity.ID, err)
+	}
+	var cands []candidate
+	seen := map[string]bool{}
+	for _, e := range edges {
+		tail := e.Object
+		if rel.Dir == store.In {
+			tail = e.Subject
+		}
+		if e.Graph != rel.Graph || seen[tail.ID] || leaf.onPath(tail.ID) || len(cands) == r.cfg.MaxCandidates {
+			continue
+		}
+		seen[tail.ID] = true
+		cands = append(cands, candidate{entity: tail, edge: e})
+	}
+	tails := fmt.Sprintf("%d of %d", len(cands), rel.Count)
+	errs := make([]error, len(cands))
+	var wg sync.WaitGroup
+	for i := range cands {
+		wg.Go(func() { errs[i] = r.scoreCandidate(ctx, leaf, rel, &cands[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, "", err
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	return cands, tails, nil
+}
+
+// scoreCandidate describes an unlabelled tail, then has the value model
+// score the extended path.
+func (r *run) scoreCandidate(ctx context.Context, leaf *node, rel store.Relation, c *candidate) error {
+	if c.entity.Label == "" && !c.entity.Literal {
+		d, err := r.describe(ctx, c.entity.ID, leaf.entity.ID)
+		if err != nil {
+			return err
+		}
+		c.described, c.desc = d, describeText(d)
+	}
+	path := extendedText(leaf, rel, c)
+	s, err := r.score(ctx, TaskScorePath, scorePathPrompt(r.question, r.subs, path), pathText(leaf), path)
+	c.score = s
+	return err
+}
+
+// describe picks up to maxDescribed outgoing edges of an unlabelled
+// entity (a Freebase CVT such as a performance or a sibling relationship)
+// to entities other than from, one per relation, so that its path can be
+// judged and its members grounded.
+func (r *run) describe(ctx context.Context, id, from string) ([]store.Edge, error) {
+	rels, err := r.kg.Relations(ctx, []string{id}, store.Out)
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", id, err)
+	}
+	var out []store.Edge
+	for _, rel := range rels {
+		if len(out) == maxDescribed {
+			break
+		}
+		if rel.Hidden || !slices.Contains(r.graphs, rel.Graph) {
+			continue
+		}
+		edges, err := r.kg.Edges(ctx, []string{id}, rel.ID, store.Out, 2)
+		if err != nil {
+			return nil, fmt.Errorf("describe %s: %w", id, err)
+		}
+		for _, e := range edges {
+			if e.Object.ID != from && e.Graph == rel.Graph {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// describeText renders description edges: "(actor: Harrison Ford;
+// character: Rick Deckard)", "" when there are none.
+func describeText(edges []store.Edge) string {
+	if len(edges) == 0 {
+		return ""
+	}
+	parts := make([]string, len(edges))
+	for i, e := range edges {
+		parts[i] = edgeLabel(e) + ": " + flat(e.Object.Name())
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
+}
+
+// score asks the value model for a reward in [0, 1]. An unreadable reply
+// scores FailedScore with a warning; a model error is returned.
+func (r *run) score(ctx context.Context, task, prompt, path, candidate string) (float64, error) {
+	resp, err := r.value.Generate(ctx, llm.Request{Messages: messages(prompt), N: 1,
+		Temperature: r.cfg.EvalTemperature,
+		Task: llm.Task{Kind: llm.KindScore, Name: task, Question: r.question,
+			Context: subContext(r.subs, path), Candidate: candidate}})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", task, err)
+	}
+	s, err := llm.ParseScore(first(resp.Texts))
+	if err != nil {
+		r.warn(ctx, "%s of %q: %v", task, candidate, err)
+		return FailedScore, nil
+	}
+	return s, nil
+}
+
+// addChildren creates one child per proposal with a tail, in relation
+// order: its best tail, with the reward of equation 9.
+func (r *run) addChildren(leaf *node, props []proposal) []*node {
+	var children []*node
+	for _, p := range props {
+		if len(p.cands) == 0 {
+			continue
+		}
+		best := p.cands[0]
+		c := &node{parent: leaf, depth: leaf.depth + 1, entity: best.entity, graph: p.rel.Graph, desc: best.desc,
+			described: best.described, hop: &hop{rel: p.rel, edge: best.edge}, alts: p.cands[1:], sr: p.sr,
+			sp: best.score, n: 1}
+		c.q = Value(r.cfg.Alpha, c.sr, c.sp)
+		c.terminal = c.entity.Literal || c.hops() >= r.cfg.MaxDepth
+		c.id = r.rec.AddNode(trace.Node{Parents: []int{leaf.id}, Depth: c.depth, State: StateEntity,
+			Action: label(p.rel), Text: name(c.entity, c.desc), Value: c.q, Evaluated: true, Visits: c.n,
+			Extra: childExtra(c, p.tails)})
+		children = append(children, c)
+	}
+	return children
+}
+
+// critique runs the self-critic on every child concurrently: the policy
+// model says whether the child's path answers the question (End of
+// Search), which makes the child a leaf. An unreadable reply counts as
+// "no" with a warning.
+func (r *run) critique(ctx context.Context, children []*node) error {
+	eos := make([]bool, len(children))
+	errs := make([]error, len(children))
+	var wg sync.WaitGroup
+	for i, c := range children {
+		wg.Go(func() { eos[i], errs[i] = r.endOfSearch(trace.WithNode(ctx, c.id), c) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, c := range children {
+		c.eos = eos[i]
+		c.terminal = c.terminal || c.eos
+		c.exhausted = c.terminal
+	}
+	return nil
+}
+
+func (r *run) endOfSearch(ctx context.Context, c *node) (bool, error) {
+	path := pathText(c)
+	resp, err := r.policy.Generate(ctx, llm.Request{Messages: messages(endOfSearchPrompt(r.question, path)), N: 1,
+		Temperature: r.cfg.EvalTemperature,
+		Task:        llm.Task{Kind: llm.KindYesNo, Name: TaskEndOfSearch, Question: r.question, Candidate: path}})
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", TaskEndOfSearch, err)
+	}
+	yes, reason, err := llm.ParseYesNo(first(resp.Texts))
+	if err != nil {
+		r.warn(ctx, "end-of-search check: %v", err)
+		return false, nil
+	}
+	if yes {
+		_ = r.rec.UpdateNode(c.id, func(t *trace.Node) { setExtra(t, "eos", flat("yes "+reason)) })
+	}
+	return yes, nil
+}

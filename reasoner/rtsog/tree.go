@@ -1,0 +1,179 @@
+package rtsog
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// node is one state of the reasoning tree. The root holds no entity: its
+// children are the topic entities (depth 1, no hop). Every deeper node is
+// an entity reached from its parent along one relation.
+type node struct {
+	// id is the trace node id.
+	id       int
+	parent   *node
+	children []*node
+	depth    int
+
+	entity store.Entity
+	graph  string
+	// described are a few edges of an unlabelled entity (a Freebase CVT)
+	// and desc their text.
+	described []store.Edge
+	desc      string
+	// hop is the edge from the parent; nil for the root and topic nodes.
+	hop *hop
+	// alts are the other tails of the hop's relation, best first.
+	alts []candidate
+
+	// sr and sp are the relation and path rewards; q and n the MCTS value
+	// and visit count.
+	sr, sp float64
+	q      float64
+	n      int
+
+	// eos is the self-critic's End-of-Search signal.
+	eos bool
+	// terminal nodes are never expanded: End-of-Search, maximum depth, a
+	// literal, or an expansion that found nothing.
+	terminal bool
+	expanded bool
+	// exhausted nodes have nothing left to expand below them.
+	exhausted bool
+}
+
+// hop is the relation and the KG edge that lead to a node.
+type hop struct {
+	rel  store.Relation
+	edge store.Edge
+}
+
+// candidate is one scored tail entity of a relation.
+type candidate struct {
+	entity    store.Entity
+	edge      store.Edge
+	described []store.Edge
+	desc      string
+	score     float64
+}
+
+// hops is the length of the node's reasoning path.
+func (n *node) hops() int { return max(0, n.depth-1) }
+
+// stat is the node's MCTS statistics.
+func (n *node) stat() Stat { return Stat{Q: n.q, N: n.n} }
+
+// path returns the nodes from the topic entity down to n (empty for the
+// root).
+func (n *node) path() []*node {
+	var out []*node
+	for v := n; v != nil && v.depth > 0; v = v.parent {
+		out = append(out, v)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// onPath reports whether id is the entity of n or of one of its ancestors.
+func (n *node) onPath(id string) bool {
+	for v := n; v != nil && v.depth > 0; v = v.parent {
+		if v.entity.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// name is the entity's display name: label (or id), plus the description
+// of an unlabelled entity.
+func name(e store.Entity, desc string) string {
+	s := flat(e.Name())
+	if desc != "" {
+		s += " " + desc
+	}
+	return s
+}
+
+// label is a relation's label in its followed direction.
+func label(rel store.Relation) string {
+	l := flat(rel.DisplayLabel())
+	if l == "" {
+		l = rel.ID
+	}
+	return l
+}
+
+// pathText renders the reasoning path of n: "A -> r1 -> B -> r2 -> C".
+func pathText(n *node) string {
+	var b strings.Builder
+	for i, v := range n.path() {
+		if i > 0 {
+			b.WriteString(" -> " + arrowSafe(label(v.hop.rel)) + " -> ")
+		}
+		b.WriteString(arrowSafe(name(v.entity, v.desc)))
+	}
+	return b.String()
+}
+
+// extendedText renders n's path extended by relation rel and, when c is
+// not nil, the candidate tail c ("A -> r -> ?" without it).
+func extendedText(n *node, rel store.Relation, c *candidate) string {
+	tail := "?"
+	if c != nil {
+		tail = arrowSafe(name(c.entity, c.desc))
+	}
+	return pathText(n) + " -> " + arrowSafe(label(rel)) + " -> " + tail
+}
+
+// triples renders every hop of n's path as one "subject -> relation ->
+// object" line in the direction it was walked, then one line per
+// alternative tail of the last hop, so that list answers are visible; the
+// description edges of an unlabelled entity follow the line that reaches
+// it.
+func triples(n *node) []string {
+	var out []string
+	path := n.path()
+	for i := 1; i < len(path); i++ {
+		prev, v := path[i-1], path[i]
+		out = append(out, triple(name(prev.entity, prev.desc), label(v.hop.rel), name(v.entity, v.desc)))
+		out = append(out, describedTriples(v.entity, v.desc, v.described)...)
+	}
+	if len(path) > 1 {
+		head := path[len(path)-2]
+		for _, a := range n.alts {
+			out = append(out, triple(name(head.entity, head.desc), label(n.hop.rel), name(a.entity, a.desc)))
+			out = append(out, describedTriples(a.entity, a.desc, a.described)...)
+		}
+	}
+	return out
+}
+
+// describedTriples renders the description edges of e.
+func describedTriples(e store.Entity, desc string, edges []store.Edge) []string {
+	out := make([]string, len(edges))
+	for i, d := range edges {
+		out[i] = triple(name(e, desc), edgeLabel(d), flat(d.Object.Name()))
+	}
+	return out
+}
+
+func triple(head, rel, tail string) string {
+	return arrowSafe(head) + " -> " + arrowSafe(rel) + " -> " + arrowSafe(tail)
+}
+
+// edgeLabel is the forward label of an edge's relation (its id when it
+// has none).
+func edgeLabel(e store.Edge) string {
+	if l := flat(e.RelationLabel); l != "" {
+		return l
+	}
+	return e.Relation
+}
+
+// flat collapses whitespace runs to one space.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// arrowSafe keeps "->" out of names so that every path part is readable.
+func arrowSafe(s string) string { return strings.ReplaceAll(s, "->", "-") }

@@ -1,0 +1,60 @@
+// Package server is `grove serve`: Grove's HTTP server over one database.
+//
+// It serves four things from one net/http ServeMux (Go 1.22 patterns):
+//
+//   - a versioned JSON API under /v1 over the store.KG interface (graphs,
+//     stats, search, entity, relations, edges, neighbors, degree, features,
+//     sameas), described by the hand-written OpenAPI 3 document embedded
+//     from openapi.json and served at /v1/openapi.json;
+//   - question answering: POST /v1/ask runs a reasoning method from a
+//     reasoner.Registry and returns the answer with its trace, and POST
+//     /v1/ask/stream streams the run as Server-Sent Events (every node as
+//     the tree grows, every model and KG call, then the result);
+//   - Cayley's own HTTP API v2 mounted under /cayley/ (Gizmo, GraphQL and
+//     MQL queries, quad reads and, when allowed, writes) over the engine's
+//     Cayley QuadStore;
+//   - the embedded web page of package server/web at /, plus /healthz,
+//     /readyz and Prometheus /metrics.
+//
+// Every route is registered through one wrapper (middleware.go) that gives
+// the request an id, recovers panics (logging the stack, never sending it),
+// checks the bearer token, bounds the body size, sets the per-request
+// timeout (a context deadline plus a write deadline, so streams are not cut
+// by a global WriteTimeout), records the latency histogram of the route and
+// writes the slog access-log line. Handlers answer errors through
+// writeError, which only ever shows clients messages written for them
+// (apiError) or store.ErrNotFound messages; anything else becomes a generic
+// 500 naming the request id, with the details in the server log.
+//
+// Security model. A server listening on a non-loopback address must have a
+// bearer token (checked in New, again in Serve against the real listener,
+// and compared in constant time through SHA-256 digests). With a token,
+// every route except the page, its assets, /healthz, /readyz and the
+// OpenAPI document requires it. Writes exist only in the Cayley mount and
+// are allowed only when the server is not read-only and has a token.
+// Query results are capped (Config.MaxResults, also Cayley's query limit),
+// ids per request are bounded, the request body is bounded, and Cayley
+// reads are cut at a byte budget on a line boundary.
+//
+// Reasoning runs. The server owns the model: clients choose the method and
+// its parameters, each numeric parameter only within Config.Ask.ParamCaps,
+// and never a model, endpoint or key. A semaphore bounds runs in flight
+// (429 with Retry-After beyond it). Each run gets its own model wrapper
+// that enforces a call budget and caps samples and max tokens per call,
+// and the model is observed (llm.Observe) for the Prometheus counters of
+// calls, tokens and cache hits. Error texts and traces sent to clients pass
+// a redactor that removes URLs, key-shaped strings, the token and the
+// database path, and any string listed in Deps.Redact. A run's context is
+// the request's, so a client that disconnects cancels its run; the
+// streaming handler runs the method in a goroutine, receives trace events
+// through a channel (back-pressure instead of unbounded buffering) and is
+// the only writer of the connection.
+//
+// Shutdown. Serve stops accepting connections when its context ends, lets
+// in-flight requests finish within Config.ShutdownTimeout, then cancels
+// the rest through the requests' base context, and waits for every run to
+// end before returning, so Run can close the database cleanly. Run wires
+// this to SIGINT and SIGTERM.
+//
+// Metrics live in a per-Server prometheus.Registry, never the global one.
+package server

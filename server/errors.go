@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// apiError is an error whose message is safe to show to clients.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// badRequest is a 400 with a formatted message.
+func badRequest(format string, args ...any) error {
+	return &apiError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the JSON body of every error answer.
+type errorBody struct {
+	Error     string `json:"error"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// classify maps err to a status code and a client-safe message. Only
+// apiError messages and store.ErrNotFound messages (which name the missing
+// id or graph) reach clients; anything else is logged and answered with a
+// generic message, so no internal path or stack ever leaks.
+func classify(err error) (int, string, bool) {
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae.status, ae.msg, false
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge,
+			"request body too large (limit " + strconv.FormatInt(mbe.Limit, 10) + " bytes)", false
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, err.Error(), false
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "request timed out", false
+	case errors.Is(err, context.Canceled):
+		return 499, "request cancelled", false
+	}
+	return http.StatusInternalServerError, "internal error", true
+}
+
+// writeError answers err as JSON and logs unexpected errors.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg, internal := classify(err)
+	id := requestID(r.Context())
+	if internal {
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", id, "path", r.URL.Path, "err", err)
+		msg = "internal error; see the server log for request " + id
+	}
+	if status == 499 {
+		// The client is gone; there is nobody to answer.
+		w.WriteHeader(status)
+		return
+	}
+	writeJSON(w, status, errorBody{Error: msg, RequestID: id})
+}
+
+// logPanic records a recovered panic with its stack in the server log only.
+func (s *Server) logPanic(r *http.Request, v any, stack []byte) {
+	s.log.ErrorContext(r.Context(), "panic serving request", "request_id", requestID(r.Context()),
+		"path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(stack))
+}
+
+// fallback answers requests no route matched: 405 with an Allow header
+// when the path exists for other methods, else 404, both as JSON.
+func (s *Server) fallback(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
+				"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: " + strings.Join(allow, ", ") + ")"})
+			return
+		}
+		s.writeError(w, r, &apiError{http.StatusNotFound, "no route for " + r.Method + " " + r.URL.Path})
+	}
+}

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+type openAPIDoc struct {
+	OpenAPI string                               `json:"openapi"`
+	Paths   map[string]map[string]map[string]any `json:"paths"`
+}
+
+// docPath maps a route pattern's path to its OpenAPI path.
+func docPath(p string) string {
+	switch p {
+	case "/{$}":
+		return "/"
+	case "/static/":
+		return "/static/{file}"
+	}
+	return p
+}
+
+func TestOpenAPICoversRoutes(t *testing.T) {
+	db := testDB(t)
+	s, err := New(Config{}, db, Deps{QuadStore: db, Model: newLexicalModel(0), Reasoners: registry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc openAPIDoc
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.") {
+		t.Fatalf("openapi version %q", doc.OpenAPI)
+	}
+	for _, pattern := range s.Routes() {
+		method, path, ok := strings.Cut(pattern, " ")
+		if !ok { // a subtree mounted for every method
+			path = method
+			if !documentedUnder(doc, path) {
+				t.Errorf("route %q: no documented path under it", pattern)
+			}
+			continue
+		}
+		if _, ok := doc.Paths[docPath(path)][strings.ToLower(method)]; !ok {
+			t.Errorf("route %q is not in openapi.json", pattern)
+		}
+	}
+	// And the reverse: every documented operation is served.
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			req := httptest.NewRequest(strings.ToUpper(method), strings.NewReplacer("{name}", "g", "{file}", "app.js").Replace(path), nil)
+			if _, pattern := s.handler.(*http.ServeMux).Handler(req); pattern == "/" || pattern == "" {
+				t.Errorf("documented %s %s has no route", method, path)
+			}
+		}
+	}
+}
+
+func documentedUnder(doc openAPIDoc, prefix string) bool {
+	for p := range doc.Paths {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOpenAPIRefs checks that every $ref points at a defined component.
+func TestOpenAPIRefs(t *testing.T) {
+	var root map[string]any
+	if err := json.Unmarshal(OpenAPI(), &root); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any)
+	n := 0
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				n++
+				if !resolves(root, ref) {
+					t.Errorf("unresolved $ref %q", ref)
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if n < 20 {
+		t.Errorf("only %d $refs: the walk is broken", n)
+	}
+}
+
+func resolves(root map[string]any, ref string) bool {
+	p, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return false
+	}
+	var cur any = root
+	for _, part := range strings.Split(p, "/") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[part]; !ok {
+			return false
+		}
+	}
+	return true
+}

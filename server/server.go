@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cayleygraph/cayley/graph"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+)
+
+// Server is Grove's HTTP server over one knowledge graph. Build it with New,
+// mount Handler anywhere or run it with Serve; Run does everything for the
+// command line.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	kg      store.KG
+	log     *slog.Logger
+	metrics *metrics
+	routes  []route
+	handler http.Handler
+	cayley  http.Handler
+	ask     *asker
+
+	hasToken  bool
+	tokenHash [32]byte
+	idPrefix  string
+	reqSeq    atomic.Uint64
+	ready     atomic.Bool
+	started   time.Time
+	serving   atomic.Bool
+	// runs tracks reasoning runs so shutdown can wait for them.
+	runs sync.WaitGroup
+}
+
+// New builds a Server over kg. It validates cfg (reading Config.TokenFile),
+// and refuses a non-loopback Config.Addr without a token.
+func New(cfg Config, kg store.KG, deps Deps) (*Server, error) {
+	if kg == nil {
+		return nil, errors.New("server: no knowledge graph")
+	}
+	cfg = cfg.Defaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, metrics: newMetrics(), started: time.Now()}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.kg = newMeteredKG(kg, s.metrics.kgLatency)
+	if cfg.Token != "" {
+		s.hasToken, s.tokenHash = true, sha256.Sum256([]byte(cfg.Token))
+	}
+	s.idPrefix = randomPrefix()
+	if deps.QuadStore != nil {
+		h, err := s.newCayley(deps.QuadStore)
+		if err != nil {
+			return nil, err
+		}
+		s.cayley = h
+	}
+	var err error
+	if s.ask, err = newAsker(s); err != nil {
+		return nil, err
+	}
+	s.handler = s.buildMux()
+	s.ready.Store(true)
+	return s, nil
+}
+
+// randomPrefix makes request ids unique across restarts.
+func randomPrefix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b) + "-"
+}
+
+// Handler returns the server's HTTP handler (every route, with auth,
+// limits, metrics and access logs applied).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Config returns the effective configuration (defaults applied). The token
+// is never included.
+func (s *Server) Config() Config {
+	c := s.cfg
+	c.Token = ""
+	return c
+}
+
+// Serve answers HTTP requests on ln until ctx is cancelled, then shuts down
+// gracefully: it stops accepting connections, lets in-flight requests
+// finish within Config.ShutdownTimeout, cancels what is still running after
+// that, and waits for every reasoning run to end before returning. A
+// non-loopback listener is refused when no token is configured. Serve may
+// be called once.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if !s.serving.CompareAndSwap(false, true) {
+		return errors.New("server: Serve called twice")
+	}
+	if err := checkExposure(ln.Addr().String(), s.cfg.Token); err != nil {
+		ln.Close()
+		return err
+	}
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.cfg.RequestTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "read_only", s.cfg.ReadOnly, "auth", s.hasToken,
+		"cayley", s.cayley != nil, "ask", s.ask.enabled())
+	select {
+	case err := <-errc:
+		s.ready.Store(false)
+		cancelBase()
+		s.runs.Wait()
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	s.shutdown(srv, cancelBase)
+	<-errc
+	return nil
+}
+
+// shutdown drains the server within the deadline, then cancels the rest.
+func (s *Server) shutdown(srv *http.Server, cancel context.CancelFunc) {
+	s.ready.Store(false)
+	s.log.Info("shutting down", "deadline", s.cfg.ShutdownTimeout)
+	sctx, stop := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer stop()
+	if err := srv.Shutdown(sctx); err != nil {
+		s.log.Warn("shutdown deadline passed; cancelling remaining requests", "err", err)
+		cancel()
+		_ = srv.Close()
+	}
+	s.runs.Wait()
+	s.log.Info("shut down")
+}
+
+// Run is `grove serve`: it opens the database in cfg.DB (read-only when
+// cfg.ReadOnly), mounts the Cayley API over it when it is a Cayley
+// QuadStore, listens on cfg.Addr and serves until ctx is cancelled or the
+// process receives SIGINT or SIGTERM; then it shuts down gracefully and
+// closes the database.
+func Run(ctx context.Context, cfg Config, deps Deps) (err error) {
+	cfg = cfg.Defaults()
+	if cfg.DB == "" {
+		return errors.New("serve: no database directory (--db)")
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
+		return err
+	}
+	db, err := engine.Open(cfg.DB, engine.Options{ReadOnly: cfg.ReadOnly, Logger: deps.Logger})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close database: %w", cerr)
+		}
+	}()
+	if deps.QuadStore == nil {
+		if qs, ok := any(db).(graph.QuadStore); ok {
+			deps.QuadStore = qs
+		}
+	}
+	s, err := New(cfg, db, deps)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return s.Serve(ctx, ln)
+}

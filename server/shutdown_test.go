@@ -1,0 +1,215 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grove-kg/grove/server/loadgen"
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+// diskDB writes testGraphs to a database directory and closes it.
+func diskDB(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range slices.Sorted(maps.Keys(testGraphs)) {
+		qs, err := storetest.Parse(g, strings.NewReader(testGraphs[g]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.Load(t, db, g, qs)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// addrLog captures the address Run logs when it starts serving.
+type addrLog struct {
+	logBuffer
+}
+
+func (l *addrLog) addr() string {
+	for _, line := range strings.Split(l.String(), "\n") {
+		var rec struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "serving" {
+			return rec.Addr
+		}
+	}
+	return ""
+}
+
+// TestRunGracefulShutdownDuringLoad runs `grove serve` (Run) on a database
+// directory, puts it under load, stops it mid-way and checks that no
+// request failed with a server error, that Run returned cleanly and that
+// the database was closed (it can be opened again).
+func TestRunGracefulShutdownDuringLoad(t *testing.T) {
+	dir := diskDB(t)
+	logs := &addrLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{DB: dir, Addr: "127.0.0.1:0", ReadOnly: true},
+			Deps{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	}()
+	waitFor(t, "the server to listen", func() bool { return logs.addr() != "" })
+	base := "http://" + logs.addr()
+	load := make(chan loadgen.Result, 1)
+	loadCtx, stopLoad := context.WithCancel(context.Background())
+	defer stopLoad()
+	go func() {
+		res, _ := loadgen.Run(loadCtx, loadgen.Config{BaseURL: base, Clients: 16, Duration: time.Minute,
+			Targets: []loadgen.Target{{Path: "/v1/relations?id=m1"}, {Path: "/v1/edges?id=p1&relation=directed_by&dir=in"}}})
+		load <- res
+	}()
+	waitFor(t, "some load", func() bool { return strings.Count(logs.String(), `"msg":"http request"`) > 100 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	stopLoad()
+	res := <-load
+	for code := range res.Status {
+		if code != http.StatusOK {
+			t.Errorf("status %d during shutdown (%d times)", code, res.Status[code])
+		}
+	}
+	if res.Status[http.StatusOK] < 100 {
+		t.Errorf("load result %v", res)
+	}
+	db, err := engine.Open(dir, engine.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("database not released: %v", err)
+	}
+	db.Close()
+	if !strings.Contains(logs.String(), `"msg":"shut down"`) {
+		t.Errorf("no shutdown log")
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no db", Config{}, "no database directory"},
+		{"exposed", Config{DB: t.TempDir(), Addr: "0.0.0.0:0"}, "bearer token is required"},
+		{"bad token file", Config{DB: t.TempDir(), TokenFile: "/nonexistent/token"}, "token file"},
+		{"bad addr", Config{DB: t.TempDir(), Addr: "127.0.0.1:99999"}, "serve"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Run(context.Background(), c.cfg, Deps{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run: %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// slowKG makes Relations wait (honouring ctx) and signals when entered.
+type slowKG struct {
+	store.KG
+	delay   time.Duration
+	entered chan struct{}
+}
+
+func (k slowKG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	k.entered <- struct{}{}
+	select {
+	case <-time.After(k.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return k.KG.Relations(ctx, ids, dir)
+}
+
+func TestShutdownLetsInFlightFinish(t *testing.T) {
+	cases := []struct {
+		name     string
+		delay    time.Duration
+		deadline time.Duration
+		finishes bool
+	}{
+		{"finishes within the deadline", 200 * time.Millisecond, 20 * time.Second, true},
+		{"cancelled at the deadline", time.Hour, 100 * time.Millisecond, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kg := slowKG{KG: testDB(t), delay: c.delay, entered: make(chan struct{}, 1)}
+			ts := startServer(t, Config{ShutdownTimeout: c.deadline}, kg, Deps{})
+			type answer struct {
+				status int
+				err    error
+			}
+			got := make(chan answer, 1)
+			go func() {
+				resp, err := http.Get(ts.url + "/v1/relations?id=m1")
+				if err != nil {
+					got <- answer{err: err}
+					return
+				}
+				resp.Body.Close()
+				got <- answer{status: resp.StatusCode}
+			}()
+			<-kg.entered
+			if err := ts.stop(); err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+			a := <-got
+			if c.finishes && (a.err != nil || a.status != 200) {
+				t.Fatalf("in-flight request: %+v", a)
+			}
+			if !c.finishes && a.err == nil && a.status == 200 {
+				t.Fatalf("request outlived the shutdown deadline: %+v", a)
+			}
+		})
+	}
+}
+
+func TestReadyzDuringShutdown(t *testing.T) {
+	s, err := New(Config{}, testDB(t), Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ready  bool
+		status int
+	}{{true, 200}, {false, 503}} {
+		s.ready.Store(c.ready)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+		if rec.Code != c.status {
+			t.Errorf("ready=%v: status %d", c.ready, rec.Code)
+		}
+	}
+}
+
+func TestServeTwice(t *testing.T) {
+	ts := startServer(t, Config{}, testDB(t), Deps{})
+	if st, _ := ts.get("/healthz"); st != 200 {
+		t.Fatal("not serving")
+	}
+	if err := ts.s.Serve(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("second Serve: %v", err)
+	}
+}
