@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -128,13 +129,16 @@ func runIngestOne(cmd *cobra.Command, self, sys, file, dir string, limit int64) 
 
 func (a *app) benchIngestOne() *cobra.Command {
 	var sys, dir string
-	var limit int64
+	var limit, memLimit int64
 	cmd := &cobra.Command{
 		Use:    "ingest-one FILE",
 		Short:  "Bulk-load FILE with one system and print the result as JSON (used by bench ingest)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if memLimit > 0 {
+				debug.SetMemoryLimit(memLimit)
+			}
 			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit)
 			if err != nil {
 				return err
@@ -145,6 +149,7 @@ func (a *app) benchIngestOne() *cobra.Command {
 	cmd.Flags().StringVar(&sys, "system", storebench.SystemGrove, "system")
 	cmd.Flags().StringVar(&dir, "dir", "", "database directory")
 	cmd.Flags().Int64Var(&limit, "limit", 0, "quads to load (0 = all)")
+	cmd.Flags().Int64Var(&memLimit, "mem-limit", 5<<29, "soft Go memory limit, as grove ingest sets it (0 = none)")
 	return cmd
 }
 

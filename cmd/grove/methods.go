@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/grounded"
 	"github.com/grove-kg/grove/reasoner/rtsog"
 )
@@ -10,4 +11,5 @@ import (
 func registerMore(r *reasoner.Registry) {
 	grounded.Register(r)
 	rtsog.Register(r)
+	baseline.Register(r)
 }

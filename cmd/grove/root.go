@@ -24,6 +24,9 @@ type app struct {
 	stderr io.Writer
 	stdin  io.Reader
 	log    *slog.Logger
+	// level is set from --log-level once flags are parsed; the logger is
+	// built earlier so that commands can hold it.
+	level *slog.LevelVar
 }
 
 func newApp() *app {
@@ -31,6 +34,8 @@ func newApp() *app {
 }
 
 func (a *app) root() *cobra.Command {
+	a.level = new(slog.LevelVar)
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: a.level}))
 	cmd := &cobra.Command{
 		Use:           "grove",
 		Short:         "Embedded knowledge-graph database with built-in LLM reasoning",
@@ -50,7 +55,8 @@ func (a *app) root() *cobra.Command {
 	}
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
-	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.serveCmd(), a.benchCmd(), a.genCmd())
+	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.serveCmd(),
+		a.evalCmd(), a.benchCmd(), a.genCmd())
 	return cmd
 }
 
@@ -69,7 +75,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if err := level.UnmarshalText([]byte(a.v.GetString("log-level"))); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	a.level.Set(level)
 	return nil
 }
 

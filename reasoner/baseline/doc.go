@@ -1,0 +1,39 @@
+// Package baseline implements the model-only baselines the
+// Tree-of-Traversals paper compares against, on the same model layer as
+// the KG methods, and the paper's "-> CoT" fallback.
+//
+// # Methods
+//
+// "zeroshot" asks the model the question directly, once (llm.KindAnswer,
+// task "zeroshot/answer"), and reads the reply with llm.ParseAnswer.
+//
+// "cot" is two-stage Chain-of-Thought (Wei et al., 2022, in the zero-shot
+// form of Kojima et al.): a first call asks for step-by-step reasoning
+// without the final answer (llm.KindFree, task "cot/reason"); a second
+// call shows the question and that reasoning and asks "so the answer is"
+// (llm.KindAnswer, task "cot/answer", the reasoning in Task.Context). The
+// answer is read with llm.ParseAnswer; because a model continuing "So the
+// answer is" often writes the bare answer, a reply without an "Answer:"
+// line falls back to its first non-empty line, with a trace warning.
+//
+// Neither method uses the knowledge graph. Both record a small trace: a
+// root node holding the question, a THINK node with the reasoning (cot
+// only) and a terminal ANSWER node, plus the model calls. An answer is
+// Found unless it is a non-answer (see IsNonAnswer). Parameters:
+// "temperature" (default 0) and "max_tokens" (default 0: the model's
+// default) for the reasoning or the zero-shot answer, "answer_max_tokens"
+// (default 64) for the cot answer call.
+//
+// # Fallback
+//
+// The paper falls back to Chain-of-Thought "when either no answer is
+// provided after depth 7 or when one of the following phrases appears in
+// the answer: 'determine', 'unable', 'cannot', 'unknown', 'unsure', or
+// 'not possible'" (appendix E). NeedsFallback applies that rule to a
+// trace's answer, and Fallback wraps two reasoners: it runs the primary
+// and, when its answer needs a fallback, the secondary, returning one
+// merged trace (the secondary's nodes, model and KG calls appended after
+// the primary's with ids renumbered, totals summed, the secondary's
+// answer). UsedFallback tells from a trace whether the fallback ran.
+// Method specs such as "tot->cot" name such a pair (ParseSpec, Build).
+package baseline

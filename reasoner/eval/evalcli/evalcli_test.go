@@ -1,0 +1,252 @@
+package evalcli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/baseline"
+	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/tot"
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+const films = `<d1> <name> "Ridley Scott" .
+<d2> <name> "Steven Spielberg" .
+<f1> <name> "Blade Runner" .
+<f2> <name> "Alien" .
+<f3> <name> "Jaws" .
+<f4> <name> "Duel" .
+<f1> </film/directed_by> <d1> .
+<f2> </film/directed_by> <d1> .
+<f3> </film/directed_by> <d2> .
+<f4> </film/directed_by> <d2> .
+`
+
+const questions = `{"id": "d-f1", "question": "Who directed Blade Runner?", "answers": ["Ridley Scott"], "type": "1-hop", "path": ["f1", "/film/directed_by"]}
+{"id": "d-f3", "question": "Who directed Jaws?", "answers": ["Steven Spielberg"], "type": "1-hop", "path": ["f3", "/film/directed_by"]}
+{"id": "o-f1", "question": "Which other films were directed by the director of Blade Runner?", "answers": ["Alien"], "type": "2-hop", "path": ["f1", "/film/directed_by", "~/film/directed_by"]}
+{"id": "o-f3", "question": "Which other films were directed by the director of Jaws?", "answers": ["Duel"], "type": "2-hop", "path": ["f3", "/film/directed_by", "~/film/directed_by"]}
+`
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// testApp is an App over a real in-memory store; model is the configured
+// model (the lexical policy unless set).
+func testApp(t *testing.T, model llm.Model) (App, *bytes.Buffer, *bytes.Buffer, string) {
+	t.Helper()
+	db := storetest.Open(t, map[string]string{"films": films})
+	if model == nil {
+		model = llm.Lexical{}
+	}
+	dir := t.TempDir()
+	qfile := filepath.Join(dir, "questions.jsonl")
+	if err := os.WriteFile(qfile, []byte(questions), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	app := App{
+		OpenKG: func(context.Context) (store.KG, io.Closer, error) { return db, nopCloser{}, nil },
+		OpenModel: func(context.Context) (llm.Model, io.Closer, error) {
+			return model, nopCloser{}, nil
+		},
+		Registry: func() *reasoner.Registry {
+			reg := reasoner.NewRegistry()
+			tot.Register(reg)
+			baseline.Register(reg)
+			return reg
+		},
+		Stdout: &stdout, Stderr: &stderr,
+	}
+	return app, &stdout, &stderr, qfile
+}
+
+func execute(t *testing.T, app App, args ...string) error {
+	t.Helper()
+	cmd := Command(app)
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage = true
+	return cmd.ExecuteContext(t.Context())
+}
+
+// TestEvalReportWithOracle runs the whole pipeline with the simulated
+// oracle: eval with a progress bar, then report with both figures.
+func TestEvalReportWithOracle(t *testing.T) {
+	app, stdout, stderr, qfile := testApp(t, nil)
+	out := filepath.Join(t.TempDir(), "run")
+	err := execute(t, app, "--dataset", qfile, "--method", "tot,chain,cot", "--out", out, "--sim", "0.7",
+		"--concurrency", "2", "--param", "tot.max_expansions=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "12/12") || !strings.Contains(stderr.String(), "EM-in") {
+		t.Errorf("progress bar:\n%s", stderr.String())
+	}
+	for _, want := range []string{"4 questions (0 skipped without gold), 12 runs: 0 resumed, 12 ran, 0 errors",
+		"tot ", "grove eval report " + out} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	m, err := eval.ReadManifest(filepath.Join(out, "run.json"))
+	if err != nil || m.Params["tot"]["max_expansions"] != "12" {
+		t.Errorf("manifest params %v, %v", m.Params, err)
+	}
+	stdout.Reset()
+	if err := execute(t, app, "report", out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Accuracy", "| tot | 4 |", "| cot | 4 | 0.0 |", "fig5-value.svg"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	for _, f := range []string{"report.md", "report.json", "fig5-value.png", "fig5-value.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestResumeAndMerge runs two shards with the lexical policy, resumes one
+// (nothing left to do) and merges them.
+func TestResumeAndMerge(t *testing.T) {
+	app, stdout, _, qfile := testApp(t, nil)
+	root := t.TempDir()
+	for _, s := range []string{"1/2", "2/2"} {
+		dir := filepath.Join(root, strings.ReplaceAll(s, "/", "of"))
+		if err := execute(t, app, "--dataset", qfile, "--method", "chain", "--out", dir, "--shard", s, "--quiet"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := execute(t, app, "--dataset", qfile, "--method", "chain", "--out", filepath.Join(root, "1of2"), "--shard", "1/2"); err == nil ||
+		!strings.Contains(err.Error(), "--resume") {
+		t.Errorf("rerun without --resume: %v", err)
+	}
+	stdout.Reset()
+	if err := execute(t, app, "--dataset", qfile, "--method", "chain", "--out", filepath.Join(root, "1of2"), "--shard", "1/2",
+		"--resume", "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "2 runs: 2 resumed, 0 ran") {
+		t.Errorf("resume summary:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	merged := filepath.Join(root, "all")
+	if err := execute(t, app, "merge", "--out", merged, filepath.Join(root, "1of2"), filepath.Join(root, "2of2")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "merged 4 results (4 questions, methods chain)") {
+		t.Errorf("merge output: %s", stdout.String())
+	}
+	rs, err := eval.Load(merged)
+	if err != nil || len(rs) != 4 {
+		t.Fatalf("merged results %d, %v", len(rs), err)
+	}
+}
+
+func TestSimCommand(t *testing.T) {
+	app, stdout, _, qfile := testApp(t, nil)
+	app.JSON = func() bool { return true }
+	if err := execute(t, app, "sim", "--questions", qfile, "--p", "0.5,1", "--seeds", "2"); err != nil {
+		t.Fatal(err)
+	}
+	var tb struct {
+		Methods []string
+		Ps      []float64
+		Cells   [][]struct {
+			EMIn float64 `json:"em_in"`
+			Runs int
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &tb); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	if len(tb.Methods) != 2 || len(tb.Cells) != 2 || tb.Cells[1][1].EMIn != 1 || tb.Cells[0][1].Runs != 8 {
+		t.Errorf("table %+v", tb)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	app, _, _, qfile := testApp(t, nil)
+	out := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--dataset and --out are required"},
+		{[]string{"--dataset", qfile, "--out", out, "--shard", "3/2"}, "--shard"},
+		{[]string{"--dataset", qfile, "--out", out, "--param", "k=3"}, "want method.key=value"},
+		{[]string{"--dataset", qfile, "--out", out, "--format", "xml"}, "unknown dataset format"},
+		{[]string{"--dataset", qfile, "--out", out, "--sim", "1.5"}, "--sim must be in"},
+		{[]string{"--dataset", qfile, "--out", out, "--method", "nope", "--quiet"}, `unknown reasoning method "nope"`},
+		{[]string{"--dataset", qfile, "--out", out, "--param", "tot.k=x", "--quiet"}, `parameter "k"`},
+		{[]string{"sim"}, "--questions is required"},
+		{[]string{"sim", "--questions", qfile, "--p", "2"}, "not a probability"},
+		{[]string{"merge", out}, "--out is required"},
+		{[]string{"report", out}, "no results"},
+	} {
+		if err := execute(t, app, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if err := execute(t, App{}, "--dataset", qfile, "--out", out); err == nil || !strings.Contains(err.Error(), "App.OpenKG is nil") {
+		t.Errorf("empty app: %v", err)
+	}
+}
+
+func TestParseParams(t *testing.T) {
+	got, err := ParseParams([]string{"tot.k=5", " chain.tau = 0.7 ", "tot.temperature=1"})
+	if err != nil || got["tot"]["k"] != "5" || got["chain"]["tau"] != "0.7" || len(got["tot"]) != 2 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range []string{"k=5", "tot.=5", ".k=5", "tot.k", "tot.k=1,tot.k=2"} {
+		specs := strings.Split(bad, ",")
+		if _, err := ParseParams(specs); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzParseParams(f *testing.F) {
+	for _, s := range []string{"tot.k=5", "a.b.c=d", "=", "x.y="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseParams([]string{s})
+		if err != nil {
+			return
+		}
+		if len(got) != 1 {
+			t.Fatalf("%q gave %v", s, got)
+		}
+		for m, p := range got {
+			if m == "" || len(p) != 1 {
+				t.Fatalf("%q gave %v", s, got)
+			}
+		}
+	})
+}
+
+// TestModelFlagsFit: the application adds its model flags (--llm,
+// --model, --timeout, ...) to the eval command; none may clash.
+func TestModelFlagsFit(t *testing.T) {
+	cmd := Command(App{})
+	for _, name := range []string{"llm", "model", "api-key-env", "endpoint", "cache", "cache-dir", "max-concurrency", "timeout", "json"} {
+		if cmd.Flags().Lookup(name) != nil || cmd.PersistentFlags().Lookup(name) != nil {
+			t.Errorf("eval defines --%s, which the application's flags use", name)
+		}
+	}
+}

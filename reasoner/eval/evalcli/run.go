@@ -1,0 +1,267 @@
+package evalcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/eval/metric"
+	"github.com/grove-kg/grove/reasoner/eval/sim"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store"
+)
+
+// runFlags are the flags of `grove eval`.
+type runFlags struct {
+	dataset, format, shard, out string
+	methods, graphs, params     []string
+	limit, concurrency          int
+	seed                        int64
+	resume, retry, noTraces     bool
+	topics, judge, quiet        bool
+	timeout                     time.Duration
+	simP, simNoise              float64
+	simSeed                     uint64
+}
+
+func runCommand(app App) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Evaluate reasoning methods on a question dataset (results, traces, resumable)",
+		Long: "Answer every question of a dataset with each method and append one result per question and method " +
+			"to DIR/results.jsonl (with its trace under DIR/traces). Interrupted runs continue with --resume. " +
+			"Methods are registered names or fallback pairs such as tot->cot (Chain-of-Thought when tot gives no " +
+			"answer). See `grove eval report` for the tables and figures.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, app, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.dataset, "dataset", "", "dataset file (required)")
+	fl.StringVar(&f.format, "format", "auto", "dataset format: auto or "+formatNames())
+	fl.StringSliceVar(&f.methods, "method", []string{"tot"}, "methods, comma separated (name or primary->fallback)")
+	fl.StringSliceVar(&f.graphs, "kg", nil, "graphs the questions use (default: all)")
+	fl.StringVar(&f.out, "out", "", "output directory (required)")
+	fl.IntVar(&f.limit, "limit", 0, "evaluate the first N questions after the paper's seeded shuffle (0: all, in file order)")
+	fl.Int64Var(&f.seed, "seed", dataset.DefaultSeed, "shuffle seed for --limit")
+	fl.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
+	fl.StringVar(&f.shard, "shard", "", "run shard i of n, e.g. 1/4")
+	fl.BoolVar(&f.resume, "resume", false, "continue the run in --out, skipping finished questions")
+	fl.BoolVar(&f.retry, "retry-errors", false, "with --resume, run again the questions that ended in an error")
+	fl.DurationVar(&f.timeout, "question-timeout", 0, "time limit per question and method (0: none)")
+	fl.BoolVar(&f.topics, "topic-entities", false, "give the methods the dataset's topic entities")
+	fl.StringArrayVar(&f.params, "param", nil, "method parameter method.key=value (repeatable), e.g. tot.k=5")
+	fl.BoolVar(&f.judge, "judge", false, "also score every answer with the model as an LLM judge")
+	fl.BoolVar(&f.noTraces, "no-traces", false, "do not write trace files")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fl.Float64Var(&f.simP, "sim", 0, "answer with the simulated oracle of this skill P in (0, 1] instead of the model")
+	fl.Float64Var(&f.simNoise, "sim-noise", 0.1, "score noise of the simulated oracle")
+	fl.Uint64Var(&f.simSeed, "sim-seed", 1, "seed of the simulated oracle")
+	return cmd
+}
+
+func formatNames() string {
+	var names []string
+	for _, f := range dataset.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
+
+// config checks the flags and builds the run configuration (without the
+// model and KG).
+func (f *runFlags) config() (eval.Config, error) {
+	var cfg eval.Config
+	if f.dataset == "" || f.out == "" {
+		return cfg, fmt.Errorf("--dataset and --out are required")
+	}
+	format, err := dataset.ParseFormat(f.format)
+	if err != nil {
+		return cfg, fmt.Errorf("--format: %w", err)
+	}
+	shard, err := eval.ParseShard(f.shard)
+	if err != nil {
+		return cfg, fmt.Errorf("--shard: %w", err)
+	}
+	params, err := ParseParams(f.params)
+	if err != nil {
+		return cfg, err
+	}
+	if f.simP < 0 || f.simP > 1 {
+		return cfg, fmt.Errorf("--sim must be in (0, 1], got %g", f.simP)
+	}
+	return eval.Config{Dataset: f.dataset, Format: format, Methods: f.methods, Params: params, Graphs: f.graphs,
+		TopicEntities: f.topics, Out: f.out, Limit: f.limit, Seed: f.seed, Concurrency: f.concurrency, Shard: shard,
+		Resume: f.resume, RetryErrors: f.retry, Timeout: f.timeout, NoTraces: f.noTraces}, nil
+}
+
+func runEval(cmd *cobra.Command, app App, f *runFlags) error {
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	return withKG(ctx, app, func(kg store.KG) error {
+		model, closer, err := f.model(ctx, app, kg, cfg)
+		if err != nil {
+			return err
+		}
+		if closer != nil {
+			defer closer.Close()
+		}
+		cfg.Registry = app.Registry()
+		cfg.Deps = reasoner.Deps{KG: kg, Model: model, Logger: app.logger()}
+		if f.judge {
+			cfg.Judge = &metric.Judge{Model: model, Logger: app.logger()}
+		}
+		var finish func()
+		if !f.quiet {
+			cfg.Progress, finish = progressBar(app.stderr(cmd))
+		}
+		sum, err := eval.Run(ctx, cfg)
+		if finish != nil {
+			finish()
+		}
+		if sum != nil {
+			if perr := printSummary(app.stdout(cmd), app.json(), sum); perr != nil && err == nil {
+				err = perr
+			}
+		}
+		return err
+	})
+}
+
+// model is the configured model, or the simulated oracle with --sim.
+func (f *runFlags) model(ctx context.Context, app App, kg store.KG, cfg eval.Config) (llm.Model, io.Closer, error) {
+	if f.simP == 0 {
+		if app.OpenModel == nil {
+			return nil, nil, fmt.Errorf("evalcli: App.OpenModel is nil")
+		}
+		m, c, err := app.OpenModel(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open model: %w", err)
+		}
+		return m, c, nil
+	}
+	golds, err := loadGolds(ctx, kg, cfg.Dataset, cfg.Format)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := sim.NewOracle(golds, sim.OracleConfig{P: f.simP, Noise: f.simNoise, Seed: f.simSeed})
+	return o, nil, err
+}
+
+// loadGolds reads a dataset and its gold paths (a "path" field per line,
+// or 2Wiki evidences).
+func loadGolds(ctx context.Context, kg store.KG, path string, format dataset.Format) ([]sim.Gold, error) {
+	qs, err := dataset.Load(path, format)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string][]string{}
+	if f, err := dataset.Detect(path); err == nil && f == dataset.FormatJSONL {
+		if paths, err = sim.ReadPaths(path); err != nil {
+			return nil, err
+		}
+	}
+	return sim.Golds(ctx, kg, qs, paths)
+}
+
+// progressBar returns a progress callback drawing a bar on w (count,
+// rate, elapsed, ETA, running EM-in per method) and a function that
+// finishes it.
+func progressBar(w io.Writer) (func(eval.Progress), func()) {
+	var bar *progressbar.ProgressBar
+	resumed := 0
+	update := func(p eval.Progress) {
+		if bar == nil {
+			resumed = p.Resumed
+			bar = progressbar.NewOptions(p.Total-resumed, progressbar.OptionSetWriter(w),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("q"),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
+				progressbar.OptionSetWidth(24), progressbar.OptionThrottle(200*time.Millisecond),
+				progressbar.OptionShowDescriptionAtLineEnd())
+		}
+		bar.Describe(describe(p))
+		_ = bar.Set(p.Done - resumed)
+	}
+	finish := func() {
+		if bar != nil {
+			_ = bar.Finish()
+			fmt.Fprintln(w)
+		}
+	}
+	return update, finish
+}
+
+// describe is the bar's description: running EM-in by method, errors and
+// resumed counts.
+func describe(p eval.Progress) string {
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(p.Methods)) {
+		parts = append(parts, fmt.Sprintf("%s %.1f", m, 100*p.Methods[m].EMIn))
+	}
+	s := "EM-in " + strings.Join(parts, " | ")
+	if len(parts) == 0 {
+		s = "EM-in -"
+	}
+	if p.Errors > 0 {
+		s += fmt.Sprintf(" | %d errors", p.Errors)
+	}
+	if p.Resumed > 0 {
+		s += fmt.Sprintf(" | %d resumed", p.Resumed)
+	}
+	return s
+}
+
+// summary is the JSON form of a run summary (without the results).
+type summary struct {
+	Dir         string             `json:"dir"`
+	ResultsFile string             `json:"results_file"`
+	Questions   int                `json:"questions"`
+	Skipped     int                `json:"skipped"`
+	Jobs        int                `json:"jobs"`
+	Resumed     int                `json:"resumed"`
+	Ran         int                `json:"ran"`
+	Errors      int                `json:"errors"`
+	EMIn        map[string]float64 `json:"em_in"`
+	Elapsed     string             `json:"elapsed"`
+}
+
+func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
+		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
+	n := map[string]int{}
+	for _, r := range s.Results {
+		out.EMIn[r.Method] += r.Scores[eval.ScoreEMIn]
+		n[r.Method]++
+	}
+	for m := range out.EMIn {
+		out.EMIn[m] /= float64(n[m])
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d questions (%d skipped without gold), %d runs: %d resumed, %d ran, %d errors, in %s\n",
+		out.Questions, out.Skipped, out.Jobs, out.Resumed, out.Ran, out.Errors, out.Elapsed)
+	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {
+		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)\n", m, 100*out.EMIn[m], n[m])
+	}
+	fmt.Fprintf(&b, "results: %s\nreport:  grove eval report %s\n", out.ResultsFile, out.Dir)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,169 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/baseline"
+	"github.com/grove-kg/grove/reasoner/eval/dataset"
+)
+
+// Manifest describes a run; it is written next to the results as
+// run.json (run.shard-i-of-n.json for a shard) and checked on resume, so
+// a resumed run cannot silently mix different question sets or settings.
+type Manifest struct {
+	Dataset string `json:"dataset,omitempty"`
+	Format  string `json:"format,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+	Seed    int64  `json:"seed"`
+	Shard   string `json:"shard,omitempty"`
+	// Questions is the number of questions evaluated (in this shard) and
+	// QuestionsHash a hash of their ids in order.
+	Questions     int    `json:"questions"`
+	QuestionsHash string `json:"questions_hash"`
+	// Skipped counts the questions dropped for having no gold answer.
+	Skipped       int                        `json:"skipped,omitempty"`
+	Graphs        []string                   `json:"graphs,omitempty"`
+	TopicEntities bool                       `json:"topic_entities,omitempty"`
+	Methods       []string                   `json:"methods"`
+	Params        map[string]reasoner.Params `json:"params,omitempty"`
+	Started       time.Time                  `json:"started"`
+	Updated       time.Time                  `json:"updated"`
+}
+
+func manifestName(s Shard) string { return "run" + s.suffix() + ".json" }
+
+// hashIDs fingerprints the evaluated questions.
+func hashIDs(qs []dataset.Question) string {
+	h := sha256.New()
+	for _, q := range qs {
+		h.Write([]byte(q.ID))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// ReadManifest reads a manifest file.
+func ReadManifest(path string) (Manifest, error) {
+	var m Manifest
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m, fmt.Errorf("read manifest: %w", err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("read manifest %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// writeManifest writes m to path atomically.
+func writeManifest(path string, m Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	return nil
+}
+
+// reconcile checks the manifest of a previous run in the same place
+// against the new one and returns the manifest to write: the new settings
+// with the union of the methods and the first start time.
+func reconcile(path string, m Manifest) (Manifest, error) {
+	old, err := ReadManifest(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, err
+	}
+	var diffs []string
+	if old.QuestionsHash != m.QuestionsHash {
+		diffs = append(diffs, fmt.Sprintf("questions (%d questions, hash %s, were %d, hash %s: check dataset, limit, seed and shard)",
+			m.Questions, m.QuestionsHash, old.Questions, old.QuestionsHash))
+	}
+	if !slices.Equal(old.Graphs, m.Graphs) {
+		diffs = append(diffs, fmt.Sprintf("graphs %v (were %v)", m.Graphs, old.Graphs))
+	}
+	if old.TopicEntities != m.TopicEntities {
+		diffs = append(diffs, fmt.Sprintf("topic entities %v (were %v)", m.TopicEntities, old.TopicEntities))
+	}
+	diffs = append(diffs, paramDiffs(old, m)...)
+	if len(diffs) > 0 {
+		return m, fmt.Errorf("cannot resume the run in %s: settings changed: %s", filepath.Dir(path), strings.Join(diffs, "; "))
+	}
+	for _, name := range old.Methods {
+		if !slices.Contains(m.Methods, name) {
+			m.Methods = append(m.Methods, name)
+		}
+	}
+	for name, p := range old.Params {
+		if _, ok := m.Params[name]; !ok {
+			if m.Params == nil {
+				m.Params = map[string]reasoner.Params{}
+			}
+			m.Params[name] = p
+		}
+	}
+	m.Started = old.Started
+	return m, nil
+}
+
+// paramDiffs lists the methods, used by both runs, whose parameters
+// differ.
+func paramDiffs(old, cur Manifest) []string {
+	both := map[string]bool{}
+	for _, n := range baseNames(old.Methods) {
+		both[n] = slices.Contains(baseNames(cur.Methods), n)
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(both)) {
+		if !both[name] {
+			continue
+		}
+		o, c := old.Params[name], cur.Params[name]
+		if len(o) == 0 && len(c) == 0 {
+			continue
+		}
+		a, _ := json.Marshal(o)
+		b, _ := json.Marshal(c)
+		if string(a) != string(b) {
+			out = append(out, fmt.Sprintf("parameters of %s %s (were %s)", name, b, a))
+		}
+	}
+	return out
+}
+
+// baseNames lists the registered method names used by specs.
+func baseNames(specs []string) []string {
+	var out []string
+	for _, s := range specs {
+		p, f, err := baseline.ParseSpec(s)
+		if err != nil {
+			continue
+		}
+		for _, n := range []string{p, f} {
+			if n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

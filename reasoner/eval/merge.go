@@ -1,0 +1,190 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// MergeSummary is what Merge did.
+type MergeSummary struct {
+	Out     string
+	Results int
+	// Questions is the number of distinct question ids.
+	Questions int
+	Methods   []string
+	// TracesCopied counts trace files copied into Out.
+	TracesCopied int
+}
+
+// Merge combines the results of several run directories (typically the
+// shards of one run, possibly made on different machines) into
+// out/results.jsonl, one result per (method, question) as Load picks
+// them, copying trace files into out when they live elsewhere, and writes
+// a merged manifest out/run.json. The shards' manifests must agree on the
+// dataset, limit, seed, graphs and topic-entity setting.
+func Merge(out string, dirs ...string) (*MergeSummary, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("merge: no input directories")
+	}
+	man, err := mergeManifests(dirs)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := Load(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	sum := &MergeSummary{Out: out, Results: len(rs)}
+	ids := map[string]bool{}
+	merged := make([]Result, len(rs))
+	for i, l := range rs {
+		r := l.Result
+		if !slices.Contains(sum.Methods, r.Method) {
+			sum.Methods = append(sum.Methods, r.Method)
+		}
+		ids[r.ID] = true
+		if r.Trace != "" && !sameDir(l.Dir, out) {
+			rel := traceRel(r.Method, r.ID)
+			if err := copyFile(l.TracePath(), filepath.Join(out, rel)); err != nil {
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+			r.Trace = rel
+			sum.TracesCopied++
+		}
+		merged[i] = r
+	}
+	sum.Questions = len(ids)
+	if err := writeResults(filepath.Join(out, ResultsFile), merged); err != nil {
+		return nil, err
+	}
+	man.Methods = unionMethods(man.Methods, sum.Methods)
+	man.Questions = sum.Questions
+	man.Updated = time.Now().UTC()
+	if err := writeManifest(filepath.Join(out, manifestName(Shard{})), man); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// mergeManifests reads every run*.json of dirs and checks they describe
+// shards of one run.
+func mergeManifests(dirs []string) (Manifest, error) {
+	var base Manifest
+	var first string
+	for _, dir := range dirs {
+		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
+		if err != nil {
+			return base, fmt.Errorf("merge: %w", err)
+		}
+		for _, p := range paths {
+			m, err := ReadManifest(p)
+			if err != nil {
+				return base, fmt.Errorf("merge: %w", err)
+			}
+			if first == "" {
+				base, first = m, p
+				base.Shard, base.QuestionsHash, base.Skipped = "", "", m.Skipped
+				continue
+			}
+			if err := sameRun(base, m); err != nil {
+				return base, fmt.Errorf("merge: %s and %s are not shards of one run: %w", first, p, err)
+			}
+			base.Methods = unionMethods(base.Methods, m.Methods)
+			if m.Started.Before(base.Started) {
+				base.Started = m.Started
+			}
+		}
+	}
+	return base, nil
+}
+
+func sameRun(a, b Manifest) error {
+	switch {
+	case a.Dataset != b.Dataset:
+		return fmt.Errorf("datasets %s and %s differ", a.Dataset, b.Dataset)
+	case a.Limit != b.Limit || a.Seed != b.Seed:
+		return fmt.Errorf("limit/seed %d/%d and %d/%d differ", a.Limit, a.Seed, b.Limit, b.Seed)
+	case !slices.Equal(a.Graphs, b.Graphs):
+		return fmt.Errorf("graphs %v and %v differ", a.Graphs, b.Graphs)
+	case a.TopicEntities != b.TopicEntities:
+		return fmt.Errorf("topic entity settings differ")
+	}
+	return nil
+}
+
+func unionMethods(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, m := range b {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func sameDir(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// writeResults writes a results file atomically.
+func writeResults(path string, rs []Result) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, r := range rs {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return fmt.Errorf("write results %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write results %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync results %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write results %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}

@@ -1,0 +1,339 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/eval/plot"
+)
+
+// Output file names, inside the report directory.
+const (
+	MarkdownFile  = "report.md"
+	JSONFile      = "report.json"
+	ValueFigure   = "fig5-value" // + ".svg" / ".png"
+	BacktrackFile = "fig6-backtracking"
+)
+
+// scoreTitle is the table header of a score.
+func scoreTitle(name string) string {
+	switch name {
+	case eval.ScoreEMIn:
+		return "EM-in"
+	case eval.ScoreEM:
+		return "EM"
+	case eval.ScoreF1:
+		return "F1"
+	case eval.ScoreHits1:
+		return "Hits@1"
+	case eval.ScoreRougeL:
+		return "Rouge-L"
+	case eval.ScoreJudge:
+		return "Judge"
+	}
+	return name
+}
+
+// Files are the paths Write created.
+type Files struct {
+	Markdown string   `json:"markdown"`
+	JSON     string   `json:"json"`
+	Figures  []string `json:"figures"`
+}
+
+// Write writes report.md, report.json and the figures (when they have
+// data) into dir, creating it.
+func (r *Report) Write(dir string) (Files, error) {
+	var f Files
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return f, fmt.Errorf("report: %w", err)
+	}
+	for _, fig := range r.figures() {
+		for _, ext := range []string{".svg", ".png"} {
+			p := filepath.Join(dir, fig.name+ext)
+			if err := writeFile(p, func(w io.Writer) error {
+				if ext == ".svg" {
+					return fig.chart.WriteSVG(w)
+				}
+				return fig.chart.WritePNG(w)
+			}); err != nil {
+				return f, err
+			}
+			f.Figures = append(f.Figures, p)
+		}
+	}
+	f.Markdown = filepath.Join(dir, MarkdownFile)
+	if err := writeFile(f.Markdown, r.WriteMarkdown); err != nil {
+		return f, err
+	}
+	f.JSON = filepath.Join(dir, JSONFile)
+	err := writeFile(f.JSON, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+	return f, err
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := fn(bw); err != nil {
+		f.Close()
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteMarkdown writes the report as Markdown: the tables, then the
+// figures (referenced by file name) with their data.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%d questions, %d methods)\n\n",
+		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
+	r.writeAccuracy(bw)
+	r.writeCost(bw)
+	r.writeTypes(bw)
+	r.writeValue(bw)
+	r.writeBacktrack(bw)
+	if len(r.Warnings) > 0 {
+		bw.WriteString("## Warnings\n\n")
+		for _, s := range r.Warnings {
+			fmt.Fprintf(bw, "- %s\n", s)
+		}
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
+}
+
+// pct prints a fraction as a percentage with one decimal, as the paper's
+// tables do.
+func pct(v float64) string { return fmt.Sprintf("%.1f", 100*v) }
+
+// share prints n of total as "n (x%)".
+func share(n, total int) string {
+	if total == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(total))
+}
+
+func row(w *bufio.Writer, cells ...string) {
+	w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+func rule(w *bufio.Writer, n int) {
+	w.WriteString("|" + strings.Repeat("---|", n) + "\n")
+}
+
+func (r *Report) writeAccuracy(w *bufio.Writer) {
+	w.WriteString("## Accuracy (scores in %)\n\n")
+	head := []string{"Method", "N"}
+	for _, s := range r.Scores {
+		head = append(head, scoreTitle(s))
+	}
+	head = append(head, "No answer", "->CoT", "Errors")
+	row(w, head...)
+	rule(w, len(head))
+	for _, m := range r.Methods {
+		cells := []string{m.Method, fmt.Sprint(m.N)}
+		for _, s := range r.Scores {
+			v, ok := m.Scores[s]
+			if !ok {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, pct(v))
+		}
+		cells = append(cells, share(m.NoAnswer, m.N), share(m.Fallback, m.N), fmt.Sprint(m.Errors))
+		row(w, cells...)
+	}
+	w.WriteString("\n")
+}
+
+func (r *Report) writeCost(w *bufio.Writer) {
+	w.WriteString("## Cost per question\n\n")
+	head := []string{"Method", "Tokens", "Prompt", "Completion", "Model calls", "Cache hits", "KG calls",
+		"Expansions", "Wall time", "Total time"}
+	row(w, head...)
+	rule(w, len(head))
+	for _, m := range r.Methods {
+		row(w, m.Method, fmt.Sprintf("%.0f", m.Tokens), fmt.Sprintf("%.0f", m.PromptTokens),
+			fmt.Sprintf("%.0f", m.CompletionTokens), fmt.Sprintf("%.1f", m.ModelCalls), fmt.Sprintf("%.1f", m.CacheHits),
+			fmt.Sprintf("%.1f", m.KGCalls), fmt.Sprintf("%.1f", m.Expansions), round(m.WallTime), round(m.TotalTime))
+	}
+	w.WriteString("\n")
+}
+
+// round shortens a duration for tables.
+func round(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func (r *Report) writeTypes(w *bufio.Writer) {
+	if len(r.Types) == 0 {
+		return
+	}
+	w.WriteString("## EM-in by question type (%)\n\n")
+	head := []string{"Type", "N"}
+	for _, m := range r.Methods {
+		head = append(head, m.Method)
+	}
+	row(w, head...)
+	rule(w, len(head))
+	for _, t := range r.Types {
+		cells := []string{t.Type, fmt.Sprint(t.N)}
+		for _, m := range r.Methods {
+			if v, ok := t.EMIn[m.Method]; ok {
+				cells = append(cells, pct(v))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		row(w, cells...)
+	}
+	w.WriteString("\n")
+}
+
+func (r *Report) writeValue(w *bufio.Writer) {
+	w.WriteString("## Answer value vs correctness (Figure 5)\n\n")
+	if len(r.Value) == 0 {
+		w.WriteString("No method evaluated its answers (no traces with scored answer nodes).\n\n")
+		return
+	}
+	fmt.Fprintf(w, "Every answer the search proposed and evaluated, binned by its value: EM-in (%%) of the "+
+		"answers in each bin, and their number.\n\n![answer value vs EM-in](%s.svg)\n\n", ValueFigure)
+	head := []string{"Value"}
+	for _, p := range r.Value {
+		head = append(head, p.Method+" EM-in", p.Method+" n")
+	}
+	row(w, head...)
+	rule(w, len(head))
+	for b := range valueBins {
+		cells := []string{BinLabel(b)}
+		for _, p := range r.Value {
+			cells = append(cells, binCell(p, b), fmt.Sprint(p.Count[b]))
+		}
+		row(w, cells...)
+	}
+	w.WriteString("\n")
+}
+
+func binCell(p ValueProfile, b int) string {
+	if p.Count[b] == 0 {
+		return "-"
+	}
+	return pct(p.EMIn[b])
+}
+
+func (r *Report) writeBacktrack(w *bufio.Writer) {
+	w.WriteString("## Effect of backtracking (Figure 6)\n\n")
+	if !r.anyBacktrack() {
+		w.WriteString("No search backtracked out of a first subtree that had proposed an answer.\n\n")
+		return
+	}
+	fmt.Fprintf(w, "Questions where the search proposed an answer in the first subtree it explored and then "+
+		"backtracked: EM-in (%%) of that subtree's best answer (without backtracking) and of the final answer.\n\n"+
+		"![backtracking](%s.svg)\n\n", BacktrackFile)
+	row(w, "Method", "Cases", "Questions", "Without backtracking", "With backtracking")
+	rule(w, 5)
+	for _, b := range r.Backtrack {
+		if b.Cases == 0 {
+			continue
+		}
+		row(w, b.Method, fmt.Sprint(b.Cases), fmt.Sprint(b.Questions), pct(b.Without), pct(b.With))
+	}
+	w.WriteString("\n")
+}
+
+func (r *Report) anyBacktrack() bool {
+	for _, b := range r.Backtrack {
+		if b.Cases > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type figure struct {
+	name  string
+	chart *plot.BarChart
+}
+
+// figures returns the charts that have data.
+func (r *Report) figures() []figure {
+	var out []figure
+	if len(r.Value) > 0 {
+		out = append(out, figure{ValueFigure, r.ValueChart()})
+	}
+	if r.anyBacktrack() {
+		out = append(out, figure{BacktrackFile, r.BacktrackChart()})
+	}
+	return out
+}
+
+// ValueChart is Figure 5: EM-in by answer-value bin, one series per
+// method, with the answer counts as notes.
+func (r *Report) ValueChart() *plot.BarChart {
+	c := &plot.BarChart{Title: "Answer value vs correctness (all evaluated answers)", XLabel: "answer value",
+		YLabel: "EM-in (%)", YMax: 1, Percent: true}
+	for b := range valueBins {
+		c.Categories = append(c.Categories, BinLabel(b))
+	}
+	for _, p := range r.Value {
+		s := plot.Series{Name: p.Method}
+		for b := range valueBins {
+			v := p.EMIn[b]
+			if p.Count[b] == 0 {
+				v = math.NaN()
+			}
+			s.Values = append(s.Values, v)
+			s.Notes = append(s.Notes, fmt.Sprintf("n=%d", p.Count[b]))
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+// BacktrackChart is Figure 6: EM-in without and with backtracking for
+// each method that backtracked.
+func (r *Report) BacktrackChart() *plot.BarChart {
+	c := &plot.BarChart{Title: "Effect of backtracking (questions that backtracked)", XLabel: "method",
+		YLabel: "EM-in (%)", YMax: 1, Percent: true}
+	without := plot.Series{Name: "without backtracking"}
+	with := plot.Series{Name: "with backtracking"}
+	for _, b := range r.Backtrack {
+		if b.Cases == 0 {
+			continue
+		}
+		c.Categories = append(c.Categories, fmt.Sprintf("%s (n=%d)", b.Method, b.Cases))
+		without.Values = append(without.Values, b.Without)
+		with.Values = append(with.Values, b.With)
+	}
+	c.Series = []plot.Series{without, with}
+	return c
+}

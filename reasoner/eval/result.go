@@ -1,0 +1,108 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/eval/metric"
+)
+
+// Score names, the keys of Result.Scores.
+const (
+	ScoreEMIn   = "em_in"
+	ScoreEM     = "em"
+	ScoreF1     = "f1"
+	ScoreRougeL = "rouge_l"
+	// ScoreHits1 is present only for datasets with gold entity ids.
+	ScoreHits1 = "hits1"
+	// ScoreJudge is present only when a judge model is configured.
+	ScoreJudge = "judge"
+)
+
+// ScoreNames lists every score name in report order.
+func ScoreNames() []string {
+	return []string{ScoreEMIn, ScoreEM, ScoreF1, ScoreHits1, ScoreRougeL, ScoreJudge}
+}
+
+// Result is the record of one (question, method) run: one line of a
+// results file.
+type Result struct {
+	ID     string `json:"id"`
+	Method string `json:"method"`
+	// Index is the question's position in the evaluated list (after
+	// sampling), which orders reports and merges.
+	Index    int    `json:"index"`
+	Question string `json:"question"`
+	Type     string `json:"type,omitempty"`
+
+	Answer string `json:"answer"`
+	// Found is false when the method gave no answer.
+	Found     bool    `json:"found"`
+	Value     float64 `json:"value"`
+	Confident bool    `json:"confident"`
+	// Fallback is true when a "->" fallback method produced the answer.
+	Fallback       bool     `json:"fallback,omitempty"`
+	AnswerEntities []string `json:"answer_entities,omitempty"`
+
+	Gold    []string           `json:"gold"`
+	GoldIDs []string           `json:"gold_ids,omitempty"`
+	Scores  map[string]float64 `json:"scores"`
+
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Tokens           int `json:"tokens"`
+	ModelCalls       int `json:"model_calls"`
+	CacheHits        int `json:"cache_hits"`
+	KGCalls          int `json:"kg_calls"`
+	Nodes            int `json:"nodes"`
+	Expansions       int `json:"expansions"`
+	JudgeTokens      int `json:"judge_tokens,omitempty"`
+
+	WallTime time.Duration `json:"wall_time_ns"`
+	// Trace is the trace file, relative to the results file's directory.
+	Trace string `json:"trace,omitempty"`
+	// Error is set when the run failed (the scores are then those of the
+	// partial answer, usually 0).
+	Error      string    `json:"error,omitempty"`
+	JudgeError string    `json:"judge_error,omitempty"`
+	Shard      string    `json:"shard,omitempty"`
+	Finished   time.Time `json:"finished"`
+}
+
+// Key identifies a result: its method and question id.
+func (r Result) Key() string { return r.Method + "\x00" + r.ID }
+
+// check reports a record missing its identifying fields.
+func (r Result) check() error {
+	switch {
+	case r.ID == "":
+		return errors.New(`field "id": missing`)
+	case r.Method == "":
+		return errors.New(`field "method": missing`)
+	case r.Index < 0:
+		return fmt.Errorf(`field "index": negative (%d)`, r.Index)
+	}
+	return nil
+}
+
+// Score scores a prediction against a question's gold answers: EM-in, EM,
+// F1 and Rouge-L (the best over the golds) on the answer text, and Hits@1
+// of the answer's entities against the gold ids when the dataset has them.
+func Score(answer string, entities []string, q dataset.Question) map[string]float64 {
+	s := map[string]float64{
+		ScoreEMIn: metric.EMIn(answer, q.Answers),
+		ScoreEM:   metric.EM(answer, q.Answers),
+		ScoreF1:   metric.F1(answer, q.Answers),
+	}
+	best := 0.0
+	for _, g := range q.Answers {
+		best = max(best, metric.RougeL(answer, g))
+	}
+	s[ScoreRougeL] = best
+	if len(q.AnswerIDs) > 0 {
+		s[ScoreHits1] = metric.Hits1(entities, q.AnswerIDs)
+	}
+	return s
+}

@@ -1,0 +1,207 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Results files are JSON Lines, one Result per line, appended and synced
+// one record at a time, so a crash loses at most the record being
+// written. Readers accept a torn last line (no final newline, or invalid
+// JSON) and ignore it; every other bad line is an error naming the file
+// and line.
+
+// ResultsFile is the results file name of an unsharded run; a shard's is
+// "results.shard-i-of-n.jsonl".
+const ResultsFile = "results.jsonl"
+
+func resultsName(s Shard) string { return "results" + s.suffix() + ".jsonl" }
+
+// ReadResults reads a results file. torn is the byte offset where a torn
+// last line starts (the file's length when there is none).
+func ReadResults(path string) (rs []Result, torn int64, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read results: %w", err)
+	}
+	return parseResults(path, data)
+}
+
+func parseResults(path string, data []byte) ([]Result, int64, error) {
+	var out []Result
+	off, line := int64(0), 0
+	for off < int64(len(data)) {
+		line++
+		rest := data[off:]
+		end := bytes.IndexByte(rest, '\n')
+		if end < 0 {
+			// No final newline: the write of this record was cut short.
+			return out, off, nil
+		}
+		text := bytes.TrimSpace(rest[:end])
+		next := off + int64(end) + 1
+		if len(text) > 0 {
+			var r Result
+			err := json.Unmarshal(text, &r)
+			if err == nil {
+				err = r.check()
+			}
+			if err != nil {
+				if next == int64(len(data)) {
+					return out, off, nil
+				}
+				return nil, 0, fmt.Errorf("%s:%d: bad result record: %w", path, line, err)
+			}
+			out = append(out, r)
+		}
+		off = next
+	}
+	return out, off, nil
+}
+
+// resultLog appends results to a file, syncing each record.
+type resultLog struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// openLog opens path for appending. With resume, the records already
+// there are returned and a torn last line is cut off; without it, a
+// non-empty file is an error.
+func openLog(path string, resume bool) (*resultLog, []Result, error) {
+	var prev []Result
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, nil, fmt.Errorf("results file: %w", err)
+	case st.Size() > 0 && !resume:
+		return nil, nil, fmt.Errorf("%s already has results: resume the run (--resume) or choose another output directory", path)
+	case st.Size() > 0:
+		var torn int64
+		if prev, torn, err = ReadResults(path); err != nil {
+			return nil, nil, err
+		}
+		if torn < st.Size() {
+			if err := os.Truncate(path, torn); err != nil {
+				return nil, nil, fmt.Errorf("cut the torn last line of %s: %w", path, err)
+			}
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open results file: %w", err)
+	}
+	return &resultLog{f: f, path: path}, prev, nil
+}
+
+// append writes r as one line and syncs the file. The caller holds mu.
+func (l *resultLog) append(r Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode result %s/%s: %w", r.Method, r.ID, err)
+	}
+	b = append(b, '\n')
+	if _, err := l.f.Write(b); err != nil {
+		return fmt.Errorf("append to %s: %w", l.path, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", l.path, err)
+	}
+	return nil
+}
+
+func (l *resultLog) close() error {
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// ResultFiles lists the results files of dir (results.jsonl and shard
+// files), sorted.
+func ResultFiles(dir string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(globEscape(dir), "results*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list results in %s: %w", dir, err)
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// globEscape escapes glob metacharacters in a directory name.
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+// Loaded is one result with the directory its trace path is relative to.
+type Loaded struct {
+	Result
+	Dir string
+}
+
+// TracePath is the trace file's path, "" when there is none.
+func (l Loaded) TracePath() string {
+	if l.Trace == "" {
+		return ""
+	}
+	if filepath.IsAbs(l.Trace) {
+		return l.Trace
+	}
+	return filepath.Join(l.Dir, l.Trace)
+}
+
+// Load reads the results files of the given directories and returns one
+// result per (method, question): a later record replaces an earlier one,
+// except that an error record never replaces a successful one. Results are
+// ordered by question index, then method name.
+func Load(dirs ...string) ([]Loaded, error) {
+	byKey := map[string]Loaded{}
+	var order []string
+	for _, dir := range dirs {
+		paths, err := ResultFiles(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("no results*.jsonl in %s", dir)
+		}
+		for _, p := range paths {
+			rs, _, err := ReadResults(p)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				k := r.Key()
+				old, seen := byKey[k]
+				if !seen {
+					order = append(order, k)
+				}
+				if !seen || r.Error == "" || old.Error != "" {
+					byKey[k] = Loaded{Result: r, Dir: dir}
+				}
+			}
+		}
+	}
+	out := make([]Loaded, 0, len(order))
+	for _, k := range order {
+		out = append(out, byKey[k])
+	}
+	slices.SortStableFunc(out, func(a, b Loaded) int {
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return out, nil
+}

@@ -1,0 +1,519 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/baseline"
+	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+)
+
+// Progress reports how far a run is.
+type Progress struct {
+	// Total is the number of (question, method) runs of this run,
+	// resumed ones included; Done how many are finished (resumed included).
+	Total   int
+	Done    int
+	Resumed int
+	Errors  int
+	// EMIn is the mean EM-in over the finished runs.
+	EMIn float64
+	// Methods has the finished count and mean EM-in of each method.
+	Methods map[string]MethodProgress
+	// Elapsed is the time since Run started.
+	Elapsed time.Duration
+	// Last is the result just finished (nil in the first report).
+	Last *Result
+}
+
+// MethodProgress is one method's part of a Progress.
+type MethodProgress struct {
+	Done int
+	EMIn float64
+}
+
+// Summary is what Run did.
+type Summary struct {
+	Dir         string
+	ResultsFile string
+	// Questions is the number of questions evaluated (in this shard);
+	// Skipped those dropped for having no gold answer.
+	Questions int
+	Skipped   int
+	// Jobs is Questions x methods; Resumed of them were already done, Ran
+	// were run now, Errors ended in an error.
+	Jobs    int
+	Resumed int
+	Ran     int
+	Errors  int
+	// Results holds one result per finished job, in completion order
+	// (resumed ones first).
+	Results []Result
+	Elapsed time.Duration
+}
+
+// method is one built method spec.
+type method struct {
+	name string
+	r    reasoner.Reasoner
+}
+
+// job is one (question, method) run.
+type job struct {
+	q      dataset.Question
+	index  int
+	method method
+}
+
+func (j job) key() string { return j.method.name + "\x00" + j.q.ID }
+
+// Run evaluates every method of cfg on the dataset's questions and
+// appends one Result per (question, method) to the results file in
+// cfg.Out, writing each run's trace beside it. Questions run concurrently
+// (cfg.Concurrency); each record is synced as soon as it is written, so a
+// run interrupted by a crash or by cancelling ctx loses only the questions
+// in flight, and Run with cfg.Resume continues where it stopped. On
+// cancellation Run returns the summary so far with the context's error.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	start := time.Now()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	qs, skipped, err := loadQuestions(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	methods, err := buildMethods(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	rl, prev, err := openRun(&cfg, qs, skipped, methods, start)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunner(&cfg, rl, start)
+	jobs := r.plan(qs, methods, prev)
+	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
+	r.report(nil)
+	runErr := r.runAll(ctx, jobs)
+	if err := rl.close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	r.sum.Elapsed = time.Since(start)
+	return &r.sum, runErr
+}
+
+// openRun reconciles and writes the manifest and opens the results file.
+func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start time.Time) (*resultLog, []Result, error) {
+	var shardQs []dataset.Question
+	for _, q := range qs {
+		if cfg.Shard.Has(q.index) {
+			shardQs = append(shardQs, q.q)
+		}
+	}
+	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
+		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs), Skipped: skipped,
+		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
+		Updated: start}
+	for _, me := range methods {
+		m.Methods = append(m.Methods, me.name)
+	}
+	mpath := filepath.Join(cfg.Out, manifestName(cfg.Shard))
+	if cfg.Resume {
+		var err error
+		if m, err = reconcile(mpath, m); err != nil {
+			return nil, nil, err
+		}
+	}
+	rl, prev, err := openLog(filepath.Join(cfg.Out, resultsName(cfg.Shard)), cfg.Resume)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeManifest(mpath, m); err != nil {
+		rl.close()
+		return nil, nil, err
+	}
+	return rl, prev, nil
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// usedParams returns the parameters of the methods the specs name.
+func usedParams(cfg *Config, methods []method) map[string]reasoner.Params {
+	out := map[string]reasoner.Params{}
+	for _, me := range methods {
+		p, f, _ := baseline.ParseSpec(me.name)
+		for _, n := range []string{p, f} {
+			if ps, ok := cfg.Params[n]; ok && n != "" {
+				out[n] = ps
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// indexed is a question with its position in the evaluated list.
+type indexed struct {
+	q     dataset.Question
+	index int
+}
+
+// loadQuestions reads, samples, label-resolves and filters the questions.
+// It returns them with their positions, and the number dropped for
+// having no gold answer.
+func loadQuestions(ctx context.Context, cfg *Config) ([]indexed, int, error) {
+	qs := cfg.Questions
+	if qs == nil {
+		var err error
+		if qs, err = dataset.Load(cfg.Dataset, cfg.Format); err != nil {
+			return nil, 0, err
+		}
+	}
+	if cfg.Limit > 0 {
+		qs = dataset.Sample(qs, cfg.Limit, cfg.seed())
+	} else {
+		qs = slices.Clone(qs)
+	}
+	for i := range qs {
+		qs[i].Meta = maps.Clone(qs[i].Meta)
+	}
+	if err := dataset.Resolve(ctx, qs, kgLabeler{cfg.Deps.KG}); err != nil {
+		return nil, 0, err
+	}
+	var out []indexed
+	seen := map[string]int{}
+	skipped := 0
+	for i, q := range qs {
+		if !hasGold(q) {
+			skipped++
+			continue
+		}
+		if j, dup := seen[q.ID]; dup {
+			return nil, 0, fmt.Errorf("dataset: question id %q is used twice (questions %d and %d)", q.ID, j+1, i+1)
+		}
+		seen[q.ID] = i
+		out = append(out, indexed{q: q, index: len(out)})
+	}
+	return out, skipped, nil
+}
+
+func hasGold(q dataset.Question) bool {
+	return slices.ContainsFunc(q.Answers, func(a string) bool { return strings.TrimSpace(a) != "" })
+}
+
+// kgLabeler gives entity labels from the KG; without a KG it knows none,
+// and Resolve then uses the ids as answers.
+type kgLabeler struct{ kg store.KG }
+
+func (l kgLabeler) Label(ctx context.Context, id string) (string, bool) {
+	if l.kg == nil {
+		return "", false
+	}
+	e, err := l.kg.Entity(ctx, id)
+	if err != nil || e.Label == "" {
+		return "", false
+	}
+	return e.Label, true
+}
+
+// buildMethods builds every method spec once; the reasoners are shared by
+// all questions (they are safe for concurrent use).
+func buildMethods(cfg *Config) ([]method, error) {
+	var out []method
+	for _, spec := range cfg.Methods {
+		p, f, err := baseline.ParseSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		name := baseline.SpecName(p, f)
+		if slices.ContainsFunc(out, func(m method) bool { return m.name == name }) {
+			return nil, fmt.Errorf("method %s is listed twice", name)
+		}
+		r, err := baseline.Build(cfg.Registry, name, cfg.Deps, func(n string) reasoner.Params { return cfg.Params[n] })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, method{name: name, r: r})
+	}
+	return out, nil
+}
+
+// runner is the state of one Run.
+type runner struct {
+	cfg   *Config
+	log   *resultLog
+	slog  *slog.Logger
+	start time.Time
+	shard string
+
+	// Guarded by log.mu.
+	sum   Summary
+	total int
+	sumEM float64
+	byM   map[string]*methodAcc
+}
+
+type methodAcc struct {
+	done int
+	sum  float64
+}
+
+func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
+	lg := cfg.Deps.Logger
+	if lg == nil {
+		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
+		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path}, byM: map[string]*methodAcc{}}
+}
+
+func (r *runner) shardSize(qs []indexed) int {
+	n := 0
+	for _, q := range qs {
+		if r.cfg.Shard.Has(q.index) {
+			n++
+		}
+	}
+	return n
+}
+
+// plan lists the jobs of this shard not finished by a previous run, and
+// counts the finished ones.
+func (r *runner) plan(qs []indexed, methods []method, prev []Result) []job {
+	done := map[string]Result{}
+	for _, p := range prev {
+		if old, seen := done[p.Key()]; seen && old.Error == "" && p.Error != "" {
+			continue
+		}
+		done[p.Key()] = p
+	}
+	var jobs []job
+	for _, q := range qs {
+		if !r.cfg.Shard.Has(q.index) {
+			continue
+		}
+		for _, m := range methods {
+			j := job{q: q.q, index: q.index, method: m}
+			r.total++
+			if p, ok := done[j.key()]; ok && (p.Error == "" || !r.cfg.RetryErrors) {
+				r.count(p)
+				r.sum.Resumed++
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	r.sum.Jobs = r.total
+	return jobs
+}
+
+// count adds a finished result to the summary. The caller holds log.mu
+// (or runs before the workers start).
+func (r *runner) count(res Result) {
+	r.sum.Results = append(r.sum.Results, res)
+	if res.Error != "" {
+		r.sum.Errors++
+	}
+	em := res.Scores[ScoreEMIn]
+	r.sumEM += em
+	acc := r.byM[res.Method]
+	if acc == nil {
+		acc = &methodAcc{}
+		r.byM[res.Method] = acc
+	}
+	acc.done++
+	acc.sum += em
+}
+
+// report calls the progress callback. The caller holds log.mu (or runs
+// before the workers start).
+func (r *runner) report(last *Result) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	done := len(r.sum.Results)
+	p := Progress{Total: r.total, Done: done, Resumed: r.sum.Resumed, Errors: r.sum.Errors,
+		Elapsed: time.Since(r.start), Last: last, Methods: map[string]MethodProgress{}}
+	if done > 0 {
+		p.EMIn = r.sumEM / float64(done)
+	}
+	for name, acc := range r.byM {
+		p.Methods[name] = MethodProgress{Done: acc.done, EMIn: acc.sum / float64(acc.done)}
+	}
+	r.cfg.Progress(p)
+}
+
+// runAll runs the jobs on cfg.Concurrency workers. It stops at the first
+// fatal error (a results or trace write failing) or when ctx is done.
+func (r *runner) runAll(ctx context.Context, jobs []job) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for range min(max(1, r.cfg.Concurrency), len(jobs)) {
+		wg.Go(func() {
+			for j := range ch {
+				if err := r.do(ctx, j); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case ch <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// do runs one job and records its result; it returns an error only when
+// the run must stop (cancellation, a failed write).
+func (r *runner) do(ctx context.Context, j job) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	res, err := r.answer(ctx, j)
+	if err != nil {
+		return err
+	}
+	r.log.mu.Lock()
+	defer r.log.mu.Unlock()
+	if err := r.log.append(res); err != nil {
+		return err
+	}
+	r.sum.Ran++
+	r.count(res)
+	r.slog.Debug("eval: finished", "method", res.Method, "id", res.ID, "em_in", res.Scores[ScoreEMIn],
+		"wall", res.WallTime, "error", res.Error)
+	r.report(&res)
+	return nil
+}
+
+// answer runs the method on the question, scores the answer and writes
+// the trace. A cancelled ctx returns its error (nothing is recorded).
+func (r *runner) answer(ctx context.Context, j job) (Result, error) {
+	start := time.Now()
+	tr, err := r.call(ctx, j)
+	wall := time.Since(start)
+	if ctx.Err() != nil {
+		return Result{}, context.Cause(ctx)
+	}
+	res := newResult(j, tr, err, wall, r.shard)
+	r.judge(ctx, &res, j.q)
+	if ctx.Err() != nil {
+		return Result{}, context.Cause(ctx)
+	}
+	if tr != nil && !r.cfg.NoTraces {
+		rel := traceRel(j.method.name, j.q.ID)
+		if err := WriteTrace(filepath.Join(r.cfg.Out, rel), tr); err != nil {
+			return Result{}, err
+		}
+		res.Trace = rel
+	}
+	return res, nil
+}
+
+// call runs the method with the per-question timeout, turning a panic
+// into an error so one bad question cannot end a long run.
+func (r *runner) call(ctx context.Context, j job) (tr *trace.Trace, err error) {
+	if r.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.cfg.Timeout)
+		defer cancel()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tr, err = nil, fmt.Errorf("method %s panicked on question %s: %v", j.method.name, j.q.ID, p)
+		}
+	}()
+	tr, err = j.method.r.Answer(ctx, query(r.cfg, j.q))
+	if errors.Is(err, context.DeadlineExceeded) && r.cfg.Timeout > 0 {
+		err = fmt.Errorf("timed out after %s: %w", r.cfg.Timeout, err)
+	}
+	return tr, err
+}
+
+// query builds the reasoner query of a question.
+func query(cfg *Config, q dataset.Question) reasoner.Query {
+	rq := reasoner.Query{Question: q.Question, Graphs: cfg.Graphs}
+	if cfg.TopicEntities {
+		rq.TopicEntities = slices.Sorted(maps.Keys(q.TopicEntities))
+	}
+	return rq
+}
+
+// newResult fills a Result from a trace (nil when the method failed
+// before starting one).
+func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard string) Result {
+	q := j.q
+	res := Result{ID: q.ID, Method: j.method.name, Index: j.index, Question: q.Question, Type: q.Type,
+		Gold: q.Answers, GoldIDs: q.AnswerIDs, WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
+	if tr != nil {
+		a := tr.Answer
+		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
+		res.AnswerEntities = a.Entities
+		res.Fallback = baseline.UsedFallback(tr)
+		t := tr.Totals
+		res.PromptTokens, res.CompletionTokens, res.Tokens = t.PromptTokens, t.CompletionTokens, t.Tokens
+		res.ModelCalls, res.CacheHits, res.KGCalls = t.ModelCalls, t.CacheHits, t.KGCalls
+		res.Nodes, res.Expansions = t.Nodes, t.Expansions
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	res.Scores = Score(res.Answer, res.AnswerEntities, q)
+	return res
+}
+
+// judge adds the LLM-judge score when a judge is configured.
+func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
+	if r.cfg.Judge == nil {
+		return
+	}
+	v, err := r.cfg.Judge.Judge(ctx, q.Question, res.Answer, q.Answers)
+	res.JudgeTokens = v.Usage.PromptTokens + v.Usage.CompletionTokens
+	if err != nil {
+		res.JudgeError = err.Error()
+		return
+	}
+	res.Scores[ScoreJudge] = v.Score()
+}
