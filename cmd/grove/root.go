@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,8 @@ func (a *app) root() *cobra.Command {
 	pf.String("db", defaultDBDir(), "database directory")
 	pf.Bool("json", false, "print JSON")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
+	pf.String("cpuprofile", "", "write a CPU profile of the command to this file")
+	_ = pf.MarkHidden("cpuprofile")
 	for _, name := range []string{"db", "json", "log-level"} {
 		_ = a.v.BindPFlag(name, pf.Lookup(name))
 	}
@@ -76,6 +79,16 @@ func (a *app) setup(cmd *cobra.Command) error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	a.level.Set(level)
+	if path, _ := cmd.Flags().GetString("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		cobra.OnFinalize(func() { pprof.StopCPUProfile(); f.Close() })
+	}
 	return nil
 }
 

@@ -34,6 +34,9 @@ type commitState struct {
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	st := LoadStats{Read: l.read, Terms: int64(len(l.newTerms))}
 	t0 := time.Now()
+	// The dictionary is only needed while reading: new terms are in
+	// newTerms. Dropping it here frees its memory before the sort.
+	l.dict = nil
 	l.quads = l.buf.flatten()
 	sortQuads(l.quads, func(a, b qids) int { return cmp4(a.s, b.s, a.p, b.p, a.g, b.g, a.o, b.o) })
 	l.quads = slices.Compact(l.quads)
@@ -128,23 +131,40 @@ func writeFileSync(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// writeAll emits every keyspace in key order.
+// writeAll emits every keyspace in key order. The dictionary streams and
+// the edge streams are independent, so they are written concurrently.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState) error {
-	steps := []func(context.Context, *commitState) error{
-		l.writeIDs, l.writeTerms, l.writeIndexes, l.writePred, l.writeMeta,
+	errc := make(chan error, 1)
+	go func() {
+		errc <- l.timed(ctx, "dictionary", func() error {
+			if err := l.writeIDs(ctx, cs); err != nil {
+				return err
+			}
+			return l.writeTerms(ctx, cs)
+		})
+	}()
+	err := l.timed(ctx, "spo+ops", func() error { return l.writeIndexes(ctx, cs) })
+	if derr := <-errc; err == nil {
+		err = derr
 	}
-	names := []string{"ids", "terms", "spo+ops", "pred", "meta"}
-	for i, step := range steps {
-		if err := ctxErr(ctx); err != nil {
-			return err
-		}
-		t := time.Now()
-		if err := step(ctx, cs); err != nil {
-			return err
-		}
-		l.db.log.Debug("bulk load step", "step", names[i], "took", time.Since(t))
+	if err != nil {
+		return err
 	}
-	return nil
+	if err := l.timed(ctx, "pred", func() error { return l.writePred(ctx, cs) }); err != nil {
+		return err
+	}
+	return l.timed(ctx, "meta", func() error { return l.writeMeta(ctx, cs) })
+}
+
+// timed runs one step of the commit and logs its duration.
+func (l *Loader) timed(ctx context.Context, step string, fn func() error) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	t := time.Now()
+	err := fn()
+	l.db.log.Debug("bulk load step", "step", step, "took", time.Since(t))
+	return err
 }
 
 func (l *Loader) writeIDs(_ context.Context, cs *commitState) error {
