@@ -231,9 +231,14 @@ func (l *Loader) writeIndexes(ctx context.Context, cs *commitState) error {
 }
 
 // writeGroups walks sorted quads, merges each group with the stored list
-// and writes its chunks. fields maps a quad to (a, b, g, member).
+// and writes its chunks, and writes each node's summary once all its
+// groups are done. fields maps a quad to (a, b, g, member).
 func (l *Loader) writeGroups(ctx context.Context, cs *commitState, qs []qids, space byte, stream uint32,
 	fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int), count bool) error {
+	sum := &summaryWriter{cs: cs, space: space, stream: streamSumS}
+	if space == spaceOPS {
+		sum.stream = streamSumO
+	}
 	for i := 0; i < len(qs); {
 		if i%(1<<16) == 0 {
 			if err := ctxErr(ctx); err != nil {
@@ -261,9 +266,51 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, qs []qids, sp
 		if count {
 			cs.added[g] += int64(len(cs.list) - old)
 		}
+		if err := sum.add(a, sumEntry{b, g, int64(len(cs.list))}); err != nil {
+			return err
+		}
 		i = j
 	}
+	return sum.flush()
+}
+
+// summaryWriter collects the groups of one node at a time (quads arrive
+// sorted by node) and writes the node's summary, merged with the stored
+// one unless the database was empty.
+type summaryWriter struct {
+	cs      *commitState
+	space   byte
+	stream  uint32
+	node    uint64
+	entries []sumEntry
+}
+
+func (w *summaryWriter) add(node uint64, e sumEntry) error {
+	if len(w.entries) > 0 && node != w.node {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	w.node = node
+	w.entries = append(w.entries, e)
 	return nil
+}
+
+func (w *summaryWriter) flush() error {
+	if len(w.entries) == 0 {
+		return nil
+	}
+	es := w.entries
+	slices.SortFunc(es, cmpEntry)
+	if !w.cs.fresh {
+		old, err := readSummary(w.cs.txn, w.space, w.node)
+		if err != nil {
+			return err
+		}
+		es = mergeSummary(old, es)
+	}
+	w.entries = w.entries[:0]
+	return w.cs.sink.Set(w.stream, summaryKey(w.space, w.node), encodeSummary(es))
 }
 
 // mergeGroup unions cs.list with the stored list under cs.key, writes the

@@ -234,7 +234,8 @@ func (u *updater) missing(d graph.Delta) error {
 }
 
 // edit inserts or removes id in the posting list under group and rewrites
-// it. It reports whether the list changed and whether it was empty before.
+// it, keeping the node summary of S and O groups in step. It reports
+// whether the list changed and whether it was empty before.
 func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty bool, err error) {
 	list, err := readList(u.txn, group, nil)
 	if err != nil {
@@ -250,7 +251,14 @@ func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty 
 	if !changed {
 		return false, wasEmpty, nil
 	}
-	return true, wasEmpty, u.writeList(group, list, oldChunks)
+	if err := u.writeList(group, list, oldChunks); err != nil {
+		return true, wasEmpty, err
+	}
+	if group[0] == spaceSPO || group[0] == spaceOPS {
+		a, b, g := getID(group[1:]), getID(group[9:]), getID(group[17:])
+		err = setSummaryCount(u.txn, group[0], a, b, g, int64(len(list)))
+	}
+	return true, wasEmpty, err
 }
 
 // writeList stores a posting list, deleting chunks it no longer needs.

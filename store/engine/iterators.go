@@ -65,7 +65,7 @@ func (s *quadShape) size() (refs.Size, error) {
 			if s.d == quad.Object {
 				space = spaceOPS
 			}
-			return scanGroups(txn, prefix1(space, s.id), func(gi groupInfo) error {
+			return nodeGroups(txn, space, s.id, func(gi groupInfo) error {
 				n += gi.count
 				return nil
 			})

@@ -13,6 +13,7 @@ import (
 //	S<s><p><g><chunk>            posting list of objects o for (s, p, g)
 //	O<o><p><g><chunk>            posting list of subjects s for (o, p, g)
 //	P<p><g><chunk>               posting list of subjects s having p in g
+//	R<S|O><id>                   node summary: (p, g, count) of every group
 //
 // A posting list is split into chunks of at most chunkSize ids (chunk is a
 // 4-byte big-endian number). Chunk 0 starts with the total number of ids in

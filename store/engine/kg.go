@@ -101,7 +101,7 @@ func (db *DB) entity(txn *badger.Txn, tid uint64) (store.Entity, error) {
 func (db *DB) graphsOf(txn *badger.Txn, tid uint64) ([]string, error) {
 	seen := map[uint64]bool{}
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+		err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
 			seen[gi.g] = true
 			return nil
 		})
@@ -158,7 +158,7 @@ func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) 
 				return err
 			}
 			for _, space := range spaces {
-				err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+				err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
 					counts[relKey{gi.b, gi.g, space}] += gi.count
 					return nil
 				})
@@ -302,7 +302,7 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 // qualifying property's label.
 func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly bool) ([]store.Feature, error) {
 	var out []store.Feature
-	err := scanGroups(txn, prefix1(spaceSPO, t), func(gi groupInfo) error {
+	err := nodeGroups(txn, spaceSPO, t, func(gi groupInfo) error {
 		pi, err := db.pred(txn, gi.b)
 		if err != nil || !keep(pi.id) {
 			return err
@@ -521,7 +521,7 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
 	seen := map[uint64]bool{}
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := scanGroups(txn, prefix1(space, tid), func(gi groupInfo) error {
+		err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
 			if _, isLink := links[gi.b]; !isLink {
 				seen[gi.g] = true
 			}

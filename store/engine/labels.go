@@ -92,7 +92,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 	preds := db.labelPreds(txn)
 	var li labelInfo
 	var labelRank, descRank int
-	err := scanGroups(txn, prefix1(spaceSPO, id), func(gi groupInfo) error {
+	err := nodeGroups(txn, spaceSPO, id, func(gi groupInfo) error {
 		kind, ok := preds[gi.b]
 		if !ok {
 			return nil

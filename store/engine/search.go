@@ -207,7 +207,7 @@ func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 	}
 	var n int64
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := scanGroups(txn, prefix1(space, id), func(gi groupInfo) error {
+		err := nodeGroups(txn, space, id, func(gi groupInfo) error {
 			n += gi.count
 			return nil
 		})

@@ -77,6 +77,7 @@ type kgBench struct {
 	cfg    KGConfig
 	rng    *rand.Rand
 	rels   map[string]string // id -> one of its out relations
+	inRels map[string]string // hub id -> its first incoming relation
 	labels []string          // labels of sampled entities
 }
 
@@ -88,7 +89,16 @@ type op struct {
 
 // prepare finds a relation and the label of each sampled entity.
 func (k *kgBench) prepare(ctx context.Context) error {
-	k.rels = map[string]string{}
+	k.rels, k.inRels = map[string]string{}, map[string]string{}
+	for _, id := range k.cfg.Hubs {
+		rels, err := k.db.Relations(ctx, []string{id}, store.In)
+		if err != nil {
+			return err
+		}
+		if len(rels) > 0 {
+			k.inRels[id] = rels[0].ID
+		}
+	}
 	for _, id := range append(slices.Clone(k.cfg.IDs), k.cfg.Hubs...) {
 		rels, err := k.db.Relations(ctx, []string{id}, store.Out)
 		if err != nil {
@@ -150,11 +160,11 @@ func (k *kgBench) edges(ids []string) func(context.Context, int) error {
 func (k *kgBench) edgesIn(ids []string) func(context.Context, int) error {
 	return func(ctx context.Context, i int) error {
 		id := k.pick(ids, i)
-		rels, err := k.db.Relations(ctx, []string{id}, store.In)
-		if err != nil || len(rels) == 0 {
-			return err
+		rel, ok := k.inRels[id]
+		if !ok {
+			return nil
 		}
-		_, err = k.db.Edges(ctx, []string{id}, rels[0].ID, store.In, 50)
+		_, err := k.db.Edges(ctx, []string{id}, rel, store.In, 50)
 		return err
 	}
 }
@@ -207,7 +217,11 @@ func (k *kgBench) gizmoEdges(ids []string) func(context.Context, int) error {
 func (k *kgBench) gizmoEdgesIn(ids []string) func(context.Context, int) error {
 	return func(ctx context.Context, i int) error {
 		id := k.pick(ids, i)
-		return k.gizmo(ctx, fmt.Sprintf(`g.V(%q).In().Limit(50).All()`, "<"+id+">"))
+		rel, ok := k.inRels[id]
+		if !ok {
+			return nil
+		}
+		return k.gizmo(ctx, fmt.Sprintf(`g.V(%q).In(%q).Limit(50).All()`, "<"+id+">", "<"+rel+">"))
 	}
 }
 
