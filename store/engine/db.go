@@ -105,7 +105,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		WithCompression(options.Snappy).
 		WithReadOnly(opts.ReadOnly).
 		WithNumVersionsToKeep(1).
-		WithMetricsEnabled(false)
+		WithMetricsEnabled(false).
+		// Smaller tables keep the StreamWriter's per-stream table builders
+		// (several streams are written at once) from dominating memory
+		// during bulk loads; the block cache is sized for KG lookups.
+		WithBaseTableSize(1 << 20).
+		WithBlockCacheSize(128 << 20)
 	if opts.InMemory {
 		bopts = bopts.WithInMemory(true).WithDir("").WithValueDir("")
 	} else if !opts.ReadOnly {

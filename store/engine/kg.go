@@ -99,24 +99,7 @@ func (db *DB) entity(txn *badger.Txn, tid uint64) (store.Entity, error) {
 
 // graphsOf lists the graphs a node has edges in.
 func (db *DB) graphsOf(txn *badger.Txn, tid uint64) ([]string, error) {
-	seen := map[uint64]bool{}
-	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
-			seen[gi.g] = true
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	var out []string
-	for g := range seen {
-		if n := db.graphName(g); n != "" {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return db.homeGraphs(txn, tid, nil)
 }
 
 // dirSpaces maps a direction to the index keyspaces to read.
@@ -517,7 +500,8 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 	return out, err
 }
 
-// homeGraphs lists the graphs where a node has edges other than links.
+// homeGraphs lists the graphs where a node has edges through predicates
+// other than links (nil: any predicate).
 func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
 	seen := map[uint64]bool{}
 	for _, space := range []byte{spaceSPO, spaceOPS} {
