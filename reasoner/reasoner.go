@@ -11,6 +11,13 @@
 // unknown keys clearly, because Params arrive from command-line flags,
 // configuration files and HTTP requests.
 //
+// Run is the shared skeleton of an Answer call: it validates the query,
+// starts the trace recorder, wraps the KG and the models so that every
+// call is traced, and hands the method a Session (the traced
+// collaborators, the question, the graphs once resolved, and Warn for
+// recoverable problems); package link is the entity linking the methods
+// share on top of it.
+//
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods
 // through a Register(*Registry) function (tot.Register adds "tot" and

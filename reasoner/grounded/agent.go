@@ -1,6 +1,7 @@
 package grounded
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/grounded/action"
+	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -29,11 +31,11 @@ const maxFeature = 1500
 
 func (a *agent) name() string { return string(Agent) }
 
-func (a *agent) setup(_ context.Context, root *state, topics []store.Entity) {
+func (a *agent) setup(_ context.Context, root *state, topics []link.Linked) {
 	var parts []string
-	for _, e := range topics {
-		root.sub.AddEntity(e, a.r.graphOf(e))
-		parts = append(parts, root.describe(e.ID))
+	for _, t := range topics {
+		root.sub.AddEntity(t.Entity, t.Graph)
+		parts = append(parts, root.describe(t.Entity.ID))
 	}
 	a.topics = strings.Join(parts, ", ")
 }
@@ -41,9 +43,9 @@ func (a *agent) setup(_ context.Context, root *state, topics []store.Entity) {
 // thoughts samples the next "Thought i:" lines.
 func (a *agent) thoughts(ctx context.Context, s *state, n int) ([]string, error) {
 	i := len(s.steps) + 1
-	prompt := agentPrompt(a.r.definition, a.r.question, s, a.topics, fmt.Sprintf("Thought %d:", i))
+	prompt := agentPrompt(a.r.definition, a.r.Question, s, a.topics, fmt.Sprintf("Thought %d:", i))
 	return a.r.sampleThoughts(ctx, prompt, n, llm.Task{Kind: llm.KindFree, Name: TaskAgentThought,
-		Question: a.r.question, Context: s.evidence()})
+		Question: a.r.Question, Context: s.evidence()})
 }
 
 // options are the agent's actions as llm options.
@@ -62,12 +64,12 @@ func actionOptions() []llm.Option {
 func (a *agent) ground(ctx context.Context, c *state) error {
 	i := len(c.steps)
 	st := c.last()
-	prompt := agentPrompt(a.r.definition, a.r.question, c.withoutLast(), a.topics,
+	prompt := agentPrompt(a.r.definition, a.r.Question, c.withoutLast(), a.topics,
 		fmt.Sprintf("Thought %d: %s\nAction %d:", i, st.thought, i))
-	texts, err := generate(ctx, a.r.model, llm.Request{Messages: messages(prompt), N: 1,
+	texts, err := generate(ctx, a.r.Model, llm.Request{Messages: messages(prompt), N: 1,
 		Temperature: a.r.cfg.EvalTemperature, Stop: []string{"\nObservation", "\nThought"},
-		Task: llm.Task{Kind: llm.KindAction, Name: TaskAgentAction, Question: a.r.question,
-			Context: c.evidence(), Options: actionOptions()}})
+		Task: llm.Task{Kind: llm.KindAction, Name: TaskAgentAction, Question: a.r.Question,
+			Context: a.actionContext(c.withoutLast()), Options: actionOptions()}})
 	if err != nil {
 		return err
 	}
@@ -80,7 +82,7 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 		}
 		c.act, c.problem = actionInvalid, perr.Error()
 		st.observation = "Invalid action: " + strings.TrimPrefix(perr.Error(), action.ErrInvalid.Error()+": ")
-		a.r.warn(ctx, "step %d: %v", i, perr)
+		a.r.Warn(ctx, "step %d: %v", i, perr)
 		return nil
 	}
 	st.action, c.act = act.String(), string(act.Kind)
@@ -89,12 +91,40 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 	if errors.As(err, &bad) {
 		c.problem = bad.msg
 		obs = "Invalid action: " + bad.msg
-		a.r.warn(ctx, "step %d: %s: %s", i, act, bad.msg)
+		a.r.Warn(ctx, "step %d: %s: %s", i, act, bad.msg)
 	} else if err != nil {
 		return err
 	}
 	st.observation = obs
 	return nil
+}
+
+// actionContext is the structured context of the action task: what the
+// prompt shows, in the lines policies that read Task fields know (see
+// llm.NodeLine): the retrieved facts, the nodes the chain can name by id,
+// the definition's edge types, and the actions taken so far.
+func (a *agent) actionContext(s *state) string {
+	var lines []string
+	if ev := s.evidence(); ev != "" {
+		lines = append(lines, ev)
+	}
+	nodes := s.sub.Expandable()
+	ids := make([]string, len(nodes))
+	for i, e := range nodes {
+		ids[i] = e.ID
+	}
+	for i, name := range s.sub.Names(ids) {
+		lines = append(lines, llm.NodeLine(ids[i], name))
+	}
+	for _, e := range a.r.edgeTypes {
+		lines = append(lines, llm.EdgeTypeLine(e))
+	}
+	for _, st := range s.steps {
+		if st.action != "" {
+			lines = append(lines, llm.PreviousActionLine(st.action))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // withoutLast is s without its current step (for the action prompt, which
@@ -134,22 +164,14 @@ func (a *agent) execute(ctx context.Context, c *state, act action.Action) (strin
 // retrieve searches every graph of the query for the keyword.
 func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string, error) {
 	var cands []store.Candidate
-	for _, g := range a.r.graphs {
-		cs, err := a.r.kg.Search(ctx, g, keyword, a.r.cfg.SearchLimit)
+	for _, g := range a.r.Graphs {
+		cs, err := a.r.KG.Search(ctx, g, keyword, a.r.cfg.SearchLimit)
 		if err != nil {
 			return "", fmt.Errorf("search %q in %s: %w", keyword, g, err)
 		}
 		cands = append(cands, cs...)
 	}
-	slices.SortStableFunc(cands, func(x, y store.Candidate) int {
-		switch {
-		case x.Score > y.Score:
-			return -1
-		case x.Score < y.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cands, func(x, y store.Candidate) int { return cmp.Compare(y.Score, x.Score) })
 	cands = cands[:min(len(cands), a.r.cfg.SearchLimit)]
 	if len(cands) == 0 {
 		return fmt.Sprintf("No node matches %q.", keyword), nil
@@ -158,7 +180,7 @@ func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string,
 	for i, cd := range cands {
 		c.sub.AddEntity(cd.Entity, cd.Graph)
 		parts[i] = fmt.Sprintf("%s (%s, %s match", cd.ID, flat(cd.Name()), cd.Match)
-		if len(a.r.graphs) > 1 {
+		if len(a.r.Graphs) > 1 {
 			parts[i] += ", graph " + cd.Graph
 		}
 		parts[i] += ")"
@@ -182,7 +204,7 @@ func (a *agent) node(ctx context.Context, c *state, arg string) (string, error) 
 		}
 		return "", bad("%q names several nodes: %s; use the node id", arg, strings.Join(d, ", "))
 	}
-	e, err := a.r.kg.Entity(ctx, arg)
+	e, err := a.r.KG.Entity(ctx, arg)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", bad("there is no node %q; use a node id returned by RetrieveNode or NeighbourCheck "+
 			"(RetrieveNode[%s] finds nodes by name)", arg, arg)
@@ -192,7 +214,7 @@ func (a *agent) node(ctx context.Context, c *state, arg string) (string, error) 
 	}
 	g := a.r.graphOf(e)
 	if g == "" || e.Literal {
-		return "", bad("%q is not a node of the graph %s", arg, strings.Join(a.r.graphs, ", "))
+		return "", bad("%q is not a node of the graph %s", arg, strings.Join(a.r.Graphs, ", "))
 	}
 	c.sub.AddEntity(e, g)
 	return e.ID, nil
@@ -204,11 +226,11 @@ func (a *agent) feature(ctx context.Context, c *state, nodeArg, name string) (st
 	if err != nil {
 		return "", err
 	}
-	fs, err := a.r.kg.Features(ctx, id)
+	fs, err := a.r.KG.Features(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("features of %s: %w", id, err)
 	}
-	fs = slices.DeleteFunc(fs, func(f store.Feature) bool { return !slices.Contains(a.r.graphs, f.Graph) })
+	fs = slices.DeleteFunc(fs, func(f store.Feature) bool { return !slices.Contains(a.r.Graphs, f.Graph) })
 	var vals []string
 	var names []string
 	want := normName(name)
@@ -257,12 +279,12 @@ func (a *agent) noFeature(ctx context.Context, c *state, id, name string, names 
 // segment among its outgoing relations, then by inverse label among its
 // incoming ones, then by forward name among its incoming ones.
 func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.Relation, error) {
-	rels, err := a.r.kg.Relations(ctx, []string{id}, store.Both)
+	rels, err := a.r.KG.Relations(ctx, []string{id}, store.Both)
 	if err != nil {
 		return store.Relation{}, fmt.Errorf("relations of %s: %w", id, err)
 	}
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
-		return r.Hidden || r.Count == 0 || !slices.Contains(a.r.graphs, r.Graph)
+		return r.Hidden || r.Count == 0 || !slices.Contains(a.r.Graphs, r.Graph)
 	})
 	want := normName(name)
 	forward := func(r store.Relation) bool {
@@ -291,18 +313,25 @@ func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.
 		strings.Join(names, ", "))
 }
 
+// nodeEdge resolves the node and edge-type arguments of NeighbourCheck and
+// NodeDegree.
+func (a *agent) nodeEdge(ctx context.Context, c *state, nodeArg, edge string) (string, store.Relation, error) {
+	id, err := a.node(ctx, c, nodeArg)
+	if err != nil {
+		return "", store.Relation{}, err
+	}
+	rel, err := a.relation(ctx, c, id, edge)
+	return id, rel, err
+}
+
 // neighbours lists the neighbours of a node along an edge type and adds
 // the edges to the chain's graph.
 func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) (string, error) {
-	id, err := a.node(ctx, c, nodeArg)
+	id, rel, err := a.nodeEdge(ctx, c, nodeArg, edge)
 	if err != nil {
 		return "", err
 	}
-	rel, err := a.relation(ctx, c, id, edge)
-	if err != nil {
-		return "", err
-	}
-	edges, err := a.r.kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, a.r.cfg.NeighborLimit)
+	edges, err := a.r.KG.Edges(ctx, []string{id}, rel.ID, rel.Dir, a.r.cfg.NeighborLimit)
 	if err != nil {
 		return "", fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
 	}
@@ -331,15 +360,11 @@ func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) 
 
 // degree counts the neighbours of a node along an edge type.
 func (a *agent) degree(ctx context.Context, c *state, nodeArg, edge string) (string, error) {
-	id, err := a.node(ctx, c, nodeArg)
+	id, rel, err := a.nodeEdge(ctx, c, nodeArg, edge)
 	if err != nil {
 		return "", err
 	}
-	rel, err := a.relation(ctx, c, id, edge)
-	if err != nil {
-		return "", err
-	}
-	n, err := a.r.kg.Degree(ctx, id, rel.ID, rel.Dir)
+	n, err := a.r.KG.Degree(ctx, id, rel.ID, rel.Dir)
 	if err != nil {
 		return "", fmt.Errorf("degree of %s along %s: %w", id, rel.ID, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // agentModel scripts an agent chain: thoughts and actions by step.
@@ -64,11 +65,11 @@ func TestAgentActions(t *testing.T) {
 			m := agentModel([]string{"I look at the graph."}, tc.actions, nil)
 			tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: tc.question})
 			if !tr.Answer.Found || tr.Answer.Text != tc.answer || !tr.Answer.Confident {
-				t.Fatalf("answer = %+v\n%s", tr.Answer, warnings(tr))
+				t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
 			}
 			steps := stepNodes(tr)
 			if len(steps) != len(tc.actions) || len(tr.Warnings) != 0 {
-				t.Fatalf("%d steps for %d actions; warnings:\n%s", len(steps), len(tc.actions), warnings(tr))
+				t.Fatalf("%d steps for %d actions; warnings:\n%s", len(steps), len(tc.actions), tracetest.Warnings(tr))
 			}
 			for i, n := range steps {
 				if !strings.Contains(n.Extra["observation"], tc.obs[i]) {
@@ -134,7 +135,7 @@ func TestAgentInvalidActions(t *testing.T) {
 		t.Errorf("last thought prompt lacks the observations:\n%s", p)
 	}
 	// After the budget, the answer is asked from the chain.
-	if calls(tr, TaskAnswer) != 1 || tr.Answer.Text != "The Poldark Saga" || !tr.Answer.Found || tr.Answer.Confident {
+	if len(tracetest.Calls(tr, TaskAnswer)) != 1 || tr.Answer.Text != "The Poldark Saga" || !tr.Answer.Found || tr.Answer.Confident {
 		t.Errorf("final answer = %+v", tr.Answer)
 	}
 	final := tr.Nodes[len(tr.Nodes)-1]
@@ -142,7 +143,7 @@ func TestAgentInvalidActions(t *testing.T) {
 		t.Errorf("final node %+v, reason %q", final, tr.Answer.Reason)
 	}
 	if len(tr.Warnings) != len(actions)-1 {
-		t.Errorf("%d warnings, want one per invalid action:\n%s", len(tr.Warnings), warnings(tr))
+		t.Errorf("%d warnings, want one per invalid action:\n%s", len(tr.Warnings), tracetest.Warnings(tr))
 	}
 }
 
@@ -186,6 +187,6 @@ func TestAgentPrompt(t *testing.T) {
 		t.Errorf("action task = %+v", p.Req.Task)
 	}
 	if !slices.ContainsFunc(tr.Warnings, func(w trace.Warning) bool { return strings.Contains(w.Message, `"book/0" is not in the store`) }) {
-		t.Errorf("unknown topic entity not warned:\n%s", warnings(tr))
+		t.Errorf("unknown topic entity not warned:\n%s", tracetest.Warnings(tr))
 	}
 }

@@ -29,7 +29,8 @@
 // The automatic exploration (section 4.2.2, Algorithm 1) samples a thought
 // (the Search Thought prompt), lists the entities it mentions (KindExtract;
 // at the first step the question's as well, since GRBench has no topic
-// entities), links each to the best search candidate of each graph, and
+// entities), links each to the best search candidate of each graph
+// (package link, without a model choice, as in the paper), and
 // explores from the seen entities for up to depth rounds: each round visits
 // every unvisited seen entity concurrently, keeps the relevant attributes,
 // relations and tail entities (KindSelect prune calls, asked only for
@@ -84,15 +85,17 @@
 //
 // llm.Lexical reads only Task fields, which every call fills (Question,
 // Context with the retrieved attributes and triples as "s -> p -> o"
-// lines, Options). It drives the exploration sensibly: it extracts the
-// question's capitalised mentions, prunes by term overlap, says Yes to
-// End? once the triples cover the question, and answers with the end of
-// the triple whose relation matches the question ("Who directed Blade
-// Runner?" -> Ridley Scott on the film sample). It cannot drive the
-// agent: its KindAction rule knows the action ids ANSWER, EXPAND* and
-// THINK only and otherwise replies the first option id without an
-// argument, so every agent step is the invalid action "RetrieveNode"
-// (needs a keyword) until the budget runs out.
+// lines, Options). It drives the exploration: it extracts the question's
+// capitalised mentions, prunes by term overlap, says Yes to End? once an
+// answer chain of the triples covers the question, and answers with the
+// end of that chain ("Who directed Blade Runner?" -> Ridley Scott on the
+// film sample). It drives the agent too, because the action task's
+// Context also lists, in the lines llm.NodeLine, llm.EdgeTypeLine and
+// llm.PreviousActionLine write, the nodes the chain can name by id, the
+// edge types of the graph definition and the actions already taken: it
+// retrieves the question's mentions, checks their neighbours along the
+// edge types the question names (walking on from the end of a chain that
+// does not yet cover the question), then finishes with the chain's answer.
 //
 // Model transport errors, KG errors and cancellation end the run with the
 // partial trace; malformed replies never do (they become warnings,

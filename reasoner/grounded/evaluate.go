@@ -1,6 +1,7 @@
 package grounded
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -45,15 +46,7 @@ func (r *run) rank(ctx context.Context, cands []*state) ([]*state, error) {
 		return nil, err
 	}
 	ranked := slices.Clone(cands)
-	slices.SortStableFunc(ranked, func(a, b *state) int {
-		switch {
-		case a.value > b.value:
-			return -1
-		case a.value < b.value:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ranked, func(a, b *state) int { return cmp.Compare(b.value, a.value) })
 	return ranked, nil
 }
 
@@ -65,15 +58,15 @@ func (r *run) score(ctx context.Context, cands []*state) error {
 			return nil
 		}
 		sctx := trace.WithNode(ctx, s.id)
-		texts, err := generate(sctx, r.eval, llm.Request{Messages: messages(scorePrompt(r.question, s)), N: 1,
+		texts, err := generate(sctx, r.Evaluator, llm.Request{Messages: messages(scorePrompt(r.Question, s)), N: 1,
 			Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindScore, Name: TaskScore,
-				Question: r.question, Context: s.evidence(), Candidate: candidateText(s)}})
+				Question: r.Question, Context: s.evidence(), Candidate: candidateText(s)}})
 		if err != nil {
 			return err
 		}
 		v, perr := llm.ParseScore(first(texts))
 		if perr != nil {
-			r.warn(sctx, "score: %v", perr)
+			r.Warn(sctx, "score: %v", perr)
 			s.problem = "evaluation failed: " + perr.Error()
 		}
 		s.value, s.evaluated = v, perr == nil
@@ -98,9 +91,9 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 		temp = r.cfg.Temperature
 	}
 	vctx := trace.WithNode(ctx, cands[0].parents[0].id)
-	texts, err := generate(vctx, r.eval, llm.Request{Messages: messages(selectPrompt(r.question, opts)),
+	texts, err := generate(vctx, r.Evaluator, llm.Request{Messages: messages(selectPrompt(r.Question, opts)),
 		N: r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
-			Question: r.question, Options: opts}})
+			Question: r.Question, Options: opts}})
 	if err != nil {
 		return err
 	}
@@ -109,7 +102,7 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 	for i, t := range texts {
 		id, err := llm.ParseVote(t, opts)
 		if err != nil {
-			r.warn(vctx, "vote %d: %v", i+1, err)
+			r.Warn(vctx, "vote %d: %v", i+1, err)
 			continue
 		}
 		n, _ := strconv.Atoi(id)
@@ -144,15 +137,15 @@ func candidateText(s *state) string {
 // mergeThought asks for the next thought of the aggregation of a and b.
 func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 	m := merged(a, b)
-	texts, err := generate(ctx, r.model, llm.Request{Messages: messages(mergePrompt(r.question, a, b, m)), N: 1,
+	texts, err := generate(ctx, r.Model, llm.Request{Messages: messages(mergePrompt(r.Question, a, b, m)), N: 1,
 		Temperature: r.cfg.EvalTemperature, Stop: thoughtStops, Task: llm.Task{Kind: llm.KindFree, Name: TaskMerge,
-			Question: r.question, Context: candidateText(a) + "\n" + candidateText(b)}})
+			Question: r.Question, Context: candidateText(a) + "\n" + candidateText(b)}})
 	if err != nil {
 		return "", err
 	}
 	th := parseThought(first(texts))
 	if th == "" {
-		r.warn(ctx, "merge of #%d and #%d: empty thought in %q", a.id, b.id, clip(first(texts), 80))
+		r.Warn(ctx, "merge of #%d and #%d: empty thought in %q", a.id, b.id, clip(first(texts), 80))
 	}
 	return th, nil
 }
@@ -160,21 +153,21 @@ func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 // finalAnswer asks for the answer from the chain of s when no chain
 // finished within the budget, and adds it as a child of s.
 func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.Answer, error) {
-	id := r.rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1, State: "answer", Action: "ANSWER"})
+	id := r.Rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1, State: "answer", Action: "ANSWER"})
 	actx := trace.WithNode(ctx, id)
-	texts, err := generate(actx, r.model, llm.Request{Messages: messages(answerPrompt(r.definition, r.question, s)),
+	texts, err := generate(actx, r.Model, llm.Request{Messages: messages(answerPrompt(r.definition, r.Question, s)),
 		N: 1, Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer,
-			Question: r.question, Context: s.evidence()}})
+			Question: r.Question, Context: s.evidence()}})
 	if err != nil {
 		return trace.Answer{}, err
 	}
 	text, perr := llm.ParseAnswer(first(texts))
 	if perr != nil {
-		r.warn(actx, "final answer: %v", perr)
+		r.Warn(actx, "final answer: %v", perr)
 	}
 	a := &state{id: id, parents: []*state{s}, depth: s.depth + 1, sub: s.sub, answer: text, done: true,
 		value: s.value, evaluated: s.evaluated}
-	_ = r.rec.UpdateNode(id, func(n *trace.Node) {
+	_ = r.Rec.UpdateNode(id, func(n *trace.Node) {
 		n.Text, n.Answer, n.Terminal = text, perr == nil, true
 		if perr != nil {
 			n.Error = perr.Error()
@@ -246,7 +239,7 @@ func dedupe(ts []string) []string {
 // sampleThoughts sends a thought request and returns the distinct
 // thoughts, warning about unusable samples.
 func (r *run) sampleThoughts(ctx context.Context, prompt string, n int, task llm.Task) ([]string, error) {
-	texts, err := generate(ctx, r.model, llm.Request{Messages: messages(prompt), N: n,
+	texts, err := generate(ctx, r.Model, llm.Request{Messages: messages(prompt), N: n,
 		Temperature: r.cfg.Temperature, Stop: thoughtStops, Task: task})
 	if err != nil {
 		return nil, err
@@ -254,7 +247,7 @@ func (r *run) sampleThoughts(ctx context.Context, prompt string, n int, task llm
 	parsed := make([]string, len(texts))
 	for i, t := range texts {
 		if parsed[i] = parseThought(t); parsed[i] == "" {
-			r.warn(ctx, "thought sample %d is empty: %q", i+1, clip(t, 80))
+			r.Warn(ctx, "thought sample %d is empty: %q", i+1, clip(t, 80))
 		}
 	}
 	return dedupe(parsed), nil

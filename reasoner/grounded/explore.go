@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -25,16 +26,16 @@ const (
 func (x *explorer) name() string { return string(Explore) }
 
 // setup makes the topic entities the first seen entities.
-func (x *explorer) setup(_ context.Context, root *state, topics []store.Entity) {
-	for _, e := range topics {
-		root.sub.AddEntity(e, x.r.graphOf(e))
-		root.see(e.ID)
+func (x *explorer) setup(_ context.Context, root *state, topics []link.Linked) {
+	for _, t := range topics {
+		root.sub.AddEntity(t.Entity, t.Graph)
+		root.see(t.Entity.ID)
 	}
 }
 
 func (x *explorer) thoughts(ctx context.Context, s *state, n int) ([]string, error) {
-	return x.r.sampleThoughts(ctx, exploreThoughtPrompt(x.r.definition, x.r.question, s), n, llm.Task{
-		Kind: llm.KindFree, Name: TaskExploreThought, Question: x.r.question,
+	return x.r.sampleThoughts(ctx, exploreThoughtPrompt(x.r.definition, x.r.Question, s), n, llm.Task{
+		Kind: llm.KindFree, Name: TaskExploreThought, Question: x.r.Question,
 		Context: strings.Join(slices.Concat(s.thoughts(), []string{s.evidence()}), "\n")})
 }
 
@@ -68,42 +69,29 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 // extract lists the entity mentions of the thought, and at the first step
 // those of the question, which GRBench gives without topic entities.
 func (x *explorer) extract(ctx context.Context, c *state) ([]string, error) {
-	thought := c.last().thought
-	task := llm.Task{Kind: llm.KindExtract, Name: TaskExtract, Context: thought}
-	text := thought
+	question := ""
 	if len(c.steps) == 1 {
-		task.Question = x.r.question
-		text = x.r.question + "\n" + thought
+		question = x.r.Question
 	}
-	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(extractPrompt(text)), N: 1,
-		Temperature: x.r.cfg.EvalTemperature, Task: task})
+	return x.r.linker().Extract(ctx, question, c.last().thought)
+}
+
+// link links each mention to the best candidate of every graph and adds
+// the new ones to the seen entities. It returns the ids it added.
+func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]string, error) {
+	found, err := x.r.linker().LinkAll(ctx, x.r.Question, mentions)
 	if err != nil {
 		return nil, err
 	}
-	return llm.ParseLines(first(texts)), nil
-}
-
-// link searches each mention in every graph and adds the best candidate
-// of each graph to the seen entities. It returns the ids it added.
-func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]string, error) {
 	var added []string
-	for _, m := range mentions {
-		for _, g := range x.r.graphs {
-			cands, err := x.r.kg.Search(ctx, g, m, x.r.cfg.SearchLimit)
-			if err != nil {
-				return nil, fmt.Errorf("search %q in %s: %w", m, g, err)
-			}
-			if len(cands) == 0 || cands[0].Literal {
-				continue
-			}
-			c.sub.AddEntity(cands[0].Entity, g)
-			if c.see(cands[0].ID) {
-				added = append(added, cands[0].ID)
-			}
+	for _, l := range found {
+		c.sub.AddEntity(l.Entity, l.Graph)
+		if c.see(l.Entity.ID) {
+			added = append(added, l.Entity.ID)
 		}
 	}
 	if len(mentions) > 0 && len(added) == 0 {
-		x.r.warn(ctx, "no new entity linked from the mentions %q", mentions)
+		x.r.Warn(ctx, "no new entity linked from the mentions %q", mentions)
 	}
 	return added, nil
 }
@@ -180,12 +168,12 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 // the pruned ones with their pruned tails. It only reads c.
 func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (entityFinds, error) {
 	var out entityFinds
-	rels, err := x.r.kg.Relations(ctx, []string{id}, store.Both)
+	rels, err := x.r.KG.Relations(ctx, []string{id}, store.Both)
 	if err != nil {
 		return out, fmt.Errorf("relations of %s: %w", id, err)
 	}
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
-		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.graphs, r.Graph)
+		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.Graphs, r.Graph)
 	})
 	literal, err := x.attributes(ctx, c, id, &out)
 	if err != nil {
@@ -211,7 +199,7 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (enti
 // attributes keeps the entity's relevant attributes in out and returns
 // the ids of its literal-valued relations.
 func (x *explorer) attributes(ctx context.Context, c *state, id string, out *entityFinds) (map[string]bool, error) {
-	fs, err := x.r.kg.Features(ctx, id)
+	fs, err := x.r.KG.Features(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("features of %s: %w", id, err)
 	}
@@ -219,7 +207,7 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 	values := map[string][]string{}
 	var opts []llm.Option
 	for _, f := range fs {
-		if !slices.Contains(x.r.graphs, f.Graph) {
+		if !slices.Contains(x.r.Graphs, f.Graph) {
 			continue
 		}
 		literal[f.Relation] = true
@@ -234,7 +222,7 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 	name := c.name(id)
 	keep, err := x.prune(ctx, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
 		func(o []llm.Option) string {
-			return pruneAttributesPrompt(x.r.question, name, o, x.r.cfg.AttributeWidth)
+			return pruneAttributesPrompt(x.r.Question, name, o, x.r.cfg.AttributeWidth)
 		})
 	if err != nil {
 		return nil, err
@@ -255,7 +243,7 @@ func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels
 	}
 	name := c.name(id)
 	keep, err := x.prune(ctx, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: name},
-		func(o []llm.Option) string { return pruneRelationsPrompt(x.r.question, name, o, x.r.cfg.RelationWidth) })
+		func(o []llm.Option) string { return pruneRelationsPrompt(x.r.Question, name, o, x.r.cfg.RelationWidth) })
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +257,7 @@ func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels
 // tails fetches the edges of id along rel and keeps those to the relevant
 // tail entities.
 func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation) ([]store.Edge, error) {
-	edges, err := x.r.kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, x.r.cfg.NeighborLimit)
+	edges, err := x.r.KG.Edges(ctx, []string{id}, rel.ID, rel.Dir, x.r.cfg.NeighborLimit)
 	if err != nil {
 		return nil, fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
 	}
@@ -286,7 +274,7 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 	keep, err := x.prune(ctx, opts, x.r.cfg.EntityWidth,
 		llm.Task{Name: TaskPruneEntities, Context: head + " -> " + label},
 		func(o []llm.Option) string {
-			return pruneEntitiesPrompt(x.r.question, head, label, o, x.r.cfg.EntityWidth)
+			return pruneEntitiesPrompt(x.r.Question, head, label, o, x.r.cfg.EntityWidth)
 		})
 	if err != nil {
 		return nil, err
@@ -307,15 +295,15 @@ func (x *explorer) prune(ctx context.Context, opts []llm.Option, width int, task
 	if len(opts) <= width {
 		return opts, nil
 	}
-	task.Kind, task.Question, task.Options, task.Pick = llm.KindSelect, x.r.question, opts, width
-	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(prompt(opts)), N: 1,
+	task.Kind, task.Question, task.Options, task.Pick = llm.KindSelect, x.r.Question, opts, width
+	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(prompt(opts)), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: task})
 	if err != nil {
 		return nil, err
 	}
 	ids, err := llm.ParseSelection(first(texts), opts, width)
 	if err != nil {
-		x.r.warn(ctx, "%s for %s: %v", task.Name, task.Context, err)
+		x.r.Warn(ctx, "%s for %s: %v", task.Name, task.Context, err)
 		return nil, nil
 	}
 	var out []llm.Option
@@ -327,16 +315,16 @@ func (x *explorer) prune(ctx context.Context, opts []llm.Option, width int, task
 
 // end is the End? check: do the triples and attributes suffice?
 func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
-	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(endPrompt(x.r.question, c)), N: 1,
+	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(endPrompt(x.r.Question, c)), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEnd,
-			Question: x.r.question, Candidate: strings.Join(c.tripleLines(), "\n"),
+			Question: x.r.Question, Candidate: strings.Join(c.tripleLines(), "\n"),
 			Context: strings.Join(c.attributeLines(), "\n")}})
 	if err != nil {
 		return false, err
 	}
 	yes, _, perr := llm.ParseYesNo(first(texts))
 	if perr != nil {
-		x.r.warn(ctx, "end check: %v", perr)
+		x.r.Warn(ctx, "end check: %v", perr)
 		return false, nil
 	}
 	return yes, nil
@@ -347,18 +335,18 @@ func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
 func (x *explorer) decide(ctx context.Context, c *state) error {
 	opts := []llm.Option{{ID: actionAnswer, Text: "give the final answer from the knowledge found"},
 		{ID: actionThink, Text: "continue with another thought"}}
-	texts, err := generate(ctx, x.r.model, llm.Request{Messages: messages(decidePrompt(x.r.question, c)), N: 1,
+	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(decidePrompt(x.r.Question, c)), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAction, Name: TaskDecide,
-			Question: x.r.question, Context: c.evidence(), Options: opts}})
+			Question: x.r.Question, Context: c.evidence(), Options: opts}})
 	if err != nil {
 		return err
 	}
 	act, rest, perr := llm.ParseAction(first(texts), []string{actionAnswer, actionThink})
 	switch {
 	case perr != nil:
-		x.r.warn(ctx, "decision: %v", perr)
+		x.r.Warn(ctx, "decision: %v", perr)
 	case act == actionAnswer && flat(firstLine(rest)) == "":
-		x.r.warn(ctx, "decision: ANSWER without an answer; the chain goes on")
+		x.r.Warn(ctx, "decision: ANSWER without an answer; the chain goes on")
 	case act == actionAnswer:
 		c.done, c.answer, c.act = true, flat(firstLine(rest)), actionAnswer
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // exploreModel scripts an exploration; handlers override the defaults
@@ -58,7 +59,7 @@ func TestExploreAlgorithm1(t *testing.T) {
 	})
 	tr := answer(t, db, m, nil, DefaultConfig(Explore, CoT), reasoner.Query{Question: "Which series includes the book Demelza (Poldark, #2)?"})
 	if !tr.Answer.Found || tr.Answer.Text != "The Poldark Saga" || !slices.Contains(tr.Answer.Entities, "series/146427") {
-		t.Fatalf("answer = %+v\n%s", tr.Answer, warnings(tr))
+		t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
 	}
 	steps := stepNodes(tr)
 	if len(steps) != 1 {
@@ -126,8 +127,8 @@ func TestExploreDepthAndVisited(t *testing.T) {
 		!strings.Contains(p, "Previous thoughts:\nI should look at the graph.") {
 		t.Errorf("second thought prompt:\n%s", p)
 	}
-	if calls(tr, TaskEnd) != 2 || tr.Answer.Found {
-		t.Errorf("end checks %d, answer %+v", calls(tr, TaskEnd), tr.Answer)
+	if len(tracetest.Calls(tr, TaskEnd)) != 2 || tr.Answer.Found {
+		t.Errorf("end checks %d, answer %+v", len(tracetest.Calls(tr, TaskEnd)), tr.Answer)
 	}
 }
 
@@ -171,8 +172,8 @@ func TestExploreMalformedReplies(t *testing.T) {
 	tr := answer(t, db, m, nil, cfg, reasoner.Query{Question: "Which series includes the book Demelza?"})
 	for _, want := range []string{"grounded/prune-relations for Demelza (Poldark, #2)", "end check: parse yes/no",
 		"decision: ANSWER without an answer"} {
-		if !strings.Contains(warnings(tr), want) {
-			t.Errorf("warnings lack %q:\n%s", want, warnings(tr))
+		if !strings.Contains(tracetest.Warnings(tr), want) {
+			t.Errorf("warnings lack %q:\n%s", want, tracetest.Warnings(tr))
 		}
 	}
 	s := stepNodes(tr)[0]
@@ -187,6 +188,6 @@ func TestExploreLexicalGRBench(t *testing.T) {
 	tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, CoT),
 		reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
 	if tr.Answer.Text != "184" || !tr.Answer.Found {
-		t.Fatalf("answer = %+v\n%s", tr.Answer, warnings(tr))
+		t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
 	}
 }

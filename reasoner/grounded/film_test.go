@@ -2,6 +2,7 @@ package grounded
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/grounded/schema"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -40,25 +42,61 @@ func TestFilm(t *testing.T) {
 			tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, s), q)
 			if tr.Answer.Text != "Ridley Scott" || len(tr.Answer.Support) != 1 ||
 				tr.Answer.Support[0].Relation != "/film/film/directed_by" {
-				t.Errorf("explore-%s: answer %+v\n%s", s, tr.Answer, warnings(tr))
+				t.Errorf("explore-%s: answer %+v\n%s", s, tr.Answer, tracetest.Warnings(tr))
 			}
 		}
 	})
 
-	t.Run("lexical agent cannot write actions", func(t *testing.T) {
-		// llm.Lexical's KindAction rule knows ANSWER, EXPAND* and THINK
-		// only: for the Graph-CoT actions it replies the first option id
-		// without an argument, so every step is an invalid action and the
-		// budget runs out (see the report).
-		cfg := cfgWith(Agent, CoT, func(c *Config) { c.Steps = 3 })
-		tr := answer(t, db, llm.Lexical{}, nil, cfg, q)
-		steps := stepNodes(tr)
-		if len(steps) != 3 || tr.Answer.Found {
-			t.Fatalf("%d steps, answer %+v", len(steps), tr.Answer)
+	t.Run("lexical agent retrieves, checks neighbours and finishes", func(t *testing.T) {
+		// The lexical policy answers every call; the scripted wrapper
+		// records the requests so the action tasks' contexts can be read.
+		m := &llm.Scripted{Default: func(req llm.Request, _ int) (string, error) {
+			resp, err := llm.Lexical{}.Generate(context.Background(), req)
+			if err != nil {
+				return "", err
+			}
+			return resp.Texts[0], nil
+		}}
+		tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT), q)
+		var actions []string
+		for _, n := range stepNodes(tr) {
+			actions = append(actions, n.Extra["action"])
 		}
-		for _, n := range steps {
-			if n.Action != actionInvalid || !strings.Contains(n.Extra["observation"], "RetrieveNode needs a keyword") {
-				t.Errorf("step %+v", n)
+		want := []string{"RetrieveNode[Blade Runner]", "NeighbourCheck[/en/blade_runner, directed by]", "Finish[Ridley Scott]"}
+		if !slices.Equal(actions, want) || tr.Answer.Text != "Ridley Scott" || len(tr.Answer.Support) != 1 {
+			t.Fatalf("actions %q, answer %+v\n%s", actions, tr.Answer, tracetest.Warnings(tr))
+		}
+		calls := m.CallsFor(TaskAgentAction)
+		wantContext := [][]string{
+			{"Edge type: directed by"},
+			{"Node: /en/blade_runner | Blade Runner", "Previous action: RetrieveNode[Blade Runner]"},
+			{"Blade Runner -> directed by -> Ridley Scott", "Node: /en/ridley_scott | Ridley Scott",
+				"Previous action: NeighbourCheck[/en/blade_runner, directed by]"},
+		}
+		for i, parts := range wantContext {
+			for _, p := range parts {
+				if !strings.Contains(calls[i].Task.Context, p) {
+					t.Errorf("action %d context lacks %q:\n%s", i+1, p, calls[i].Task.Context)
+				}
+			}
+		}
+	})
+
+	t.Run("lexical agent follows two hops", func(t *testing.T) {
+		// The question names directing twice: the agent checks Blade
+		// Runner's director, then the director's films, and finishes with
+		// them, each grounded in its directed-by edge to Ridley Scott.
+		q2 := reasoner.Query{Question: "Which films did the director of Blade Runner direct?"}
+		tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Agent, CoT), q2)
+		a := tr.Answer
+		if !a.Found || len(a.Entities) < 2 || len(stepNodes(tr)) != 4 {
+			t.Fatalf("answer %+v after %d steps\n%s", a, len(stepNodes(tr)), tracetest.Warnings(tr))
+		}
+		for _, id := range a.Entities {
+			if id == "/en/blade_runner" || !slices.ContainsFunc(a.Support, func(e store.Edge) bool {
+				return e.Subject.ID == id && e.Relation == "/film/film/directed_by" && e.Object.ID == "/en/ridley_scott"
+			}) {
+				t.Errorf("answer entity %s is not another film directed by Ridley Scott", id)
 			}
 		}
 	})
@@ -69,7 +107,7 @@ func TestFilm(t *testing.T) {
 			"NodeDegree[Blade Runner, starring]", "Finish[Ridley Scott]"}, nil)
 		tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT), q)
 		if tr.Answer.Text != "Ridley Scott" || tr.Answer.Node != 5 || len(tr.Answer.Support) != 1 {
-			t.Fatalf("answer = %+v\n%s", tr.Answer, warnings(tr))
+			t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
 		}
 		steps := stepNodes(tr)
 		wants := []struct{ op, obs string }{

@@ -2,7 +2,7 @@ package grounded
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,11 +25,8 @@ var _ reasoner.Reasoner = (*Reasoner)(nil)
 
 // New returns the reasoner configured by cfg.
 func New(deps reasoner.Deps, cfg Config) (*Reasoner, error) {
-	deps, err := deps.WithDefaults()
+	deps, err := reasoner.Prepare(deps, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Reasoner{deps: deps, cfg: cfg, schemas: &schemaCache{defs: map[string]cachedDef{}}}, nil
@@ -71,25 +68,15 @@ func Register(reg *reasoner.Registry) {
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (g *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	method := g.cfg.Method()
-	if err := q.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	rec := trace.NewRecorder(trace.Meta{Method: method, Params: g.cfg.Params(), Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, g.deps.Observer)
-	r := &run{cfg: g.cfg, kg: rec.WrapKG(g.deps.KG), model: rec.WrapModel(g.deps.Model),
-		eval: rec.WrapModel(g.deps.Evaluator), rec: rec, log: g.deps.Logger, question: q.Question}
-	if g.cfg.Interaction == Agent {
-		r.inter = &agent{r: r}
-	} else {
-		r.inter = &explorer{r: r}
-	}
-	ans, err := r.answer(ctx, q, g.schemas)
-	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", method, err)
-	}
-	rec.SetAnswer(ans)
-	return rec.Finish(nil), nil
+	return reasoner.Run(ctx, g.cfg.Method(), g.cfg.Params(), g.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+		r := &run{Session: s, cfg: g.cfg}
+		if g.cfg.Interaction == Agent {
+			r.inter = &agent{r: r}
+		} else {
+			r.inter = &explorer{r: r}
+		}
+		return r.answer(ctx, q.TopicEntities, g.schemas)
+	})
 }
 
 // schemaCache keeps each graph's definition while the graph keeps its
@@ -102,25 +89,49 @@ type schemaCache struct {
 
 type cachedDef struct {
 	quads, relations int64
-	text             string
+	graphDef
 }
 
-// definition returns the text of graph's definition, derived through kg
-// when the cache has none for the graph's current size.
-func (c *schemaCache) definition(ctx context.Context, kg store.KG, info store.GraphInfo, nodes int) (string, bool, error) {
+// graphDef is what the methods use of a graph's definition: its text for
+// prompts and its edge type names for the structured context of the
+// agent's action task.
+type graphDef struct {
+	text      string
+	edgeTypes []string
+}
+
+// definition returns graph's definition, derived through kg when the
+// cache has none for the graph's current size.
+func (c *schemaCache) definition(ctx context.Context, kg store.KG, info store.GraphInfo, nodes int) (graphDef, bool, error) {
 	c.mu.Lock()
 	d, ok := c.defs[info.Name]
 	c.mu.Unlock()
 	if ok && d.quads == info.Quads && d.relations == info.Relations {
-		return d.text, true, nil
+		return d.graphDef, true, nil
 	}
 	def, err := schema.Derive(ctx, kg, info.Name, nil, schema.Options{MaxNodes: nodes})
 	if err != nil {
-		return "", false, err
+		return graphDef{}, false, err
 	}
-	text := def.Text()
+	gd := graphDef{text: def.Text(), edgeTypes: edgeTypeNames(def)}
 	c.mu.Lock()
-	c.defs[info.Name] = cachedDef{quads: info.Quads, relations: info.Relations, text: text}
+	c.defs[info.Name] = cachedDef{quads: info.Quads, relations: info.Relations, graphDef: gd}
 	c.mu.Unlock()
-	return text, false, nil
+	return gd, false, nil
+}
+
+// edgeTypeNames lists the definition's edge type names once each, in the
+// order its text shows them: per node type, outgoing then incoming.
+func edgeTypeNames(def *schema.Definition) []string {
+	var out []string
+	for _, t := range def.Types {
+		for _, dir := range []store.Direction{store.Out, store.In} {
+			for _, e := range t.Edges {
+				if e.Dir == dir && !slices.Contains(out, e.Name) {
+					out = append(out, e.Name)
+				}
+			}
+		}
+	}
+	return out
 }

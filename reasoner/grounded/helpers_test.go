@@ -1,8 +1,6 @@
 package grounded
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/storetest"
@@ -42,16 +41,7 @@ func answer(t *testing.T, kg store.KG, model, eval llm.Model, cfg Config, q reas
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := r.Answer(context.Background(), q)
-	if err != nil {
-		t.Fatalf("answer: %v", err)
-	}
-	if testing.Verbose() {
-		var b strings.Builder
-		trace.Render(&b, tr)
-		t.Log("\n" + b.String())
-	}
-	return tr
+	return tracetest.Answer(t, r, q)
 }
 
 // stepNodes returns the trace nodes of reasoning steps (not the root or
@@ -64,26 +54,6 @@ func stepNodes(tr *trace.Trace) []trace.Node {
 		}
 	}
 	return out
-}
-
-// warnings returns the trace's warnings joined for error output.
-func warnings(tr *trace.Trace) string {
-	var b strings.Builder
-	for _, w := range tr.Warnings {
-		fmt.Fprintf(&b, "#%d %s\n", w.Node, w.Message)
-	}
-	return b.String()
-}
-
-// calls counts the model calls of a task.
-func calls(tr *trace.Trace, task string) int {
-	n := 0
-	for _, c := range tr.ModelCalls {
-		if c.Task == task {
-			n++
-		}
-	}
-	return n
 }
 
 // kgOps lists the KG calls made for a node as "op:args".

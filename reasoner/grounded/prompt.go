@@ -18,7 +18,7 @@ const systemPrompt = "You answer questions with the help of a knowledge graph. "
 
 // messages wraps a user prompt with the system prompt.
 func messages(user string) []llm.Message {
-	return []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt}, {Role: llm.RoleUser, Content: user}}
+	return llm.Chat(systemPrompt, user)
 }
 
 // agentIntro is the Agent Step instruction.

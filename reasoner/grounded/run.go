@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -22,7 +22,7 @@ type interaction interface {
 	// name is the trace state of its steps.
 	name() string
 	// setup prepares the root state with the query's topic entities.
-	setup(ctx context.Context, root *state, topics []store.Entity)
+	setup(ctx context.Context, root *state, topics []link.Linked)
 	// thoughts samples n next thoughts for s.
 	thoughts(ctx context.Context, s *state, n int) ([]string, error)
 	// ground carries out the last thought of c and records what the KG
@@ -32,48 +32,34 @@ type interaction interface {
 
 // run is the state of one Answer call.
 type run struct {
-	cfg      Config
-	kg       store.KG
-	model    llm.Model
-	eval     llm.Model
-	rec      *trace.Recorder
-	log      *slog.Logger
-	inter    interaction
-	question string
-	graphs   []string
-	// definition is the graph definition shown in prompts.
+	*reasoner.Session
+	cfg   Config
+	inter interaction
+	// definition is the graph definition shown in prompts; edgeTypes its
+	// edge type names.
 	definition string
+	edgeTypes  []string
 	expansions int
 }
 
-// warn records a recoverable problem on the node carried by ctx.
-func (r *run) warn(ctx context.Context, format string, args ...any) {
-	node := trace.NodeFrom(ctx)
-	msg := fmt.Sprintf(format, args...)
-	r.rec.Warn(node, "%s", msg)
-	r.log.Warn("grounded: "+msg, "method", r.cfg.Method(), "node", node)
-}
-
-// answer resolves the graphs, builds the root and runs the search.
-func (r *run) answer(ctx context.Context, q reasoner.Query, cache *schemaCache) (trace.Answer, error) {
+// answer builds the root (graph definitions and topic entities) and runs
+// the search.
+func (r *run) answer(ctx context.Context, topicIDs []string, cache *schemaCache) (trace.Answer, error) {
 	root := &state{sub: subgraph.New(), extra: map[string]string{}}
-	root.id = r.rec.AddNode(trace.Node{State: "root", Text: r.question})
+	root.id = r.Rec.AddNode(trace.Node{State: "root", Text: r.Question})
 	rctx := trace.WithNode(ctx, root.id)
-	graphs, err := reasoner.ResolveGraphs(rctx, r.kg, q)
-	if err != nil {
+	if err := r.ResolveGraphs(rctx); err != nil {
 		return trace.Answer{}, err
 	}
-	r.graphs = graphs
-	r.rec.SetGraphs(graphs)
 	if err := r.defineGraphs(rctx, cache); err != nil {
 		return trace.Answer{}, err
 	}
-	topics, err := r.topicEntities(rctx, q.TopicEntities)
+	topics, err := r.linker().Lookup(rctx, topicIDs)
 	if err != nil {
 		return trace.Answer{}, err
 	}
 	r.inter.setup(rctx, root, topics)
-	_ = r.rec.UpdateNode(root.id, func(n *trace.Node) {
+	_ = r.Rec.UpdateNode(root.id, func(n *trace.Node) {
 		n.Extra = map[string]string{"graph_definition": r.definition, "topic_entities": strconv.Itoa(len(topics))}
 	})
 	return r.search(ctx, root)
@@ -81,53 +67,44 @@ func (r *run) answer(ctx context.Context, q reasoner.Query, cache *schemaCache) 
 
 // defineGraphs derives (or takes from the cache) each graph's definition.
 func (r *run) defineGraphs(ctx context.Context, cache *schemaCache) error {
-	infos, err := r.kg.Graphs(ctx)
+	infos, err := r.KG.Graphs(ctx)
 	if err != nil {
 		return fmt.Errorf("list graphs: %w", err)
 	}
 	var parts []string
-	for _, g := range r.graphs {
+	for _, g := range r.Graphs {
 		i := slices.IndexFunc(infos, func(gi store.GraphInfo) bool { return gi.Name == g })
 		if i < 0 {
 			return fmt.Errorf("graph %q: %w", g, store.ErrNotFound)
 		}
-		text, cached, err := cache.definition(ctx, r.kg, infos[i], r.cfg.SchemaNodes)
+		def, cached, err := cache.definition(ctx, r.KG, infos[i], r.cfg.SchemaNodes)
 		if err != nil {
 			return fmt.Errorf("graph definition: %w", err)
 		}
-		r.log.Debug("grounded: graph definition", "graph", g, "cached", cached)
-		parts = append(parts, strings.TrimSpace(text))
+		r.Log.Debug("grounded: graph definition", "graph", g, "cached", cached)
+		parts = append(parts, strings.TrimSpace(def.text))
+		for _, e := range def.edgeTypes {
+			if !slices.Contains(r.edgeTypes, e) {
+				r.edgeTypes = append(r.edgeTypes, e)
+			}
+		}
 	}
 	r.definition = strings.Join(parts, "\n")
 	return nil
 }
 
-// topicEntities looks up the query's topic entities; unknown ids and ids
-// outside the query's graphs are warnings.
-func (r *run) topicEntities(ctx context.Context, ids []string) ([]store.Entity, error) {
-	var out []store.Entity
-	for _, id := range ids {
-		e, err := r.kg.Entity(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			r.warn(ctx, "topic entity %q is not in the store", id)
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("topic entity %q: %w", id, err)
-		}
-		if !slices.ContainsFunc(e.Graphs, func(g string) bool { return slices.Contains(r.graphs, g) }) {
-			r.warn(ctx, "topic entity %q is in none of the graphs %v", id, r.graphs)
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, nil
+// linker links entities for the exploration (the best search candidate
+// per graph, as the paper does) and looks up topic entities.
+func (r *run) linker() link.Linker {
+	return link.Linker{KG: r.KG, Model: r.Model, Graphs: r.Graphs, SearchLimit: r.cfg.SearchLimit,
+		Temperature: r.cfg.EvalTemperature, System: systemPrompt, ExtractPrompt: extractPrompt, Warn: r.Warn,
+		Tasks: link.Tasks{Extract: TaskExtract}}
 }
 
 // graphOf returns the first of e's graphs the query uses.
 func (r *run) graphOf(e store.Entity) string {
 	for _, g := range e.Graphs {
-		if slices.Contains(r.graphs, g) {
+		if slices.Contains(r.Graphs, g) {
 			return g
 		}
 	}
@@ -143,7 +120,7 @@ func (r *run) search(ctx context.Context, root *state) (trace.Answer, error) {
 		if err := ctx.Err(); err != nil {
 			return trace.Answer{}, err
 		}
-		r.log.Debug("grounded: level", "method", r.cfg.Method(), "step", level, "frontier", len(frontier))
+		r.Log.Debug("grounded: level", "method", r.cfg.Method(), "step", level, "frontier", len(frontier))
 		cands, err := r.level(ctx, frontier)
 		if err != nil {
 			return trace.Answer{}, err
@@ -219,13 +196,13 @@ func (r *run) addChildren(ctx context.Context, open []*state, samples [][]string
 	for i, s := range open {
 		r.expansions++
 		order := r.expansions
-		_ = r.rec.UpdateNode(s.id, func(n *trace.Node) { n.Order = order })
+		_ = r.Rec.UpdateNode(s.id, func(n *trace.Node) { n.Order = order })
 		if len(samples[i]) == 0 {
-			r.warn(trace.WithNode(ctx, s.id), "no usable thought was sampled; the state is a dead end")
+			r.Warn(trace.WithNode(ctx, s.id), "no usable thought was sampled; the state is a dead end")
 		}
 		for _, th := range samples[i] {
 			c := s.child(th)
-			c.id = r.rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: c.depth, State: r.inter.name(), Text: th})
+			c.id = r.Rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: c.depth, State: r.inter.name(), Text: th})
 			children = append(children, c)
 		}
 	}
@@ -236,7 +213,7 @@ func (r *run) addChildren(ctx context.Context, open []*state, samples [][]string
 func (r *run) addMerge(a, b *state, thought string) *state {
 	m := merged(a, b)
 	m.steps = append(m.steps, step{thought: thought})
-	m.id = r.rec.AddNode(trace.Node{Parents: []int{a.id, b.id}, Depth: m.depth, State: r.inter.name(),
+	m.id = r.Rec.AddNode(trace.Node{Parents: []int{a.id, b.id}, Depth: m.depth, State: r.inter.name(),
 		Action: actionMerge, Text: thought})
 	return m
 }
@@ -246,7 +223,7 @@ const actionMerge = "MERGE"
 
 // updateNode copies a grounded state into its trace node.
 func (r *run) updateNode(s *state) {
-	_ = r.rec.UpdateNode(s.id, func(n *trace.Node) {
+	_ = r.Rec.UpdateNode(s.id, func(n *trace.Node) {
 		if !s.merge {
 			n.Action = s.act
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 const qid40 = "Which series includes the book Demelza (Poldark, #2)?"
@@ -91,7 +92,7 @@ func TestToTSelectKeepsTheRightBranch(t *testing.T) {
 	cfg := cfgWith(Agent, ToT, func(c *Config) { c.T = 1 })
 	tr := answer(t, db, m, ev, cfg, reasoner.Query{Question: qid40})
 	if !tr.Answer.Found || tr.Answer.Text != "The Poldark Saga" {
-		t.Fatalf("answer = %+v\n%s", tr.Answer, warnings(tr))
+		t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
 	}
 	// Level 1: root #1 -> #2 A, #3 B, #4 C; the vote keeps B alone.
 	votes := ev.calls(TaskSelect)
@@ -155,7 +156,7 @@ func TestToTStopsOnAnswerOnlyWhenRankedFirst(t *testing.T) {
 	m := branching(nil)
 	ev := newFake(map[string]func(fcall) string{TaskSelect: voteFor("guess")})
 	tr := answer(t, db, m, ev, DefaultConfig(Agent, ToT), reasoner.Query{Question: qid40})
-	if tr.Answer.Text != "The Cornwall Chronicles" || tr.Answer.Node != 4 || calls(tr, TaskAgentThought) != 1 {
+	if tr.Answer.Text != "The Cornwall Chronicles" || tr.Answer.Node != 4 || len(tracetest.Calls(tr, TaskAgentThought)) != 1 {
 		t.Fatalf("the vote chose the answer C first, yet: %+v", tr.Answer)
 	}
 }
@@ -290,8 +291,8 @@ func TestMalformedEvaluations(t *testing.T) {
 		ev := newFake(map[string]func(fcall) string{TaskSelect: always("They all look fine.")})
 		cfg := cfgWith(Agent, ToT, func(c *Config) { c.T, c.Steps = 1, 2 })
 		tr := answer(t, db, branching(nil), ev, cfg, reasoner.Query{Question: qid40})
-		if !strings.Contains(warnings(tr), "vote 3: parse vote") || node(t, tr, 2).Order == 0 || node(t, tr, 3).Order != 0 {
-			t.Errorf("unreadable votes must keep the level's order:\n%s", warnings(tr))
+		if !strings.Contains(tracetest.Warnings(tr), "vote 3: parse vote") || node(t, tr, 2).Order == 0 || node(t, tr, 3).Order != 0 {
+			t.Errorf("unreadable votes must keep the level's order:\n%s", tracetest.Warnings(tr))
 		}
 		if n := node(t, tr, 2); n.Evaluated {
 			t.Errorf("a state without a valid vote is rated: %+v", n)

@@ -10,6 +10,9 @@ package llm
 // ("directed", "director" and "directors" all become "direct"; "movies" and
 // "movie" both "movi").
 //
+// Answer chains over the evidence's edges (see lexical_evidence.go) serve
+// KindAction, KindAnswer and KindYesNo.
+//
 // Rules per kind:
 //
 //   - KindSelect: each option (its Text, or its ID when Text is empty) is
@@ -17,7 +20,10 @@ package llm
 //     Context|; ties go to the option whose terms are covered the most, then
 //     to the earlier option. The top Task.Pick (default 1) options with a
 //     positive score are replied, "none" if no option scores.
-//   - KindAction: see lexicalAction.
+//   - KindAction: ANSWER from the best answer chain of the Context's edges,
+//     else EXPAND*, else THINK (see lexicalAction); for the Graph-CoT
+//     actions, RetrieveNode[mention], then NeighbourCheck[node, edge type],
+//     then Finish[answer] (see lexicalGraphCoT).
 //   - KindScore: "Score: x" with x the fraction of the question's terms that
 //     the Candidate contains.
 //   - KindVote: "Best: ID" for the option that KindSelect would rank first
@@ -26,13 +32,23 @@ package llm
 //     and quoted strings in the Question (Context when the Question is
 //     empty), leading question words dropped; "none" when there are none.
 //   - KindAnswer: "Answer: a, b" listing the ids of the Options not
-//     mentioned in the Question; without Options, the answer candidate of
-//     lexicalAction's rule, else "unknown".
-//   - KindYesNo: "Yes" when Candidate plus Context contain at least half of
-//     the question's terms, else "No"; a reason follows on the next line.
+//     mentioned in the Question; without Options, the ends of the best
+//     answer chain of the Context's edges, else "unknown".
+//   - KindYesNo: when Candidate plus Context hold edges, "Yes" only when
+//     the best answer chain is complete: it starts at an entity the
+//     question names, follows relations the question names to an entity
+//     it does not name, and covers every question term the evidence
+//     mentions as often as the question uses it (one use fewer for the
+//     answer-type word after "which"/"what"). So "Which films did the
+//     director of Blade Runner direct?" is not answered by "Blade Runner
+//     -> directed by -> Ridley Scott" (one directing hop for two) but is by
+//     "... -> Ridley Scott -> directed -> Gladiator". Evidence without edges
+//     (prose) gets "Yes" when it contains at least half of the question's
+//     terms. A reason follows on the next line.
 //   - KindFree (and an empty Kind): the question's content words.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -226,18 +242,21 @@ func rankOptions(t Task) []rankedOption {
 		}
 		ranked[i] = r
 	}
-	slices.SortStableFunc(ranked, func(a, b rankedOption) int {
-		switch {
-		case a.score != b.score:
-			return b.score - a.score
-		case a.coverage > b.coverage:
-			return -1
-		case a.coverage < b.coverage:
-			return 1
-		}
-		return a.idx - b.idx
-	})
+	rankByScore(ranked, func(r rankedOption) (int, float64) { return r.score, r.coverage })
 	return ranked
+}
+
+// rankByScore sorts items by score, then share, both descending, keeping
+// the order of equal items.
+func rankByScore[T any](items []T, key func(T) (score int, share float64)) {
+	slices.SortStableFunc(items, func(a, b T) int {
+		sa, fa := key(a)
+		sb, fb := key(b)
+		if sa != sb {
+			return sb - sa
+		}
+		return cmp.Compare(fb, fa)
+	})
 }
 
 func lexicalSelect(t Task) string {
@@ -271,15 +290,6 @@ func lexicalScore(t Task) string {
 	return fmt.Sprintf("The candidate shares %d of %d question terms.\nScore: %.2f", overlap(q, c), len(q), x)
 }
 
-func lexicalYesNo(t Task) string {
-	q, c := terms(t.Question), terms(t.Candidate+"\n"+t.Context)
-	n := overlap(q, c)
-	if len(q) > 0 && float64(n) >= yesNoThreshold*float64(len(q)) {
-		return fmt.Sprintf("Yes\nThe evidence contains %d of %d question terms.", n, len(q))
-	}
-	return fmt.Sprintf("No\nThe evidence contains only %d of %d question terms.", n, len(q))
-}
-
 func lexicalFree(t Task) string {
 	var content []string
 	seen := map[string]bool{}
@@ -296,116 +306,7 @@ func lexicalFree(t Task) string {
 }
 
 // ---------------------------------------------------------------------------
-// Action and answer
-
-// triple is one edge read from Task.Context.
-type triple struct{ s, p, o string }
-
-// arrowEdge matches "s --p--> o" and "s -[p]-> o".
-var arrowEdge = regexp.MustCompile(`^(.+?)\s+-{1,2}\[?([^\[\]>]+?)\]?-{1,2}>\s+(.+)$`)
-
-// parseTriples reads the edges listed in a context, one per line, written
-// as "(s, p, o)", "[s, p, o]", "s | p | o", "s<TAB>p<TAB>o", "s -> p -> o",
-// "s → p → o", "s --p--> o" or "s -[p]-> o". Other lines are ignored.
-func parseTriples(context string) []triple {
-	var out []triple
-	for _, l := range lines(context) {
-		l = strings.TrimSuffix(trimListMarker(l), ".")
-		if t, ok := parseTriple(l); ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func parseTriple(l string) (triple, bool) {
-	if m := arrowEdge.FindStringSubmatch(l); m != nil && !strings.Contains(m[2], "-") {
-		return makeTriple([]string{m[1], m[2], m[3]})
-	}
-	if len(l) > 1 && ((l[0] == '(' && l[len(l)-1] == ')') || (l[0] == '[' && l[len(l)-1] == ']')) {
-		return makeTriple(strings.Split(l[1:len(l)-1], ","))
-	}
-	for _, sep := range []string{"\t", "|", " -> ", " → "} {
-		if strings.Count(l, sep) == 2 {
-			return makeTriple(strings.Split(l, sep))
-		}
-	}
-	return triple{}, false
-}
-
-func makeTriple(parts []string) (triple, bool) {
-	if len(parts) != 3 {
-		return triple{}, false
-	}
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-		if parts[i] == "" {
-			return triple{}, false
-		}
-	}
-	return triple{parts[0], parts[1], parts[2]}, true
-}
-
-// answerCandidate applies the answer rule to the context edges: an edge
-// whose relation shares a term with the question, one end of which shares a
-// term with the question while the other end (the candidate) shares none.
-// Among such edges the one whose relation shares the most terms wins, then
-// the earliest.
-func answerCandidate(t Task) (string, bool) {
-	q := terms(t.Question)
-	best, bestScore := "", 0
-	for _, e := range parseTriples(t.Context) {
-		rel := overlap(terms(e.p), q)
-		if rel == 0 || rel <= bestScore {
-			continue
-		}
-		s, o := overlap(terms(e.s), q), overlap(terms(e.o), q)
-		switch {
-		case s > 0 && o == 0:
-			best, bestScore = e.o, rel
-		case o > 0 && s == 0:
-			best, bestScore = e.s, rel
-		}
-	}
-	return best, best != ""
-}
-
-// lexicalAction picks the next action:
-//
-//  1. ANSWER (if offered) with the candidate of answerCandidate when the
-//     context holds an edge that answers the question lexically;
-//  2. otherwise the first offered action starting with EXPAND (EXPAND_KG);
-//  3. otherwise THINK, noting the question's content words;
-//  4. otherwise ANSWER with the best guess ("unknown" when none);
-//  5. otherwise the first offered action.
-func lexicalAction(t Task) (string, error) {
-	if len(t.Options) == 0 {
-		return "", fmt.Errorf("action task has no options")
-	}
-	find := func(pred func(id string) bool) (string, bool) {
-		for _, o := range t.Options {
-			if pred(strings.ToUpper(o.ID)) {
-				return o.ID, true
-			}
-		}
-		return "", false
-	}
-	answer, canAnswer := find(func(id string) bool { return id == "ANSWER" })
-	cand, found := answerCandidate(t)
-	if canAnswer && found {
-		return answer + ": " + cand, nil
-	}
-	if expand, ok := find(func(id string) bool { return strings.HasPrefix(id, "EXPAND") }); ok {
-		return expand, nil
-	}
-	if think, ok := find(func(id string) bool { return id == "THINK" }); ok {
-		return think + ": " + strings.TrimPrefix(lexicalFree(t), "Lexical baseline: "), nil
-	}
-	if canAnswer {
-		return answer + ": unknown", nil
-	}
-	return t.Options[0].ID, nil
-}
+// Answer
 
 // mentioned reports whether option o is named in the question: its id as a
 // whole token, or all terms of its text.
@@ -451,6 +352,15 @@ func lexicalExtract(t Task) string {
 	if strings.TrimSpace(src) == "" {
 		src = t.Context
 	}
+	if out := extractMentions(src); len(out) > 0 {
+		return strings.Join(out, "\n")
+	}
+	return "none"
+}
+
+// extractMentions returns the quoted strings and capitalised runs of src,
+// without duplicates (case-insensitive).
+func extractMentions(src string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(m string) {
@@ -468,10 +378,7 @@ func lexicalExtract(t Task) string {
 	for _, m := range capitalisedRuns(rest) {
 		add(m)
 	}
-	if len(out) == 0 {
-		return "none"
-	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // capitalisedRuns returns runs of capitalised words in s, joined by

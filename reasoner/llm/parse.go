@@ -88,6 +88,26 @@ func trimTrailingDecoration(s string) string {
 	return strings.TrimRight(s, " \t*_`")
 }
 
+// trimLeadingEmphasis removes leading blanks and markdown emphasis ("*",
+// "`", "_") and, when colons is set, stray ":" separators. An underscore
+// followed by a colon is never removed: it starts a blank node ("_:film/6873").
+func trimLeadingEmphasis(s string, colons bool) string {
+	cut := " \t\n*`"
+	if colons {
+		cut += ":"
+	}
+	for {
+		t := strings.TrimLeft(s, cut)
+		if strings.HasPrefix(t, "_") && !strings.HasPrefix(t, "_:") {
+			t = t[1:]
+		}
+		if t == s {
+			return t
+		}
+		s = t
+	}
+}
+
 // cutLabel reports whether line (already decoration-stripped) starts with
 // one of labels followed by ':' (markdown emphasis between label and colon
 // allowed, as in "**Score:**" or "**Score**:"), and returns what follows.
@@ -98,7 +118,7 @@ func cutLabel(line string, labels ...string) (string, bool) {
 		}
 		rest := strings.TrimLeft(line[len(l):], " \t*_`")
 		if strings.HasPrefix(rest, ":") {
-			return strings.TrimSpace(strings.TrimLeft(rest[1:], " \t*_`")), true
+			return strings.TrimSpace(trimLeadingEmphasis(rest[1:], false)), true
 		}
 	}
 	return "", false
@@ -455,10 +475,10 @@ func sameAction(a, b string) bool {
 }
 
 // trimSeparators removes leading ":" "-" and emphasis runs ("**: : x" -> "x")
-// and surrounding blanks.
+// and surrounding blanks, but not the "_" of a blank node ("_:b1").
 func trimSeparators(s string) string {
 	for {
-		t := strings.TrimLeft(s, " \t\n*_`:")
+		t := trimLeadingEmphasis(s, true)
 		for _, d := range []string{"- ", "— ", "– ", "-\n"} {
 			t = strings.TrimPrefix(t, d)
 		}
@@ -569,13 +589,14 @@ func ParseVote(text string, opts []Option) (string, error) {
 }
 
 // ParseAnswer returns the text of the last "Answer:" (or "Final answer:")
-// line of a KindAnswer reply, without markdown emphasis.
+// line of a KindAnswer reply, without markdown emphasis. Only emphasis is
+// removed: a blank-node answer such as "_:film/6873" keeps its "_:".
 func ParseAnswer(text string) (string, error) {
 	a, ok := lastLabelled(text, "final answer", "answer")
 	if !ok {
 		return "", parseErr("answer", "no \"Answer:\" line in %s", quote(text))
 	}
-	a = strings.TrimSpace(trimTrailingDecoration(strings.TrimLeft(a, "*_` ")))
+	a = strings.TrimSpace(trimTrailingDecoration(trimLeadingEmphasis(a, false)))
 	if a == "" {
 		return "", parseErr("answer", "empty \"Answer:\" line in %s", quote(text))
 	}

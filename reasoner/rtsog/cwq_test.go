@@ -10,6 +10,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -144,13 +145,13 @@ func TestCWQ(t *testing.T) {
 	tr := answerWith(t, db, m, m, DefaultConfig(), reasoner.Query{Question: dq.Question, TopicEntities: topics})
 
 	for _, q := range []string{"Q44148", "Q9696"} {
-		if !hasWarning(tr, `topic entity "`+q+`" is not in the store`) {
+		if !tracetest.HasWarning(tr, `topic entity "`+q+`" is not in the store`) {
 			t.Errorf("no warning about %s: %+v", q, tr.Warnings)
 		}
 	}
 	a := tr.Answer
 	if !a.Found || !a.Confident || !slices.Contains(dq.Answers, a.Text) || !slices.Equal(a.Entities, []string{"m.0fx_rfk"}) {
-		t.Fatalf("answer %+v, gold %v\n%s", a, dq.Answers, render(t, tr))
+		t.Fatalf("answer %+v, gold %v\n%s", a, dq.Answers, tracetest.Render(t, tr))
 	}
 	var rels []string
 	for _, e := range a.Support {
@@ -168,13 +169,13 @@ func TestCWQ(t *testing.T) {
 	}
 	want := []string{"Male", "John F. Kennedy", "m.0fx_sib1 (sibling: Robert F. Kennedy)", "Robert F. Kennedy"}
 	if !slices.Equal(expanded, want) {
-		t.Errorf("expanded %q, want %q\n%s", expanded, want, render(t, tr))
+		t.Errorf("expanded %q, want %q\n%s", expanded, want, tracetest.Render(t, tr))
 	}
 	sib := tnode(t, tr, tr.ExpansionOrder()[2])
 	if sib.Extra["alternatives"] != "m.0fx_sib2, m.0fx_sib3" || sib.Extra["tails"] != "3 of 3" {
 		t.Errorf("sibling node extra %v", sib.Extra)
 	}
-	prompt := callsFor(tr, TaskAnswer)[0].Messages[1].Content
+	prompt := tracetest.Calls(tr, TaskAnswer)[0].Messages[1].Content
 	for _, s := range []string{"other sibling s: m.0fx_sib2 (sibling: Ted Kennedy); m.0fx_sib3 (sibling: Eunice Kennedy Shriver)",
 		"(from: 3 January 1965; office position or title: United States Senator)"} {
 		if !strings.Contains(prompt, s) {

@@ -9,7 +9,8 @@
 // (datasets such as CWQ, WebQSP and GrailQA give Freebase MIDs) or, when
 // none is given or usable, are linked from the question: the policy model
 // lists the mentions (llm.KindExtract), each is searched with KG.Search
-// and the policy model picks the match (llm.KindSelect). The policy model
+// and the policy model picks the match (llm.KindSelect), through the
+// entity linking of package link that every method shares. The policy model
 // then writes up to n sub-questions, one per line (llm.KindFree).
 //
 // Stage 2, SC-MCTS. The tree's root stands for the question; its children

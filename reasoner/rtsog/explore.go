@@ -43,7 +43,7 @@ func (r *run) expand(ctx context.Context, leaf *node) ([]*node, error) {
 		return nil, err
 	}
 	if len(rels) == 0 {
-		r.warn(nctx, "%s has no relation to follow", leaf.entity.ID)
+		r.Warn(nctx, "%s has no relation to follow", leaf.entity.ID)
 		return nil, nil
 	}
 	kept, err := r.filterRelations(nctx, leaf, rels)
@@ -70,13 +70,13 @@ func (r *run) expand(ctx context.Context, leaf *node) ([]*node, error) {
 // relations lists the visible relations of the leaf's entity in both
 // directions within the query's graphs, in the KG's order.
 func (r *run) relations(ctx context.Context, leaf *node) ([]store.Relation, error) {
-	all, err := r.kg.Relations(ctx, []string{leaf.entity.ID}, store.Both)
+	all, err := r.KG.Relations(ctx, []string{leaf.entity.ID}, store.Both)
 	if err != nil {
 		return nil, fmt.Errorf("relations of %s: %w", leaf.entity.ID, err)
 	}
 	var out []store.Relation
 	for _, rel := range all {
-		if !rel.Hidden && rel.Count > 0 && slices.Contains(r.graphs, rel.Graph) {
+		if !rel.Hidden && rel.Count > 0 && slices.Contains(r.Graphs, rel.Graph) {
 			out = append(out, rel)
 		}
 	}
@@ -89,15 +89,15 @@ func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Rela
 	opts := make([]llm.Option, len(rels))
 	for i, rel := range rels {
 		text := label(rel)
-		if len(r.graphs) > 1 {
+		if len(r.Graphs) > 1 {
 			text += " [" + rel.Graph + "]"
 		}
 		opts[i] = llm.Option{ID: fmt.Sprintf("R%d", i+1), Text: text}
 	}
 	resp, err := r.value.Generate(ctx, llm.Request{
-		Messages: messages(selectRelationsPrompt(r.question, r.subs, leaf, rels, opts, r.cfg.Width)),
+		Messages: messages(selectRelationsPrompt(r.Question, r.subs, leaf, rels, opts, r.cfg.Width)),
 		N:        1, Temperature: r.cfg.EvalTemperature,
-		Task: llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.question,
+		Task: llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.Question,
 			Context: subContext(r.subs, pathText(leaf)), Options: opts, Pick: r.cfg.Width},
 	})
 	if err != nil {
@@ -105,11 +105,11 @@ func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Rela
 	}
 	ids, err := llm.ParseSelection(first(resp.Texts), opts, r.cfg.Width)
 	if err != nil {
-		r.warn(ctx, "relation filtering: %v", err)
+		r.Warn(ctx, "relation filtering: %v", err)
 		return nil, nil
 	}
 	if len(ids) == 0 {
-		r.warn(ctx, "the value model kept no relation of %s", leaf.entity.ID)
+		r.Warn(ctx, "the value model kept no relation of %s", leaf.entity.ID)
 	}
 	out := make([]store.Relation, len(ids))
 	for i, id := range ids {
@@ -124,7 +124,7 @@ func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relatio
 	var srErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		p.sr, srErr = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.question, r.subs, leaf, rel),
+		p.sr, srErr = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.Question, r.subs, leaf, rel),
 			pathText(leaf), extendedText(leaf, rel, nil))
 	})
 	cands, tails, err := r.candidates(ctx, leaf, rel)
@@ -134,7 +134,7 @@ func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relatio
 	}
 	p.cands, p.tails = cands, tails
 	if len(cands) == 0 {
-		r.warn(ctx, "relation %s of %s leads to no new entity", rel.ID, leaf.entity.ID)
+		r.Warn(ctx, "relation %s of %s leads to no new entity", rel.ID, leaf.entity.ID)
 	}
 	return p, nil
 }
@@ -145,7 +145,7 @@ func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relatio
 // order among equal scores).
 func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([]candidate, string, error) {
 	onPath := len(leaf.path())
-	edges, err := r.kg.Edges(ctx, []string{leaf.entity.ID}, rel.ID, rel.Dir, r.cfg.MaxCandidates+onPath)
+	edges, err := r.KG.Edges(ctx, []string{leaf.entity.ID}, rel.ID, rel.Dir, r.cfg.MaxCandidates+onPath)
 	if err != nil {
 		return nil, "", fmt.Errorf("edges %s %s of %s: %w", rel.ID, rel.Dir, leaf.entity.ID, err)
 	}
@@ -187,7 +187,7 @@ func (r *run) scoreCandidate(ctx context.Context, leaf *node, rel store.Relation
 		c.described, c.desc = d, describeText(d)
 	}
 	path := extendedText(leaf, rel, c)
-	s, err := r.score(ctx, TaskScorePath, scorePathPrompt(r.question, r.subs, path), pathText(leaf), path)
+	s, err := r.score(ctx, TaskScorePath, scorePathPrompt(r.Question, r.subs, path), pathText(leaf), path)
 	c.score = s
 	return err
 }
@@ -197,7 +197,7 @@ func (r *run) scoreCandidate(ctx context.Context, leaf *node, rel store.Relation
 // to entities other than from, one per relation, so that its path can be
 // judged and its members grounded.
 func (r *run) describe(ctx context.Context, id, from string) ([]store.Edge, error) {
-	rels, err := r.kg.Relations(ctx, []string{id}, store.Out)
+	rels, err := r.KG.Relations(ctx, []string{id}, store.Out)
 	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", id, err)
 	}
@@ -206,10 +206,10 @@ func (r *run) describe(ctx context.Context, id, from string) ([]store.Edge, erro
 		if len(out) == maxDescribed {
 			break
 		}
-		if rel.Hidden || !slices.Contains(r.graphs, rel.Graph) {
+		if rel.Hidden || !slices.Contains(r.Graphs, rel.Graph) {
 			continue
 		}
-		edges, err := r.kg.Edges(ctx, []string{id}, rel.ID, store.Out, 2)
+		edges, err := r.KG.Edges(ctx, []string{id}, rel.ID, store.Out, 2)
 		if err != nil {
 			return nil, fmt.Errorf("describe %s: %w", id, err)
 		}
@@ -241,14 +241,14 @@ func describeText(edges []store.Edge) string {
 func (r *run) score(ctx context.Context, task, prompt, path, candidate string) (float64, error) {
 	resp, err := r.value.Generate(ctx, llm.Request{Messages: messages(prompt), N: 1,
 		Temperature: r.cfg.EvalTemperature,
-		Task: llm.Task{Kind: llm.KindScore, Name: task, Question: r.question,
+		Task: llm.Task{Kind: llm.KindScore, Name: task, Question: r.Question,
 			Context: subContext(r.subs, path), Candidate: candidate}})
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", task, err)
 	}
 	s, err := llm.ParseScore(first(resp.Texts))
 	if err != nil {
-		r.warn(ctx, "%s of %q: %v", task, candidate, err)
+		r.Warn(ctx, "%s of %q: %v", task, candidate, err)
 		return FailedScore, nil
 	}
 	return s, nil
@@ -268,7 +268,7 @@ func (r *run) addChildren(leaf *node, props []proposal) []*node {
 			sp: best.score, n: 1}
 		c.q = Value(r.cfg.Alpha, c.sr, c.sp)
 		c.terminal = c.entity.Literal || c.hops() >= r.cfg.MaxDepth
-		c.id = r.rec.AddNode(trace.Node{Parents: []int{leaf.id}, Depth: c.depth, State: StateEntity,
+		c.id = r.Rec.AddNode(trace.Node{Parents: []int{leaf.id}, Depth: c.depth, State: StateEntity,
 			Action: label(p.rel), Text: name(c.entity, c.desc), Value: c.q, Evaluated: true, Visits: c.n,
 			Extra: childExtra(c, p.tails)})
 		children = append(children, c)
@@ -301,19 +301,19 @@ func (r *run) critique(ctx context.Context, children []*node) error {
 
 func (r *run) endOfSearch(ctx context.Context, c *node) (bool, error) {
 	path := pathText(c)
-	resp, err := r.policy.Generate(ctx, llm.Request{Messages: messages(endOfSearchPrompt(r.question, path)), N: 1,
+	resp, err := r.policy.Generate(ctx, llm.Request{Messages: messages(endOfSearchPrompt(r.Question, path)), N: 1,
 		Temperature: r.cfg.EvalTemperature,
-		Task:        llm.Task{Kind: llm.KindYesNo, Name: TaskEndOfSearch, Question: r.question, Candidate: path}})
+		Task:        llm.Task{Kind: llm.KindYesNo, Name: TaskEndOfSearch, Question: r.Question, Candidate: path}})
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", TaskEndOfSearch, err)
 	}
 	yes, reason, err := llm.ParseYesNo(first(resp.Texts))
 	if err != nil {
-		r.warn(ctx, "end-of-search check: %v", err)
+		r.Warn(ctx, "end-of-search check: %v", err)
 		return false, nil
 	}
 	if yes {
-		_ = r.rec.UpdateNode(c.id, func(t *trace.Node) { setExtra(t, "eos", flat("yes "+reason)) })
+		_ = r.Rec.UpdateNode(c.id, func(t *trace.Node) { setExtra(t, "eos", flat("yes "+reason)) })
 	}
 	return yes, nil
 }

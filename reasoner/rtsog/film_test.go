@@ -9,6 +9,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -19,6 +20,7 @@ func TestFilm(t *testing.T) {
 	db := storetest.Film(t)
 	t.Run("lexical policy", func(t *testing.T) { testLexical(t, db) })
 	t.Run("director's films", func(t *testing.T) { testDirectorsFilms(t, db) })
+	t.Run("lexical policy, two hops", func(t *testing.T) { testLexicalTwoHops(t, db) })
 }
 
 // testLexical: with the deterministic lexical policy and no LLM, "Who
@@ -38,7 +40,7 @@ func testLexical(t *testing.T, db store.KG) {
 	}
 	a := tr.Answer
 	if !a.Found || a.Text != "Ridley Scott" || !a.Confident || !slices.Equal(a.Entities, []string{"/en/ridley_scott"}) {
-		t.Fatalf("answer %+v\n%s", a, render(t, tr))
+		t.Fatalf("answer %+v\n%s", a, tracetest.Render(t, tr))
 	}
 	if len(a.Support) != 1 || a.Support[0].Relation != "/film/film/directed_by" || a.Support[0].Subject.ID != "/en/blade_runner" {
 		t.Errorf("support %+v", a.Support)
@@ -117,7 +119,7 @@ func testDirectorsFilms(t *testing.T, db store.KG) {
 		Graphs: []string{"film"}})
 	a := tr.Answer
 	if !a.Found || !a.Confident || len(a.Entities) < 20 {
-		t.Fatalf("answer %+v\n%s", a, render(t, tr))
+		t.Fatalf("answer %+v\n%s", a, tracetest.Render(t, tr))
 	}
 	want := directedBy(t, db, "/en/ridley_scott")
 	for _, id := range a.Entities {
@@ -136,7 +138,7 @@ func testDirectorsFilms(t *testing.T, db store.KG) {
 		t.Errorf("support starts with %+v", a.Support[:min(2, len(a.Support))])
 	}
 	if got := tr.ExpansionOrder(); len(got) != 2 || !strings.Contains(a.Reason, "exhausted after 2 of 24") {
-		t.Errorf("expansions %v, reason %q\n%s", got, a.Reason, render(t, tr))
+		t.Errorf("expansions %v, reason %q\n%s", got, a.Reason, tracetest.Render(t, tr))
 	}
 }
 
@@ -152,4 +154,29 @@ func directedBy(t *testing.T, db store.KG, id string) map[string]bool {
 		out[e.Subject.ID] = true
 	}
 	return out
+}
+
+// testLexicalTwoHops: with the lexical policy the self-critic does not
+// stop at Ridley Scott for "Which films did the director of Blade Runner
+// direct?" (the question names directing twice, the path once), so the
+// search goes on to his films, and the answer lists films, not him.
+func testLexicalTwoHops(t *testing.T, db store.KG) {
+	m := llm.Lexical{}
+	tr := answerWith(t, db, m, m, DefaultConfig(), reasoner.Query{Question: "Which films did the director of Blade Runner direct?"})
+	a := tr.Answer
+	t.Logf("answer %q, reason %q", a.Text, a.Reason)
+	if !a.Found || len(a.Entities) < 2 {
+		t.Fatalf("answer %+v\n%s", a, tracetest.Render(t, tr))
+	}
+	films := directedBy(t, db, "/en/ridley_scott")
+	for _, id := range a.Entities {
+		if !films[id] || id == "/en/blade_runner" {
+			t.Errorf("answer entity %s is not another film by Ridley Scott", id)
+		}
+	}
+	for _, n := range tr.Nodes {
+		if n.Text == "Ridley Scott" && n.State == StateEndOfSearch {
+			t.Errorf("the search stopped at Ridley Scott: %+v", n)
+		}
+	}
 }

@@ -1,16 +1,15 @@
 package rtsog
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -157,11 +156,7 @@ func answerWith(t *testing.T, kg store.KG, policy, value llm.Model, cfg Config, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := r.Answer(t.Context(), q)
-	if err != nil {
-		t.Fatalf("answer: %v\n%s", err, render(t, tr))
-	}
-	return tr
+	return tracetest.Answer(t, r, q)
 }
 
 // tnode returns a trace node or fails.
@@ -169,45 +164,9 @@ func tnode(t *testing.T, tr *trace.Trace, id int) trace.Node {
 	t.Helper()
 	n, ok := tr.Node(id)
 	if !ok {
-		t.Fatalf("no node %d (have %d)\n%s", id, len(tr.Nodes), render(t, tr))
+		t.Fatalf("no node %d (have %d)\n%s", id, len(tr.Nodes), tracetest.Render(t, tr))
 	}
 	return n
-}
-
-// render is the text form of a trace, for failure messages.
-func render(t *testing.T, tr *trace.Trace) string {
-	t.Helper()
-	if tr == nil {
-		return "(no trace)"
-	}
-	var b bytes.Buffer
-	if err := trace.Render(&b, tr); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// hasWarning reports whether some warning contains all parts.
-func hasWarning(tr *trace.Trace, parts ...string) bool {
-	return slices.ContainsFunc(tr.Warnings, func(w trace.Warning) bool {
-		for _, p := range parts {
-			if !strings.Contains(w.Message, p) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// callsFor returns the trace's model calls of one task, in order.
-func callsFor(tr *trace.Trace, task string) []trace.ModelCall {
-	var out []trace.ModelCall
-	for _, c := range tr.ModelCalls {
-		if c.Task == task {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // relationCalls returns the ids whose relations the KG was asked for in

@@ -10,6 +10,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -28,7 +29,7 @@ func TestMalformedReplies(t *testing.T) {
 			[]string{"relation filtering", "no offered option"},
 			func(t *testing.T, tr *trace.Trace) {
 				if len(tr.Nodes) != 2 || !tnode(t, tr, idT).Terminal {
-					t.Errorf("the topic should be a dead end:\n%s", render(t, tr))
+					t.Errorf("the topic should be a dead end:\n%s", tracetest.Render(t, tr))
 				}
 				if tr.Answer.Found {
 					t.Errorf("answer found without any path: %+v", tr.Answer)
@@ -53,7 +54,7 @@ func TestMalformedReplies(t *testing.T) {
 			}},
 		{"unreadable stack verdict", TaskStack, "It depends.", []string{"path stack"},
 			func(t *testing.T, tr *trace.Trace) {
-				if tr.Answer.Confident || !hasWarning(tr, "kept none") {
+				if tr.Answer.Confident || !tracetest.HasWarning(tr, "kept none") {
 					t.Errorf("with no path kept the answer must not be confident: %+v", tr.Answer)
 				}
 			}},
@@ -76,7 +77,7 @@ func TestMalformedReplies(t *testing.T) {
 			m := toyOracle().model()
 			m.Rules = slices.Insert(m.Rules, 0, llm.Rule{Name: tt.task, Repeat: true, Replies: []string{tt.reply}})
 			tr := answerWith(t, db, m, m, toyConfig(nil), toyQuery)
-			if tt.warning != nil && !hasWarning(tr, tt.warning...) {
+			if tt.warning != nil && !tracetest.HasWarning(tr, tt.warning...) {
 				t.Errorf("no warning with %q; warnings: %+v", tt.warning, tr.Warnings)
 			}
 			if tt.check != nil {

@@ -45,16 +45,16 @@ func (r *run) filterStack(ctx context.Context, paths []weighted) ([]weighted, er
 		pctx := trace.WithNode(ctx, p.node.id)
 		text := pathText(p.node)
 		resp, err := r.policy.Generate(pctx, llm.Request{
-			Messages: messages(stackPrompt(r.question, r.subs, keptText, text, p.weight)), N: 1,
+			Messages: messages(stackPrompt(r.Question, r.subs, keptText, text, p.weight)), N: 1,
 			Temperature: r.cfg.EvalTemperature,
-			Task: llm.Task{Kind: llm.KindYesNo, Name: TaskStack, Question: r.question,
+			Task: llm.Task{Kind: llm.KindYesNo, Name: TaskStack, Question: r.Question,
 				Context: strings.Join(keptText, "\n"), Candidate: text}})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", TaskStack, err)
 		}
 		yes, _, perr := llm.ParseYesNo(first(resp.Texts))
 		if perr != nil {
-			r.warn(pctx, "path stack: %v", perr)
+			r.Warn(pctx, "path stack: %v", perr)
 		}
 		verdict := fmt.Sprintf("rank %d of %d: dropped", i+1, len(paths))
 		if yes {
@@ -62,7 +62,7 @@ func (r *run) filterStack(ctx context.Context, paths []weighted) ([]weighted, er
 			keptText = append(keptText, text)
 			verdict = fmt.Sprintf("rank %d of %d: kept as %d", i+1, len(paths), len(kept))
 		}
-		_ = r.rec.UpdateNode(p.node.id, func(t *trace.Node) { setExtra(t, "stack", verdict) })
+		_ = r.Rec.UpdateNode(p.node.id, func(t *trace.Node) { setExtra(t, "stack", verdict) })
 	}
 	return kept, nil
 }
@@ -80,19 +80,19 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 	}
 	use, fallback := kept, false
 	if len(kept) == 0 && len(paths) > 0 {
-		r.warn(rctx, "the path stack kept none of %d paths; answering from all of them", len(paths))
+		r.Warn(rctx, "the path stack kept none of %d paths; answering from all of them", len(paths))
 		use, fallback = paths, true
 	}
 	resp, err := r.policy.Generate(rctx, llm.Request{
-		Messages: messages(answerPrompt(r.question, r.subs, use, fallback)), N: 1, Temperature: r.cfg.Temperature,
-		Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer, Question: r.question, Context: contextLines(use)}})
+		Messages: messages(answerPrompt(r.Question, r.subs, use, fallback)), N: 1, Temperature: r.cfg.Temperature,
+		Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer, Question: r.Question, Context: contextLines(use)}})
 	if err != nil {
 		return trace.Answer{}, fmt.Errorf("%s: %w", TaskAnswer, err)
 	}
 	stop = fmt.Sprintf("%s; the path stack kept %d of %d paths", stop, len(kept), len(paths))
 	text, err := llm.ParseAnswer(first(resp.Texts))
 	if err != nil {
-		r.warn(rctx, "answer: %v", err)
+		r.Warn(rctx, "answer: %v", err)
 		return trace.Answer{Reason: "no answer: the answer reply was unreadable; " + stop}, nil
 	}
 	if strings.EqualFold(text, "unknown") {

@@ -27,7 +27,7 @@ const systemPrompt = "You answer questions by searching a knowledge graph along 
 
 // messages wraps a user prompt with the system prompt.
 func messages(user string) []llm.Message {
-	return []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt}, {Role: llm.RoleUser, Content: user}}
+	return llm.Chat(systemPrompt, user)
 }
 
 // header writes the question and its sub-questions.
@@ -145,23 +145,6 @@ func answerPrompt(question string, subs []string, paths []weighted, fallback boo
 	b.WriteString("\nCurrent task: answer the question from these reasoning paths (use what you know only where " +
 		"they fall short). Give only the answer, not a sentence; separate several answers with commas.\n" +
 		"End with a line: Answer: <answer>")
-	return b.String()
-}
-
-func extractPrompt(question string) string {
-	return "List the named entities (people, places, works, organisations, ...) mentioned in the question, one " +
-		"per line, exactly as written. Reply \"none\" if there are none.\n\nQuestion: " + flat(question) + "\nEntities:"
-}
-
-func linkPrompt(question, mention string, opts []llm.Option) string {
-	var b strings.Builder
-	b.WriteString("Question: " + flat(question) + "\n\n")
-	fmt.Fprintf(&b, "The mention %q may refer to one of these knowledge-graph entities:\n", mention)
-	for _, o := range opts {
-		b.WriteString("  " + o.ID + ": " + o.Text + "\n")
-	}
-	b.WriteString("Choose the entity (at most one per knowledge graph) the mention refers to, by id, comma " +
-		"separated; reply \"none\" if none fits.\nSelection:")
 	return b.String()
 }
 

@@ -2,7 +2,6 @@ package rtsog
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -23,11 +22,8 @@ var _ reasoner.Reasoner = (*Reasoner)(nil)
 // New returns RTSoG with cfg. deps.Model is the policy model,
 // deps.Evaluator (default: the policy model) the value model.
 func New(deps reasoner.Deps, cfg Config) (*Reasoner, error) {
-	deps, err := deps.WithDefaults()
+	deps, err := reasoner.Prepare(deps, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Reasoner{deps: deps, cfg: cfg}, nil
@@ -52,23 +48,11 @@ func (t *Reasoner) Config() Config { return t.cfg }
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (t *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	if err := q.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", Method, err)
-	}
-	rec := trace.NewRecorder(trace.Meta{Method: Method, Params: t.cfg.Params(), Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, t.deps.Observer)
-	r := &run{cfg: t.cfg, kg: rec.WrapKG(t.deps.KG), policy: rec.WrapModel(t.deps.Model),
-		value: rec.WrapModel(t.deps.Evaluator), rec: rec, log: t.deps.Logger, question: q.Question}
-	graphs, err := reasoner.ResolveGraphs(ctx, r.kg, q)
-	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", Method, err)
-	}
-	r.graphs = graphs
-	rec.SetGraphs(graphs)
-	ans, err := r.solve(ctx, q.TopicEntities)
-	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", Method, err)
-	}
-	rec.SetAnswer(ans)
-	return rec.Finish(nil), nil
+	return reasoner.Run(ctx, Method, t.cfg.Params(), t.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+		if err := s.ResolveGraphs(ctx); err != nil {
+			return trace.Answer{}, err
+		}
+		r := &run{Session: s, cfg: t.cfg, policy: s.Model, value: s.Evaluator}
+		return r.solve(ctx, q.TopicEntities)
+	})
 }

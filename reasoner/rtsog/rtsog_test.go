@@ -12,6 +12,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -228,7 +229,7 @@ func TestTraceRecord(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `"visits":5`) {
 		t.Errorf("json: %v", err)
 	}
-	out := render(t, tr)
+	out := tracetest.Render(t, tr)
 	for _, want := range []string{
 		"*   #2 [topic] Topic  value=0.43  visits=5  expanded #1",
 		"        #8 [end-of-search] r6: Beta One  value=0.90  visits=1  (terminal)",

@@ -3,13 +3,13 @@ package rtsog
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
-	"github.com/grove-kg/grove/store"
 )
 
 // Trace node states.
@@ -28,14 +28,11 @@ const (
 // goroutine running solve; the concurrent model calls of an expansion
 // return values that solve then applies.
 type run struct {
-	cfg      Config
-	kg       store.KG
-	policy   llm.Model
-	value    llm.Model
-	rec      *trace.Recorder
-	log      *slog.Logger
-	question string
-	graphs   []string
+	*reasoner.Session
+	cfg Config
+	// policy and value are the session's Model and Evaluator, named as in
+	// the paper.
+	policy, value llm.Model
 
 	// subs are the sub-questions.
 	subs []string
@@ -45,18 +42,10 @@ type run struct {
 	expansions int
 }
 
-// warn records a recoverable problem on the node carried by ctx.
-func (r *run) warn(ctx context.Context, format string, args ...any) {
-	id := trace.NodeFrom(ctx)
-	msg := fmt.Sprintf(format, args...)
-	r.rec.Warn(id, "%s", msg)
-	r.log.Warn("rtsog: "+msg, "node", id)
-}
-
 // solve runs the three stages: decomposition, SC-MCTS, answer generation.
 func (r *run) solve(ctx context.Context, given []string) (trace.Answer, error) {
 	r.root = &node{}
-	r.root.id = r.rec.AddNode(trace.Node{State: StateQuestion, Text: r.question})
+	r.root.id = r.Rec.AddNode(trace.Node{State: StateQuestion, Text: r.Question})
 	r.nodes = append(r.nodes, r.root)
 	rctx := trace.WithNode(ctx, r.root.id)
 	topics, err := r.topicEntities(rctx, given)
@@ -75,11 +64,11 @@ func (r *run) solve(ctx context.Context, given []string) (trace.Answer, error) {
 }
 
 // addTopics adds one depth-1 node per topic entity under the root.
-func (r *run) addTopics(topics []linked) {
+func (r *run) addTopics(topics []link.Linked) {
 	for _, t := range topics {
-		n := &node{parent: r.root, depth: 1, entity: t.entity, graph: t.graph}
-		n.id = r.rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
-			Text: name(t.entity, ""), Extra: map[string]string{"entity": t.entity.ID, "graph": t.graph}})
+		n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph}
+		n.id = r.Rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
+			Text: name(t.Entity, ""), Extra: map[string]string{"entity": t.Entity.ID, "graph": t.Graph}})
 		r.root.children = append(r.root.children, n)
 		r.nodes = append(r.nodes, n)
 	}
@@ -141,8 +130,8 @@ func (r *run) iterate(ctx context.Context, path []*node) error {
 	r.expansions++
 	leaf.expanded = true
 	order := r.expansions
-	_ = r.rec.UpdateNode(leaf.id, func(t *trace.Node) { t.Order = order })
-	r.log.Debug("rtsog: expand", "order", order, "node", leaf.id, "entity", leaf.entity.ID, "depth", leaf.depth)
+	_ = r.Rec.UpdateNode(leaf.id, func(t *trace.Node) { t.Order = order })
+	r.Log.Debug("rtsog: expand", "order", order, "node", leaf.id, "entity", leaf.entity.ID, "depth", leaf.depth)
 	children, err := r.expand(ctx, leaf)
 	if err != nil {
 		return fmt.Errorf("expand node %d (%s): %w", leaf.id, leaf.entity.ID, err)
@@ -185,7 +174,7 @@ func backpropagate(path []*node) {
 
 // sync copies a node's search state into its trace node.
 func (r *run) sync(n *node) {
-	_ = r.rec.UpdateNode(n.id, func(t *trace.Node) {
+	_ = r.Rec.UpdateNode(n.id, func(t *trace.Node) {
 		t.Value, t.Visits = n.q, n.n
 		t.Evaluated = n.hop != nil || (n.expanded && len(n.children) > 0)
 		t.Terminal = n.terminal

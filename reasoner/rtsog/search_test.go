@@ -8,6 +8,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -45,7 +46,7 @@ func TestSearchOrder(t *testing.T) {
 			m := o.model()
 			tr := answerWith(t, db, m, m, toyConfig(nil), toyQuery)
 			if got := tr.ExpansionOrder(); !slices.Equal(got, tt.order) {
-				t.Fatalf("expansion order %v, want %v\n%s", got, tt.order, render(t, tr))
+				t.Fatalf("expansion order %v, want %v\n%s", got, tt.order, tracetest.Render(t, tr))
 			}
 			if got := relationCalls(tr); !slices.Equal(got, tt.expanded) {
 				t.Errorf("relations fetched for %v, want %v", got, tt.expanded)
@@ -93,7 +94,7 @@ func TestBackpropagationValues(t *testing.T) {
 			m := o.model()
 			tr := answerWith(t, db, m, m, toyConfig(nil), toyQuery)
 			if len(tr.Nodes) != len(tt.want) {
-				t.Fatalf("%d nodes, want %d\n%s", len(tr.Nodes), len(tt.want), render(t, tr))
+				t.Fatalf("%d nodes, want %d\n%s", len(tr.Nodes), len(tt.want), tracetest.Render(t, tr))
 			}
 			for id, w := range tt.want {
 				n := tnode(t, tr, id)
@@ -154,12 +155,12 @@ func TestPathStack(t *testing.T) {
 	m := o.model()
 	tr := answerWith(t, db, m, m, toyConfig(func(c *Config) { c.Paths = 4 }), toyQuery)
 
-	calls := callsFor(tr, TaskStack)
+	calls := tracetest.Calls(tr, TaskStack)
 	wantPaths := []string{"Topic -> r2 -> Beta", "Topic -> r2 -> Beta -> r6 -> Beta One",
 		"Topic -> r1 -> Alpha -> r5 -> Alpha Two", "Topic -> r1 -> Alpha"}
 	wantNodes := []int{idB, idB1, idA2, idA}
 	if len(calls) != len(wantPaths) {
-		t.Fatalf("%d stack checks, want %d\n%s", len(calls), len(wantPaths), render(t, tr))
+		t.Fatalf("%d stack checks, want %d\n%s", len(calls), len(wantPaths), tracetest.Render(t, tr))
 	}
 	kept := []string{}
 	for i, c := range calls {
@@ -185,7 +186,7 @@ func TestPathStack(t *testing.T) {
 			t.Errorf("node %d stack verdict %q, want %q", id, got, v)
 		}
 	}
-	ans := callsFor(tr, TaskAnswer)
+	ans := tracetest.Calls(tr, TaskAnswer)
 	if len(ans) != 1 || strings.Contains(ans[0].Messages[1].Content, "Alpha Two") ||
 		!strings.Contains(ans[0].Messages[1].Content, "1. (weight 0.90) Topic -> r2 -> Beta\n") {
 		t.Fatalf("answer prompt:\n%s", ans[0].Messages[1].Content)
@@ -193,7 +194,7 @@ func TestPathStack(t *testing.T) {
 	a := tr.Answer
 	if !a.Found || a.Text != "Beta One" || !slices.Equal(a.Entities, []string{"B1"}) || a.Node != idB1 ||
 		!near(a.Value, 0.9) || !a.Confident {
-		t.Fatalf("answer %+v\n%s", a, render(t, tr))
+		t.Fatalf("answer %+v\n%s", a, tracetest.Render(t, tr))
 	}
 	if len(a.Support) != 2 || a.Support[0].Relation != "r2" || a.Support[1].Relation != "r6" {
 		t.Errorf("support %+v", a.Support)

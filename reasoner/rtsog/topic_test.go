@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -48,12 +49,12 @@ func TestTopicEntities(t *testing.T) {
 				}
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("topic nodes %v, want %v\n%s", got, tt.want, render(t, tr))
+				t.Errorf("topic nodes %v, want %v\n%s", got, tt.want, tracetest.Render(t, tr))
 			}
 			if linked := len(m.CallsFor(TaskExtract)) == 1; linked != tt.link {
 				t.Errorf("linked = %v, want %v", linked, tt.link)
 			}
-			if tt.warning != "" && !hasWarning(tr, tt.warning) {
+			if tt.warning != "" && !tracetest.HasWarning(tr, tt.warning) {
 				t.Errorf("no warning %q in %+v", tt.warning, tr.Warnings)
 			}
 		})
@@ -70,9 +71,9 @@ func TestNoTopicEntity(t *testing.T) {
 	m.Rules = append(m.Rules, llm.Rule{Name: TaskExtract, Replies: []string{"none"}})
 	tr := answerWith(t, db, m, m, toyConfig(nil), reasoner.Query{Question: "what is it?"})
 	if tr.Answer.Found || !strings.Contains(tr.Answer.Reason, "no topic entity") || len(tr.Nodes) != 1 {
-		t.Fatalf("answer %+v\n%s", tr.Answer, render(t, tr))
+		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
 	}
-	if !hasWarning(tr, "no entity mention") {
+	if !tracetest.HasWarning(tr, "no entity mention") {
 		t.Errorf("warnings %+v", tr.Warnings)
 	}
 }

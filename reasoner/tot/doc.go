@@ -20,8 +20,9 @@
 // Initialisation. A model call lists the entity mentions of the question
 // (llm.KindExtract); each mention is searched in every selected KG; a
 // second call per mention picks the matching candidates (llm.KindSelect,
-// at most one per KG, "none" allowed). Topic entities given with the query
-// replace this step. With several KGs, every entity that enters the local
+// at most one per KG, "none" allowed); package link, shared with the other
+// methods, does this. Topic entities given with the query replace this
+// step. With several KGs, every entity that enters the local
 // graph, at initialisation or later, is linked into the other KGs through
 // KG.SameAs, so a walk can cross from one KG into another.
 //

@@ -26,15 +26,15 @@ func (r *run) evaluate(ctx context.Context, n *node) (evalErr, err error) {
 	req := llm.Request{N: 1, Temperature: r.cfg.EvalTemperature}
 	kg := kgContext(n)
 	if n.state == StateDone {
-		req.Messages = messages(answerPrompt(r.question, n))
-		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluateAnswer, Question: r.question,
+		req.Messages = messages(answerPrompt(r.Question, n))
+		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluateAnswer, Question: r.Question,
 			Context: kg, Candidate: answerCandidate(n)}
 	} else {
-		req.Messages = messages(statePrompt(r.question, n, evaluateTask()))
-		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluate, Question: r.question,
+		req.Messages = messages(statePrompt(r.Question, n, evaluateTask()))
+		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluate, Question: r.Question,
 			Context: kg, Candidate: strings.Join(n.history, "\n") + "\n" + kg}
 	}
-	resp, err := r.eval.Generate(ctx, req)
+	resp, err := r.Evaluator.Generate(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Task.Name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -46,7 +47,7 @@ func testLexical(t *testing.T, db store.KG) {
 		}
 		a := tr.Answer
 		if !a.Found || a.Text != "Ridley Scott" || !a.Confident || !slices.Equal(a.Entities, []string{"/en/ridley_scott"}) {
-			t.Fatalf("%s: answer = %+v\n%s", method, a, render(t, tr))
+			t.Fatalf("%s: answer = %+v\n%s", method, a, tracetest.Render(t, tr))
 		}
 		if len(a.Support) != 1 || a.Support[0].Relation != "/film/film/directed_by" || a.Support[0].Subject.ID != "/en/blade_runner" {
 			t.Errorf("%s: support = %+v", method, a.Support)
@@ -113,14 +114,14 @@ func testTraceContents(t *testing.T, db store.KG) {
 		t.Fatal(err)
 	}
 	if tr.Answer.Text != "Ridley Scott" || tr.Answer.Node != 7 {
-		t.Fatalf("answer %+v\n%s", tr.Answer, render(t, tr))
+		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
 	}
 	checkModelCalls(t, tr)
 	checkKGCalls(t, tr)
 	checkTotals(t, tr)
 	checkEvents(t, tr, obs)
 	checkJSON(t, tr)
-	out := render(t, tr)
+	out := tracetest.Render(t, tr)
 	for _, want := range []string{
 		"tot: Who directed Blade Runner?",
 		"*   #2 [selecting-entities] EXPAND_KG: find who Blade Runner was directed by  value=0.90  expanded #2",

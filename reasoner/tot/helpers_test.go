@@ -11,6 +11,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -87,11 +88,7 @@ func answerAll(t *testing.T, kg store.KG, model, eval llm.Model, cfg Config, q r
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := r.Answer(context.Background(), q)
-	if err != nil {
-		t.Fatalf("answer: %v", err)
-	}
-	return tr
+	return tracetest.Answer(t, r, q)
 }
 
 // cfgWith returns DefaultConfig changed by f.
@@ -109,27 +106,6 @@ func tnode(t *testing.T, tr *trace.Trace, id int) trace.Node {
 		t.Fatalf("no node %d (have %d)", id, len(tr.Nodes))
 	}
 	return n
-}
-
-// warnings returns the trace's warning messages joined for error output.
-func warnings(tr *trace.Trace) string {
-	var b strings.Builder
-	for _, w := range tr.Warnings {
-		fmt.Fprintf(&b, "#%d %s\n", w.Node, w.Message)
-	}
-	return b.String()
-}
-
-// hasWarning reports whether some warning contains all parts.
-func hasWarning(tr *trace.Trace, parts ...string) bool {
-	return slices.ContainsFunc(tr.Warnings, func(w trace.Warning) bool {
-		for _, p := range parts {
-			if !strings.Contains(w.Message, p) {
-				return false
-			}
-		}
-		return true
-	})
 }
 
 // repeat returns n copies of s.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // TestMalformedActions: no reply of the default state is usable, so the
@@ -20,15 +21,15 @@ func TestMalformedActions(t *testing.T) {
 	tr := answerAll(t, family(t), policy, scores(1, nil), cfg,
 		reasoner.Query{Question: grandmother, TopicEntities: []string{"Q392"}})
 	if tr.Answer.Found || len(tr.Nodes) != 1 || !strings.Contains(tr.Answer.Reason, "exhausted") {
-		t.Fatalf("answer %+v, %d nodes\n%s", tr.Answer, len(tr.Nodes), render(t, tr))
+		t.Fatalf("answer %+v, %d nodes\n%s", tr.Answer, len(tr.Nodes), tracetest.Render(t, tr))
 	}
 	for i, want := range []string{"empty reply", "does not start with", "ANSWER without text", "does not start with", "THINK without text"} {
-		if !hasWarning(tr, "action sample "+string(rune('1'+i)), want) {
-			t.Errorf("no warning %q for sample %d:\n%s", want, i+1, warnings(tr))
+		if !tracetest.HasWarning(tr, "action sample "+string(rune('1'+i)), want) {
+			t.Errorf("no warning %q for sample %d:\n%s", want, i+1, tracetest.Warnings(tr))
 		}
 	}
-	if !hasWarning(tr, "dead end") {
-		t.Errorf("no dead-end warning:\n%s", warnings(tr))
+	if !tracetest.HasWarning(tr, "dead end") {
+		t.Errorf("no dead-end warning:\n%s", tracetest.Warnings(tr))
 	}
 }
 
@@ -64,8 +65,8 @@ func TestMalformedSelections(t *testing.T) {
 			cfg := cfgWith(func(c *Config) { c.K = 1 })
 			tr := answerAll(t, family(t), &llm.Scripted{Rules: rules}, scores(0.5, nil), cfg,
 				reasoner.Query{Question: grandmother, TopicEntities: []string{"Q392"}})
-			if tr.Answer.Found || !hasWarning(tr, "selects nothing", tc.warning) || !hasWarning(tr, "dead end") {
-				t.Fatalf("answer %+v\nwarnings:\n%s", tr.Answer, warnings(tr))
+			if tr.Answer.Found || !tracetest.HasWarning(tr, "selects nothing", tc.warning) || !tracetest.HasWarning(tr, "dead end") {
+				t.Fatalf("answer %+v\nwarnings:\n%s", tr.Answer, tracetest.Warnings(tr))
 			}
 			for _, n := range tr.Nodes {
 				if n.Action == "SELECT_ENTITIES" && tc.task == TaskSelectEntities ||
@@ -96,8 +97,8 @@ func TestMalformedScores(t *testing.T) {
 			if !a.Found || a.Confident || a.Value != FailedEvalValue || a.Text != "Beatrice Stone" {
 				t.Fatalf("answer = %+v", a)
 			}
-			if !hasWarning(tr, "evaluation failed") {
-				t.Errorf("warnings:\n%s", warnings(tr))
+			if !tracetest.HasWarning(tr, "evaluation failed") {
+				t.Errorf("warnings:\n%s", tracetest.Warnings(tr))
 			}
 		})
 	}
@@ -124,8 +125,8 @@ func TestMalformedInitialisation(t *testing.T) {
 			policy := &llm.Scripted{Rules: rules}
 			cfg := cfgWith(func(c *Config) { c.K = 1 })
 			tr := answerAll(t, family(t), policy, scores(0.5, nil), cfg, reasoner.Query{Question: grandmother})
-			if !hasWarning(tr, tc.warning) {
-				t.Fatalf("warnings:\n%s", warnings(tr))
+			if !tracetest.HasWarning(tr, tc.warning) {
+				t.Fatalf("warnings:\n%s", tracetest.Warnings(tr))
 			}
 			act := policy.CallsFor(TaskAction)
 			if len(act) != 1 || slices.ContainsFunc(act[0].Task.Options, func(o llm.Option) bool { return o.ID == "EXPAND_KG" }) {
@@ -151,9 +152,9 @@ func TestNothingNew(t *testing.T) {
 		reasoner.Query{Question: grandmother, TopicEntities: []string{"Q392"}})
 	n := tnode(t, tr, 7)
 	if n.Action != "SELECT_RELATION" || !n.Terminal || !strings.Contains(n.Error, "added nothing new") || n.Evaluated {
-		t.Fatalf("node 7 = %+v\n%s", n, render(t, tr))
+		t.Fatalf("node 7 = %+v\n%s", n, tracetest.Render(t, tr))
 	}
-	if tr.Answer.Found || !strings.Contains(tr.Answer.Reason, "exhausted") || !hasWarning(tr, "added nothing new") {
+	if tr.Answer.Found || !strings.Contains(tr.Answer.Reason, "exhausted") || !tracetest.HasWarning(tr, "added nothing new") {
 		t.Errorf("answer = %+v", tr.Answer)
 	}
 	if got := tr.ExpansionOrder(); !slices.Equal(got, []int{1, 2, 3, 4, 5, 6}) {

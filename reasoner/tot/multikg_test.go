@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // TestMultiKGChain is the multi-KG path of Figure 4 with a chain (k=1):
@@ -36,7 +37,7 @@ func TestMultiKGChain(t *testing.T) {
 	}
 	a := tr.Answer
 	if !a.Found || a.Text != "The Wallflowers" || !a.Confident || !slices.Equal(a.Entities, []string{"mb:artist/the-wallflowers"}) {
-		t.Fatalf("answer = %+v\n%s", a, render(t, tr))
+		t.Fatalf("answer = %+v\n%s", a, tracetest.Render(t, tr))
 	}
 	if len(a.Support) != 1 || a.Support[0].Graph != "musicbrainz" || a.Support[0].Subject.ID != "mb:artist/jakob-dylan" {
 		t.Errorf("support = %+v", a.Support)

@@ -26,7 +26,7 @@ const systemPrompt = "You answer questions by exploring a knowledge graph step b
 
 // messages wraps a user prompt with the system prompt.
 func messages(user string) []llm.Message {
-	return []llm.Message{{Role: llm.RoleSystem, Content: systemPrompt}, {Role: llm.RoleUser, Content: user}}
+	return llm.Chat(systemPrompt, user)
 }
 
 // statePrompt is the part shared by every state's prompt: the question,
@@ -146,28 +146,5 @@ func answerPrompt(question string, n *node) string {
 		"  0.7 if it is probably right but the knowledge graph does not confirm it\n" +
 		"  1.0 if it is right and the knowledge graph confirms it\n" +
 		"Reason step by step first, then end with a line: Score: X")
-	return b.String()
-}
-
-// extractPrompt asks for the entity mentions of the question.
-func extractPrompt(question string) string {
-	return "List the named entities (people, places, works, organisations, ...) mentioned in the question, one " +
-		"per line, exactly as written. Reply \"none\" if there are none.\n\nQuestion: " + flat(question) + "\nEntities:"
-}
-
-// linkPrompt asks which candidates a mention refers to.
-func linkPrompt(question, mention string, opts []llm.Option, graphs int) string {
-	var b strings.Builder
-	b.WriteString("Question: " + flat(question) + "\n\n")
-	fmt.Fprintf(&b, "The mention %q may refer to one of these knowledge-graph entities:\n", mention)
-	for _, o := range opts {
-		b.WriteString("  " + o.ID + ": " + o.Text + "\n")
-	}
-	if graphs > 1 {
-		b.WriteString("Choose the entity the mention refers to in each knowledge graph (at most one per graph), by id, " +
-			"comma separated, best first; reply \"none\" if none fits.\nSelection:")
-	} else {
-		b.WriteString("Choose the entity the mention refers to, by id; reply \"none\" if none fits.\nSelection:")
-	}
 	return b.String()
 }

@@ -48,7 +48,7 @@ func (r *run) sample(ctx context.Context, n *node) ([]proposal, error) {
 
 // generate sends one sampling request with n samples.
 func (r *run) generate(ctx context.Context, prompt string, samples int, task llm.Task) ([]string, error) {
-	resp, err := r.model.Generate(ctx, llm.Request{Messages: messages(prompt), N: samples,
+	resp, err := r.Model.Generate(ctx, llm.Request{Messages: messages(prompt), N: samples,
 		Temperature: r.cfg.Temperature, Task: task})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", task.Name, err)
@@ -88,8 +88,8 @@ func (r *run) sampleDefault(ctx context.Context, n *node) ([]proposal, error) {
 	for i, a := range allowed {
 		opts[i] = llm.Option{ID: a, Text: actionDescriptions[a]}
 	}
-	texts, err := r.generate(ctx, statePrompt(r.question, n, task), r.cfg.K, llm.Task{
-		Kind: llm.KindAction, Name: name, Question: r.question, Context: kgContext(n), Options: opts})
+	texts, err := r.generate(ctx, statePrompt(r.Question, n, task), r.cfg.K, llm.Task{
+		Kind: llm.KindAction, Name: name, Question: r.Question, Context: kgContext(n), Options: opts})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (r *run) sampleDefault(ctx context.Context, n *node) ([]proposal, error) {
 	for i, t := range texts {
 		p, err := parseDefault(t, allowed)
 		if err != nil {
-			r.warn(ctx, "action sample %d: %v", i+1, err)
+			r.Warn(ctx, "action sample %d: %v", i+1, err)
 			continue
 		}
 		ps = append(ps, p)
@@ -140,22 +140,17 @@ func (r *run) sampleEntities(ctx context.Context, n *node) ([]proposal, error) {
 		opts = append(opts, llm.Option{ID: e.ID, Text: flat(e.Label)})
 	}
 	if len(opts) == 0 {
-		r.warn(ctx, "no entity to expand")
+		r.Warn(ctx, "no entity to expand")
 		return nil, nil
 	}
-	texts, err := r.generate(ctx, statePrompt(r.question, n, selectEntitiesTask(n.goal, opts)), r.oversample(),
-		llm.Task{Kind: llm.KindSelect, Name: TaskSelectEntities, Question: r.question, Context: n.goal,
+	texts, err := r.generate(ctx, statePrompt(r.Question, n, selectEntitiesTask(n.goal, opts)), r.oversample(),
+		llm.Task{Kind: llm.KindSelect, Name: TaskSelectEntities, Question: r.Question, Context: n.goal,
 			Options: opts, Pick: len(opts)})
 	if err != nil {
 		return nil, err
 	}
 	var ps []proposal
-	for i, t := range texts {
-		ids, err := llm.ParseSelection(t, opts, 0)
-		if err != nil || len(ids) == 0 {
-			r.warn(ctx, "entity selection sample %d selects nothing: %s", i+1, why(err, t))
-			continue
-		}
+	for _, ids := range r.selections(ctx, "entity", texts, opts, 0) {
 		ps = append(ps, proposal{action: ActionSelectEntities, ids: ids, text: strings.Join(ids, ", ")})
 	}
 	return r.distinct(ps), nil
@@ -167,31 +162,41 @@ func (r *run) sampleRelation(ctx context.Context, n *node) ([]proposal, error) {
 		return nil, err
 	}
 	if len(rels) == 0 {
-		r.warn(ctx, "the selected entities %v have no relation to follow", n.selected)
+		r.Warn(ctx, "the selected entities %v have no relation to follow", n.selected)
 		return nil, nil
 	}
-	multi := len(r.graphs) > 1
+	multi := len(r.Graphs) > 1
 	opts := make([]llm.Option, len(rels))
 	for i, o := range rels {
 		opts[i] = llm.Option{ID: o.ID, Text: relationText(o, multi)}
 	}
-	texts, err := r.generate(ctx, statePrompt(r.question, n, selectRelationTask(n.selected, rels, multi)),
-		r.oversample(), llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.question,
+	texts, err := r.generate(ctx, statePrompt(r.Question, n, selectRelationTask(n.selected, rels, multi)),
+		r.oversample(), llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.Question,
 			Context: n.goal, Options: opts, Pick: 1})
 	if err != nil {
 		return nil, err
 	}
 	var ps []proposal
-	for i, t := range texts {
-		ids, err := llm.ParseSelection(t, opts, 1)
-		if err != nil || len(ids) == 0 {
-			r.warn(ctx, "relation selection sample %d selects nothing: %s", i+1, why(err, t))
-			continue
-		}
+	for _, ids := range r.selections(ctx, "relation", texts, opts, 1) {
 		o := &rels[slices.IndexFunc(rels, func(o relOption) bool { return o.ID == ids[0] })]
 		ps = append(ps, proposal{action: ActionSelectRelation, rel: o, text: relationText(*o, multi)})
 	}
 	return r.distinct(ps), nil
+}
+
+// selections parses the sampled selection replies, in sample order; a
+// reply that selects nothing is a warning naming what was selected.
+func (r *run) selections(ctx context.Context, what string, texts []string, opts []llm.Option, max int) [][]string {
+	var out [][]string
+	for i, t := range texts {
+		ids, err := llm.ParseSelection(t, opts, max)
+		if err != nil || len(ids) == 0 {
+			r.Warn(ctx, "%s selection sample %d selects nothing: %s", what, i+1, why(err, t))
+			continue
+		}
+		out = append(out, ids)
+	}
+	return out
 }
 
 // why explains an empty selection.
@@ -205,13 +210,13 @@ func why(err error, text string) string {
 // relationOptions lists the visible relations of ids in both directions
 // within the query's graphs, numbered R1, R2, ... in the KG's order.
 func (r *run) relationOptions(ctx context.Context, ids []string) ([]relOption, error) {
-	rels, err := r.kg.Relations(ctx, ids, store.Both)
+	rels, err := r.KG.Relations(ctx, ids, store.Both)
 	if err != nil {
 		return nil, fmt.Errorf("relations of %v: %w", ids, err)
 	}
 	var out []relOption
 	for _, rel := range rels {
-		if rel.Hidden || rel.Count == 0 || !slices.Contains(r.graphs, rel.Graph) {
+		if rel.Hidden || rel.Count == 0 || !slices.Contains(r.Graphs, rel.Graph) {
 			continue
 		}
 		out = append(out, relOption{ID: fmt.Sprintf("R%d", len(out)+1), Rel: rel})

@@ -3,25 +3,17 @@ package tot
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"sync"
 
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/trace"
-	"github.com/grove-kg/grove/store"
 )
 
 // run is the state of one Answer call.
 type run struct {
-	cfg      Config
-	kg       store.KG
-	model    llm.Model
-	eval     llm.Model
-	rec      *trace.Recorder
-	log      *slog.Logger
-	question string
-	graphs   []string
+	*reasoner.Session
+	cfg Config
 
 	// nodes are the valid search nodes in creation order.
 	nodes      []*node
@@ -29,18 +21,10 @@ type run struct {
 	expansions int
 }
 
-// warn records a recoverable problem on the node carried by ctx.
-func (r *run) warn(ctx context.Context, format string, args ...any) {
-	node := trace.NodeFrom(ctx)
-	msg := fmt.Sprintf(format, args...)
-	r.rec.Warn(node, "%s", msg)
-	r.log.Warn("tot: "+msg, "node", node)
-}
-
 // search runs Algorithm 1 from the root and returns the trace answer.
 func (r *run) search(ctx context.Context, topics []string) (trace.Answer, error) {
 	root := &node{state: StateDefault}
-	root.id = r.rec.AddNode(trace.Node{State: string(StateDefault), Text: "initial local graph"})
+	root.id = r.Rec.AddNode(trace.Node{State: string(StateDefault), Text: "initial local graph"})
 	sub, err := r.initialize(trace.WithNode(ctx, root.id), topics)
 	if err != nil {
 		return trace.Answer{}, fmt.Errorf("initialize: %w", err)
@@ -88,15 +72,15 @@ func (r *run) expand(ctx context.Context, s *node) (bool, error) {
 	r.expansions++
 	s.expanded = true
 	order := r.expansions
-	_ = r.rec.UpdateNode(s.id, func(t *trace.Node) { t.Order = order })
-	r.log.Debug("tot: expand", "order", order, "node", s.id, "state", s.state, "depth", s.depth, "value", s.value)
+	_ = r.Rec.UpdateNode(s.id, func(t *trace.Node) { t.Order = order })
+	r.Log.Debug("tot: expand", "order", order, "node", s.id, "state", s.state, "depth", s.depth, "value", s.value)
 	sctx := trace.WithNode(ctx, s.id)
 	props, err := r.sample(sctx, s)
 	if err != nil {
 		return false, err
 	}
 	if len(props) == 0 {
-		r.warn(sctx, "no valid action was sampled; the node is a dead end")
+		r.Warn(sctx, "no valid action was sampled; the node is a dead end")
 		return false, nil
 	}
 	children, err := r.applyAll(ctx, s, props)
@@ -120,7 +104,7 @@ func (r *run) expand(ctx context.Context, s *node) (bool, error) {
 func (r *run) applyAll(ctx context.Context, s *node, props []proposal) ([]*node, error) {
 	ids := make([]int, len(props))
 	for i, p := range props {
-		ids[i] = r.rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1,
+		ids[i] = r.Rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1,
 			State: string(next(s.state, p.action)), Action: string(p.action), Text: p.text})
 	}
 	children := make([]*node, len(props))
@@ -162,8 +146,8 @@ func (r *run) apply(ctx context.Context, s *node, p proposal, id int) (*node, er
 	}
 	c.id = id
 	if invalid != nil {
-		r.warn(ctx, "%v", invalid)
-		_ = r.rec.UpdateNode(id, func(t *trace.Node) { t.Terminal, t.Error = true, invalid.Error() })
+		r.Warn(ctx, "%v", invalid)
+		_ = r.Rec.UpdateNode(id, func(t *trace.Node) { t.Terminal, t.Error = true, invalid.Error() })
 		return nil, nil
 	}
 	evalErr, err := r.evaluate(ctx, c)
@@ -171,7 +155,7 @@ func (r *run) apply(ctx context.Context, s *node, p proposal, id int) (*node, er
 		return nil, err
 	}
 	if evalErr != nil {
-		r.warn(ctx, "%v", evalErr)
+		r.Warn(ctx, "%v", evalErr)
 	}
 	r.updateNode(c, evalErr)
 	return c, nil
@@ -179,7 +163,7 @@ func (r *run) apply(ctx context.Context, s *node, p proposal, id int) (*node, er
 
 // updateNode copies n's search state into its trace node.
 func (r *run) updateNode(n *node, evalErr error) {
-	_ = r.rec.UpdateNode(n.id, func(t *trace.Node) {
+	_ = r.Rec.UpdateNode(n.id, func(t *trace.Node) {
 		t.Value, t.Evaluated = n.value, n.evaluated
 		t.Terminal = n.state == StateDone
 		t.Answer = n.state == StateDone

@@ -8,6 +8,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 const grandmother = "Who is Bob Dylan's maternal grandmother?"
@@ -47,7 +48,7 @@ func TestBacktracking(t *testing.T) {
 		reasoner.Query{Question: grandmother, TopicEntities: []string{"Q392"}})
 
 	if got, want := tr.ExpansionOrder(), []int{1, 2, 5, 3, 7, 8, 9, 11, 12}; !slices.Equal(got, want) {
-		t.Errorf("expansion order = %v, want %v\n%s", got, want, render(t, tr))
+		t.Errorf("expansion order = %v, want %v\n%s", got, want, tracetest.Render(t, tr))
 	}
 	a := tr.Answer
 	if !a.Found || a.Text != "Florence Stone" || a.Node != 13 || a.Value != 1 || !a.Confident {
@@ -113,15 +114,6 @@ func checkCalls(t *testing.T, m *llm.Scripted, task string, calls, n int, temp f
 	}
 }
 
-func render(t *testing.T, tr *trace.Trace) string {
-	t.Helper()
-	var b strings.Builder
-	if err := trace.Render(&b, tr); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // TestTauAndForcedAnswer uses a chain with max depth 3: the node reached
 // after one expansion (depth 3) may only answer, through the forced-answer
 // prompt; the answer stops the search only when its value is strictly
@@ -151,7 +143,7 @@ func TestTauAndForcedAnswer(t *testing.T) {
 			a := tr.Answer
 			if !a.Found || a.Text != "Beatrice Stone" || a.Node != 5 || a.Confident != tc.confident ||
 				!strings.Contains(a.Reason, tc.reason) {
-				t.Fatalf("answer = %+v\n%s", a, render(t, tr))
+				t.Fatalf("answer = %+v\n%s", a, tracetest.Render(t, tr))
 			}
 			forced := policy.CallsFor(TaskForceAnswer)
 			if len(forced) != 1 || len(forced[0].Task.Options) != 1 || forced[0].Task.Options[0].ID != "ANSWER" {
@@ -185,7 +177,7 @@ func TestMaxExpansionsNoAnswer(t *testing.T) {
 	if tr.Totals.Expansions != 3 || len(tr.Nodes) != 4 {
 		t.Errorf("expansions %d, nodes %d", tr.Totals.Expansions, len(tr.Nodes))
 	}
-	if out := render(t, tr); !strings.Contains(out, "answer: none") {
+	if out := tracetest.Render(t, tr); !strings.Contains(out, "answer: none") {
 		t.Errorf("render:\n%s", out)
 	}
 }
@@ -209,13 +201,13 @@ func TestOversampling(t *testing.T) {
 	if got := texts(tr, tr.Children(2)); !slices.Equal(got, []string{"Q392, Q62519478", "Q392"}) {
 		t.Errorf("entity selections = %q", got)
 	}
-	if !hasWarning(tr, "sample 4", `"none"`) || !hasWarning(tr, "sample 5", "no offered option") {
-		t.Errorf("warnings:\n%s", warnings(tr))
+	if !tracetest.HasWarning(tr, "sample 4", `"none"`) || !tracetest.HasWarning(tr, "sample 5", "no offered option") {
+		t.Errorf("warnings:\n%s", tracetest.Warnings(tr))
 	}
 	// R5 is "mother" (outgoing relations are listed by label: child,
 	// date of birth, father, instance of, mother, ...), a duplicate.
 	if got := texts(tr, tr.Children(3)); !slices.Equal(got, []string{"mother", "instance of", "is mother of"}) {
-		t.Errorf("relation selections = %q\n%s", got, render(t, tr))
+		t.Errorf("relation selections = %q\n%s", got, tracetest.Render(t, tr))
 	}
 	checkCalls(t, policy, TaskSelectEntities, 1, 6, 1.0)
 	checkCalls(t, policy, TaskSelectRelation, 1, 6, 1.0)

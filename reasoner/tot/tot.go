@@ -2,7 +2,6 @@ package tot
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -36,11 +35,8 @@ func NewChain(deps reasoner.Deps, cfg Config) (*Reasoner, error) {
 }
 
 func newNamed(method string, deps reasoner.Deps, cfg Config) (*Reasoner, error) {
-	deps, err := deps.WithDefaults()
+	deps, err := reasoner.Prepare(deps, cfg)
 	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Reasoner{deps: deps, cfg: cfg, method: method}, nil
@@ -73,23 +69,11 @@ func (t *Reasoner) Config() Config { return t.cfg }
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (t *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	if err := q.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.method, err)
-	}
-	rec := trace.NewRecorder(trace.Meta{Method: t.method, Params: t.cfg.Params(), Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, t.deps.Observer)
-	r := &run{cfg: t.cfg, kg: rec.WrapKG(t.deps.KG), model: rec.WrapModel(t.deps.Model),
-		eval: rec.WrapModel(t.deps.Evaluator), rec: rec, log: t.deps.Logger, question: q.Question}
-	graphs, err := reasoner.ResolveGraphs(ctx, r.kg, q)
-	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", t.method, err)
-	}
-	r.graphs = graphs
-	rec.SetGraphs(graphs)
-	ans, err := r.search(ctx, q.TopicEntities)
-	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", t.method, err)
-	}
-	rec.SetAnswer(ans)
-	return rec.Finish(nil), nil
+	return reasoner.Run(ctx, t.method, t.cfg.Params(), t.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+		if err := s.ResolveGraphs(ctx); err != nil {
+			return trace.Answer{}, err
+		}
+		r := &run{Session: s, cfg: t.cfg}
+		return r.search(ctx, q.TopicEntities)
+	})
 }

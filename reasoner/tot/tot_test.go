@@ -11,6 +11,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // barrier is an evaluator whose calls block until want calls are in
@@ -121,8 +122,8 @@ func TestErrors(t *testing.T) {
 		policy := &llm.Scripted{Rules: []llm.Rule{{Name: TaskAction, Replies: []string{"THINK: nothing to see"}}}}
 		cfg := cfgWith(func(c *Config) { c.K, c.MaxExpansions = 1, 1 })
 		tr := answerAll(t, db, policy, scores(0.5, nil), cfg, reasoner.Query{Question: "x", TopicEntities: []string{"Q1"}})
-		if !hasWarning(tr, `"Q1" is not in the store`) {
-			t.Fatalf("warnings:\n%s", warnings(tr))
+		if !tracetest.HasWarning(tr, `"Q1" is not in the store`) {
+			t.Fatalf("warnings:\n%s", tracetest.Warnings(tr))
 		}
 	})
 }

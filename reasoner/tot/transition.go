@@ -55,7 +55,7 @@ func (r *run) describeEntities(n *node, ids []string) string {
 // the local graph, links the new entities into the other KGs, and records
 // the action and an observation in c's history.
 func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invalid, err error) {
-	edges, err := r.kg.Edges(ctx, c.selected, o.Rel.ID, o.Rel.Dir, r.cfg.MaxEdges)
+	edges, err := r.KG.Edges(ctx, c.selected, o.Rel.ID, o.Rel.Dir, r.cfg.MaxEdges)
 	if err != nil {
 		return nil, fmt.Errorf("edges of %v along %s (%s): %w", c.selected, o.Rel.ID, o.Rel.Dir, err)
 	}
@@ -79,7 +79,7 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 		return nil, err
 	}
 	c.sub = sub
-	label := relationText(*o, len(r.graphs) > 1)
+	label := relationText(*o, len(r.Graphs) > 1)
 	c.addHistory(fmt.Sprintf("%s: %s (%s, %s)", ActionSelectRelation, label, o.Rel.ID, o.Rel.Dir),
 		observation(newEdges, len(newIDs), fetched, o.Rel.Count, r.cfg.MaxEdges))
 	if newEdges == 0 && len(newIDs) == 0 {

@@ -79,11 +79,6 @@ func prefix1(space byte, a uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{space}, a)
 }
 
-// prefix2 returns <space><a><b>.
-func prefix2(space byte, a, b uint64) []byte {
-	return binary.BigEndian.AppendUint64(prefix1(space, a), b)
-}
-
 // splitGroup decodes the three ids and chunk of an S or O key.
 func splitGroup(k []byte) (a, b, g uint64, chunk uint32, ok bool) {
 	if len(k) != groupLen+chunkLen {

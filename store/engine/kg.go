@@ -213,7 +213,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 		return out, err
 	}
 	var groups []groupInfo
-	err = scanGroups(txn, prefix2(space, tid, p), func(gi groupInfo) error {
+	err = relationGroups(txn, space, tid, p, func(gi groupInfo) error {
 		groups = append(groups, gi)
 		return nil
 	})
@@ -370,12 +370,8 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 			}
 		}
 		for _, space := range spaces {
-			prefix := prefix1(space, tid)
-			if p != 0 {
-				prefix = prefix2(space, tid, p)
-			}
-			err := scanGroups(txn, prefix, func(gi groupInfo) error {
-				if p != 0 || !db.hiddenPred(txn, gi.b) {
+			err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
+				if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 					n += gi.count
 				}
 				return nil
@@ -425,13 +421,9 @@ func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Dire
 
 func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 	seen map[uint64]bool, out []store.Entity) ([]store.Entity, error) {
-	prefix := prefix1(space, tid)
-	if p != 0 {
-		prefix = prefix2(space, tid, p)
-	}
 	var groups []groupInfo
-	err := scanGroups(txn, prefix, func(gi groupInfo) error {
-		if p != 0 || !db.hiddenPred(txn, gi.b) {
+	err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
+		if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 			groups = append(groups, gi)
 		}
 		return nil
@@ -532,7 +524,7 @@ func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []st
 	linkPreds map[uint64]string, out []store.Link) ([]store.Link, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
 		var targets []uint64
-		err := scanGroups(txn, prefix2(space, tid, p), func(gi groupInfo) error {
+		err := relationGroups(txn, space, tid, p, func(gi groupInfo) error {
 			vals, err := readList(txn, groupKey(nil, space, tid, p, gi.g), nil)
 			targets = append(targets, vals...)
 			return err

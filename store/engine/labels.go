@@ -199,7 +199,7 @@ func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
 		if err != nil || !ok {
 			continue
 		}
-		err = scanGroups(txn, prefix2(spaceSPO, p, pid), func(gi groupInfo) error {
+		err = relationGroups(txn, spaceSPO, p, pid, func(gi groupInfo) error {
 			vals, err := readListLimit(txn, groupKey(nil, spaceSPO, p, pid, gi.g), nil, 1)
 			if err != nil || len(vals) == 0 {
 				return err

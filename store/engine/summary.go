@@ -132,3 +132,14 @@ func setSummaryCount(txn *badger.Txn, space byte, id, p, g uint64, count int64) 
 	}
 	return txn.Set(summaryKey(space, id), encodeSummary(es))
 }
+
+// relationGroups visits a node's groups of one predicate in one direction,
+// from its summary (no iterator: one point read).
+func relationGroups(txn *badger.Txn, space byte, id, p uint64, fn func(groupInfo) error) error {
+	return nodeGroups(txn, space, id, func(gi groupInfo) error {
+		if gi.b != p {
+			return nil
+		}
+		return fn(gi)
+	})
+}

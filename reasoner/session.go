@@ -1,0 +1,93 @@
+package reasoner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+)
+
+// Session is the traced state every method shares during one Answer call:
+// the question and the graphs it uses, and the host's collaborators wrapped
+// so that every model and KG call is recorded in the trace. Methods keep
+// their own search state next to it (typically by embedding *Session).
+type Session struct {
+	Method string
+	Query  Query
+	// Question is Query.Question.
+	Question string
+	// Graphs are the query's graphs once ResolveGraphs has run.
+	Graphs []string
+	// KG, Model and Evaluator record their calls in Rec.
+	KG        store.KG
+	Model     llm.Model
+	Evaluator llm.Model
+	Rec       *trace.Recorder
+	Log       *slog.Logger
+}
+
+// Validator is a method configuration that checks its own settings.
+type Validator interface{ Validate() error }
+
+// Prepare is the common start of a method constructor: it fills deps'
+// defaults (Deps.WithDefaults) and validates cfg.
+func Prepare(deps Deps, cfg Validator) (Deps, error) {
+	deps, err := deps.WithDefaults()
+	if err != nil {
+		return deps, err
+	}
+	return deps, cfg.Validate()
+}
+
+// Solve is a method's search over a session.
+type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
+
+// Run answers q with solve: it validates q, starts a trace recorder with
+// the method's name and parameters, wraps deps in it, runs solve and
+// finishes the trace. Errors name the method; with an error the partial
+// trace is returned too (nil when q is invalid). solve resolves the
+// query's graphs (Session.ResolveGraphs) when it sees fit, so that the KG
+// call can be tagged with the node it serves.
+func Run(ctx context.Context, method string, params map[string]any, deps Deps, q Query, solve Solve) (*trace.Trace, error) {
+	if err := q.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	deps, err := deps.WithDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	rec := trace.NewRecorder(trace.Meta{Method: method, Params: params, Question: q.Question,
+		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, deps.Observer)
+	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
+		Model: rec.WrapModel(deps.Model), Evaluator: rec.WrapModel(deps.Evaluator), Rec: rec, Log: deps.Logger}
+	ans, err := solve(ctx, s)
+	if err != nil {
+		return rec.Finish(err), fmt.Errorf("%s: %w", method, err)
+	}
+	rec.SetAnswer(ans)
+	return rec.Finish(nil), nil
+}
+
+// Warn records a recoverable problem (a malformed reply, a dead end) on
+// the trace node carried by ctx (trace.WithNode) and logs it.
+func (s *Session) Warn(ctx context.Context, format string, args ...any) {
+	node := trace.NodeFrom(ctx)
+	msg := fmt.Sprintf(format, args...)
+	s.Rec.Warn(node, "%s", msg)
+	s.Log.Warn(s.Method+": "+msg, "node", node)
+}
+
+// ResolveGraphs sets Graphs to the query's graphs (see the function
+// ResolveGraphs) and records them in the trace.
+func (s *Session) ResolveGraphs(ctx context.Context) error {
+	graphs, err := ResolveGraphs(ctx, s.KG, s.Query)
+	if err != nil {
+		return err
+	}
+	s.Graphs = graphs
+	s.Rec.SetGraphs(graphs)
+	return nil
+}

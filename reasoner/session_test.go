@@ -1,0 +1,137 @@
+package reasoner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+func TestRun(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .` + "\n" + `<a> <r> <b> .`})
+	boom := errors.New("boom")
+	deps := Deps{KG: db, Model: llm.Lexical{}}
+	resolve := func(ctx context.Context, s *Session) (trace.Answer, error) {
+		if err := s.ResolveGraphs(ctx); err != nil {
+			return trace.Answer{}, err
+		}
+		return trace.Answer{Found: true, Text: strings.Join(s.Graphs, ",")}, nil
+	}
+	tests := []struct {
+		name      string
+		deps      Deps
+		q         Query
+		solve     Solve
+		wantErr   string
+		wantTrace bool
+		answer    string
+	}{
+		{"answer", deps, Query{Question: "q?"}, resolve, "", true, "g"},
+		{"invalid query", deps, Query{Question: " "}, resolve, "m: query: empty question", false, ""},
+		{"no KG", Deps{Model: llm.Lexical{}}, Query{Question: "q?"}, resolve, "m: reasoner deps: no knowledge graph", false, ""},
+		{"unknown graph", deps, Query{Question: "q?", Graphs: []string{"x"}}, resolve, `m: graph "x": not found`, true, ""},
+		{"solve fails", deps, Query{Question: "q?"}, func(context.Context, *Session) (trace.Answer, error) {
+			return trace.Answer{}, boom
+		}, "m: boom", true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, err := Run(t.Context(), "m", map[string]any{"k": 1}, tt.deps, tt.q, tt.solve)
+			switch {
+			case tt.wantErr == "" && err != nil,
+				tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if (tr != nil) != tt.wantTrace {
+				t.Fatalf("trace %+v, want one: %v", tr, tt.wantTrace)
+			}
+			if tr == nil {
+				return
+			}
+			if tr.Method != "m" || tr.Params["k"] != 1 || tr.Question != "q?" || tr.Answer.Text != tt.answer {
+				t.Errorf("trace %+v", tr)
+			}
+			if (err != nil) != (tr.Error != "") {
+				t.Errorf("trace error %q with err %v", tr.Error, err)
+			}
+		})
+	}
+	if _, err := Run(t.Context(), "m", nil, deps, Query{Question: "q?", Graphs: []string{"x"}}, resolve); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown graph: %v does not wrap store.ErrNotFound", err)
+	}
+}
+
+func TestSessionTracesAndWarns(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	var logs bytes.Buffer
+	deps := Deps{KG: db, Model: llm.Lexical{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	tr, err := Run(t.Context(), "m", nil, deps, Query{Question: "Who is A?"}, func(ctx context.Context, s *Session) (trace.Answer, error) {
+		id := s.Rec.AddNode(trace.Node{State: "root"})
+		nctx := trace.WithNode(ctx, id)
+		if err := s.ResolveGraphs(nctx); err != nil {
+			return trace.Answer{}, err
+		}
+		if _, err := s.Model.Generate(nctx, llm.Request{Task: llm.Task{Kind: llm.KindExtract, Name: "m/extract", Question: s.Question}}); err != nil {
+			return trace.Answer{}, err
+		}
+		if _, err := s.Evaluator.Generate(nctx, llm.Request{Task: llm.Task{Kind: llm.KindFree, Name: "m/eval"}}); err != nil {
+			return trace.Answer{}, err
+		}
+		s.Warn(nctx, "odd reply %d", 7)
+		return trace.Answer{Found: true, Text: "A", Node: id}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tr.Graphs, []string{"g"}) || len(tr.KGCalls) != 1 || tr.KGCalls[0].Node != 1 {
+		t.Errorf("graphs %v, KG calls %+v", tr.Graphs, tr.KGCalls)
+	}
+	if len(tr.ModelCalls) != 2 || tr.ModelCalls[0].Task != "m/extract" || tr.ModelCalls[1].Task != "m/eval" {
+		t.Errorf("model calls %+v", tr.ModelCalls)
+	}
+	if len(tr.Warnings) != 1 || tr.Warnings[0] != (trace.Warning{Node: 1, Message: "odd reply 7"}) {
+		t.Errorf("warnings %+v", tr.Warnings)
+	}
+	if !strings.Contains(logs.String(), `msg="m: odd reply 7" node=1`) {
+		t.Errorf("log %q", logs.String())
+	}
+}
+
+// checked is a configuration whose Validate returns err.
+type checked struct{ err error }
+
+func (c checked) Validate() error { return c.err }
+
+func TestPrepare(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	bad := errors.New("parameter \"k\" must be at least 1")
+	tests := []struct {
+		name string
+		deps Deps
+		cfg  checked
+		want error
+	}{
+		{"ok", Deps{KG: db, Model: llm.Lexical{}}, checked{}, nil},
+		{"no model", Deps{KG: db}, checked{}, errors.New("reasoner deps: no model (Model is nil)")},
+		{"bad config", Deps{KG: db, Model: llm.Lexical{}}, checked{bad}, bad},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Prepare(tt.deps, tt.cfg)
+			if (err == nil) != (tt.want == nil) || err != nil && err.Error() != tt.want.Error() {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if err == nil && (d.Evaluator == nil || d.Logger == nil) {
+				t.Errorf("defaults not filled: %+v", d)
+			}
+		})
+	}
+}
