@@ -67,7 +67,7 @@ func (a *app) genCmd() *cobra.Command {
 
 func (a *app) benchCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Whole-process benchmarks against baselines run in the same command"}
-	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG())
+	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG(), a.benchHTTP())
 	return cmd
 }
 

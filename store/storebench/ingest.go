@@ -170,13 +170,19 @@ func copyInto(ctx context.Context, qs graph.QuadStore, file string, limit int64)
 }
 
 // PeakRSS returns this process's peak resident set size (VmHWM), or 0.
-func PeakRSS() int64 {
+func PeakRSS() int64 { return procStatus("VmHWM:") }
+
+// CurrentRSS returns this process's resident set size (VmRSS), or 0.
+func CurrentRSS() int64 { return procStatus("VmRSS:") }
+
+// procStatus reads a kB field of /proc/self/status.
+func procStatus(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(rest)
 			if len(f) > 0 {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)
