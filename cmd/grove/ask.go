@@ -39,12 +39,14 @@ func (a *app) modelFlags(fs *pflag.FlagSet) {
 	fs.String("cache-dir", filepath.Join(filepath.Dir(defaultDBDir()), "llm-cache"), "response cache directory")
 	fs.Int("max-concurrency", 8, "maximum concurrent model requests")
 	fs.Duration("timeout", 2*time.Minute, "per-call model timeout")
-	for flag, key := range map[string]string{"llm": "llm.url", "model": "llm.model", "api-key-env": "llm.api_key_env",
-		"endpoint": "llm.endpoint", "cache": "llm.cache_mode", "cache-dir": "llm.cache_dir",
-		"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"} {
-		_ = a.v.BindPFlag(key, fs.Lookup(flag))
-	}
 }
+
+// modelFlagKeys maps the model flags to their viper keys. They are bound in
+// setup for the command that runs: ask, serve and eval each define them,
+// and binding at definition time would let the last command win.
+var modelFlagKeys = map[string]string{"llm": "llm.url", "model": "llm.model", "api-key-env": "llm.api_key_env",
+	"endpoint": "llm.endpoint", "cache": "llm.cache_mode", "cache-dir": "llm.cache_dir",
+	"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"}
 
 // openModel builds the configured model (the lexical policy without --llm).
 func (a *app) openModel() (llm.Model, io.Closer, error) {
