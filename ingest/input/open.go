@@ -92,6 +92,9 @@ type File struct {
 	count *counter
 	r     io.Reader
 	close []func() error
+	// closed makes reads after Close fail even when a read-ahead
+	// goroutine still holds decoded bytes.
+	closed atomic.Bool
 }
 
 // Name returns the path the file was opened with ("stdin" for "-").
@@ -109,6 +112,9 @@ func (f *File) CompressedRead() int64 { return f.count.n.Load() }
 // Read reads decompressed data. Errors other than io.EOF name the file and
 // the compression.
 func (f *File) Read(p []byte) (int, error) {
+	if f.closed.Load() {
+		return 0, fmt.Errorf("%s: %w", f.name, os.ErrClosed)
+	}
 	n, err := f.r.Read(p)
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("%s: read %s: %w", f.name, f.comp, err)
@@ -119,6 +125,7 @@ func (f *File) Read(p []byte) (int, error) {
 // Close stops any decoder goroutines or processes and closes the file. It
 // returns the first error.
 func (f *File) Close() error {
+	f.closed.Store(true)
 	var first error
 	for _, c := range f.close {
 		if err := c(); err != nil && first == nil {
