@@ -184,10 +184,7 @@ database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and t
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if entities > 0 {
-				for i := 0; i < 500; i++ {
-					cfg.IDs = append(cfg.IDs, fmt.Sprintf("Q%d", 17+(i*104729)%(entities-17)))
-				}
-				cfg.Hubs = []string{"Q1", "Q2", "Q3", "Q4"}
+				cfg.IDs, cfg.Hubs = syntheticIDs(entities), []string{"Q1", "Q2", "Q3", "Q4"}
 			}
 			open, err := storebench.OpenTime(a.v.GetString("db"))
 			if err != nil {
@@ -226,4 +223,14 @@ database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and t
 	cmd.Flags().IntVar(&entities, "synthetic", 0, "database holds 'grove gen' output with this many entities")
 	cmd.Flags().IntVar(&cfg.N, "n", 2000, "timed calls per operation")
 	return cmd
+}
+
+// syntheticIDs picks 500 spread-out entity ids of a 'grove gen' graph with
+// n entities, past its hubs Q1..Q16.
+func syntheticIDs(n int) []string {
+	ids := make([]string, 0, 500)
+	for i := 0; i < 500; i++ {
+		ids = append(ids, fmt.Sprintf("Q%d", 17+(i*104729)%(n-17)))
+	}
+	return ids
 }

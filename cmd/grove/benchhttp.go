@@ -35,9 +35,7 @@ func (a *app) benchHTTP() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if entities > 0 {
-				for i := 0; i < 500; i++ {
-					ids = append(ids, fmt.Sprintf("Q%d", 17+(i*104729)%(entities-17)))
-				}
+				ids = syntheticIDs(entities)
 			}
 			if len(ids) == 0 {
 				return fmt.Errorf("give --ids or --synthetic")

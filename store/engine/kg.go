@@ -359,15 +359,9 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 	}
 	var n int64
 	err = db.view(ctx, func(txn *badger.Txn) error {
-		tid, err := db.resolve(txn, id)
+		tid, p, err := db.resolveWithRelation(txn, id, relation)
 		if err != nil {
 			return err
-		}
-		var p uint64
-		if relation != "" {
-			if p, err = db.resolveRelation(txn, relation); err != nil {
-				return err
-			}
 		}
 		for _, space := range spaces {
 			err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
@@ -385,6 +379,16 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 	return n, err
 }
 
+// resolveWithRelation resolves an entity and an optional relation (0 for
+// "").
+func (db *DB) resolveWithRelation(txn *badger.Txn, id, relation string) (tid, p uint64, err error) {
+	if tid, err = db.resolve(txn, id); err != nil || relation == "" {
+		return tid, 0, err
+	}
+	p, err = db.resolveRelation(txn, relation)
+	return tid, p, err
+}
+
 func (db *DB) hiddenPred(txn *badger.Txn, p uint64) bool {
 	pi, err := db.pred(txn, p)
 	return err == nil && pi.hidden
@@ -399,15 +403,9 @@ func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Dire
 	var out []store.Entity
 	seen := map[uint64]bool{}
 	err = db.view(ctx, func(txn *badger.Txn) error {
-		tid, err := db.resolve(txn, id)
+		tid, p, err := db.resolveWithRelation(txn, id, relation)
 		if err != nil {
 			return err
-		}
-		var p uint64
-		if relation != "" {
-			if p, err = db.resolveRelation(txn, relation); err != nil {
-				return err
-			}
 		}
 		for _, space := range spaces {
 			if out, err = db.neighborsIn(txn, space, tid, p, limit, seen, out); err != nil {
