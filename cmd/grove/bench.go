@@ -229,6 +229,12 @@ database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and t
 // n entities, past its hubs Q1..Q16.
 func syntheticIDs(n int) []string {
 	ids := make([]string, 0, 500)
+	if n <= 17 {
+		for i := 1; i <= n; i++ {
+			ids = append(ids, fmt.Sprintf("Q%d", i))
+		}
+		return ids
+	}
 	for i := 0; i < 500; i++ {
 		ids = append(ids, fmt.Sprintf("Q%d", 17+(i*104729)%(n-17)))
 	}
