@@ -44,9 +44,11 @@ func (a *app) modelFlags(fs *pflag.FlagSet) {
 // modelFlagKeys maps the model flags to their viper keys. They are bound in
 // setup for the command that runs: ask, serve and eval each define them,
 // and binding at definition time would let the last command win.
-var modelFlagKeys = map[string]string{"llm": "llm.url", "model": "llm.model", "api-key-env": "llm.api_key_env",
-	"endpoint": "llm.endpoint", "cache": "llm.cache_mode", "cache-dir": "llm.cache_dir",
-	"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"}
+func modelFlagKeys() map[string]string {
+	return map[string]string{"llm": "llm.url", "model": "llm.model", "api-key-env": "llm.api_key_env",
+		"endpoint": "llm.endpoint", "cache": "llm.cache_mode", "cache-dir": "llm.cache_dir",
+		"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"}
+}
 
 // openModel builds the configured model (the lexical policy without --llm).
 func (a *app) openModel() (llm.Model, io.Closer, error) {

@@ -71,7 +71,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
 		return err
 	}
-	for flag, key := range modelFlagKeys {
+	for flag, key := range modelFlagKeys() {
 		if f := cmd.Flags().Lookup(flag); f != nil {
 			if err := a.v.BindPFlag(key, f); err != nil {
 				return err

@@ -20,9 +20,11 @@ func cayleyGen(t testing.TB) (graph.QuadStore, graph.Options) {
 // TestCayleyConformance runs Cayley's own QuadStore test suite against the
 // engine: loading, duplicates, deletes, sizes, iterators, HasA, typed
 // values, node deletion, schema, writers and 1k-quad batches. Cayley's path
-// morphism tests are left out: they read a data file from Cayley's source
-// tree, and the one that does not (tags through an optimised recursive
-// morphism) depends on Cayley's planner, see BENCHMARKS.md/README.
+// morphism tests (pathtest) are left out: most of them read a data file
+// from Cayley's own source tree, and of the self-contained ones, one fails
+// on this engine: "follows recursive loop" with the optimiser on reports
+// pid=1 instead of 2 for node 3 (tags through an optimised recursive
+// morphism; the unoptimised variant passes). It is a known gap.
 func TestCayleyConformance(t *testing.T) {
 	conf := &graphtest.Config{}
 	tests := []struct {
