@@ -51,11 +51,8 @@ type cwqQuestion struct {
 
 func readCWQ(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in cwqQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *cwqQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		q := Question{ID: in.ID, Question: in.Question, Type: in.Type}
@@ -192,11 +189,8 @@ type grailQuestion struct {
 
 func readGrailQA(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in grailQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *grailQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		id, err := text(in.QID)
@@ -229,11 +223,8 @@ type simpleQuestion struct {
 
 func readSimpleQA(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in simpleQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *simpleQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		golds, err := texts(in.Answer)
@@ -256,11 +247,8 @@ type webQuestion struct {
 
 func readWebQuestions(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in webQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *webQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		golds, err := texts(in.Answers)

@@ -48,11 +48,8 @@ type grbenchQuestion struct {
 func readGRBench(name string, data []byte) ([]Question, error) {
 	domain := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	return readJSONLines(name, data, func(r record) (Question, error) {
-		var in grbenchQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *grbenchQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		id, err := text(in.QID)

@@ -311,6 +311,19 @@ func mergeLabels(dst, src map[string]string) map[string]string {
 }
 
 // requireQuestion checks that the question text is present.
+// decodeQuestion decodes record r into a new T and checks that its
+// "question" field, read by question, is not empty.
+func decodeQuestion[T any](name string, r record, question func(*T) string) (*T, error) {
+	in := new(T)
+	if err := decodeRecord(name, r, in); err != nil {
+		return nil, err
+	}
+	if err := requireQuestion(name, r, "question", question(in)); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
 func requireQuestion(name string, r record, field, q string) error {
 	if strings.TrimSpace(q) == "" {
 		return source.Errorf(name, r.line, field, "missing or empty question")

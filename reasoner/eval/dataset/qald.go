@@ -196,18 +196,14 @@ type qaldEnQuestion struct {
 
 func readQALD10En(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in qaldEnQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *qaldEnQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		q := Question{ID: fmt.Sprint(r.index), Question: in.Question}
 		if err := qaldEnAnswers(&q, in.Answer); err != nil {
 			return Question{}, fieldError(name, r, "answer", err)
 		}
-		var err error
 		if q.TopicEntities, err = labelMap(in.Topic); err != nil {
 			return Question{}, fieldError(name, r, "qid_topic_entity", err)
 		}

@@ -21,11 +21,8 @@ type wikiQuestion struct {
 
 func read2Wiki(name string, data []byte) ([]Question, error) {
 	return readArray(name, data, "", func(r record) (Question, error) {
-		var in wikiQuestion
-		if err := decodeRecord(name, r, &in); err != nil {
-			return Question{}, err
-		}
-		if err := requireQuestion(name, r, "question", in.Question); err != nil {
+		in, err := decodeQuestion(name, r, func(q *wikiQuestion) string { return q.Question })
+		if err != nil {
 			return Question{}, err
 		}
 		golds, err := texts(in.Answer)
