@@ -32,7 +32,8 @@ type commitState struct {
 }
 
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
-	st := LoadStats{Read: l.read, Terms: int64(len(l.newTerms))}
+	l.newCount = int64(len(l.newTerms))
+	st := LoadStats{Read: l.read, Terms: l.newCount}
 	t0 := time.Now()
 	// The dictionary is only needed while reading: new terms are in
 	// newTerms. Dropping it here frees its memory before the sort.
@@ -60,6 +61,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	cs.txn.Discard()
+	l.quads = nil // written; the label index build below needs the memory more
 	t := time.Now()
 	if err := cs.sink.Flush(); err != nil {
 		return st, err
@@ -140,7 +142,12 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState) error {
 			if err := l.writeIDs(ctx, cs); err != nil {
 				return err
 			}
-			return l.writeTerms(ctx, cs)
+			if err := l.writeTerms(ctx, cs); err != nil {
+				return err
+			}
+			// Written: free the new terms while the edge streams go on.
+			l.newTerms = nil
+			return nil
 		})
 	}()
 	err := l.timed(ctx, "spo+ops", func() error { return l.writeIndexes(ctx, cs) })
@@ -380,7 +387,7 @@ func (l *Loader) writeMeta(_ context.Context, cs *commitState) error {
 		graphs[name] = gm
 		stats.Quads += n
 	}
-	stats.Nodes += int64(len(l.newTerms))
+	stats.Nodes += l.newCount
 	names := make([]string, 0, len(graphs))
 	for n := range graphs {
 		names = append(names, n)
