@@ -149,7 +149,7 @@ func (a *app) benchIngestOne() *cobra.Command {
 	cmd.Flags().StringVar(&sys, "system", storebench.SystemGrove, "system")
 	cmd.Flags().StringVar(&dir, "dir", "", "database directory")
 	cmd.Flags().Int64Var(&limit, "limit", 0, "quads to load (0 = all)")
-	cmd.Flags().Int64Var(&memLimit, "mem-limit", 5<<29, "soft Go memory limit, as grove ingest sets it (0 = none)")
+	cmd.Flags().Int64Var(&memLimit, "mem-limit", 2<<30, "soft Go memory limit, as grove ingest sets it (0 = none)")
 	return cmd
 }
 

@@ -96,7 +96,7 @@ transactions instead of the bulk loader.`,
 	fl.BoolVar(&lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
 	fl.BoolVar(&noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
 	fl.StringSliceVar(&ids, "wikidata-ids", nil, "Wikidata JSON: keep only these entity ids")
-	fl.Int64Var(&memLimit, "mem-limit", 5<<29, "soft memory limit in bytes for the Go heap during the load (0 = none)")
+	fl.Int64Var(&memLimit, "mem-limit", 2<<30, "soft memory limit in bytes for the Go heap during the load (0 = none)")
 	return cmd
 }
 
