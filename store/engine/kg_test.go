@@ -150,3 +150,24 @@ func TestInMemorySearchSurvivesLaterLoads(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchMatchedIsOriginalText(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loadQuads(t, db, "g", []quad.Quad{
+		{Subject: quad.IRI("e"), Predicate: quad.IRI(store.RDFSLabel), Object: quad.String("Amélie")},
+		{Subject: quad.IRI("e"), Predicate: quad.IRI(store.SKOSAltLabel), Object: quad.String("Le Fabuleux Destin d'Amélie Poulain")},
+	})
+	for _, c := range []struct{ query, matched string }{
+		{"amelie", "Amélie"},
+		{"le fabuleux destin d amelie poulain", "Le Fabuleux Destin d'Amélie Poulain"},
+	} {
+		got, err := db.Search(context.Background(), "g", c.query, 1)
+		if err != nil || len(got) != 1 || got[0].Matched != c.matched {
+			t.Errorf("search %q = %+v, %v; want matched %q", c.query, got, err, c.matched)
+		}
+	}
+}

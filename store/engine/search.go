@@ -140,7 +140,8 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 				if err != nil {
 					return err
 				}
-				if hasKey(c.Entity, h.Key) {
+				if text, ok := matchedText(c.Entity, h.Key); ok {
+					c.Matched = text
 					out = append(out, c)
 				}
 			}
@@ -171,19 +172,16 @@ func (db *DB) candidate(txn *badger.Txn, graph string, h labelindex.Hit) (store.
 		Score: kindScore - float64(h.Distance) + pop}, nil
 }
 
-// hasKey reports whether the entity still has a label or alias whose
-// normalized form is key: labels deleted after the index was built are not
-// matched.
-func hasKey(e store.Entity, key string) bool {
-	if labelindex.Normalize(e.Label) == key {
-		return true
-	}
-	for _, a := range e.Aliases {
-		if labelindex.Normalize(a) == key {
-			return true
+// matchedText returns the entity's label or alias whose normalized form is
+// key. Labels deleted after the index was built no longer match, so the
+// index never returns text the entity does not have.
+func matchedText(e store.Entity, key string) (string, bool) {
+	for _, t := range append([]string{e.Label}, e.Aliases...) {
+		if labelindex.Normalize(t) == key {
+			return t, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // searchIndexHits runs the exact and prefix phases first and the fuzzy
