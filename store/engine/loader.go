@@ -73,7 +73,7 @@ type Loader struct {
 	graph    uint64
 	dict     map[string]uint64
 	newTerms []newTerm
-	newCount int64 // len(newTerms) when the commit began
+	newCount int64      // len(newTerms) when the commit began
 	buf      quadBuffer // quads as read, in blocks
 	quads    []qids     // all quads, contiguous, from Commit on
 	labels   []labelEntry
