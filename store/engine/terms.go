@@ -86,11 +86,6 @@ func decodeTerm(b []byte) (quad.Value, error) {
 	return nil, errBadTerm
 }
 
-// isLiteralTerm reports whether an encoded term is a literal.
-func isLiteralTerm(b []byte) bool {
-	return len(b) > 0 && (b[0] == kindStr || b[0] == kindLang || b[0] == kindTyped)
-}
-
 // nodeID returns the KG-interface id of a node value: the IRI text, or
 // "_:" + the blank node id.
 func nodeID(v quad.Value) string {
