@@ -130,7 +130,11 @@ type Relation struct {
 	// Count is the number of edges of this relation, in this direction, from
 	// the given entities.
 	Count int64 `json:"count"`
-	// Hidden marks relations that reasoners normally hide (external ids).
+	// AtLeast marks Count as a lower bound: a remote backend capped the
+	// count of a hub's edges rather than let the aggregation time out.
+	AtLeast bool `json:"at_least,omitempty"`
+	// Hidden marks relations that reasoners normally hide (external ids,
+	// labels, links).
 	Hidden bool `json:"hidden,omitempty"`
 }
 
@@ -163,36 +167,81 @@ type Feature struct {
 	Graph    string `json:"graph"`
 }
 
-// KG is the interface reasoners use. Implementations are safe for concurrent
-// use. All ids are exact: "Q30" never matches "Q3012".
+// KG is the interface reasoners use. Every backend (store/engine, a SPARQL
+// endpoint, Cayley's SQL store) honours the same contract, which
+// store/kgtest checks:
+//
+//   - Concurrency: implementations are safe for concurrent use, including
+//     reads while the backend is being written; a read sees each write
+//     entirely or not at all.
+//   - Ownership: every returned slice, and every slice inside a returned
+//     value (Entity.Aliases, Entity.Graphs, Edge.Qualifiers, ...), belongs to
+//     the caller, who may modify it. Implementations never return a slice
+//     they keep (a cache entry, say) and never keep a slice a caller passed in.
+//   - Ids are exact: "Q30" never matches "Q3012". Relation ids are the
+//     predicate ids as stored (the same form as entity ids).
+//   - Limits: limit <= 0 means no limit, for every method that takes one.
+//     A positive limit caps the result length and bounds the work done: a
+//     hub with millions of edges costs O(limit), not O(degree).
+//   - Unknown ids: a single-id method (Entity, Neighbors, Degree, Features,
+//     SameAs) returns an error wrapping ErrNotFound when the id does not occur
+//     in the database. Batch methods (Relations, Edges) skip unknown ids: one
+//     bad id never fails the batch, and a batch of only unknown ids returns an
+//     empty result. An unknown relation (in Edges, Neighbors, Degree) has no
+//     edges: empty result or 0, no error.
+//   - Hidden and literal: relation "" in Neighbors and Degree means every
+//     relation that Relations lists with Hidden false (label, alias and
+//     description predicates, links such as owl:sameAs and grove:
+//     predicates are listed as Hidden). Degree counts edges, literal-valued ones included, exactly as
+//     the Count of those relations would add up; Neighbors returns distinct
+//     non-literal nodes only. A named relation is followed whether hidden or
+//     not.
+//   - Errors: invalid arguments (a bad Direction) return a descriptive error;
+//     a cancelled ctx returns an error wrapping ctx.Err(). A remote backend
+//     wraps transport failures with the endpoint and never panics.
+//   - Close: a backend holding resources implements io.Closer. Close is
+//     idempotent; after it every method returns an error wrapping ErrClosed.
+//   - Read-only backends: writers are optional interfaces; a backend that
+//     cannot be written returns an error wrapping ErrReadOnly when asked to.
 type KG interface {
-	// Graphs lists the named graphs (KGs) in the database.
+	// Graphs lists the named graphs (KGs) in the database, sorted by name.
 	Graphs(ctx context.Context) ([]GraphInfo, error)
-	// Search returns entity candidates for a mention in one graph ("" = all
-	// graphs) by exact, prefix and fuzzy match over labels and aliases, best
-	// first.
+	// Search returns up to limit entity candidates for a mention in one graph
+	// ("" = all graphs) by exact, prefix and fuzzy match over labels and
+	// aliases, best first. A graph that does not exist returns ErrNotFound.
 	Search(ctx context.Context, graph, text string, limit int) ([]Candidate, error)
 	// Entity returns an entity's label, description, aliases and graphs. An id
 	// that does not occur in the database returns an error wrapping ErrNotFound.
 	Entity(ctx context.Context, id string) (Entity, error)
 	// Relations lists the relation types of the given entities in direction
-	// dir (Out, In or Both), with edge counts, in a deterministic order.
+	// dir (Out, In or Both), with edge counts summed over the entities, in a
+	// deterministic order (graph, direction, label, id).
 	Relations(ctx context.Context, ids []string, dir Direction) ([]Relation, error)
 	// Edges returns up to limit edges of relation from the given entities in
-	// direction dir (Out or In), in a deterministic order. limit <= 0 means
-	// no limit.
+	// direction dir (Out or In), in a deterministic order: by input id, then
+	// as stored.
 	Edges(ctx context.Context, ids []string, relation string, dir Direction, limit int) ([]Edge, error)
-	// Neighbors returns the entities reached from id along relation ("" = any
-	// relation) in direction dir, up to limit.
+	// Neighbors returns up to limit distinct non-literal nodes reached from id
+	// along relation ("" = every non-hidden relation) in direction dir (Out,
+	// In or Both).
 	Neighbors(ctx context.Context, id, relation string, dir Direction, limit int) ([]Entity, error)
-	// Degree counts the edges of id along relation ("" = any) in direction dir.
+	// Degree counts the edges of id along relation ("" = every non-hidden
+	// relation) in direction dir (Out, In or Both).
 	Degree(ctx context.Context, id, relation string, dir Direction) (int64, error)
-	// Features returns the literal-valued properties of a node.
+	// Features returns the literal-valued properties of a node, excluding its
+	// labels and aliases (which are its name, see Entity).
 	Features(ctx context.Context, id string) ([]Feature, error)
 	// SameAs returns the ids of the same entity in graph (cross-KG links), or
 	// in every other graph when graph is "".
 	SameAs(ctx context.Context, id, graph string) ([]Link, error)
 }
+
+// ErrClosed is returned (wrapped) by every method of a KG after Close.
+var ErrClosed = errors.New("knowledge graph is closed")
+
+// ErrReadOnly is returned (wrapped) when a read-only backend is asked to
+// write.
+var ErrReadOnly = errors.New("knowledge graph backend is read-only")
 
 // Link says that an entity is the same as Target in Graph.
 type Link struct {

@@ -219,10 +219,14 @@ func (db *DB) checkMarker() error {
 	return nil
 }
 
-// Close closes the database.
+// Close closes the database; it is idempotent, and every later KG call
+// returns store.ErrClosed.
 func (db *DB) Close() error {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
+	if db.bdb.IsClosed() {
+		return nil
+	}
 	db.terms.Close()
 	db.labels.Close()
 	db.degrees.Close()

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,10 +18,29 @@ var _ store.KG = (*DB)(nil)
 
 // view runs fn in a read transaction, checking ctx first.
 func (db *DB) view(ctx context.Context, fn func(txn *badger.Txn) error) error {
-	if err := ctxErr(ctx); err != nil {
+	if err := db.usable(ctx); err != nil {
 		return err
 	}
 	return db.bdb.View(fn)
+}
+
+// usable returns ErrClosed after Close and the context's error once it is
+// done.
+func (db *DB) usable(ctx context.Context) error {
+	if db.bdb.IsClosed() {
+		return store.ErrClosed
+	}
+	return ctxErr(ctx)
+}
+
+// resolveKnown is resolve for batch members: an unknown id is skipped
+// (ok false), not an error.
+func (db *DB) resolveKnown(txn *badger.Txn, id string) (tid uint64, ok bool, err error) {
+	tid, err = db.resolve(txn, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, false, nil
+	}
+	return tid, err == nil, err
 }
 
 // resolve maps an entity id to its term id.
@@ -52,6 +72,9 @@ func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
 
 // Graphs lists the named graphs.
 func (db *DB) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
+	if err := db.usable(ctx); err != nil {
+		return nil, err
+	}
 	var out []store.GraphInfo
 	for _, g := range db.GraphMetas() {
 		gi := store.GraphInfo{Name: g.Name, Quads: g.Quads, Relations: g.Relations}
@@ -90,7 +113,9 @@ func (db *DB) entity(txn *badger.Txn, tid uint64) (store.Entity, error) {
 	if err != nil {
 		return store.Entity{}, err
 	}
-	e := store.Entity{ID: nodeID(v), Label: li.label, Description: li.desc, Aliases: li.aliases, Literal: li.literal}
+	// The aliases are cached: the caller gets its own copy.
+	e := store.Entity{ID: nodeID(v), Label: li.label, Description: li.desc, Aliases: slices.Clone(li.aliases),
+		Literal: li.literal}
 	if li.literal {
 		e.ID = v.String()
 	}
@@ -136,9 +161,11 @@ func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) 
 	var out []store.Relation
 	err = db.view(ctx, func(txn *badger.Txn) error {
 		for _, id := range ids {
-			tid, err := db.resolve(txn, id)
+			tid, ok, err := db.resolveKnown(txn, id)
 			if err != nil {
 				return err
+			} else if !ok {
+				continue
 			}
 			for _, space := range spaces {
 				err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
@@ -177,7 +204,9 @@ func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir stor
 	var out []store.Edge
 	err := db.view(ctx, func(txn *badger.Txn) error {
 		p, err := db.resolveRelation(txn, relation)
-		if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // an unknown relation has no edges
+		} else if err != nil {
 			return err
 		}
 		pi, err := db.pred(txn, p)
@@ -188,9 +217,11 @@ func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir stor
 			if limit > 0 && len(out) >= limit {
 				break
 			}
-			tid, err := db.resolve(txn, id)
+			tid, ok, err := db.resolveKnown(txn, id)
 			if err != nil {
 				return err
+			} else if !ok {
+				continue
 			}
 			if out, err = db.edgesOf(txn, tid, pi, p, dir, limit, out); err != nil {
 				return err
@@ -360,7 +391,9 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 	var n int64
 	err = db.view(ctx, func(txn *badger.Txn) error {
 		tid, p, err := db.resolveWithRelation(txn, id, relation)
-		if err != nil {
+		if errors.Is(err, errNoRelation) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		for _, space := range spaces {
@@ -379,13 +412,20 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 	return n, err
 }
 
+// errNoRelation: the entity exists but the relation does not, so there is
+// nothing to follow.
+var errNoRelation = errors.New("no such relation")
+
 // resolveWithRelation resolves an entity and an optional relation (0 for
-// "").
+// ""); an unknown relation returns errNoRelation.
 func (db *DB) resolveWithRelation(txn *badger.Txn, id, relation string) (tid, p uint64, err error) {
 	if tid, err = db.resolve(txn, id); err != nil || relation == "" {
 		return tid, 0, err
 	}
 	p, err = db.resolveRelation(txn, relation)
+	if errors.Is(err, store.ErrNotFound) {
+		return tid, 0, errNoRelation
+	}
 	return tid, p, err
 }
 
@@ -404,7 +444,9 @@ func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Dire
 	seen := map[uint64]bool{}
 	err = db.view(ctx, func(txn *badger.Txn) error {
 		tid, p, err := db.resolveWithRelation(txn, id, relation)
-		if err != nil {
+		if errors.Is(err, errNoRelation) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 		for _, space := range spaces {

@@ -3,7 +3,6 @@ package engine
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -183,7 +182,7 @@ func (db *DB) pred(txn *badger.Txn, p uint64) (predInfo, error) {
 	if err := db.predFlags(txn, p, &pi); err != nil {
 		return pi, err
 	}
-	if _, isLabel := db.labelPreds(txn)[p]; isLabel || internalPredicate(pi.id) {
+	if _, isLabel := db.labelPreds(txn)[p]; isLabel || internalPredicate(pi.id) || pi.id == store.OWLSameAs {
 		pi.hidden = true
 	}
 	pi.stmt, _, _ = db.termID(txn, quad.IRI(store.StatementPrefix+pi.id))
@@ -232,59 +231,11 @@ func internalPredicate(id string) bool {
 	return false
 }
 
-// deriveLabel turns a predicate id into words: "film.film.directed_by" and
-// "/film/film/directed_by" -> "directed by", "http://schema.org/birthDate"
-// -> "birth date".
-func deriveLabel(id string) string {
-	s := id
-	if i := strings.LastIndexAny(strings.TrimRight(s, "/#"), "/#.:"); i >= 0 && i < len(s)-1 {
-		s = s[i+1:]
-	}
-	s = strings.Trim(s, "/#")
-	var b strings.Builder
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r == '_' || r == '-':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case unicode.IsUpper(r) && prevLower:
-			b.WriteByte(' ')
-		}
-		b.WriteRune(unicode.ToLower(r))
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-	}
-	if b.Len() == 0 {
-		return id
-	}
-	if isPropertyID(s) {
-		return s
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
+// deriveLabel and inverseLabel are store.DeriveLabel and store.InverseLabel,
+// shared with the remote backends.
+func deriveLabel(id string) string { return store.DeriveLabel(id) }
 
-// isPropertyID reports Wikidata-style ids (P17) that must keep their case.
-func isPropertyID(s string) bool {
-	if len(s) < 2 || (s[0] != 'P' && s[0] != 'Q') {
-		return false
-	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// inverseLabel names the inverse direction: "directed by" -> "directed",
-// "director" -> "is director of".
-func inverseLabel(label string) string {
-	if rest, ok := strings.CutSuffix(label, " by"); ok && rest != "" {
-		return rest
-	}
-	return "is " + label + " of"
-}
+func inverseLabel(label string) string { return store.InverseLabel(label) }
 
 func defaultLabelConfig() store.LabelConfig { return store.DefaultLabelConfig() }
 

@@ -113,8 +113,8 @@ func (db *DB) writeSearch(graph string, b *labelindex.Builder) error {
 
 // Search finds entity candidates for a mention.
 func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]store.Candidate, error) {
-	if limit <= 0 {
-		limit = 10
+	if err := db.usable(ctx); err != nil {
+		return nil, err
 	}
 	graphs := []string{graph}
 	if graph == "" {
@@ -135,7 +135,7 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 			if idx == nil {
 				continue
 			}
-			for _, h := range searchIndexHits(idx, text, 2*limit) {
+			for _, h := range searchIndexHits(idx, text, 2*max(limit, 0)) { // 0: every hit
 				c, err := db.candidate(txn, g, h)
 				if err != nil {
 					return err
@@ -151,7 +151,10 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 	slices.SortStableFunc(out, func(a, b store.Candidate) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Graph, b.Graph))
 	})
-	return out[:min(limit, len(out))], err
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, err
 }
 
 // candidate turns an index hit into a ranked candidate. The score orders
