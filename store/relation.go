@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 )
@@ -57,4 +58,11 @@ func InverseLabel(label string) string {
 		return rest
 	}
 	return "is " + label + " of"
+}
+
+// CompareRelations is the order of Relations results: graph, direction,
+// label, id.
+func CompareRelations(a, b Relation) int {
+	return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Dir, b.Dir),
+		cmp.Compare(a.Label, b.Label), cmp.Compare(a.ID, b.ID))
 }

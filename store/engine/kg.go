@@ -191,10 +191,7 @@ func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) 
 	return out, err
 }
 
-func compareRelations(a, b store.Relation) int {
-	return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Dir, b.Dir),
-		cmp.Compare(a.Label, b.Label), cmp.Compare(a.ID, b.ID))
-}
+func compareRelations(a, b store.Relation) int { return store.CompareRelations(a, b) }
 
 // Edges returns edges of relation from ids in direction dir.
 func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {

@@ -1,0 +1,366 @@
+package sparqlkg
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	json "github.com/goccy/go-json"
+)
+
+// client sends SPARQL queries: a bounded number in flight, a timeout per
+// request, retries on 429/502/503/504 honouring Retry-After, and a cache
+// of response bodies (memory, optionally disk) keyed by the query text so
+// that a re-run sends no request twice.
+type client struct {
+	endpoint string
+	host     string // for errors and logs: never the credentials
+	auth     string
+	http     *http.Client
+	sem      chan struct{}
+	timeout  time.Duration
+	retries  int
+	log      *slog.Logger
+	cacheDir string
+
+	mu       sync.Mutex
+	mem      map[string][]byte
+	inflight map[string]*call
+	requests int64 // requests sent (not cache hits)
+}
+
+type call struct {
+	done chan struct{}
+	body []byte
+	err  error
+}
+
+// Error is a failure of the endpoint, with what it said.
+type Error struct {
+	Host   string
+	Status int    // HTTP status, 0 when the endpoint could not be reached
+	Body   string // the start of the response
+	Query  string // the start of the query
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sparql endpoint %s: ", e.Host)
+	switch {
+	case e.Status == 0:
+		fmt.Fprintf(&b, "unreachable: %v", e.Err)
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		fmt.Fprintf(&b, "HTTP %d: the endpoint rejected the credentials (check --sparql-auth-file / GROVE_SPARQL_AUTH)", e.Status)
+	case e.Status == http.StatusBadRequest:
+		fmt.Fprintf(&b, "the endpoint rejected the query (HTTP 400): %s; query: %s", e.Body, e.Query)
+	case e.Err != nil:
+		fmt.Fprintf(&b, "%v", e.Err)
+	default:
+		fmt.Fprintf(&b, "HTTP %d: %s", e.Status, e.Body)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// results is a SPARQL 1.1 JSON results document.
+type results struct {
+	Head struct {
+		Vars []string `json:"vars"`
+	} `json:"head"`
+	Results struct {
+		Bindings []map[string]term `json:"bindings"`
+	} `json:"results"`
+	Boolean *bool `json:"boolean"`
+}
+
+// term is one RDF term of a binding.
+type term struct {
+	Type     string `json:"type"` // uri, literal, typed-literal, bnode
+	Value    string `json:"value"`
+	Lang     string `json:"xml:lang"`
+	Datatype string `json:"datatype"`
+}
+
+// query runs a SELECT or ASK query.
+func (c *client) query(ctx context.Context, q string) (*results, error) {
+	body, err := c.cached(ctx, q, func(ctx context.Context) ([]byte, error) { return c.send(ctx, q) })
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseResults(c.host, q, body)
+	if err != nil {
+		c.forget(q)
+	}
+	return r, err
+}
+
+// parseResults decodes a SPARQL JSON results document.
+func parseResults(host, q string, body []byte) (*results, error) {
+	var r results
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, &Error{Host: host, Status: 200, Query: snippet(q),
+			Err: fmt.Errorf("not a SPARQL JSON result: %w: %s", err, snippet(string(body)))}
+	}
+	if r.Boolean == nil && r.Head.Vars == nil {
+		return nil, &Error{Host: host, Status: 200, Query: snippet(q),
+			Err: fmt.Errorf("not a SPARQL JSON result (no head.vars): %s", snippet(string(body)))}
+	}
+	return &r, nil
+}
+
+// cached returns the response body for request q from memory, disk or
+// fetch; concurrent identical requests share one fetch.
+func (c *client) cached(ctx context.Context, q string, fetch func(context.Context) ([]byte, error)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	key := cacheKey(q)
+	c.mu.Lock()
+	if b, ok := c.mem[key]; ok {
+		c.mu.Unlock()
+		return b, nil
+	}
+	if cl, ok := c.inflight[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-cl.done:
+			return cl.body, cl.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	cl := &call{done: make(chan struct{})}
+	c.inflight[key] = cl
+	c.mu.Unlock()
+
+	cl.body, cl.err = c.load(ctx, key, fetch)
+	c.mu.Lock()
+	delete(c.inflight, key)
+	if cl.err == nil {
+		c.mem[key] = cl.body
+	}
+	c.mu.Unlock()
+	close(cl.done)
+	return cl.body, cl.err
+}
+
+// forget drops a response that turned out to be unusable.
+func (c *client) forget(q string) {
+	key := cacheKey(q)
+	c.mu.Lock()
+	delete(c.mem, key)
+	c.mu.Unlock()
+	if c.cacheDir != "" {
+		_ = os.Remove(c.cachePath(key))
+	}
+}
+
+func cacheKey(q string) string {
+	sum := sha256.Sum256([]byte(q))
+	return hex.EncodeToString(sum[:])
+}
+
+func (c *client) cachePath(key string) string {
+	return filepath.Join(c.cacheDir, key[:2], key+".json")
+}
+
+// load reads the disk cache or fetches (and fills the cache).
+func (c *client) load(ctx context.Context, key string, fetch func(context.Context) ([]byte, error)) ([]byte, error) {
+	if c.cacheDir != "" {
+		if b, err := os.ReadFile(c.cachePath(key)); err == nil {
+			return b, nil
+		}
+	}
+	b, err := fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.cacheDir != "" {
+		if err := writeAtomic(c.cachePath(key), b); err != nil {
+			c.log.Warn("sparql cache write failed", "err", err)
+		}
+	}
+	return b, nil
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// send posts query q, retrying throttling and gateway errors.
+func (c *client) send(ctx context.Context, q string) ([]byte, error) {
+	return c.do(ctx, q, func(ctx context.Context) (*http.Request, error) {
+		form := url.Values{"query": {q}}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/sparql-results+json")
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		return req, nil
+	}, "application/sparql-results+json", "application/json")
+}
+
+// do sends the request build makes, retrying throttling and gateway
+// errors; the response must have one of the content types.
+func (c *client) do(ctx context.Context, q string, build func(context.Context) (*http.Request, error), types ...string) ([]byte, error) {
+	select {
+	case c.sem <- struct{}{}:
+		defer func() { <-c.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	backoff := 500 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		b, wait, err := c.once(ctx, q, build, types)
+		if err == nil || wait < 0 || attempt >= c.retries {
+			return b, err
+		}
+		if wait == 0 {
+			wait = backoff
+			backoff *= 2
+		}
+		c.log.Debug("sparql endpoint asked to retry", "host", c.host, "wait", wait, "attempt", attempt+1)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// once sends one request. wait >= 0 means the failure may be retried
+// (after wait, or a backoff when 0); wait < 0 means it is final.
+func (c *client) once(ctx context.Context, q string, build func(context.Context) (*http.Request, error), types []string) (body []byte, wait time.Duration, err error) {
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := build(rctx)
+	if err != nil {
+		return nil, -1, err
+	}
+	req.Header.Set("User-Agent", "grove-sparqlkg")
+	c.mu.Lock()
+	c.requests++
+	c.mu.Unlock()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, -1, ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, -1, &Error{Host: c.host, Status: 0, Query: snippet(q), Err: fmt.Errorf("no answer within %v: %w", c.timeout, err)}
+		}
+		return nil, 0, &Error{Host: c.host, Err: scrub(err, c.endpoint)}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, 0, &Error{Host: c.host, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", err)}
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return nil, retryAfter(resp.Header.Get("Retry-After")), &Error{Host: c.host, Status: resp.StatusCode, Body: snippet(string(b)), Query: snippet(q)}
+	default:
+		return nil, -1, &Error{Host: c.host, Status: resp.StatusCode, Body: snippet(string(b)), Query: snippet(q)}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if !slices.Contains(types, ct) {
+		return nil, -1, &Error{Host: c.host, Status: resp.StatusCode, Query: snippet(q),
+			Err: fmt.Errorf("not a SPARQL endpoint: content type %q, body %s", ct, snippet(string(b)))}
+	}
+	return b, 0, nil
+}
+
+// retryAfter parses Retry-After (seconds or an HTTP date), capped at a
+// minute; 0 means "use the backoff".
+func retryAfter(h string) time.Duration {
+	if h == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil {
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(h); err == nil {
+		d = time.Until(t)
+	}
+	return min(max(d, 0), time.Minute)
+}
+
+// scrub removes the endpoint's user info from a transport error.
+func scrub(err error, endpoint string) error {
+	u, perr := url.Parse(endpoint)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), u.User.String()+"@", "***@"))
+}
+
+func snippet(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+// readAuth reads the Authorization header value from a file (trimmed) or
+// returns env. A bare "user:password" becomes HTTP Basic.
+func readAuth(file, env string) (string, error) {
+	v := env
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("sparql auth file: %w", err)
+		}
+		v = string(bytes.TrimSpace(b))
+	}
+	if v == "" {
+		return "", nil
+	}
+	if strings.Contains(v, " ") {
+		return v, nil // "Basic ...", "Bearer ..."
+	}
+	if user, pass, ok := strings.Cut(v, ":"); ok {
+		req, _ := http.NewRequest(http.MethodGet, "http://x", nil)
+		req.SetBasicAuth(user, pass)
+		return req.Header.Get("Authorization"), nil
+	}
+	return "Bearer " + v, nil
+}

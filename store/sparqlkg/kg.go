@@ -1,0 +1,688 @@
+// Package sparqlkg is a store.KG over a remote SPARQL 1.1 endpoint
+// (Virtuoso, QLever, Blazegraph, GraphDB, Stardog, Neptune, the Wikidata
+// query service): Grove's reasoners run unchanged on a KG that already
+// lives in a cluster.
+//
+// Design. A Dialect (configuration, not code) says how the KG is laid out:
+// how ids map to IRIs, which predicates are names, aliases and
+// descriptions, which are hidden, which named graphs are which Grove
+// graphs, and how to search (the endpoint's text index or a label match).
+// Every KG call becomes a few SELECT queries: ids travel in VALUES blocks
+// of at most Config.Batch, relation counts are aggregated by the endpoint
+// under a cap (Relation.AtLeast marks a lower bound on hubs), and node
+// names are fetched in one batched query per call. The client bounds the
+// requests in flight, times each out, retries 429/502/503/504 honouring
+// Retry-After, and caches every response body by query text in memory and,
+// with Config.CacheDir, on disk: a re-run of an experiment sends no request
+// twice.
+//
+// The backend is read-only: load data with the endpoint's own bulk loader.
+// Credentials (Config.Auth) are sent as the Authorization header and never
+// logged or put into errors.
+package sparqlkg
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Config configures a SPARQL backend.
+type Config struct {
+	// URL is the endpoint, e.g. http://localhost:8890/sparql.
+	URL     string
+	Dialect Dialect
+	// Auth is the Authorization header value ("Basic ...", "Bearer ...").
+	Auth string
+	// Timeout bounds each request (default 60s).
+	Timeout time.Duration
+	// MaxInFlight bounds concurrent requests (default 4).
+	MaxInFlight int
+	// Retries of throttled or failed-gateway requests (default 4).
+	Retries int
+	// CacheDir, when set, keeps response bodies on disk across runs.
+	CacheDir string
+	// HubCap caps the edges a relation count aggregates (default 100,000);
+	// counts that reach it are lower bounds (Relation.AtLeast).
+	HubCap int
+	// Batch is the number of ids per VALUES block (default 100).
+	Batch int
+	// HTTP is the client to use (default: a new http.Client).
+	HTTP   *http.Client
+	Logger *slog.Logger
+}
+
+// KG is a store.KG over a SPARQL endpoint. It is safe for concurrent use.
+type KG struct {
+	d      Dialect
+	c      *client
+	hubCap int
+	batch  int
+	closed atomic.Bool
+}
+
+var _ store.KG = (*KG)(nil)
+
+// Open checks the configuration and that the endpoint answers SPARQL.
+func Open(ctx context.Context, cfg Config) (*KG, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("sparql url %q: want http(s)://host[:port]/path", redactURL(cfg.URL))
+	}
+	d := cfg.Dialect
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	k := &KG{d: d, hubCap: cmp.Or(cfg.HubCap, 100000), batch: cmp.Or(cfg.Batch, 100)}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hc := cfg.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	k.c = &client{
+		endpoint: cfg.URL, host: u.Host, auth: cfg.Auth, http: hc,
+		sem:     make(chan struct{}, cmp.Or(cfg.MaxInFlight, 4)),
+		timeout: cmp.Or(cfg.Timeout, 60*time.Second), retries: cmp.Or(cfg.Retries, 4),
+		log: log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
+	}
+	if cfg.Retries < 0 {
+		k.c.retries = 0
+	}
+	// A probe that bypasses the cache: an unreachable or non-SPARQL
+	// endpoint, or wrong credentials, fail here with a clear error.
+	b, err := k.c.send(ctx, "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseResults(u.Host, "probe", b); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = url.User("***")
+		return u.String()
+	}
+	return s
+}
+
+// Close marks the KG closed; it is idempotent.
+func (k *KG) Close() error {
+	k.closed.Store(true)
+	return nil
+}
+
+// Requests returns the number of HTTP requests sent (cache misses).
+func (k *KG) Requests() int64 {
+	k.c.mu.Lock()
+	defer k.c.mu.Unlock()
+	return k.c.requests
+}
+
+func (k *KG) usable(ctx context.Context) error {
+	if k.closed.Load() {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
+
+// --- terms ---------------------------------------------------------------
+
+// nodeTerm is the SPARQL term of an entity id, or an error wrapping
+// store.ErrNotFound when no node can have that id.
+func (k *KG) nodeTerm(id string) (string, error) {
+	if id == "" {
+		return "", fmt.Errorf("empty id: %w", store.ErrNotFound)
+	}
+	if b, ok := strings.CutPrefix(id, "_:"); ok {
+		if strings.HasPrefix(b, "nodeID://") && validIRI(b) { // Virtuoso's blank node names
+			return "<" + b + ">", nil
+		}
+		return "", fmt.Errorf("blank node %q cannot be addressed on this endpoint: %w", id, store.ErrNotFound)
+	}
+	iri := toIRI(k.d.Nodes, id)
+	if !validIRI(iri) {
+		return "", fmt.Errorf("entity %q is not an IRI: %w", id, store.ErrNotFound)
+	}
+	return "<" + iri + ">", nil
+}
+
+// relTerm is the SPARQL term of a relation id ("" if it cannot exist).
+func (k *KG) relTerm(rel string) string {
+	iri := toIRI(k.d.Relations, rel)
+	if !validIRI(iri) {
+		return ""
+	}
+	return "<" + iri + ">"
+}
+
+func validIRI(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r <= ' ' || strings.ContainsRune("<>\"{}|^`\\", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func iris(ps []string) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("<" + p + ">")
+	}
+	return b.String()
+}
+
+// quote is a SPARQL string literal.
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "'", `\'`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// inGraphs wraps a pattern in GRAPH ?g with the configured graphs, or
+// leaves it on the default graph.
+func (k *KG) inGraphs(pattern string) string {
+	if !k.d.named() {
+		return pattern
+	}
+	var gs []string
+	for _, n := range k.d.graphNames() {
+		gs = append(gs, k.d.Graphs[n])
+	}
+	return "VALUES ?g { " + iris(gs) + " } GRAPH ?g { " + pattern + " }"
+}
+
+// graphName of a binding's ?g.
+func (k *KG) graphName(b map[string]term) string {
+	return k.d.graphOf(b["g"].Value)
+}
+
+// nodeID turns a binding term into an id.
+func (k *KG) nodeID(t term) string {
+	if t.Type == "bnode" {
+		return "_:" + t.Value
+	}
+	return fromIRI(k.d.Nodes, t.Value)
+}
+
+func (k *KG) relID(iri string) string { return fromIRI(k.d.Relations, iri) }
+
+func isLiteral(t term) bool { return t.Type == "literal" || t.Type == "typed-literal" }
+
+func count(t term) int64 {
+	n, _ := strconv.ParseInt(t.Value, 10, 64)
+	return n
+}
+
+// visible is a FILTER keeping non-hidden predicates in variable v.
+func (k *KG) visible(v string) string {
+	f := "FILTER(" + v + " NOT IN (" + strings.Join(strings.Fields(iris(k.d.hiddenPreds())), ", ") + ")"
+	if len(k.d.hiddenPreds()) == 0 {
+		f = "FILTER(true"
+	}
+	f += ` && !STRSTARTS(STR(` + v + `), "grove:")`
+	if k.d.Statement != "" {
+		for _, p := range []string{k.d.StatementValue, k.d.Qualifier} {
+			if p != "" {
+				f += " && !STRSTARTS(STR(" + v + "), " + quote(p) + ")"
+			}
+		}
+		f += " && !(STRSTARTS(STR(" + v + "), " + quote(k.d.Statement) + ") && !CONTAINS(STRAFTER(STR(" + v + "), " + quote(k.d.Statement) + `), "/"))`
+	}
+	return f + ")"
+}
+
+// batches splits terms into VALUES-sized groups.
+func (k *KG) batches(terms []string) [][]string {
+	var out [][]string
+	for len(terms) > 0 {
+		n := min(k.batch, len(terms))
+		out = append(out, terms[:n])
+		terms = terms[n:]
+	}
+	return out
+}
+
+// --- graphs ----------------------------------------------------------------
+
+// Graphs lists the configured graphs with their triple and predicate
+// counts.
+func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	q := "SELECT ?g (COUNT(*) AS ?n) (COUNT(DISTINCT ?p) AS ?r) WHERE { " + k.inGraphs("?s ?p ?o") + " } GROUP BY ?g"
+	if !k.d.named() {
+		q = "SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?p) AS ?r) WHERE { ?s ?p ?o }"
+	}
+	r, err := k.c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]store.GraphInfo{}
+	for _, b := range r.Results.Bindings {
+		n := k.graphName(b)
+		byName[n] = store.GraphInfo{Name: n, Quads: count(b["n"]), Relations: count(b["r"])}
+	}
+	var out []store.GraphInfo
+	for _, n := range k.d.graphNames() {
+		gi := byName[n]
+		gi.Name = n
+		out = append(out, gi)
+	}
+	return out, nil
+}
+
+// homeGraphs lists the graphs where node has edges through predicates not
+// in exclude; empty means the node does not exist.
+func (k *KG) homeGraphs(ctx context.Context, node string, exclude []string) ([]string, error) {
+	filter := ""
+	if len(exclude) > 0 {
+		filter = "FILTER(?p NOT IN (" + strings.Join(strings.Fields(iris(exclude)), ", ") + "))"
+	}
+	pattern := "{ " + node + " ?p ?o " + filter + " } UNION { ?s ?p " + node + " " + filter + " }"
+	if !k.d.named() {
+		// SELECT ... LIMIT 1 rather than ASK: endpoints disagree on ASK's
+		// JSON form (Virtuoso answers with a binding, not "boolean").
+		r, err := k.c.query(ctx, "SELECT ?p WHERE { "+pattern+" } LIMIT 1")
+		if err != nil {
+			return nil, err
+		}
+		if len(r.Results.Bindings) > 0 {
+			return []string{k.d.Name}, nil
+		}
+		return nil, nil
+	}
+	var gs []string
+	for _, n := range k.d.graphNames() {
+		gs = append(gs, k.d.Graphs[n])
+	}
+	q := "SELECT ?g WHERE { VALUES ?g { " + iris(gs) + " } FILTER EXISTS { GRAPH ?g { " + pattern + " } } }"
+	r, err := k.c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, b := range r.Results.Bindings {
+		if n := k.graphName(b); n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// exists resolves an id to its term, or returns ErrNotFound.
+func (k *KG) exists(ctx context.Context, id string) (string, error) {
+	node, err := k.nodeTerm(id)
+	if err != nil {
+		return "", err
+	}
+	gs, err := k.homeGraphs(ctx, node, nil)
+	if err != nil {
+		return "", err
+	}
+	if len(gs) == 0 {
+		return "", fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+	}
+	return node, nil
+}
+
+// Entity returns a node's name, description, aliases and graphs.
+func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
+	if err := k.usable(ctx); err != nil {
+		return store.Entity{}, err
+	}
+	node, err := k.nodeTerm(id)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	gs, err := k.homeGraphs(ctx, node, nil)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	if len(gs) == 0 {
+		return store.Entity{}, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+	}
+	names, err := k.describe(ctx, []string{node})
+	if err != nil {
+		return store.Entity{}, err
+	}
+	e := names[node].entity(id)
+	e.Graphs = gs
+	return e, nil
+}
+
+// --- relations and edges -----------------------------------------------------
+
+func directions(dir store.Direction) ([]store.Direction, error) {
+	switch dir {
+	case store.Out, store.In:
+		return []store.Direction{dir}, nil
+	case store.Both:
+		return []store.Direction{store.Out, store.In}, nil
+	}
+	return nil, fmt.Errorf("invalid direction %d", dir)
+}
+
+// edgePattern is "?x ?p ?o" for Out and "?o ?p ?x" for In.
+func edgePattern(dir store.Direction, x, p, o string) string {
+	if dir == store.In {
+		return o + " " + p + " " + x
+	}
+	return x + " " + p + " " + o
+}
+
+// knownTerms maps ids to terms, skipping ids no node can have.
+func (k *KG) knownTerms(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if t, err := k.nodeTerm(id); err == nil && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Relations lists the relation types of ids with counts aggregated by the
+// endpoint under HubCap.
+func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	type key struct {
+		p, g string
+		dir  store.Direction
+	}
+	counts := map[key]int64{}
+	capped := map[store.Direction]bool{}
+	for _, batch := range k.batches(k.knownTerms(ids)) {
+		for _, d := range dirs {
+			q := fmt.Sprintf("SELECT ?p ?g (COUNT(*) AS ?n) WHERE { { SELECT ?p ?g WHERE { VALUES ?x { %s } %s } LIMIT %d } } GROUP BY ?p ?g",
+				strings.Join(batch, " "), k.inGraphs(edgePattern(d, "?x", "?p", "?o")), k.hubCap)
+			r, err := k.c.query(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			var total int64
+			for _, b := range r.Results.Bindings {
+				n := count(b["n"])
+				total += n
+				counts[key{b["p"].Value, k.graphName(b), d}] += n
+			}
+			if total >= int64(k.hubCap) {
+				capped[d] = true
+			}
+		}
+	}
+	out := make([]store.Relation, 0, len(counts))
+	for kk, n := range counts {
+		id := k.relID(kk.p)
+		label := store.DeriveLabel(id)
+		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.dir,
+			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: k.d.hidden(kk.p)})
+	}
+	slices.SortFunc(out, store.CompareRelations)
+	return out, nil
+}
+
+// Edges returns edges of relation from ids, by input id.
+func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
+	if dir != store.Out && dir != store.In {
+		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	p := k.relTerm(relation)
+	if p == "" {
+		return nil, nil
+	}
+	type row struct {
+		x, other term
+		g        string
+		i        int
+	}
+	var rows []row
+	for _, batch := range k.batches(k.knownTerms(ids)) {
+		left := ""
+		if limit > 0 {
+			if len(rows) >= limit {
+				break
+			}
+			left = fmt.Sprintf(" LIMIT %d", limit-len(rows))
+		}
+		var vals strings.Builder
+		for i, t := range batch {
+			fmt.Fprintf(&vals, "(%s %d) ", t, i)
+		}
+		order := ""
+		if len(batch) > 1 {
+			order = " ORDER BY ?i"
+		}
+		q := fmt.Sprintf("SELECT ?x ?i ?o ?g WHERE { VALUES (?x ?i) { %s} %s }%s%s",
+			vals.String(), k.inGraphs(edgePattern(dir, "?x", p, "?o")), order, left)
+		r, err := k.c.query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range r.Results.Bindings {
+			rows = append(rows, row{x: b["x"], other: b["o"], g: k.graphName(b), i: int(count(b["i"]))})
+		}
+	}
+	var nodes []string
+	for _, r := range rows {
+		nodes = append(nodes, termString(r.x))
+		if !isLiteral(r.other) {
+			nodes = append(nodes, termString(r.other))
+		}
+	}
+	names, err := k.describe(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	label := store.DeriveLabel(relation)
+	out := make([]store.Edge, 0, len(rows))
+	for _, r := range rows {
+		self, other := k.entityOf(r.x, names), k.entityOf(r.other, names)
+		e := store.Edge{Subject: self, Relation: relation, RelationLabel: label, Object: other, Graph: r.g}
+		if dir == store.In {
+			e.Subject, e.Object = other, self
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// termString is the SPARQL form of an IRI or blank node binding.
+func termString(t term) string {
+	if t.Type == "bnode" && !strings.HasPrefix(t.Value, "nodeID://") {
+		return "" // not addressable; describe skips it
+	}
+	return "<" + t.Value + ">"
+}
+
+// entityOf builds the entity of a binding from described names.
+func (k *KG) entityOf(t term, names map[string]names) store.Entity {
+	if isLiteral(t) {
+		v := toValue(t)
+		return store.Entity{ID: v.String(), Label: renderLiteral(v), Literal: true}
+	}
+	return names[termString(t)].entity(k.nodeID(t))
+}
+
+// Neighbors returns distinct non-literal nodes next to id.
+func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direction, limit int) ([]store.Entity, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	node, err := k.exists(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pred, filter := "?p", k.visible("?p")
+	if relation != "" {
+		if pred, filter = k.relTerm(relation), ""; pred == "" {
+			return nil, nil
+		}
+	}
+	var parts []string
+	for _, d := range dirs {
+		parts = append(parts, "{ "+k.inGraphs(edgePattern(d, node, pred, "?n")+" "+filter)+" }")
+	}
+	q := "SELECT DISTINCT ?n WHERE { " + strings.Join(parts, " UNION ") + " FILTER(!isLiteral(?n)) }"
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	r, err := k.c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var terms []string
+	for _, b := range r.Results.Bindings {
+		terms = append(terms, termString(b["n"]))
+	}
+	names, err := k.describe(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Entity, 0, len(r.Results.Bindings))
+	for _, b := range r.Results.Bindings {
+		out = append(out, k.entityOf(b["n"], names))
+	}
+	return out, nil
+}
+
+// Degree counts the edges of id (exactly: the endpoint aggregates).
+func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Direction) (int64, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return 0, err
+	}
+	node, err := k.exists(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	pred, filter := "?p", k.visible("?p")
+	if relation != "" {
+		if pred, filter = k.relTerm(relation), ""; pred == "" {
+			return 0, nil
+		}
+	}
+	var n int64
+	for _, d := range dirs {
+		q := "SELECT (COUNT(*) AS ?n) WHERE { " + k.inGraphs(edgePattern(d, node, pred, "?o")+" "+filter) + " }"
+		r, err := k.c.query(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		for _, b := range r.Results.Bindings {
+			n += count(b["n"])
+		}
+	}
+	return n, nil
+}
+
+// Features returns the literal-valued properties of a node (not its names).
+func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	node, err := k.exists(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	q := "SELECT ?p ?o ?g WHERE { " + k.inGraphs(node+" ?p ?o FILTER(isLiteral(?o))") + " }"
+	r, err := k.c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Feature
+	for _, b := range r.Results.Bindings {
+		p := b["p"].Value
+		if slices.Contains(k.d.Label, p) || slices.Contains(k.d.Alias, p) || strings.HasPrefix(p, "grove:") || k.d.statementPred(p) {
+			continue
+		}
+		rel := k.relID(p)
+		out = append(out, store.Feature{Relation: rel, Name: store.DeriveLabel(rel), Value: renderLiteral(toValue(b["o"])), Graph: k.graphName(b)})
+	}
+	return out, nil
+}
+
+// SameAs follows the dialect's link predicates both ways and keeps the
+// targets' home graphs that are graph, or, when graph is "", that are not
+// home graphs of id.
+func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	node, err := k.exists(ctx, id)
+	if err != nil || len(k.d.SameAs) == 0 {
+		return nil, err
+	}
+	home, err := k.homeGraphs(ctx, node, k.d.SameAs)
+	if err != nil {
+		return nil, err
+	}
+	q := "SELECT DISTINCT ?t ?p WHERE { VALUES ?p { " + iris(k.d.SameAs) + " } { " + node + " ?p ?t } UNION { ?t ?p " + node + " } FILTER(!isLiteral(?t)) }"
+	r, err := k.c.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Link
+	for _, b := range r.Results.Bindings {
+		t := termString(b["t"])
+		if t == "" {
+			continue
+		}
+		gs, err := k.homeGraphs(ctx, t, k.d.SameAs)
+		if err != nil {
+			return nil, err
+		}
+		names, err := k.describe(ctx, []string{t})
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			if g == graph || (graph == "" && !slices.Contains(home, g)) {
+				out = append(out, store.Link{Target: k.entityOf(b["t"], names), Graph: g, Via: k.relID(b["p"].Value)})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Link) int {
+		return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
+	})
+	return out, nil
+}
