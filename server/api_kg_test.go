@@ -124,7 +124,8 @@ func TestKGRoutes(t *testing.T) {
 			}
 		}},
 		{name: "relations bad dir", path: "/v1/relations?id=m1&dir=up", status: 400, contains: []string{`\"dir\"`}},
-		{name: "relations unknown id", path: "/v1/relations?id=m1&id=zz", status: 404, contains: []string{`\"zz\"`}},
+		// The store.KG contract: an unknown id in a batch is skipped.
+		{name: "relations unknown id", path: "/v1/relations?id=m1&id=zz", status: 200, contains: []string{`"directed_by"`}},
 		{name: "edges", path: "/v1/edges?id=m1&relation=directed_by", status: 200, check: func(t *testing.T, b []byte) {
 			e := decode[edgesBody](t, b)
 			if len(e.Edges) != 1 || e.Edges[0].Object.Label != "Ridley Scott" || e.Edges[0].RelationLabel != "directed by" || e.Truncated {
@@ -139,7 +140,9 @@ func TestKGRoutes(t *testing.T) {
 		}},
 		{name: "edges both", path: "/v1/edges?id=m1&relation=directed_by&dir=both", status: 400, contains: []string{`\"out\" or \"in\"`}},
 		{name: "edges no relation", path: "/v1/edges?id=m1", status: 400, contains: []string{`\"relation\"`}},
-		{name: "edges unknown relation", path: "/v1/edges?id=m1&relation=nope", status: 404, contains: []string{`\"nope\"`}},
+		// An unknown relation has no edges.
+		{name: "edges unknown relation", path: "/v1/edges?id=m1&relation=nope", status: 200, contains: []string{`"edges":[]`}},
+		{name: "edges unknown id", path: "/v1/edges?id=zz&relation=directed_by", status: 200, contains: []string{`"edges":[]`}},
 		{name: "neighbors", path: "/v1/neighbors?id=p1&dir=in", status: 200, check: func(t *testing.T, b []byte) {
 			n := decode[neighborsBody](t, b)
 			if len(n.Neighbors) != 3 || n.Truncated {
@@ -191,7 +194,7 @@ func TestKGRoutes(t *testing.T) {
 	for _, want := range []string{
 		`grove_http_request_duration_seconds_count{code="200",method="GET",route="GET /v1/entity"}`,
 		`grove_http_request_duration_seconds_count{code="404",method="GET",route="GET /v1/entity"} 1`,
-		`grove_kg_call_duration_seconds_count{op="edges",outcome="not_found"} 1`,
+		`grove_kg_call_duration_seconds_count{op="entity",outcome="not_found"} 1`,
 		`grove_reasoning_runs_in_flight 0`,
 		`go_goroutines`,
 	} {
