@@ -340,9 +340,9 @@ func snippet(s string) string {
 	return s
 }
 
-// readAuth reads the Authorization header value from a file (trimmed) or
+// ReadAuth reads the Authorization header value from a file (trimmed) or
 // returns env. A bare "user:password" becomes HTTP Basic.
-func readAuth(file, env string) (string, error) {
+func ReadAuth(file, env string) (string, error) {
 	v := env
 	if file != "" {
 		b, err := os.ReadFile(file)

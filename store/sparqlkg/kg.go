@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/remote"
 )
 
 // Config configures a SPARQL backend.
@@ -369,7 +370,7 @@ func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
 	if err != nil {
 		return store.Entity{}, err
 	}
-	e := names[node].entity(id)
+	e := names[node].Entity(id)
 	e.Graphs = gs
 	return e, nil
 }
@@ -528,12 +529,12 @@ func termString(t term) string {
 }
 
 // entityOf builds the entity of a binding from described names.
-func (k *KG) entityOf(t term, names map[string]names) store.Entity {
+func (k *KG) entityOf(t term, names map[string]remote.Names) store.Entity {
 	if isLiteral(t) {
 		v := toValue(t)
 		return store.Entity{ID: v.String(), Label: renderLiteral(v), Literal: true}
 	}
-	return names[termString(t)].entity(k.nodeID(t))
+	return names[termString(t)].Entity(k.nodeID(t))
 }
 
 // Neighbors returns distinct non-literal nodes next to id.

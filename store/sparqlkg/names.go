@@ -7,33 +7,13 @@ import (
 
 	"github.com/cayleygraph/quad"
 
-	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/remote"
 	"github.com/grove-kg/grove/store/literal"
 )
 
-// names is what describe learns of one node.
-type names struct {
-	label, desc         string
-	labelRank, descRank int
-	aliases             []string
-}
-
-// entity builds a fresh store.Entity (its slices belong to the caller).
-func (n names) entity(id string) store.Entity {
-	return store.Entity{ID: id, Label: n.label, Description: n.desc, Aliases: slices.Clone(n.aliases)}
-}
-
-// langRank prefers English and untagged text.
-func langRank(lang string) int {
-	if lang == "" || lang == "en" || strings.HasPrefix(lang, "en-") {
-		return 0
-	}
-	return 1
-}
-
 // describe fetches the labels, aliases and descriptions of nodes (SPARQL
 // terms) in batched queries, keyed by term.
-func (k *KG) describe(ctx context.Context, nodes []string) (map[string]names, error) {
+func (k *KG) describe(ctx context.Context, nodes []string) (map[string]remote.Names, error) {
 	var uniq []string
 	seen := map[string]bool{}
 	for _, n := range nodes {
@@ -42,7 +22,7 @@ func (k *KG) describe(ctx context.Context, nodes []string) (map[string]names, er
 			uniq = append(uniq, n)
 		}
 	}
-	out := make(map[string]names, len(uniq))
+	out := make(map[string]remote.Names, len(uniq))
 	preds := k.d.labelPreds()
 	for _, batch := range k.batches(uniq) {
 		q := "SELECT ?x ?p ?l WHERE { VALUES ?x { " + strings.Join(batch, " ") + " } VALUES ?p { " + iris(preds) +
@@ -61,32 +41,17 @@ func (k *KG) describe(ctx context.Context, nodes []string) (map[string]names, er
 	return out, nil
 }
 
-// addName folds one label-like literal into n. Earlier label predicates
-// and English text win.
-func (k *KG) addName(n *names, p string, l term) {
+// addName folds one label-like literal into n.
+func (k *KG) addName(n *remote.Names, p string, l term) {
 	if !isLiteral(l) {
 		return
 	}
-	lr := langRank(l.Lang)
 	if i := slices.Index(k.d.Label, p); i >= 0 {
-		rank := 1 + lr*len(k.d.Label) + i
-		if n.label == "" || rank < n.labelRank || rank == n.labelRank && l.Value < n.label {
-			n.label, n.labelRank = l.Value, rank
-		}
-		return
-	}
-	if slices.Contains(k.d.Alias, p) {
-		if lr == 0 && !slices.Contains(n.aliases, l.Value) {
-			n.aliases = append(n.aliases, l.Value)
-			slices.Sort(n.aliases)
-		}
-		return
-	}
-	if i := slices.Index(k.d.Description, p); i >= 0 {
-		rank := 1 + lr*len(k.d.Description) + i
-		if n.desc == "" || rank < n.descRank || rank == n.descRank && l.Value < n.desc {
-			n.desc, n.descRank = l.Value, rank
-		}
+		n.AddLabel(i, len(k.d.Label), l.Lang, l.Value)
+	} else if slices.Contains(k.d.Alias, p) {
+		n.AddAlias(l.Lang, l.Value)
+	} else if i := slices.Index(k.d.Description, p); i >= 0 {
+		n.AddDescription(i, len(k.d.Description), l.Lang, l.Value)
 	}
 }
 

@@ -1,7 +1,6 @@
 package sparqlkg
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/remote"
 	"github.com/grove-kg/grove/store/labelindex"
 )
 
@@ -184,7 +184,8 @@ func (k *KG) rank(ctx context.Context, hits []hit, norm string, limit int) ([]st
 	var order []string
 	for _, h := range hits {
 		key := termString(h.x) + "\x00" + h.graph
-		c := score(h, norm)
+		c := store.Candidate{Graph: h.graph, Matched: h.label}
+		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
 		if b, ok := byNode[key]; !ok {
 			byNode[key] = &best{c: c, x: h.x}
 			order = append(order, key)
@@ -207,51 +208,5 @@ func (k *KG) rank(ctx context.Context, hits []hit, norm string, limit int) ([]st
 		b.c.Entity.Graphs = []string{b.c.Graph}
 		out = append(out, b.c)
 	}
-	slices.SortStableFunc(out, func(a, b store.Candidate) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Graph, b.Graph))
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-// score classifies a hit as the engine does: exact 30, prefix 20, other
-// 10, minus the edit distance of the normalized texts.
-func score(h hit, norm string) store.Candidate {
-	ln := labelindex.Normalize(h.label)
-	c := store.Candidate{Graph: h.graph, Matched: h.label}
-	switch {
-	case ln == norm:
-		c.Match, c.Score = "exact", 30
-	case strings.HasPrefix(ln, norm):
-		c.Match, c.Distance = "prefix", 0
-		c.Score = 20 - float64(len(ln)-len(norm))/100
-	default:
-		c.Match, c.Distance = "fuzzy", editDistance(norm, ln)
-		c.Score = 10 - float64(c.Distance)
-	}
-	return c
-}
-
-// editDistance is the Levenshtein distance in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return remote.Rank(out, limit), nil
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	"github.com/spf13/pflag"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/sparqlkg"
+	"github.com/grove-kg/grove/store/sqlkg"
+)
+
+// Knowledge-graph backends: --kg-backend (GROVE_KG_BACKEND, kg-backend in
+// the config file).
+const (
+	backendBadger = "badger"
+	backendSPARQL = "sparql"
+	backendSQL    = "sql"
+)
+
+// backendFlags adds the backend choice and its settings to the root.
+func (a *app) backendFlags(pf *pflag.FlagSet) {
+	pf.String("kg-backend", backendBadger, "knowledge-graph backend: badger (embedded, --db), sparql (--sparql-url) or sql (--sql-url)")
+	pf.String("sparql-url", "", "SPARQL 1.1 endpoint, e.g. http://localhost:8890/sparql")
+	pf.String("sparql-dialect", "rdf", "layout of the KG in the endpoint: rdf, virtuoso, qlever, freebase, wikidata, or one defined under sparql.dialects in the config file")
+	pf.StringToString("sparql-graph", nil, "Grove graph name = named-graph IRI (repeatable; default: the endpoint's default graph)")
+	pf.String("sparql-auth-file", "", "file holding the Authorization header value (or user:password); GROVE_SPARQL_AUTH holds it otherwise")
+	pf.String("sparql-cache", "", "directory caching endpoint responses across runs (default: memory only)")
+	pf.Duration("sparql-timeout", 0, "timeout of one SPARQL request (default 60s)")
+	pf.Int("sparql-max-in-flight", 0, "concurrent SPARQL requests (default 4)")
+	pf.String("sql-url", "", "database URL for --kg-backend sql, e.g. postgres://user@localhost/grove?sslmode=disable")
+	pf.String("sql-flavor", "postgres", "SQL database: postgres or cockroach")
+	for flag, key := range map[string]string{
+		"kg-backend": "kg-backend", "sparql-url": "sparql.url", "sparql-dialect": "sparql.dialect",
+		"sparql-graph": "sparql.graphs", "sparql-auth-file": "sparql.auth_file", "sparql-cache": "sparql.cache_dir",
+		"sparql-timeout": "sparql.timeout", "sparql-max-in-flight": "sparql.max_in_flight",
+		"sql-url": "sql.url", "sql-flavor": "sql.flavor",
+	} {
+		_ = a.v.BindPFlag(key, pf.Lookup(flag))
+	}
+}
+
+// backend is the configured backend name, checked.
+func (a *app) backend() (string, error) {
+	b := strings.ToLower(a.v.GetString("kg-backend"))
+	switch b {
+	case "", backendBadger:
+		return backendBadger, nil
+	case backendSPARQL, backendSQL:
+		return b, nil
+	}
+	return "", fmt.Errorf("--kg-backend %q: want badger, sparql or sql", b)
+}
+
+// openKG opens the configured knowledge-graph backend for reading. Every
+// command that reads the KG goes through here.
+func (a *app) openKG(ctx context.Context) (store.KG, io.Closer, error) {
+	b, err := a.backend()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch b {
+	case backendSPARQL:
+		kg, err := a.openSPARQL(ctx)
+		return kg, kg, err
+	case backendSQL:
+		kg, err := a.openSQL(ctx)
+		return kg, kg, err
+	}
+	db, err := a.openDB(true)
+	return db, db, err
+}
+
+// kgWriter is what `grove ingest` writes through on a non-embedded
+// backend.
+type kgWriter interface {
+	Load(ctx context.Context, graph string, qs []quad.Quad) (int64, error)
+	io.Closer
+}
+
+// openWriter opens a writable non-embedded backend; the embedded one is
+// opened by ingest itself (nil writer).
+func (a *app) openWriter(ctx context.Context) (kgWriter, error) {
+	b, err := a.backend()
+	if err != nil {
+		return nil, err
+	}
+	switch b {
+	case backendSPARQL:
+		return nil, fmt.Errorf("ingest: %w: the sparql backend reads a remote endpoint; load data with the endpoint's own bulk loader (Virtuoso: ld_dir + rdf_loader_run), or use --kg-backend badger or sql", store.ErrReadOnly)
+	case backendSQL:
+		return a.openSQL(ctx)
+	}
+	return nil, nil
+}
+
+func (a *app) openSPARQL(ctx context.Context) (*sparqlkg.KG, error) {
+	url := a.v.GetString("sparql.url")
+	if url == "" {
+		return nil, errors.New("--kg-backend sparql needs --sparql-url (or GROVE_SPARQL_URL, sparql.url in the config file)")
+	}
+	d, err := a.dialect()
+	if err != nil {
+		return nil, err
+	}
+	auth, err := sparqlkg.ReadAuth(a.v.GetString("sparql.auth_file"), os.Getenv("GROVE_SPARQL_AUTH"))
+	if err != nil {
+		return nil, err
+	}
+	return sparqlkg.Open(ctx, sparqlkg.Config{
+		URL: url, Dialect: d, Auth: auth, CacheDir: a.v.GetString("sparql.cache_dir"),
+		Timeout: a.v.GetDuration("sparql.timeout"), MaxInFlight: a.v.GetInt("sparql.max_in_flight"), Logger: a.log,
+	})
+}
+
+// dialect is a built-in dialect, overridden or defined by the config
+// file's sparql.dialects.<name>, with the graphs of --sparql-graph.
+func (a *app) dialect() (sparqlkg.Dialect, error) {
+	name := a.v.GetString("sparql.dialect")
+	d, err := sparqlkg.LookupDialect(name)
+	key := "sparql.dialects." + name
+	if a.v.IsSet(key) {
+		if uerr := a.v.UnmarshalKey(key, &d); uerr != nil {
+			return d, fmt.Errorf("config %s: %w", key, uerr)
+		}
+		d.Name, err = name, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	if gs := a.v.GetStringMapString("sparql.graphs"); len(gs) > 0 {
+		d.Graphs = gs
+	}
+	return d, nil
+}
+
+func (a *app) openSQL(ctx context.Context) (*sqlkg.KG, error) {
+	url := a.v.GetString("sql.url")
+	if url == "" {
+		return nil, errors.New("--kg-backend sql needs --sql-url (or GROVE_SQL_URL, sql.url in the config file)")
+	}
+	return sqlkg.Open(ctx, sqlkg.Config{URL: url, Flavor: a.v.GetString("sql.flavor"), Logger: a.log})
+}

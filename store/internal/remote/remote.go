@@ -1,0 +1,107 @@
+// Package remote holds what the non-embedded backends (store/sparqlkg,
+// store/sqlkg) share: folding label-like literals into an entity's name,
+// and ranking search hits the way the embedded engine does.
+package remote
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/labelindex"
+)
+
+// Names collects the label, aliases and description of one node.
+// Earlier label predicates and English (or untagged) text win.
+type Names struct {
+	label, desc         string
+	labelRank, descRank int
+	aliases             []string
+}
+
+// LangRank is 0 for English or untagged text, 1 otherwise.
+func LangRank(lang string) int {
+	if lang == "" || lang == "en" || strings.HasPrefix(lang, "en-") {
+		return 0
+	}
+	return 1
+}
+
+// AddLabel offers a label from the i-th of n label predicates.
+func (s *Names) AddLabel(i, n int, lang, text string) {
+	rank := 1 + LangRank(lang)*n + i
+	if s.label == "" || rank < s.labelRank || rank == s.labelRank && text < s.label {
+		s.label, s.labelRank = text, rank
+	}
+}
+
+// AddDescription offers a description from the i-th of n predicates.
+func (s *Names) AddDescription(i, n int, lang, text string) {
+	rank := 1 + LangRank(lang)*n + i
+	if s.desc == "" || rank < s.descRank || rank == s.descRank && text < s.desc {
+		s.desc, s.descRank = text, rank
+	}
+}
+
+// AddAlias adds an English or untagged alias.
+func (s *Names) AddAlias(lang, text string) {
+	if LangRank(lang) == 0 && !slices.Contains(s.aliases, text) {
+		s.aliases = append(s.aliases, text)
+		slices.Sort(s.aliases)
+	}
+}
+
+// Entity is a fresh entity (its slices belong to the caller).
+func (s Names) Entity(id string) store.Entity {
+	return store.Entity{ID: id, Label: s.label, Description: s.desc, Aliases: slices.Clone(s.aliases)}
+}
+
+// Score classifies a label that a search for the normalized text norm hit:
+// exact 30, prefix 20 (longer labels slightly lower), other 10 minus the
+// edit distance, as the engine ranks its label index.
+func Score(label, norm string) (match string, distance int, score float64) {
+	ln := labelindex.Normalize(label)
+	switch {
+	case ln == norm:
+		return "exact", 0, 30
+	case strings.HasPrefix(ln, norm):
+		return "prefix", 0, 20 - float64(len(ln)-len(norm))/100
+	}
+	d := EditDistance(norm, ln)
+	return "fuzzy", d, 10 - float64(d)
+}
+
+// Rank orders candidates best first (score, then id, then graph) and cuts
+// them to limit (limit <= 0: all).
+func Rank(cs []store.Candidate, limit int) []store.Candidate {
+	slices.SortStableFunc(cs, func(a, b store.Candidate) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Graph, b.Graph))
+	})
+	if limit > 0 && len(cs) > limit {
+		cs = cs[:limit]
+	}
+	return cs
+}
+
+// EditDistance is the Levenshtein distance in runes.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,652 @@
+package sqlkg
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	"github.com/lib/pq"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/remote"
+	"github.com/grove-kg/grove/store/labelindex"
+	"github.com/grove-kg/grove/store/literal"
+)
+
+// searchCap bounds the label rows one search reads before ranking.
+const searchCap = 1000
+
+// Graphs lists the graphs Load wrote, with their counts.
+func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	names, err := k.graphNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.GraphInfo, 0, len(names))
+	for _, n := range names {
+		gi := store.GraphInfo{Name: n}
+		err := k.db.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT predicate_hash) FROM quads WHERE label_hash = $1`,
+			hashOf(quad.IRI(n))).Scan(&gi.Quads, &gi.Relations)
+		if err != nil {
+			return nil, k.wrap(err)
+		}
+		out = append(out, gi)
+	}
+	return out, nil
+}
+
+func (k *KG) graphNames(ctx context.Context) ([]string, error) {
+	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs ORDER BY name`)
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, k.wrap(err)
+		}
+		out = append(out, n)
+	}
+	return out, k.wrap(rows.Err())
+}
+
+// homeGraphs lists the graphs where h has edges through predicates other
+// than exclude.
+func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]string, error) {
+	rows, err := k.db.QueryContext(ctx, `SELECT DISTINCT label_hash FROM quads WHERE subject_hash = $1 AND NOT predicate_hash = ANY($2)
+		UNION SELECT DISTINCT label_hash FROM quads WHERE object_hash = $1 AND NOT predicate_hash = ANY($2)`,
+		h, pq.ByteaArray(append([][]byte{}, exclude...))) // never NULL: NOT x = ANY(NULL) is NULL
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	var hs [][]byte
+	for rows.Next() {
+		var l []byte
+		if err := rows.Scan(&l); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		hs = append(hs, l)
+	}
+	rows.Close()
+	vals, err := k.values(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range vals {
+		if n := graphName(v); n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// exists returns the hash of id, or ErrNotFound.
+func (k *KG) exists(ctx context.Context, id string) ([]byte, error) {
+	if id == "" {
+		return nil, fmt.Errorf("empty id: %w", store.ErrNotFound)
+	}
+	h := hashOf(valueOfID(id))
+	var one int
+	err := k.db.QueryRowContext(ctx, `SELECT 1 FROM quads WHERE subject_hash = $1 UNION ALL SELECT 1 FROM quads WHERE object_hash = $1 LIMIT 1`, h).Scan(&one)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+	}
+	return h, k.wrap(err)
+}
+
+// Entity returns a node's names and graphs.
+func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
+	if err := k.usable(ctx); err != nil {
+		return store.Entity{}, err
+	}
+	h, err := k.exists(ctx, id)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	names, err := k.names(ctx, [][]byte{h})
+	if err != nil {
+		return store.Entity{}, err
+	}
+	e := names[string(h)].Entity(id)
+	if e.Graphs, err = k.homeGraphs(ctx, h, nil); err != nil {
+		return store.Entity{}, err
+	}
+	return e, nil
+}
+
+// names reads the labels, aliases and descriptions of nodes in one query.
+func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Names, error) {
+	out := map[string]remote.Names{}
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	preds := slices.Concat(k.labelH, k.aliasH, k.descH)
+	rows, err := k.db.QueryContext(ctx, `SELECT q.subject_hash, q.predicate_hash, n.value_string, n.language
+		FROM quads q JOIN nodes n ON n.hash = q.object_hash
+		WHERE q.subject_hash = ANY($1) AND q.predicate_hash = ANY($2) AND n.value_string IS NOT NULL
+		  AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false)`,
+		pq.ByteaArray(hashes), pq.ByteaArray(preds))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s, p []byte
+		var text string
+		var lang sql.NullString
+		if err := rows.Scan(&s, &p, &text, &lang); err != nil {
+			return nil, k.wrap(err)
+		}
+		n := out[string(s)]
+		if i := indexHash(k.labelH, p); i >= 0 {
+			n.AddLabel(i, len(k.labelH), lang.String, text)
+		} else if indexHash(k.aliasH, p) >= 0 {
+			n.AddAlias(lang.String, text)
+		} else if i := indexHash(k.descH, p); i >= 0 {
+			n.AddDescription(i, len(k.descH), lang.String, text)
+		}
+		out[string(s)] = n
+	}
+	return out, k.wrap(rows.Err())
+}
+
+func indexHash(hs [][]byte, h []byte) int {
+	return slices.IndexFunc(hs, func(x []byte) bool { return string(x) == string(h) })
+}
+
+// entities builds the entities of node hashes (literals rendered).
+func (k *KG) entities(ctx context.Context, hashes [][]byte) (map[string]store.Entity, error) {
+	vals, err := k.values(ctx, hashes)
+	if err != nil {
+		return nil, err
+	}
+	var nodes [][]byte
+	for h, v := range vals {
+		if isNode(v) {
+			nodes = append(nodes, []byte(h))
+		}
+	}
+	names, err := k.names(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]store.Entity, len(vals))
+	for h, v := range vals {
+		if isNode(v) {
+			out[h] = names[h].Entity(idOf(v))
+		} else {
+			out[h] = store.Entity{ID: idOf(v), Label: literal.Render(v, nil), Literal: true}
+		}
+	}
+	return out, nil
+}
+
+func isNode(v quad.Value) bool {
+	switch v.(type) {
+	case quad.IRI, quad.BNode:
+		return true
+	}
+	return false
+}
+
+// hiddenPreds is every predicate hash that "" relations skip: label and
+// link predicates and Grove's own and statement-node predicates.
+func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
+	rows, err := k.db.QueryContext(ctx, `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
+		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	defer rows.Close()
+	out := slices.Clone(k.hiddenH)
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			return nil, k.wrap(err)
+		}
+		out = append(out, h)
+	}
+	return out, k.wrap(rows.Err())
+}
+
+func (k *KG) hiddenID(id string) bool {
+	h := hashOf(quad.IRI(id))
+	return indexHash(k.hiddenH, h) >= 0 || strings.HasPrefix(id, "grove:") || strings.HasPrefix(id, store.StatementPrefix) ||
+		strings.HasPrefix(id, store.StatementValuePrefix) || strings.HasPrefix(id, store.QualifierPrefix)
+}
+
+func directions(dir store.Direction) ([]store.Direction, error) {
+	switch dir {
+	case store.Out, store.In:
+		return []store.Direction{dir}, nil
+	case store.Both:
+		return []store.Direction{store.Out, store.In}, nil
+	}
+	return nil, fmt.Errorf("invalid direction %d", dir)
+}
+
+// cols are the (self, other) columns of a direction.
+func cols(d store.Direction) (self, other string) {
+	if d == store.In {
+		return "object_hash", "subject_hash"
+	}
+	return "subject_hash", "object_hash"
+}
+
+func idHashes(ids []string) [][]byte {
+	out := make([][]byte, 0, len(ids))
+	for _, id := range ids {
+		if id != "" {
+			out = append(out, hashOf(valueOfID(id)))
+		}
+	}
+	return out
+}
+
+// Relations groups the edges of ids by predicate and graph.
+func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	hs := idHashes(ids)
+	type key struct {
+		p, g string
+		d    store.Direction
+	}
+	counts := map[key]int64{}
+	var refs [][]byte
+	for _, d := range dirs {
+		self, _ := cols(d)
+		rows, err := k.db.QueryContext(ctx, `SELECT predicate_hash, label_hash, count(*) FROM quads WHERE `+self+` = ANY($1) GROUP BY 1, 2`,
+			pq.ByteaArray(hs))
+		if err != nil {
+			return nil, k.wrap(err)
+		}
+		for rows.Next() {
+			var p, g []byte
+			var n int64
+			if err := rows.Scan(&p, &g, &n); err != nil {
+				rows.Close()
+				return nil, k.wrap(err)
+			}
+			counts[key{string(p), string(g), d}] += n
+			refs = append(refs, p, g)
+		}
+		rows.Close()
+	}
+	vals, err := k.values(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Relation, 0, len(counts))
+	for kk, n := range counts {
+		id := idOf(vals[kk.p])
+		label := store.DeriveLabel(id)
+		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.d,
+			Graph: graphName(vals[kk.g]), Count: n, Hidden: k.hiddenID(id)})
+	}
+	slices.SortFunc(out, store.CompareRelations)
+	return out, nil
+}
+
+// limitArg is a LIMIT parameter: NULL (no limit) when limit <= 0.
+func limitArg(limit int) any {
+	if limit <= 0 {
+		return nil
+	}
+	return limit
+}
+
+// Edges returns the edges of relation from ids, by input id.
+func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
+	if dir != store.Out && dir != store.In {
+		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	hs := idHashes(ids)
+	if len(hs) == 0 || relation == "" {
+		return nil, nil
+	}
+	self, other := cols(dir)
+	order := ""
+	if len(hs) > 1 {
+		order = " ORDER BY array_position($1, " + self + ")"
+	}
+	rows, err := k.db.QueryContext(ctx, `SELECT `+self+`, `+other+`, label_hash FROM quads WHERE `+self+` = ANY($1) AND predicate_hash = $2`+order+` LIMIT $3`,
+		pq.ByteaArray(hs), hashOf(quad.IRI(relation)), limitArg(limit))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	type edge struct{ a, b, g []byte }
+	var es []edge
+	var refs [][]byte
+	for rows.Next() {
+		var e edge
+		if err := rows.Scan(&e.a, &e.b, &e.g); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		es = append(es, e)
+		refs = append(refs, e.a, e.b, e.g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(err)
+	}
+	ents, err := k.entities(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	label := store.DeriveLabel(relation)
+	out := make([]store.Edge, 0, len(es))
+	for _, e := range es {
+		s, o := ents[string(e.a)], ents[string(e.b)]
+		if dir == store.In {
+			s, o = o, s
+		}
+		out = append(out, store.Edge{Subject: s, Relation: relation, RelationLabel: label, Object: o,
+			Graph: graphName(k.valueOrNil(ctx, e.g))})
+	}
+	return out, nil
+}
+
+// valueOrNil reads one node value (graph labels; cached by Postgres).
+func (k *KG) valueOrNil(ctx context.Context, h []byte) quad.Value {
+	vals, err := k.values(ctx, [][]byte{h})
+	if err != nil {
+		return nil
+	}
+	return vals[string(h)]
+}
+
+// predFilter is the SQL condition on predicate_hash for relation ("" =
+// every non-hidden relation) and its argument.
+func (k *KG) predFilter(ctx context.Context, relation string) (string, any, error) {
+	if relation != "" {
+		return "predicate_hash = $2", hashOf(quad.IRI(relation)), nil
+	}
+	hidden, err := k.hiddenPreds(ctx)
+	return "NOT predicate_hash = ANY($2)", pq.ByteaArray(hidden), err
+}
+
+// Neighbors returns distinct non-literal nodes next to id.
+func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direction, limit int) ([]store.Entity, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	h, err := k.exists(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cond, arg, err := k.predFilter(ctx, relation)
+	if err != nil {
+		return nil, err
+	}
+	var parts []string
+	for _, d := range dirs {
+		self, other := cols(d)
+		parts = append(parts, `SELECT `+other+` AS n FROM quads WHERE `+self+` = $1 AND `+cond)
+	}
+	q := `SELECT x.n FROM (SELECT DISTINCT n FROM (` + strings.Join(parts, " UNION ALL ") + `) u) x
+		JOIN nodes v ON v.hash = x.n WHERE coalesce(v.iri, false) OR coalesce(v.bnode, false) LIMIT $3`
+	rows, err := k.db.QueryContext(ctx, q, h, arg, limitArg(limit))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	var hs [][]byte
+	for rows.Next() {
+		var n []byte
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		hs = append(hs, n)
+	}
+	rows.Close()
+	ents, err := k.entities(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Entity, 0, len(hs))
+	for _, n := range hs {
+		out = append(out, ents[string(n)])
+	}
+	return out, nil
+}
+
+// Degree counts the edges of id.
+func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Direction) (int64, error) {
+	dirs, err := directions(dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := k.usable(ctx); err != nil {
+		return 0, err
+	}
+	h, err := k.exists(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	cond, arg, err := k.predFilter(ctx, relation)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, d := range dirs {
+		self, _ := cols(d)
+		var n int64
+		if err := k.db.QueryRowContext(ctx, `SELECT count(*) FROM quads WHERE `+self+` = $1 AND `+cond, h, arg).Scan(&n); err != nil {
+			return 0, k.wrap(err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// Features returns the literal-valued properties of a node.
+func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	h, err := k.exists(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := k.db.QueryContext(ctx, `SELECT q.predicate_hash, q.label_hash, `+prefixed("n", nodeCols)+`
+		FROM quads q JOIN nodes n ON n.hash = q.object_hash
+		WHERE q.subject_hash = $1 AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false) ORDER BY q.horizon`, h)
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	type feat struct {
+		p, g []byte
+		v    quad.Value
+	}
+	var fs []feat
+	var refs [][]byte
+	for rows.Next() {
+		var f feat
+		var r row
+		if err := rows.Scan(&f.p, &f.g, &r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		f.v = r.value()
+		fs = append(fs, f)
+		refs = append(refs, f.p, f.g)
+	}
+	rows.Close()
+	vals, err := k.values(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Feature
+	for _, f := range fs {
+		if indexHash(k.labelH, f.p) >= 0 || indexHash(k.aliasH, f.p) >= 0 {
+			continue
+		}
+		rel := idOf(vals[string(f.p)])
+		if strings.HasPrefix(rel, "grove:") || strings.HasPrefix(rel, store.StatementPrefix) ||
+			strings.HasPrefix(rel, store.StatementValuePrefix) || strings.HasPrefix(rel, store.QualifierPrefix) {
+			continue
+		}
+		out = append(out, store.Feature{Relation: rel, Name: store.DeriveLabel(rel), Value: literal.Render(f.v, nil),
+			Graph: graphName(vals[string(f.g)])})
+	}
+	return out, nil
+}
+
+func prefixed(alias, cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i, c := range parts {
+		parts[i] = alias + "." + c
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SameAs follows owl:sameAs and grove:sameAs both ways.
+func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	h, err := k.exists(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	links := hashIRIs([]string{store.GroveSameAs, store.OWLSameAs})
+	home, err := k.homeGraphs(ctx, h, links)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := k.db.QueryContext(ctx, `SELECT object_hash, predicate_hash FROM quads WHERE subject_hash = $1 AND predicate_hash = ANY($2)
+		UNION SELECT subject_hash, predicate_hash FROM quads WHERE object_hash = $1 AND predicate_hash = ANY($2)`, h, pq.ByteaArray(links))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	type link struct{ t, p []byte }
+	var ls []link
+	var refs [][]byte
+	for rows.Next() {
+		var l link
+		if err := rows.Scan(&l.t, &l.p); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		ls = append(ls, l)
+		refs = append(refs, l.t, l.p)
+	}
+	rows.Close()
+	ents, err := k.entities(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Link
+	for _, l := range ls {
+		gs, err := k.homeGraphs(ctx, l.t, links)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			if g == graph || (graph == "" && !slices.Contains(home, g)) {
+				out = append(out, store.Link{Target: ents[string(l.t)], Graph: g, Via: ents[string(l.p)].ID})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Link) int {
+		return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
+	})
+	return out, nil
+}
+
+// Search matches labels and aliases exactly or by prefix (case-folded)
+// through the lower(value_string) index, ranked as the engine ranks.
+func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store.Candidate, error) {
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	names, err := k.graphNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if graph != "" && !slices.Contains(names, graph) {
+		return nil, fmt.Errorf("graph %q: %w", graph, store.ErrNotFound)
+	}
+	norm := labelindex.Normalize(text)
+	if norm == "" {
+		return nil, nil
+	}
+	var gh any
+	if graph != "" {
+		gh = hashOf(quad.IRI(graph))
+	}
+	rows, err := k.db.QueryContext(ctx, `SELECT q.subject_hash, n.value_string, q.label_hash
+		FROM nodes n JOIN quads q ON q.object_hash = n.hash
+		WHERE lower(n.value_string) LIKE $1 AND q.predicate_hash = ANY($2) AND ($3::bytea IS NULL OR q.label_hash = $3)
+		LIMIT $4`, likePrefix(strings.ToLower(strings.TrimSpace(text))), pq.ByteaArray(slices.Concat(k.labelH, k.aliasH)), gh, searchCap)
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	type hit struct {
+		x, g  []byte
+		label string
+	}
+	var hits []hit
+	var refs [][]byte
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
+			rows.Close()
+			return nil, k.wrap(err)
+		}
+		hits = append(hits, h)
+		refs = append(refs, h.x, h.g)
+	}
+	rows.Close()
+	ents, err := k.entities(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	best := map[string]int{}
+	var out []store.Candidate
+	for _, h := range hits {
+		c := store.Candidate{Entity: ents[string(h.x)], Graph: ents[string(h.g)].ID, Matched: h.label}
+		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
+		c.Graphs = []string{c.Graph}
+		key := c.ID + "\x00" + c.Graph
+		if i, ok := best[key]; !ok {
+			best[key] = len(out)
+			out = append(out, c)
+		} else if c.Score > out[i].Score {
+			out[i] = c
+		}
+	}
+	return remote.Rank(out, limit), nil
+}
+
+// likePrefix escapes LIKE wildcards and appends %.
+func likePrefix(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s) + "%"
+}

@@ -1,0 +1,170 @@
+package sqlkg
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	"github.com/lib/pq"
+)
+
+// Load writes quads into graph in one transaction: COPY into temporary
+// tables, then set-based INSERTs that skip quads already present and keep
+// Cayley's node reference counts. It returns the number of new quads.
+// Readers see the whole load or none of it.
+func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, error) {
+	if err := k.usable(ctx); err != nil {
+		return 0, err
+	}
+	if graph == "" {
+		return 0, fmt.Errorf("sql load: empty graph name")
+	}
+	tx, err := k.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, k.wrap(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	n, err := k.load(ctx, tx, graph, qs)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, k.wrap(err)
+	}
+	return n, nil
+}
+
+func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad) (int64, error) {
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY)`,
+		`CREATE TEMP TABLE grove_tn (hash BYTEA, value_string TEXT, datatype TEXT, language TEXT, iri BOOLEAN, bnode BOOLEAN,
+			value_int BIGINT, value_bool BOOLEAN, value_float DOUBLE PRECISION, value_time TIMESTAMPTZ) ON COMMIT DROP`,
+		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA) ON COMMIT DROP`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return 0, k.wrap(err)
+		}
+	}
+	label := quad.IRI(graph)
+	if err := k.copyNodes(ctx, tx, qs, label); err != nil {
+		return 0, err
+	}
+	if err := k.copyQuads(ctx, tx, qs, label); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO nodes (hash, refs, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time)
+		SELECT DISTINCT ON (hash) hash, 0, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time FROM grove_tn
+		ON CONFLICT (hash) DO NOTHING`); err != nil {
+		return 0, k.wrap(err)
+	}
+	var added int64
+	err := tx.QueryRowContext(ctx, `WITH ins AS (
+			INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash)
+			SELECT DISTINCT s, p, o, l FROM grove_tq ON CONFLICT DO NOTHING
+			RETURNING subject_hash, predicate_hash, object_hash, label_hash),
+		c AS (SELECT h, count(*) AS n FROM (SELECT subject_hash AS h FROM ins UNION ALL SELECT predicate_hash FROM ins
+			UNION ALL SELECT object_hash FROM ins UNION ALL SELECT label_hash FROM ins) x GROUP BY h),
+		u AS (UPDATE nodes SET refs = nodes.refs + c.n FROM c WHERE nodes.hash = c.h RETURNING 1)
+		SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM u)`).Scan(&added)
+	if err != nil {
+		return 0, k.wrap(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO grove_graphs (name) VALUES ($1) ON CONFLICT DO NOTHING`, graph); err != nil {
+		return 0, k.wrap(err)
+	}
+	return added, nil
+}
+
+// copyNodes COPYs every distinct value of qs (and the graph label).
+func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label quad.Value) error {
+	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tn", "hash", "value_string", "datatype", "language", "iri", "bnode",
+		"value_int", "value_bool", "value_float", "value_time"))
+	if err != nil {
+		return k.wrap(err)
+	}
+	seen := map[string]bool{}
+	add := func(v quad.Value) error {
+		h := hashOf(v)
+		if seen[string(h)] {
+			return nil
+		}
+		seen[string(h)] = true
+		cols, err := nodeColumns(v)
+		if err != nil {
+			return err
+		}
+		_, err = stmt.ExecContext(ctx, append([]any{h}, cols...)...)
+		return err
+	}
+	if err := add(label); err != nil {
+		stmt.Close()
+		return k.wrap(err)
+	}
+	for i, q := range qs {
+		for _, v := range []quad.Value{q.Subject, q.Predicate, q.Object} {
+			if v == nil {
+				stmt.Close()
+				return fmt.Errorf("sql load: quad %d (%v) lacks a direction", i+1, q)
+			}
+			if err := add(v); err != nil {
+				stmt.Close()
+				return fmt.Errorf("sql load: quad %d: %w", i+1, err)
+			}
+		}
+	}
+	if _, err := stmt.ExecContext(ctx); err != nil {
+		stmt.Close()
+		return k.wrap(err)
+	}
+	return k.wrap(stmt.Close())
+}
+
+// copyQuads COPYs the hashes of qs, labelled with the graph.
+func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label quad.Value) error {
+	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tq", "s", "p", "o", "l"))
+	if err != nil {
+		return k.wrap(err)
+	}
+	l := hashOf(label)
+	for _, q := range qs {
+		if _, err := stmt.ExecContext(ctx, hashOf(q.Subject), hashOf(q.Predicate), hashOf(q.Object), l); err != nil {
+			stmt.Close()
+			return k.wrap(err)
+		}
+	}
+	if _, err := stmt.ExecContext(ctx); err != nil {
+		stmt.Close()
+		return k.wrap(err)
+	}
+	return k.wrap(stmt.Close())
+}
+
+// nodeColumns are the value columns of v, as Cayley's schema stores them.
+func nodeColumns(v quad.Value) ([]any, error) {
+	c := make([]any, 9) // value_string, datatype, language, iri, bnode, int, bool, float, time
+	switch v := v.(type) {
+	case quad.IRI:
+		c[0], c[3] = string(v), true
+	case quad.BNode:
+		c[0], c[4] = string(v), true
+	case quad.String:
+		c[0] = string(v)
+	case quad.TypedString:
+		c[0], c[1] = string(v.Value), string(v.Type)
+	case quad.LangString:
+		c[0], c[2] = string(v.Value), v.Lang
+	case quad.Int:
+		c[5] = int64(v)
+	case quad.Bool:
+		c[6] = bool(v)
+	case quad.Float:
+		c[7] = float64(v)
+	case quad.Time:
+		c[8] = time.Time(v)
+	default:
+		return nil, fmt.Errorf("value %v of type %T cannot be stored", v, v)
+	}
+	return c, nil
+}

@@ -1,0 +1,265 @@
+// Package sqlkg is a store.KG on Cayley's SQL quad store (PostgreSQL, or
+// CockroachDB through Cayley's cockroach flavor): a graph several machines
+// share and write.
+//
+// Design. The tables are Cayley's own (nodes keyed by the hash of a value,
+// quads by the hashes of their four directions), created by Cayley's
+// graph/sql Init, so QuadStore() serves Gizmo and Cayley's HTTP API on the
+// same data. The KG methods are plain SQL over those tables: an id's hash
+// is computed client-side, relation summaries are GROUP BY queries, edges
+// are index range reads with LIMIT, and names come from one batched query
+// per call. Search matches labels and aliases exactly and by prefix
+// through an expression index on lower(value_string) that Open adds. Load
+// writes a batch of quads in one transaction through COPY into temporary
+// tables followed by set-based INSERTs, so readers see a load entirely or
+// not at all.
+package sqlkg
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cayleygraph/cayley/graph"
+	csql "github.com/cayleygraph/cayley/graph/sql"
+	_ "github.com/cayleygraph/cayley/graph/sql/cockroach" // registers the cockroach flavor
+	_ "github.com/cayleygraph/cayley/graph/sql/postgres"  // registers the postgres flavor and lib/pq
+	"github.com/cayleygraph/quad"
+	"github.com/lib/pq"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Config configures a SQL backend.
+type Config struct {
+	// URL is a PostgreSQL connection URL (postgres://user@host/db?...).
+	URL string
+	// Flavor is "postgres" (default) or "cockroach".
+	Flavor string
+	Logger *slog.Logger
+}
+
+// KG is a store.KG on Cayley's SQL schema. It is safe for concurrent use.
+type KG struct {
+	db     *sql.DB
+	qs     graph.QuadStore
+	log    *slog.Logger
+	labels store.LabelConfig
+	closed atomic.Bool
+
+	labelH, aliasH, descH, hiddenH [][]byte
+}
+
+var _ store.KG = (*KG)(nil)
+
+// Open connects, creating Cayley's tables (and the label index) when the
+// database is empty.
+func Open(ctx context.Context, cfg Config) (*KG, error) {
+	flavor := cmp.Or(cfg.Flavor, "postgres")
+	if flavor != "postgres" && flavor != "cockroach" {
+		return nil, fmt.Errorf("sql flavor %q: want postgres or cockroach", flavor)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	db, err := sql.Open("postgres", cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), err)
+	}
+	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig()}
+	if err := k.initSchema(ctx, flavor, cfg.URL); err != nil {
+		db.Close()
+		return nil, err
+	}
+	qs, err := graph.NewQuadStore(flavor, cfg.URL, nil)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sql %s: cayley quad store: %w", redact(cfg.URL), err)
+	}
+	k.qs = qs
+	k.labelH, k.aliasH, k.descH = hashIRIs(k.labels.Label), hashIRIs(k.labels.Alias), hashIRIs(k.labels.Description)
+	k.hiddenH = slices.Concat(k.labelH, k.aliasH, k.descH, hashIRIs([]string{store.OWLSameAs, store.GroveSameAs,
+		store.GroveHidden, store.GroveInverseLabel, store.GroveNodeType, store.GroveTextFeature}))
+	return k, nil
+}
+
+// initSchema creates Cayley's tables once, then Grove's label index.
+func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
+	var exists bool
+	err := k.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'quads')`).Scan(&exists)
+	if err != nil {
+		return fmt.Errorf("sql schema check: %w", err)
+	}
+	if !exists {
+		if err := graph.InitQuadStore(flavor, addr, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
+			return fmt.Errorf("sql: create cayley tables: %w", err)
+		}
+	}
+	for _, stmt := range []string{
+		`CREATE INDEX IF NOT EXISTS grove_nodes_lower ON nodes (lower(value_string) text_pattern_ops)`,
+		`CREATE INDEX IF NOT EXISTS grove_quads_label ON quads (label_hash)`,
+		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY)`,
+	} {
+		if _, err := k.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("sql: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+func redact(u string) string {
+	if p, err := url.Parse(u); err == nil && p.User != nil {
+		p.User = url.User(p.User.Username())
+		return p.String()
+	}
+	return "(database)"
+}
+
+// QuadStore is Cayley's SQL quad store over the same tables (for Gizmo and
+// Cayley's HTTP API).
+func (k *KG) QuadStore() graph.QuadStore { return k.qs }
+
+// Close closes the connections; it is idempotent.
+func (k *KG) Close() error {
+	if k.closed.Swap(true) {
+		return nil
+	}
+	err := k.qs.Close()
+	return errors.Join(err, k.db.Close())
+}
+
+func (k *KG) usable(ctx context.Context) error {
+	if k.closed.Load() {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
+
+// --- values -----------------------------------------------------------------
+
+func hashOf(v quad.Value) []byte { return csql.HashOf(v).SQLValue().([]byte) }
+
+func hashIRIs(ids []string) [][]byte {
+	out := make([][]byte, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, hashOf(quad.IRI(id)))
+	}
+	return out
+}
+
+// valueOfID is the quad value an id names: "_:x" a blank node, else an IRI.
+func valueOfID(id string) quad.Value {
+	if b, ok := strings.CutPrefix(id, "_:"); ok {
+		return quad.BNode(b)
+	}
+	return quad.IRI(id)
+}
+
+// idOf is the id of a node value (literals: their N-Quads form).
+func idOf(v quad.Value) string {
+	switch v := v.(type) {
+	case quad.IRI:
+		return string(v)
+	case quad.BNode:
+		return "_:" + string(v)
+	case nil:
+		return ""
+	}
+	return v.String()
+}
+
+// row is one nodes row.
+type row struct {
+	hash             []byte
+	str, dtype, lang sql.NullString
+	iri, bnode       sql.NullBool
+	vint             sql.NullInt64
+	vbool            sql.NullBool
+	vfloat           sql.NullFloat64
+	vtime            sql.NullTime
+}
+
+const nodeCols = `hash, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time`
+
+func (r *row) scan(s interface{ Scan(...any) error }) error {
+	return s.Scan(&r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime)
+}
+
+// value decodes a nodes row.
+func (r *row) value() quad.Value {
+	switch {
+	case r.iri.Valid && r.iri.Bool:
+		return quad.IRI(r.str.String)
+	case r.bnode.Valid && r.bnode.Bool:
+		return quad.BNode(r.str.String)
+	case r.dtype.Valid:
+		return quad.TypedString{Value: quad.String(r.str.String), Type: quad.IRI(r.dtype.String)}
+	case r.lang.Valid:
+		return quad.LangString{Value: quad.String(r.str.String), Lang: r.lang.String}
+	case r.str.Valid:
+		return quad.String(r.str.String)
+	case r.vint.Valid:
+		return quad.Int(r.vint.Int64)
+	case r.vbool.Valid:
+		return quad.Bool(r.vbool.Bool)
+	case r.vfloat.Valid:
+		return quad.Float(r.vfloat.Float64)
+	case r.vtime.Valid:
+		return quad.Time(r.vtime.Time)
+	}
+	return nil
+}
+
+// values reads the nodes of hashes.
+func (k *KG) values(ctx context.Context, hashes [][]byte) (map[string]quad.Value, error) {
+	out := make(map[string]quad.Value, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	rows, err := k.db.QueryContext(ctx, `SELECT `+nodeCols+` FROM nodes WHERE hash = ANY($1)`, pq.ByteaArray(hashes))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r row
+		if err := r.scan(rows); err != nil {
+			return nil, k.wrap(err)
+		}
+		out[string(r.hash)] = r.value()
+	}
+	return out, k.wrap(rows.Err())
+}
+
+func (k *KG) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if k.closed.Load() {
+		return fmt.Errorf("%w: %v", store.ErrClosed, err)
+	}
+	return fmt.Errorf("sql: %w", err)
+}
+
+// graphName of a label value.
+func graphName(v quad.Value) string {
+	switch v := v.(type) {
+	case quad.IRI:
+		return string(v)
+	case nil:
+		return ""
+	}
+	return quad.StringOf(v)
+}
