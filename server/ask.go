@@ -18,6 +18,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
 )
 
 // Deps are the collaborators of a Server besides its KG.
@@ -30,6 +31,9 @@ type Deps struct {
 	Reasoners *reasoner.Registry
 	// QuadStore, when set, is served by Cayley's HTTP API under /cayley/.
 	QuadStore graph.QuadStore
+	// KG, when set, is served instead of opening the embedded database in
+	// Config.DB (a SPARQL or SQL backend); Run does not close it.
+	KG store.KG
 	// Logger receives access and error logs (nil discards them).
 	Logger *slog.Logger
 	// Redact lists strings (model endpoint, API key, ...) that must never

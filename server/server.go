@@ -169,7 +169,7 @@ func (s *Server) shutdown(srv *http.Server, cancel context.CancelFunc) {
 // closes the database.
 func Run(ctx context.Context, cfg Config, deps Deps) (err error) {
 	cfg = cfg.Defaults()
-	if cfg.DB == "" {
+	if cfg.DB == "" && deps.KG == nil {
 		return errors.New("serve: no database directory (--db)")
 	}
 	if err := cfg.validate(); err != nil {
@@ -178,21 +178,25 @@ func Run(ctx context.Context, cfg Config, deps Deps) (err error) {
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return err
 	}
-	db, err := engine.Open(cfg.DB, engine.Options{ReadOnly: cfg.ReadOnly, Logger: deps.Logger})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := db.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close database: %w", cerr)
+	kg := deps.KG
+	if kg == nil {
+		db, err := engine.Open(cfg.DB, engine.Options{ReadOnly: cfg.ReadOnly, Logger: deps.Logger})
+		if err != nil {
+			return err
 		}
-	}()
+		defer func() {
+			if cerr := db.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("close database: %w", cerr)
+			}
+		}()
+		kg = db
+	}
 	if deps.QuadStore == nil {
-		if qs, ok := any(db).(graph.QuadStore); ok {
+		if qs, ok := kg.(graph.QuadStore); ok {
 			deps.QuadStore = qs
 		}
 	}
-	s, err := New(cfg, db, deps)
+	s, err := New(cfg, kg, deps)
 	if err != nil {
 		return err
 	}

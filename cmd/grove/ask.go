@@ -103,11 +103,11 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB(true)
+			db, closeKG, err := a.openKG(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeKG.Close()
 			model, closer, err := a.openModel()
 			if err != nil {
 				return err

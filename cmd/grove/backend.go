@@ -8,11 +8,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	"github.com/spf13/pflag"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/sparqlkg"
 	"github.com/grove-kg/grove/store/sqlkg"
 )
@@ -139,6 +139,17 @@ func (a *app) dialect() (sparqlkg.Dialect, error) {
 		d.Graphs = gs
 	}
 	return d, nil
+}
+
+// quadStoreOf is the Cayley QuadStore behind a KG, for `grove query`.
+func quadStoreOf(kg store.KG) (graph.QuadStore, error) {
+	switch kg := kg.(type) {
+	case graph.QuadStore:
+		return kg, nil
+	case *sqlkg.KG:
+		return kg.QuadStore(), nil
+	}
+	return nil, fmt.Errorf("grove query runs Cayley queries (Gizmo, GraphQL, MQL); the %T backend has no Cayley quad store: send SPARQL to the endpoint itself", kg)
 }
 
 func (a *app) openSQL(ctx context.Context) (*sqlkg.KG, error) {

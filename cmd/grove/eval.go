@@ -8,15 +8,11 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/eval/evalcli"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/store"
 )
 
 func (a *app) evalCmd() *cobra.Command {
 	cmd := evalcli.Command(evalcli.App{
-		OpenKG: func(context.Context) (store.KG, io.Closer, error) {
-			db, err := a.openDB(true)
-			return db, db, err
-		},
+		OpenKG:    a.openKG,
 		OpenModel: func(context.Context) (llm.Model, io.Closer, error) { return a.openModel() },
 		Registry:  registry,
 		Logger:    a.log,

@@ -47,13 +47,19 @@ transactions instead of the bulk loader.`,
 				// the heap double during a large load.
 				debug.SetMemoryLimit(memLimit)
 			}
+			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
+				KeepLabels: keep, Logger: a.log}
+			if w, err := a.openWriter(cmd.Context()); err != nil {
+				return err
+			} else if w != nil {
+				defer w.Close()
+				return a.ingestRemote(cmd, w, files, opts, incremental || del, del)
+			}
 			db, err := a.openDB(false)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
-				KeepLabels: keep, Logger: a.log}
 			opts.Wikidata.AllRanks, opts.Wikidata.KeepLexemes, opts.Wikidata.SkipSitelinks = allRanks, lexemes, noSitelinks
 			if len(ids) > 0 {
 				opts.Wikidata.IDs = map[string]bool{}
@@ -156,4 +162,34 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// ingestRemote parses files with the same readers as the embedded ingest
+// and writes them to a non-embedded backend in one transaction.
+func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, incremental, del bool) error {
+	if del {
+		return fmt.Errorf("ingest --delete is supported by --kg-backend badger only")
+	}
+	_ = incremental // every load into a SQL backend is one transaction
+	qs, res, err := ingest.Parse(cmd.Context(), files, opts)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	added, err := w.Load(cmd.Context(), opts.Graph, qs)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		ingest.Result
+		Added    int64         `json:"added"`
+		Duration time.Duration `json:"duration_ns"`
+	}{res, added, time.Since(start)}
+	return a.emit(out, func(wr io.Writer) error {
+		for _, f := range res.Files {
+			fmt.Fprintf(wr, "%s: %s, %d quads\n", f.Name, f.Format, f.Quads)
+		}
+		fmt.Fprintf(wr, "graph %s: %d new quads written in %s\n", opts.Graph, added, out.Duration.Round(time.Millisecond))
+		return nil
+	})
 }

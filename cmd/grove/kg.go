@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,17 @@ func (a *app) statsCmd() *cobra.Command {
 		Short: "Show the database's graphs and exact counts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if b, err := a.backend(); err != nil {
+				return err
+			} else if b != backendBadger {
+				return a.withKG(cmd.Context(), func(kg store.KG) error {
+					graphs, err := kg.Graphs(cmd.Context())
+					if err != nil {
+						return err
+					}
+					return a.emit(graphs, func(w io.Writer) error { return printGraphs(w, graphs) })
+				})
+			}
 			db, err := a.openDB(true)
 			if err != nil {
 				return err
@@ -36,12 +48,7 @@ func (a *app) statsCmd() *cobra.Command {
 			}{db.Dir(), db.Counts(), graphs, db.Interrupted()}
 			return a.emit(out, func(w io.Writer) error {
 				fmt.Fprintf(w, "database %s: %d quads, %d nodes\n", out.Dir, out.Counts.Quads, out.Counts.Nodes)
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "GRAPH\tQUADS\tRELATIONS\tLABELS")
-				for _, g := range graphs {
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", g.Name, g.Quads, g.Relations, g.Labels)
-				}
-				if err := tw.Flush(); err != nil {
+				if err := printGraphs(w, graphs); err != nil {
 					return err
 				}
 				if in := out.Interrupted; in != nil {
@@ -53,6 +60,16 @@ func (a *app) statsCmd() *cobra.Command {
 	}
 }
 
+// printGraphs prints one line per graph.
+func printGraphs(w io.Writer, graphs []store.GraphInfo) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GRAPH\tQUADS\tRELATIONS\tLABELS")
+	for _, g := range graphs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", g.Name, g.Quads, g.Relations, g.Labels)
+	}
+	return tw.Flush()
+}
+
 func (a *app) kgCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)"}
 	cmd.AddCommand(a.kgSearch(), a.kgEntity(), a.kgRelations(), a.kgEdges(), a.kgNeighbors(),
@@ -60,14 +77,14 @@ func (a *app) kgCmd() *cobra.Command {
 	return cmd
 }
 
-// withKG opens the database and runs fn.
-func (a *app) withKG(fn func(kg *engine.DB) error) error {
-	db, err := a.openDB(true)
+// withKG opens the configured backend (--kg-backend) and runs fn.
+func (a *app) withKG(ctx context.Context, fn func(kg store.KG) error) error {
+	kg, closer, err := a.openKG(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	return fn(db)
+	defer closer.Close()
+	return fn(kg)
 }
 
 func (a *app) kgSearch() *cobra.Command {
@@ -78,7 +95,7 @@ func (a *app) kgSearch() *cobra.Command {
 		Short: "Find entities by label or alias (exact, prefix, fuzzy)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKG(func(kg *engine.DB) error {
+			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				cands, err := kg.Search(cmd.Context(), graph, args[0], limit)
 				if err != nil {
 					return err
@@ -105,7 +122,7 @@ func (a *app) kgEntity() *cobra.Command {
 		Short: "Show an entity's label, description, aliases and graphs",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKG(func(kg *engine.DB) error {
+			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				e, err := kg.Entity(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -144,7 +161,7 @@ func (a *app) kgRelations() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
-		return a.withKG(func(kg *engine.DB) error {
+		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			rels, err := kg.Relations(cmd.Context(), args, d)
 			if err != nil {
 				return err
@@ -182,7 +199,7 @@ func (a *app) kgEdges() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
-		return a.withKG(func(kg *engine.DB) error {
+		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			edges, err := kg.Edges(cmd.Context(), args[1:], args[0], d, limit)
 			if err != nil {
 				return err
@@ -214,7 +231,7 @@ func (a *app) kgNeighbors() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
-		return a.withKG(func(kg *engine.DB) error {
+		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			ns, err := kg.Neighbors(cmd.Context(), args[0], rel, d, limit)
 			if err != nil {
 				return err
@@ -240,7 +257,7 @@ func (a *app) kgDegree() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
-		return a.withKG(func(kg *engine.DB) error {
+		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			n, err := kg.Degree(cmd.Context(), args[0], rel, d)
 			if err != nil {
 				return err
@@ -260,7 +277,7 @@ func (a *app) kgFeatures() *cobra.Command {
 		Short: "List an entity's literal-valued properties",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKG(func(kg *engine.DB) error {
+			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				fs, err := kg.Features(cmd.Context(), args[0])
 				if err != nil {
 					return err
@@ -283,7 +300,7 @@ func (a *app) kgSameAs() *cobra.Command {
 		Short: "Show the same entity in other graphs (cross-KG links)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKG(func(kg *engine.DB) error {
+			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				ls, err := kg.SameAs(cmd.Context(), args[0], graph)
 				if err != nil {
 					return err
@@ -309,8 +326,12 @@ func (a *app) queryCmd() *cobra.Command {
 		Short: "Run a Cayley query (Gizmo, GraphQL or MQL) on the database",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKG(func(kg *engine.DB) error {
-				res, err := query.Run(cmd.Context(), kg, lang, args[0], limit)
+			return a.withKG(cmd.Context(), func(kg store.KG) error {
+				qs, err := quadStoreOf(kg)
+				if err != nil {
+					return err
+				}
+				res, err := query.Run(cmd.Context(), qs, lang, args[0], limit)
 				if err != nil {
 					return err
 				}

@@ -56,6 +56,7 @@ func (a *app) root() *cobra.Command {
 	for _, name := range []string{"db", "json", "log-level"} {
 		_ = a.v.BindPFlag(name, pf.Lookup(name))
 	}
+	a.backendFlags(pf)
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
 	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.serveCmd(),

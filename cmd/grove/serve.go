@@ -1,11 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/grove-kg/grove/server"
+	"github.com/grove-kg/grove/store"
 )
 
 func (a *app) serveCmd() *cobra.Command {
@@ -21,7 +23,16 @@ the method and its parameters within the server's caps.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.DB = a.v.GetString("db")
-			if _, err := os.Stat(cfg.DB); err != nil {
+			var kg store.KG
+			if b, err := a.backend(); err != nil {
+				return err
+			} else if b != backendBadger {
+				var closeKG io.Closer
+				if kg, closeKG, err = a.openKG(cmd.Context()); err != nil {
+					return err
+				}
+				defer closeKG.Close()
+			} else if _, err := os.Stat(cfg.DB); err != nil {
 				return err
 			}
 			model, closer, err := a.openModel()
@@ -29,7 +40,12 @@ the method and its parameters within the server's caps.`,
 				return err
 			}
 			defer closer.Close()
-			deps := server.Deps{Model: model, Reasoners: registry(), Logger: a.log}
+			deps := server.Deps{Model: model, Reasoners: registry(), Logger: a.log, KG: kg}
+			if kg != nil {
+				if qs, err := quadStoreOf(kg); err == nil {
+					deps.QuadStore = qs
+				}
+			}
 			if url := a.v.GetString("llm.url"); url != "" {
 				deps.Redact = append(deps.Redact, url)
 			}
