@@ -58,7 +58,7 @@ func StartPostgres(t testing.TB) *Postgres {
 	data := filepath.Join(dir, "data")
 	run(initdb, "-D", data, "-U", "grove", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
 	port := FreePort(t)
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=512MB -c work_mem=64MB -c maintenance_work_mem=256MB -c max_wal_size=4GB", port, dir)
 	run(pgctl, "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start")
 	t.Cleanup(func() {
 		cmd := exec.Command(pgctl, "-D", data, "-m", "immediate", "-w", "stop")
