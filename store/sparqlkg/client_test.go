@@ -212,10 +212,10 @@ func TestIDMapping(t *testing.T) {
 		}
 	}
 	for iri, hidden := range map[string]bool{
-		"http://www.wikidata.org/prop/P31":           true,
+		"http://www.wikidata.org/prop/P31":            true,
 		"http://www.wikidata.org/prop/qualifier/P580": true,
-		"http://www.wikidata.org/prop/direct/P31":    false,
-		"http://www.w3.org/2000/01/rdf-schema#label": true,
+		"http://www.wikidata.org/prop/direct/P31":     false,
+		"http://www.w3.org/2000/01/rdf-schema#label":  true,
 	} {
 		if got := d.hidden(iri); got != hidden {
 			t.Errorf("hidden(%s) = %v, want %v", iri, got, hidden)
