@@ -442,13 +442,47 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		}
 	}
 	out := make([]store.Relation, 0, len(counts))
+	var relIDs []string
+	for kk := range counts {
+		relIDs = append(relIDs, k.relID(kk.p))
+	}
+	labels, err := k.relationLabels(ctx, relIDs)
+	if err != nil {
+		return nil, err
+	}
 	for kk, n := range counts {
 		id := k.relID(kk.p)
-		label := store.DeriveLabel(id)
+		label := labels[id]
 		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.dir,
 			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: k.d.hidden(kk.p)})
 	}
 	slices.SortFunc(out, store.CompareRelations)
+	return out, nil
+}
+
+// relationLabels names relations: the label of the relation's own node
+// when it has one (Wikidata: wd:P57 "director"), else words derived from
+// the id ("/film/film/directed_by" -> "directed by").
+func (k *KG) relationLabels(ctx context.Context, ids []string) (map[string]string, error) {
+	terms := map[string]string{}
+	var nodes []string
+	for _, id := range ids {
+		if t, err := k.nodeTerm(id); err == nil {
+			terms[id] = t
+			nodes = append(nodes, t)
+		}
+	}
+	names, err := k.describe(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		out[id] = store.DeriveLabel(id)
+		if l := names[terms[id]].Entity(id).Label; l != "" {
+			out[id] = l
+		}
+	}
 	return out, nil
 }
 
@@ -507,17 +541,103 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	if err != nil {
 		return nil, err
 	}
-	label := store.DeriveLabel(relation)
+	labels, err := k.relationLabels(ctx, []string{relation})
+	if err != nil {
+		return nil, err
+	}
+	label := labels[relation]
 	out := make([]store.Edge, 0, len(rows))
+	pairs := make([][2]term, 0, len(rows))
 	for _, r := range rows {
 		self, other := k.entityOf(r.x, names), k.entityOf(r.other, names)
 		e := store.Edge{Subject: self, Relation: relation, RelationLabel: label, Object: other, Graph: r.g}
+		pair := [2]term{r.x, r.other}
 		if dir == store.In {
 			e.Subject, e.Object = other, self
+			pair = [2]term{r.other, r.x}
 		}
 		out = append(out, e)
+		pairs = append(pairs, pair)
+	}
+	if err := k.qualify(ctx, relation, out, pairs); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// qualify attaches the qualifiers of Wikidata-style statement nodes to
+// edges: S p:P ?st . ?st ps:P O . ?st pq:Q V. pairs[i] is edge i's
+// (subject, object) as bound.
+func (k *KG) qualify(ctx context.Context, relation string, edges []store.Edge, pairs [][2]term) error {
+	local := relation
+	if k.d.Statement == "" || k.d.StatementValue == "" || k.d.Qualifier == "" || strings.ContainsAny(local, "/#:") || len(edges) == 0 {
+		return nil
+	}
+	index := map[[2]string][]int{}
+	var vals []string
+	for i, p := range pairs {
+		s, o := termString(p[0]), valueTerm(p[1])
+		if s == "" || o == "" {
+			continue
+		}
+		key := [2]string{s, o}
+		if index[key] == nil {
+			vals = append(vals, "("+s+" "+o+")")
+		}
+		index[key] = append(index[key], i)
+	}
+	type qual struct {
+		key  [2]string
+		q    string
+		v    term
+		node string
+	}
+	var quals []qual
+	var nodes []string
+	for _, batch := range k.batches(vals) {
+		q := "SELECT ?x ?o ?q ?v WHERE { VALUES (?x ?o) { " + strings.Join(batch, " ") + " } ?x <" + k.d.Statement + local +
+			"> ?st . ?st <" + k.d.StatementValue + local + "> ?o . ?st ?q ?v . FILTER(STRSTARTS(STR(?q), " + quote(k.d.Qualifier) + ")) }"
+		r, err := k.c.query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, b := range r.Results.Bindings {
+			ql := qual{key: [2]string{termString(b["x"]), valueTerm(b["o"])}, q: strings.TrimPrefix(b["q"].Value, k.d.Qualifier), v: b["v"]}
+			ql.node = "<" + toIRI(k.d.Nodes, ql.q) + ">"
+			nodes = append(nodes, ql.node)
+			if !isLiteral(b["v"]) {
+				nodes = append(nodes, termString(b["v"]))
+			}
+			quals = append(quals, ql)
+		}
+	}
+	names, err := k.describe(ctx, nodes)
+	if err != nil {
+		return err
+	}
+	for _, ql := range quals {
+		name := names[ql.node].Entity(ql.q).Name()
+		f := store.Feature{Relation: store.QualifierPrefix + ql.q, Name: name, Value: k.entityOf(ql.v, names).Name()}
+		for _, i := range index[ql.key] {
+			f.Graph = edges[i].Graph
+			edges[i].Qualifiers = append(edges[i].Qualifiers, f)
+		}
+	}
+	return nil
+}
+
+// valueTerm is the SPARQL form of any binding (literals included).
+func valueTerm(t term) string {
+	if !isLiteral(t) {
+		return termString(t)
+	}
+	switch {
+	case t.Lang != "":
+		return quote(t.Value) + "@" + t.Lang
+	case t.Datatype != "":
+		return quote(t.Value) + "^^<" + t.Datatype + ">"
+	}
+	return quote(t.Value)
 }
 
 // termString is the SPARQL form of an IRI or blank node binding.
@@ -631,13 +751,22 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		return nil, err
 	}
 	var out []store.Feature
+	var rels []string
 	for _, b := range r.Results.Bindings {
 		p := b["p"].Value
 		if slices.Contains(k.d.Label, p) || slices.Contains(k.d.Alias, p) || strings.HasPrefix(p, "grove:") || k.d.statementPred(p) {
 			continue
 		}
 		rel := k.relID(p)
-		out = append(out, store.Feature{Relation: rel, Name: store.DeriveLabel(rel), Value: renderLiteral(toValue(b["o"])), Graph: k.graphName(b)})
+		rels = append(rels, rel)
+		out = append(out, store.Feature{Relation: rel, Value: renderLiteral(toValue(b["o"])), Graph: k.graphName(b)})
+	}
+	labels, err := k.relationLabels(ctx, rels)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Name = labels[out[i].Relation]
 	}
 	return out, nil
 }

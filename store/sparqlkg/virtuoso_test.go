@@ -3,6 +3,7 @@ package sparqlkg_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,4 +87,85 @@ func TestVirtuoso(t *testing.T) {
 			t.Errorf("error does not name the endpoint: %v", err)
 		}
 	})
+}
+
+// wikidataNT is a Wikidata-shaped graph: direct claims, a statement node
+// with qualifiers, property labels.
+const wikidataNT = `<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@de .
+<http://www.wikidata.org/entity/Q42> <http://schema.org/description> "English writer and humorist"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2004/02/skos/core#altLabel> "Douglas Noël Adams"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P69> <http://www.wikidata.org/entity/Q691283> .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P31> <http://www.wikidata.org/entity/Q5> .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/P69> <http://www.wikidata.org/entity/statement/Q42-S1> .
+<http://www.wikidata.org/entity/statement/Q42-S1> <http://www.wikidata.org/prop/statement/P69> <http://www.wikidata.org/entity/Q691283> .
+<http://www.wikidata.org/entity/statement/Q42-S1> <http://www.wikidata.org/prop/qualifier/P582> "1974"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<http://www.wikidata.org/entity/statement/Q42-S1> <http://www.wikidata.org/prop/qualifier/P512> <http://www.wikidata.org/entity/Q1765120> .
+<http://www.wikidata.org/entity/Q691283> <http://www.w3.org/2000/01/rdf-schema#label> "St John's College"@en .
+<http://www.wikidata.org/entity/Q1765120> <http://www.w3.org/2000/01/rdf-schema#label> "Bachelor of Arts"@en .
+<http://www.wikidata.org/entity/Q5> <http://www.w3.org/2000/01/rdf-schema#label> "human"@en .
+<http://www.wikidata.org/entity/P69> <http://www.w3.org/2000/01/rdf-schema#label> "educated at"@en .
+<http://www.wikidata.org/entity/P582> <http://www.w3.org/2000/01/rdf-schema#label> "end time"@en .
+<http://www.wikidata.org/entity/P512> <http://www.w3.org/2000/01/rdf-schema#label> "academic degree"@en .
+`
+
+// TestVirtuosoWikidataDialect: the wikidata dialect's id mapping, property
+// labels, hidden statement predicates and qualifiers, on a real endpoint.
+func TestVirtuosoWikidataDialect(t *testing.T) {
+	v := testserver.StartVirtuoso(t)
+	qs, err := kgtest.ParseNQuads("wd", strings.NewReader(wikidataNT))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const graphIRI = "http://wikidata.grove/graph"
+	v.Load(t, graphIRI, "", qs)
+	d, err := sparqlkg.LookupDialect("wikidata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Search = sparqlkg.SearchVirtuoso // no network: the endpoint's own text index
+	d.Graphs = map[string]string{"wikidata": graphIRI}
+	ctx := context.Background()
+	kg, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kg.Search(ctx, "wikidata", "Douglas Adams", 3)
+	if err != nil || len(cs) == 0 || cs[0].ID != "Q42" || cs[0].Match != "exact" {
+		t.Fatalf("search = %+v, %v", cs, err)
+	}
+	e, err := kg.Entity(ctx, "Q42")
+	if err != nil || e.Label != "Douglas Adams" || e.Description != "English writer and humorist" ||
+		len(e.Aliases) != 1 || e.Aliases[0] != "Douglas Noël Adams" {
+		t.Errorf("entity = %+v, %v", e, err)
+	}
+	rels, err := kg.Relations(ctx, []string{"Q42"}, store.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rels {
+		if !r.Hidden {
+			got[r.ID] = r.Label
+		}
+	}
+	if len(got) != 2 || got["P69"] != "educated at" || got["P31"] != "P31" {
+		t.Errorf("visible relations = %v (statement links and labels must be hidden)", got)
+	}
+	es, err := kg.Edges(ctx, []string{"Q42"}, "P69", store.Out, 0)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("edges = %+v, %v", es, err)
+	}
+	var quals []string
+	for _, q := range es[0].Qualifiers {
+		quals = append(quals, q.Name+"="+q.Value)
+	}
+	slices.Sort(quals)
+	if es[0].Object.Label != "St John's College" || es[0].RelationLabel != "educated at" ||
+		!slices.Equal(quals, []string{"academic degree=Bachelor of Arts", "end time=1974"}) {
+		t.Errorf("edge = %+v, qualifiers %q", es[0], quals)
+	}
+	if n, err := kg.Degree(ctx, "Q42", "", store.Out); err != nil || n != 2 {
+		t.Errorf("degree = %d, %v; want 2", n, err)
+	}
 }
