@@ -71,6 +71,20 @@ func TestVirtuoso(t *testing.T) {
 			t.Errorf("a re-run sent %d requests; the disk cache should answer all", n)
 		}
 	})
+	t.Run("HubCountCapped", func(t *testing.T) {
+		capped, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: filmDialect(), HubCap: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels, err := capped.Relations(ctx, []string{kgtest.FilmType}, store.In)
+		if err != nil || len(rels) != 1 || rels[0].Count != 1000 || !rels[0].AtLeast {
+			t.Errorf("capped hub relations = %+v, %v; want type: at least 1000", rels, err)
+		}
+		small, err := capped.Relations(ctx, []string{kgtest.BladeRunner}, store.Out)
+		if err != nil || len(small) == 0 || small[0].AtLeast {
+			t.Errorf("a small node's counts are exact: %+v, %v", small, err)
+		}
+	})
 	t.Run("RejectedQuery", func(t *testing.T) {
 		d := filmDialect()
 		d.Label = []string{"http://film.grove/name> } garbage {"} // an IRI the endpoint cannot parse

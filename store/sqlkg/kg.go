@@ -25,21 +25,20 @@ func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	if err := k.usable(ctx); err != nil {
 		return nil, err
 	}
-	names, err := k.graphNames(ctx)
+	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs ORDER BY name`)
 	if err != nil {
-		return nil, err
+		return nil, k.wrap(err)
 	}
-	out := make([]store.GraphInfo, 0, len(names))
-	for _, n := range names {
-		gi := store.GraphInfo{Name: n}
-		err := k.db.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT predicate_hash) FROM quads WHERE label_hash = $1`,
-			hashOf(quad.IRI(n))).Scan(&gi.Quads, &gi.Relations)
-		if err != nil {
+	defer rows.Close()
+	var out []store.GraphInfo
+	for rows.Next() {
+		var gi store.GraphInfo
+		if err := rows.Scan(&gi.Name, &gi.Quads, &gi.Relations); err != nil {
 			return nil, k.wrap(err)
 		}
 		out = append(out, gi)
 	}
-	return out, nil
+	return out, k.wrap(rows.Err())
 }
 
 func (k *KG) graphNames(ctx context.Context) ([]string, error) {

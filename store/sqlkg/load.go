@@ -33,12 +33,16 @@ func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, err
 	if err := tx.Commit(); err != nil {
 		return 0, k.wrap(err)
 	}
+	// Fresh statistics let the planner use the label and hash indexes
+	// right away instead of after autovacuum's next pass.
+	if _, err := k.db.ExecContext(ctx, `ANALYZE nodes; ANALYZE quads`); err != nil {
+		k.log.Warn("sql load: analyze failed", "err", err)
+	}
 	return n, nil
 }
 
 func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad) (int64, error) {
 	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY)`,
 		`CREATE TEMP TABLE grove_tn (hash BYTEA, value_string TEXT, datatype TEXT, language TEXT, iri BOOLEAN, bnode BOOLEAN,
 			value_int BIGINT, value_bool BOOLEAN, value_float DOUBLE PRECISION, value_time TIMESTAMPTZ) ON COMMIT DROP`,
 		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA) ON COMMIT DROP`,
@@ -89,7 +93,12 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 		return 0, k.wrap(err)
 	}
 	k.log.Debug("sql load: quads inserted", "added", added, "took", time.Since(start))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO grove_graphs (name) VALUES ($1) ON CONFLICT DO NOTHING`, graph); err != nil {
+	// Graph counts are kept here so that Graphs costs O(graphs): reasoners
+	// call it on every run.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO grove_graphs (name, quads, relations)
+		VALUES ($1, $2, (SELECT count(DISTINCT predicate_hash) FROM quads WHERE label_hash = $3))
+		ON CONFLICT (name) DO UPDATE SET quads = grove_graphs.quads + EXCLUDED.quads, relations = EXCLUDED.relations`,
+		graph, added, hashOf(label)); err != nil {
 		return 0, k.wrap(err)
 	}
 	return added, nil

@@ -110,7 +110,7 @@ func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
 	for _, stmt := range []string{
 		`CREATE INDEX IF NOT EXISTS grove_nodes_lower ON nodes (lower(value_string) text_pattern_ops)`,
 		`CREATE INDEX IF NOT EXISTS grove_quads_label ON quads (label_hash)`,
-		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY)`,
+		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY, quads BIGINT NOT NULL DEFAULT 0, relations BIGINT NOT NULL DEFAULT 0)`,
 	} {
 		if _, err := k.db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("sql: %s: %w", stmt, err)
