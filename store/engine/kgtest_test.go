@@ -9,6 +9,7 @@ import (
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/kgtest"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 // TestKGConformance runs the store.KG conformance suite on the engine with
@@ -23,8 +24,8 @@ func TestKGConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load(t, db, kgtest.FilmGraph, film)
-	load(t, db, kgtest.ExtraGraph, kgtest.ExtraQuads())
+	storetest.Load(t, db, kgtest.FilmGraph, film)
+	storetest.Load(t, db, kgtest.ExtraGraph, kgtest.ExtraQuads())
 	kgtest.Run(t, kgtest.Harness{
 		KG: db,
 		Write: func(ctx context.Context, graph string, qs []quad.Quad) error {
@@ -38,21 +39,4 @@ func TestKGConformance(t *testing.T) {
 			return other
 		},
 	})
-}
-
-func load(t *testing.T, db *engine.DB, graph string, qs []quad.Quad) {
-	t.Helper()
-	l, err := db.NewLoader(engine.LoadOptions{Graph: graph})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for _, q := range qs {
-		if err := l.WriteQuad(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := l.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 }

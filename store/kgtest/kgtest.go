@@ -1,6 +1,7 @@
 package kgtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,7 +81,7 @@ func (s *suite) graphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.IsSortedFunc(gs, func(a, b store.GraphInfo) int { return compareStr(a.Name, b.Name) }) {
+	if !slices.IsSortedFunc(gs, func(a, b store.GraphInfo) int { return cmp.Compare(a.Name, b.Name) }) {
 		t.Errorf("graphs not sorted by name: %+v", gs)
 	}
 	i := slices.IndexFunc(gs, func(g store.GraphInfo) bool { return g.Name == FilmGraph })
@@ -92,15 +93,6 @@ func (s *suite) graphs(t *testing.T) {
 	}
 }
 
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 func (s *suite) search(t *testing.T) {
 	cases := []struct {

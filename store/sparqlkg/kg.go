@@ -377,16 +377,6 @@ func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
 
 // --- relations and edges -----------------------------------------------------
 
-func directions(dir store.Direction) ([]store.Direction, error) {
-	switch dir {
-	case store.Out, store.In:
-		return []store.Direction{dir}, nil
-	case store.Both:
-		return []store.Direction{store.Out, store.In}, nil
-	}
-	return nil, fmt.Errorf("invalid direction %d", dir)
-}
-
 // edgePattern is "?x ?p ?o" for Out and "?o ?p ?x" for In.
 func edgePattern(dir store.Direction, x, p, o string) string {
 	if dir == store.In {
@@ -409,7 +399,7 @@ func (k *KG) knownTerms(ids []string) []string {
 // Relations lists the relation types of ids with counts aggregated by the
 // endpoint under HubCap.
 func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -659,7 +649,7 @@ func (k *KG) entityOf(t term, names map[string]remote.Names) store.Entity {
 
 // Neighbors returns distinct non-literal nodes next to id.
 func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direction, limit int) ([]store.Entity, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -705,7 +695,7 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 
 // Degree counts the edges of id (exactly: the endpoint aggregates).
 func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Direction) (int64, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return 0, err
 	}
@@ -811,8 +801,6 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b store.Link) int {
-		return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
-	})
+	remote.SortLinks(out)
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package sqlkg
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -226,16 +225,6 @@ func (k *KG) hiddenID(id string) bool {
 		strings.HasPrefix(id, store.StatementValuePrefix) || strings.HasPrefix(id, store.QualifierPrefix)
 }
 
-func directions(dir store.Direction) ([]store.Direction, error) {
-	switch dir {
-	case store.Out, store.In:
-		return []store.Direction{dir}, nil
-	case store.Both:
-		return []store.Direction{store.Out, store.In}, nil
-	}
-	return nil, fmt.Errorf("invalid direction %d", dir)
-}
-
 // cols are the (self, other) columns of a direction.
 func cols(d store.Direction) (self, other string) {
 	if d == store.In {
@@ -256,7 +245,7 @@ func idHashes(ids []string) [][]byte {
 
 // Relations groups the edges of ids by predicate and graph.
 func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +377,7 @@ func (k *KG) predFilter(ctx context.Context, relation string) (string, any, erro
 
 // Neighbors returns distinct non-literal nodes next to id.
 func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direction, limit int) ([]store.Entity, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +426,7 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 
 // Degree counts the edges of id.
 func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Direction) (int64, error) {
-	dirs, err := directions(dir)
+	dirs, err := remote.Directions(dir)
 	if err != nil {
 		return 0, err
 	}
@@ -573,9 +562,7 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b store.Link) int {
-		return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
-	})
+	remote.SortLinks(out)
 	return out, nil
 }
 

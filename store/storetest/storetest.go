@@ -7,7 +7,6 @@ package storetest
 import (
 	"compress/gzip"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/cayleygraph/quad"
-	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/kgtest"
 )
 
 // Open returns an in-memory database with each graph loaded from N-Quads
@@ -60,25 +59,7 @@ func Load(t testing.TB, db *engine.DB, graph string, qs []quad.Quad) {
 }
 
 // Parse reads N-Quads, scoping blank nodes to graph.
-func Parse(graph string, r io.Reader) ([]quad.Quad, error) {
-	nr := nquads.NewReader(r, false)
-	var out []quad.Quad
-	for {
-		q, err := nr.ReadQuad()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return nil, err
-		}
-		for _, d := range []quad.Direction{quad.Subject, quad.Object} {
-			if b, ok := q.Get(d).(quad.BNode); ok {
-				q.Set(d, quad.BNode(graph+"/"+string(b)))
-			}
-		}
-		q.Label = nil
-		out = append(out, q)
-	}
-}
+func Parse(graph string, r io.Reader) ([]quad.Quad, error) { return kgtest.ParseNQuads(graph, r) }
 
 // SharedData returns the path of a file in the repository's sibling
 // shared/data directory, skipping the test when it is absent.

@@ -15,6 +15,7 @@ import (
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sparqlkg"
 	"github.com/grove-kg/grove/store/sqlkg"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 // BenchmarkBackends runs the same KG calls on each backend over distinct
@@ -144,19 +145,7 @@ func openEngine(b *testing.B, film []quad.Quad) store.KG {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	l, err := db.NewLoader(engine.LoadOptions{Graph: kgtest.FilmGraph})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	for _, q := range film {
-		if err := l.WriteQuad(q); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := l.Commit(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	storetest.Load(b, db, kgtest.FilmGraph, film)
 	return db
 }
 

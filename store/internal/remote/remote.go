@@ -5,6 +5,7 @@ package remote
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -104,4 +105,22 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// Directions expands Both into Out and In and rejects invalid values.
+func Directions(dir store.Direction) ([]store.Direction, error) {
+	switch dir {
+	case store.Out, store.In:
+		return []store.Direction{dir}, nil
+	case store.Both:
+		return []store.Direction{store.Out, store.In}, nil
+	}
+	return nil, fmt.Errorf("invalid direction %d", dir)
+}
+
+// SortLinks orders SameAs results by graph, then target id.
+func SortLinks(ls []store.Link) {
+	slices.SortFunc(ls, func(a, b store.Link) int {
+		return cmp.Or(cmp.Compare(a.Graph, b.Graph), cmp.Compare(a.Target.ID, b.Target.ID))
+	})
 }
