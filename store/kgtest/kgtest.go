@@ -93,7 +93,6 @@ func (s *suite) graphs(t *testing.T) {
 	}
 }
 
-
 func (s *suite) search(t *testing.T) {
 	cases := []struct {
 		name, graph, text string
