@@ -176,37 +176,36 @@ func (k *KG) searchAPI(ctx context.Context, text string, limit int) ([]hit, erro
 
 // rank keeps each node's best hit, scores and orders them.
 func (k *KG) rank(ctx context.Context, hits []hit, norm string, limit int) ([]store.Candidate, error) {
-	type best struct {
-		c store.Candidate
-		x term
-	}
-	byNode := map[string]*best{}
-	var order []string
+	byNode := map[string]int{}
+	var out []store.Candidate
+	terms := map[string]term{}
 	for _, h := range hits {
-		key := termString(h.x) + "\x00" + h.graph
 		c := store.Candidate{Graph: h.graph, Matched: h.label}
+		c.ID = k.nodeID(h.x)
 		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
-		if b, ok := byNode[key]; !ok {
-			byNode[key] = &best{c: c, x: h.x}
-			order = append(order, key)
-		} else if c.Score > b.c.Score {
-			b.c = c
+		key := c.ID + "\x00" + h.graph
+		terms[c.ID] = h.x
+		if i, ok := byNode[key]; !ok {
+			byNode[key] = len(out)
+			out = append(out, c)
+		} else if c.Score > out[i].Score {
+			out[i] = c
 		}
 	}
-	var nodes []string
-	for _, key := range order {
-		nodes = append(nodes, termString(byNode[key].x))
+	// The score needs only the matched text: rank and cut first, then
+	// fetch names for the survivors alone.
+	out = remote.Rank(out, limit)
+	nodes := make([]string, 0, len(out))
+	for _, c := range out {
+		nodes = append(nodes, termString(terms[c.ID]))
 	}
 	names, err := k.describe(ctx, nodes)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.Candidate, 0, len(order))
-	for _, key := range order {
-		b := byNode[key]
-		b.c.Entity = k.entityOf(b.x, names)
-		b.c.Entity.Graphs = []string{b.c.Graph}
-		out = append(out, b.c)
+	for i := range out {
+		out[i].Entity = k.entityOf(terms[out[i].ID], names)
+		out[i].Entity.Graphs = []string{out[i].Graph}
 	}
-	return remote.Rank(out, limit), nil
+	return out, nil
 }

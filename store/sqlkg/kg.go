@@ -610,16 +610,19 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 		refs = append(refs, h.x, h.g)
 	}
 	rows.Close()
-	ents, err := k.entities(ctx, refs)
+	vals, err := k.values(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
+	// Rank on ids and matched text, cut, then name the survivors only.
 	best := map[string]int{}
 	var out []store.Candidate
+	byID := map[string][]byte{}
 	for _, h := range hits {
-		c := store.Candidate{Entity: ents[string(h.x)], Graph: ents[string(h.g)].ID, Matched: h.label}
+		c := store.Candidate{Graph: graphName(vals[string(h.g)]), Matched: h.label}
+		c.ID = idOf(vals[string(h.x)])
 		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
-		c.Graphs = []string{c.Graph}
+		byID[c.ID] = h.x
 		key := c.ID + "\x00" + c.Graph
 		if i, ok := best[key]; !ok {
 			best[key] = len(out)
@@ -628,7 +631,20 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 			out[i] = c
 		}
 	}
-	return remote.Rank(out, limit), nil
+	out = remote.Rank(out, limit)
+	hs := make([][]byte, 0, len(out))
+	for _, c := range out {
+		hs = append(hs, byID[c.ID])
+	}
+	ents, err := k.entities(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Entity = ents[string(byID[out[i].ID])]
+		out[i].Graphs = []string{out[i].Graph}
+	}
+	return out, nil
 }
 
 // likePrefix escapes LIKE wildcards and appends %.
