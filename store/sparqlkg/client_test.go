@@ -261,3 +261,51 @@ func FuzzSearchExpr(f *testing.F) {
 		}
 	})
 }
+
+// TestWikidataAPISearch: the wikidata dialect searches through the
+// wbsearchentities API (here a loopback server answering as Wikidata does)
+// and names the hits through the SPARQL endpoint.
+func TestWikidataAPISearch(t *testing.T) {
+	var apiQuery atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/w/api.php":
+			apiQuery.Store(r.URL.RawQuery)
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.Write([]byte(`{"searchinfo":{"search":"douglas adams"},"search":[
+				{"id":"Q42","match":{"type":"label","language":"en","text":"Douglas Adams"}},
+				{"id":"Q28421831","match":{"type":"alias","language":"en","text":"Douglas Adams (disambiguation)"}}]}`))
+		case "/sparql":
+			w.Header().Set("Content-Type", "application/sparql-results+json")
+			if !strings.Contains(r.FormValue("query"), "VALUES ?x") {
+				w.Write([]byte(okBody))
+				return
+			}
+			w.Write([]byte(`{"head":{"vars":["x","p","l"]},"results":{"bindings":[
+				{"x":{"type":"uri","value":"http://www.wikidata.org/entity/Q42"},
+				 "p":{"type":"uri","value":"http://www.w3.org/2000/01/rdf-schema#label"},
+				 "l":{"type":"literal","value":"Douglas Adams","xml:lang":"en"}}]}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	d, _ := LookupDialect("wikidata")
+	d.SearchAPI = srv.URL + "/w/api.php"
+	ctx := context.Background()
+	kg, err := Open(ctx, Config{URL: srv.URL + "/sparql", Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kg.Search(ctx, "", "douglas adams", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].ID != "Q42" || cs[0].Match != "exact" || cs[0].Label != "Douglas Adams" || cs[1].Match != "prefix" {
+		t.Errorf("candidates = %+v", cs)
+	}
+	q, _ := apiQuery.Load().(string)
+	if !strings.Contains(q, "action=wbsearchentities") || !strings.Contains(q, "search=douglas+adams") {
+		t.Errorf("API query = %q", q)
+	}
+}
