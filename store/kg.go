@@ -4,9 +4,12 @@
 // features and degrees, and links between graphs).
 //
 // The interface is deliberately backend-neutral. The local implementation is
-// store/engine, a Cayley QuadStore built directly on Badger; reasoners depend
-// only on the KG interface declared here, so a remote backend can be added
-// without touching them.
+// store/engine, a Cayley QuadStore built directly on Badger; store/sparqlkg
+// serves the same interface from a remote SPARQL 1.1 endpoint and
+// store/sqlkg from Cayley's SQL schema on PostgreSQL or CockroachDB.
+// Reasoners depend only on the KG interface declared here, and every
+// backend passes the same conformance suite, store/kgtest, which checks the
+// contract written on KG below.
 //
 // Identifiers. Every node is identified by a string id that is unique across
 // the whole database: an IRI without angle brackets ("Q64", "m.0f8l9c",
