@@ -94,6 +94,11 @@ func TestUnknownDialectAndSearch(t *testing.T) {
 	if err := d.validate(); err == nil || !strings.Contains(err.Error(), "unknown search method") {
 		t.Errorf("unknown search method error = %v", err)
 	}
+	d = rdf(t)
+	d.Label = []string{"http://x/name> } DROP ALL {"}
+	if err := d.validate(); err == nil || !strings.Contains(err.Error(), "is not an IRI") {
+		t.Errorf("a label predicate that is not an IRI: %v", err)
+	}
 }
 
 // TestRetryAfter: a 429 with Retry-After is retried after the wait, and

@@ -154,6 +154,21 @@ func (d *Dialect) validate() error {
 	if len(d.Label) == 0 {
 		return fmt.Errorf("dialect %q: no label predicates", d.Name)
 	}
+	// Every IRI is spliced into queries: check them here so that a typo in
+	// a config file is a clear error, not a rejected query.
+	for field, list := range map[string][]string{"label": d.Label, "alias": d.Alias, "description": d.Description,
+		"hidden": d.Hidden, "same_as": d.SameAs} {
+		for _, iri := range list {
+			if !validIRI(iri) {
+				return fmt.Errorf("dialect %q: %s: %q is not an IRI", d.Name, field, iri)
+			}
+		}
+	}
+	for name, iri := range d.Graphs {
+		if iri != "" && !validIRI(iri) {
+			return fmt.Errorf("dialect %q: graph %q: %q is not an IRI", d.Name, name, iri)
+		}
+	}
 	if d.Name == "" {
 		d.Name = "sparql"
 	}

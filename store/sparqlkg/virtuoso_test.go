@@ -87,18 +87,18 @@ func TestVirtuoso(t *testing.T) {
 	})
 	t.Run("RejectedQuery", func(t *testing.T) {
 		d := filmDialect()
-		d.Label = []string{"http://film.grove/name> } garbage {"} // an IRI the endpoint cannot parse
+		d.Search = sparqlkg.SearchQLever // QLever's text search: Virtuoso rejects the ql: prefix
 		bad, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = bad.Entity(ctx, kgtest.BladeRunner)
+		_, err = bad.Search(ctx, kgtest.FilmGraph, "Blade", 5)
 		var se *sparqlkg.Error
 		if !errors.As(err, &se) || se.Status == 0 {
 			t.Fatalf("rejected query error = %v", err)
 		}
-		if !strings.Contains(err.Error(), "127.0.0.1") {
-			t.Errorf("error does not name the endpoint: %v", err)
+		if !strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "rejected the query") {
+			t.Errorf("error does not name the endpoint and the rejection: %v", err)
 		}
 	})
 }
