@@ -279,6 +279,9 @@ func (c *client) once(ctx context.Context, q string, build func(context.Context)
 	c.requests++
 	c.mu.Unlock()
 	resp, err := c.http.Do(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && strings.HasPrefix(c.auth, "Basic ") {
+		resp, err = c.digest(rctx, build, resp)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, -1, ctx.Err()
@@ -306,6 +309,39 @@ func (c *client) once(ctx context.Context, q string, build func(context.Context)
 			Err: fmt.Errorf("not a SPARQL endpoint: content type %q, body %s", ct, snippet(string(b)))}
 	}
 	return b, 0, nil
+}
+
+// digest answers the HTTP Digest challenge of an endpoint that refused
+// Basic credentials (Virtuoso's /sparql-auth), with the same user and
+// password. Without a challenge in the refusal it asks for one with an
+// unauthenticated request. It returns the final response.
+func (c *client) digest(ctx context.Context, build func(context.Context) (*http.Request, error), refused *http.Response) (*http.Response, error) {
+	challenge := refused.Header.Get("WWW-Authenticate")
+	if !strings.HasPrefix(challenge, "Digest ") {
+		req, err := build(ctx)
+		if err != nil {
+			return refused, nil
+		}
+		req.Header.Del("Authorization")
+		resp, err := c.http.Do(req)
+		if err != nil {
+			return refused, nil
+		}
+		challenge = resp.Header.Get("WWW-Authenticate")
+		resp.Body.Close()
+	}
+	req, err := build(ctx)
+	if err != nil {
+		return refused, nil
+	}
+	h, ok := digestAuth(challenge, c.auth, req)
+	if !ok {
+		return refused, nil
+	}
+	refused.Body.Close()
+	req.Header.Set("User-Agent", "grove-sparqlkg")
+	req.Header.Set("Authorization", h)
+	return c.http.Do(req)
 }
 
 // retryAfter parses Retry-After (seconds or an HTTP date), capped at a

@@ -314,3 +314,23 @@ func TestWikidataAPISearch(t *testing.T) {
 		t.Errorf("API query = %q", q)
 	}
 }
+
+func TestDigestParams(t *testing.T) {
+	got := digestParams(`realm="SPARQL", domain="/sparql-auth", nonce="ab,c", qop="auth", algorithm=MD5`)
+	want := map[string]string{"realm": "SPARQL", "domain": "/sparql-auth", "nonce": "ab,c", "qop": "auth", "algorithm": "MD5"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+}
+
+func FuzzDigestParams(f *testing.F) {
+	f.Add(`realm="SPARQL", nonce="x", qop="auth", algorithm=MD5`)
+	f.Add(`a="unterminated`)
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = digestParams(s)
+		req, _ := http.NewRequest(http.MethodPost, "http://h/sparql-auth", nil)
+		_, _ = digestAuth("Digest "+s, "Basic ZGJhOmRiYQ==", req)
+	})
+}

@@ -85,6 +85,31 @@ func TestVirtuoso(t *testing.T) {
 			t.Errorf("a small node's counts are exact: %+v, %v", small, err)
 		}
 	})
+	t.Run("DigestAuth", func(t *testing.T) {
+		authURL := strings.TrimSuffix(v.SPARQL, "/sparql") + "/sparql-auth"
+		for _, c := range []struct {
+			cred string
+			ok   bool
+		}{{"dba:dba", true}, {"dba:not-the-password", false}} {
+			auth, err := sparqlkg.ReadAuth("", c.cred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kg, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: authURL, Dialect: filmDialect(), Auth: auth, Retries: -1})
+			if c.ok {
+				if err != nil {
+					t.Fatalf("digest auth with the right password: %v", err)
+				}
+				if e, err := kg.Entity(ctx, kgtest.BladeRunner); err != nil || e.Label != "Blade Runner" {
+					t.Errorf("entity through /sparql-auth = %+v, %v", e, err)
+				}
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), "rejected the credentials") || strings.Contains(err.Error(), "not-the-password") {
+				t.Errorf("wrong password: %v", err)
+			}
+		}
+	})
 	t.Run("RejectedQuery", func(t *testing.T) {
 		d := filmDialect()
 		d.Search = sparqlkg.SearchQLever // QLever's text search: Virtuoso rejects the ql: prefix
