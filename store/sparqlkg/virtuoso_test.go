@@ -110,6 +110,36 @@ func TestVirtuoso(t *testing.T) {
 			}
 		}
 	})
+	t.Run("DefaultGraph", func(t *testing.T) {
+		// No named graphs configured: the endpoint's default graph (in
+		// Virtuoso the union of all graphs) is one graph named after the
+		// dialect.
+		d := filmDialect()
+		d.Graphs = nil
+		kg, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := kg.Entity(ctx, kgtest.BladeRunner)
+		if err != nil || e.Label != "Blade Runner" || !slices.Equal(e.Graphs, []string{"film"}) {
+			t.Errorf("entity = %+v, %v", e, err)
+		}
+		if _, err := kg.Entity(ctx, kgtest.NoSuchID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown entity = %v", err)
+		}
+		es, err := kg.Edges(ctx, []string{kgtest.BladeRunner}, kgtest.DirectedBy, store.Out, 0)
+		if err != nil || len(es) != 1 || es[0].Object.Label != "Ridley Scott" || es[0].Graph != "film" {
+			t.Errorf("edges = %+v, %v", es, err)
+		}
+		cs, err := kg.Search(ctx, "", "Blade Runner", 1)
+		if err != nil || len(cs) != 1 || cs[0].ID != kgtest.BladeRunner {
+			t.Errorf("search = %+v, %v", cs, err)
+		}
+		gs, err := kg.Graphs(ctx)
+		if err != nil || len(gs) != 1 || gs[0].Name != "film" || gs[0].Quads < 471705 {
+			t.Errorf("graphs = %+v, %v", gs, err)
+		}
+	})
 	t.Run("RejectedQuery", func(t *testing.T) {
 		d := filmDialect()
 		d.Search = sparqlkg.SearchQLever // QLever's text search: Virtuoso rejects the ql: prefix
