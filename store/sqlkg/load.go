@@ -61,10 +61,25 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 	}
 	k.log.Debug("sql load: copied", "graph", graph, "quads", len(qs), "took", time.Since(start))
 	start = time.Now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO nodes (hash, refs, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time)
-		SELECT DISTINCT ON (hash) hash, 0, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time FROM grove_tn
-		ON CONFLICT (hash) DO NOTHING`); err != nil {
-		return 0, k.wrap(err)
+	// The quads not stored yet, and how many of them reference each node:
+	// new nodes are inserted with their reference count, existing ones get
+	// theirs raised, so a first load never updates a row it just wrote.
+	for _, stmt := range []string{
+		`CREATE TEMP TABLE grove_new ON COMMIT DROP AS SELECT DISTINCT s, p, o, l FROM grove_tq t
+			WHERE NOT EXISTS (SELECT 1 FROM quads q WHERE q.subject_hash = t.s AND q.predicate_hash = t.p
+				AND q.object_hash = t.o AND q.label_hash = t.l)`,
+		`CREATE TEMP TABLE grove_refs ON COMMIT DROP AS SELECT h, count(*) AS n FROM (SELECT s AS h FROM grove_new
+			UNION ALL SELECT p FROM grove_new UNION ALL SELECT o FROM grove_new UNION ALL SELECT l FROM grove_new) x GROUP BY h`,
+		`ANALYZE grove_new`, `ANALYZE grove_refs`,
+		`INSERT INTO nodes (hash, refs, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time)
+			SELECT DISTINCT ON (t.hash) t.hash, coalesce(r.n, 0), t.value_string, t.datatype, t.language, t.iri, t.bnode,
+				t.value_int, t.value_bool, t.value_float, t.value_time
+			FROM grove_tn t LEFT JOIN grove_refs r ON r.h = t.hash
+			ON CONFLICT (hash) DO UPDATE SET refs = nodes.refs + EXCLUDED.refs WHERE EXCLUDED.refs > 0`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return 0, k.wrap(err)
+		}
 	}
 	k.log.Debug("sql load: nodes inserted", "took", time.Since(start))
 	start = time.Now()
@@ -80,15 +95,14 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 		}
 		k.log.Debug("sql load: foreign-key checks stay on (not a superuser)", "err", err)
 	}
-	var added int64
-	err := tx.QueryRowContext(ctx, `WITH ins AS (
-			INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash)
-			SELECT DISTINCT s, p, o, l FROM grove_tq ON CONFLICT DO NOTHING
-			RETURNING subject_hash, predicate_hash, object_hash, label_hash),
-		c AS (SELECT h, count(*) AS n FROM (SELECT subject_hash AS h FROM ins UNION ALL SELECT predicate_hash FROM ins
-			UNION ALL SELECT object_hash FROM ins UNION ALL SELECT label_hash FROM ins) x GROUP BY h),
-		u AS (UPDATE nodes SET refs = nodes.refs + c.n FROM c WHERE nodes.hash = c.h RETURNING 1)
-		SELECT (SELECT count(*) FROM ins) + 0 * (SELECT count(*) FROM u)`).Scan(&added)
+	// ON CONFLICT only matters when another writer stored the same quad
+	// since grove_new was computed.
+	res, err := tx.ExecContext(ctx, `INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash)
+		SELECT s, p, o, l FROM grove_new ORDER BY s, p, o ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return 0, k.wrap(err)
+	}
+	added, err := res.RowsAffected()
 	if err != nil {
 		return 0, k.wrap(err)
 	}

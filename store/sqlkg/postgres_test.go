@@ -2,6 +2,7 @@ package sqlkg_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -44,6 +45,7 @@ func TestPostgres(t *testing.T) {
 	if n, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil || n != 0 {
 		t.Errorf("reload added %d quads, %v", n, err)
 	}
+	checkRefs(t, pg.URL)
 	kgtest.Run(t, kgtest.Harness{
 		KG:      kg,
 		NoFuzzy: true,
@@ -53,4 +55,30 @@ func TestPostgres(t *testing.T) {
 		},
 		OpenClosed: func(t *testing.T) store.KG { return open(t) },
 	})
+}
+
+// checkRefs: Load keeps Cayley's node reference counts (one per quad
+// direction, label included), checked on a sample of nodes and on the
+// busiest ones.
+func checkRefs(t *testing.T, url string) {
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var bad, checked int
+	err = db.QueryRow(`SELECT count(*) FILTER (WHERE refs <> (SELECT count(*) FROM quads WHERE subject_hash = n.hash)
+			+ (SELECT count(*) FROM quads WHERE predicate_hash = n.hash) + (SELECT count(*) FROM quads WHERE object_hash = n.hash)
+			+ (SELECT count(*) FROM quads WHERE label_hash = n.hash)), count(*)
+		FROM (SELECT hash, refs FROM nodes ORDER BY hash LIMIT 300) n`).Scan(&bad, &checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var label int64
+	if err := db.QueryRow(`SELECT refs FROM nodes WHERE value_string = 'film' AND iri`).Scan(&label); err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 || checked != 300 || label != 471705 {
+		t.Errorf("reference counts: %d of %d sampled nodes wrong; graph label node refs %d, want 471705", bad, checked, label)
+	}
 }
