@@ -16,6 +16,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // The differential test drives the engine and Cayley's memstore with the
@@ -97,8 +98,8 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
 	r := &diffRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15)), db: db, mem: memstore.New()}
+	t.Cleanup(func() { r.db.Close() })
 	if knownEngineBugs {
 		// One quad per graph that is never deleted keeps every graph
 		// non-empty.
@@ -115,9 +116,12 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 		}
 	}
 	for range steps {
-		if r.rng.IntN(3) == 0 {
+		switch n := r.rng.IntN(12); {
+		case n == 0 && dir != "":
+			r.reopen(dir)
+		case n < 4:
 			r.bulk()
-		} else {
+		default:
 			r.deltas()
 		}
 		r.compare()
@@ -125,6 +129,19 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 			return
 		}
 	}
+}
+
+// reopen closes and reopens the on-disk database.
+func (r *diffRun) reopen(dir string) {
+	r.ops = append(r.ops, "reopen")
+	if err := r.db.Close(); err != nil {
+		r.fail("close: %v", err)
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		r.fail("reopen: %v", err)
+	}
+	r.db = db
 }
 
 // fail reports a mismatch with the seed and the operations that led to it.
@@ -557,11 +574,17 @@ type refModel struct {
 	graphPreds map[string]map[string]bool
 	// bySubject and byObject index the quads by node.
 	bySubject, byObject map[string][]quad.Quad
+	// labelPairs holds "graph|entity id|normalized label" of every label
+	// and alias quad; graphLabels counts the pairs per graph.
+	labelPairs  map[string]bool
+	graphLabels map[string]int64
 }
 
 func newRefModel(qs []quad.Quad) *refModel {
 	m := &refModel{quads: qs, graphQuads: map[string]int64{}, graphPreds: map[string]map[string]bool{},
-		bySubject: map[string][]quad.Quad{}, byObject: map[string][]quad.Quad{}}
+		bySubject: map[string][]quad.Quad{}, byObject: map[string][]quad.Quad{},
+		labelPairs: map[string]bool{}, graphLabels: map[string]int64{}}
+	cfg := store.DefaultLabelConfig()
 	seen := map[string]bool{}
 	for _, q := range qs {
 		sk, ok := quad.ToString(q.Subject), quad.ToString(q.Object)
@@ -583,6 +606,15 @@ func newRefModel(qs []quad.Quad) *refModel {
 			m.graphPreds[g] = map[string]bool{}
 		}
 		m.graphPreds[g][predicateName(q.Predicate)] = true
+		if p := predicateName(q.Predicate); slices.Contains(cfg.Label, p) || slices.Contains(cfg.Alias, p) {
+			if key := labelindex.Normalize(literalText(q.Object)); key != "" {
+				k := g + "|" + nodeID(q.Subject) + "|" + key
+				if !m.labelPairs[k] {
+					m.labelPairs[k] = true
+					m.graphLabels[g]++
+				}
+			}
+		}
 	}
 	slices.SortFunc(m.values, func(a, b quad.Value) int { return strings.Compare(quad.ToString(a), quad.ToString(b)) })
 	return m
@@ -644,8 +676,8 @@ func (r *diffRun) compareGraphs(ref *refModel) {
 	}
 	for name, n := range ref.graphQuads {
 		g, ok := got[name]
-		if !ok || g.Quads != n || g.Relations != int64(len(ref.graphPreds[name])) {
-			r.fail("graph %q: engine %+v, want %d quads %d relations", name, g, n, len(ref.graphPreds[name]))
+		if !ok || g.Quads != n || g.Relations != int64(len(ref.graphPreds[name])) || g.Labels != ref.graphLabels[name] {
+			r.fail("graph %q: engine %+v, want %d quads %d relations %d labels", name, g, n, len(ref.graphPreds[name]), ref.graphLabels[name])
 		}
 	}
 	for name, g := range got {
@@ -762,6 +794,11 @@ func (r *diffRun) compareLabels(ref *refModel, v quad.Value) {
 			}
 			if !slices.ContainsFunc(cands, func(c store.Candidate) bool { return c.ID == id && c.Match == "exact" }) {
 				r.fail("Search(%s, %q) misses %s: %+v", g, text, id, cands)
+			}
+			for _, c := range cands {
+				if c.Match == "exact" && !ref.labelPairs[g+"|"+c.ID+"|"+labelindex.Normalize(text)] {
+					r.fail("Search(%s, %q) returns %s, which has no such label in that graph", g, text, c.ID)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 
@@ -57,6 +58,12 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 			}
 			for _, h := range searchIndexHits(idx, text, 2*limit) {
 				c, err := db.candidate(txn, g, h)
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					// The index view and the read snapshot are taken
+					// one after the other: an entity deleted before the
+					// snapshot, or added after it, is not a candidate.
+					continue
+				}
 				if err != nil {
 					return err
 				}
