@@ -235,6 +235,7 @@ func (db *DB) checkMarker() error {
 func (db *DB) Close() error {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
+	db.closeSearch()
 	db.terms.Close()
 	db.labels.Close()
 	db.degrees.Close()

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/blevesearch/mmap-go"
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -59,11 +61,73 @@ const (
 )
 
 // searchIndex is one graph's loaded label view and the meta it was loaded
-// from.
+// from. Main index files are memory-mapped; a searchIndex holds one
+// reference on each mapping its view reads, and is itself referenced once
+// while installed and once per reader using it (acquire/release), so a
+// mapping is unmapped only when no view that reads it can be in use.
 type searchIndex struct {
 	view *labelindex.View
 	gen  uint64
 	segs []string
+	maps []*mapping
+	refs atomic.Int64
+}
+
+func newSearchIndex(view *labelindex.View, gen uint64, segs []string, maps []*mapping) *searchIndex {
+	si := &searchIndex{view: view, gen: gen, segs: segs, maps: maps}
+	si.refs.Store(1)
+	return si
+}
+
+// release drops one reference; the last one releases the mappings.
+func (si *searchIndex) release() {
+	if si.refs.Add(-1) == 0 {
+		for _, m := range si.maps {
+			m.release()
+		}
+	}
+}
+
+// mapping is a read-only memory map of one label file, shared by the
+// views that read it.
+type mapping struct {
+	data mmap.MMap
+	refs atomic.Int64
+}
+
+// mapFile maps a whole file read-only.
+func mapFile(path string) (*mapping, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := mmap.Map(f, mmap.RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	m := &mapping{data: data}
+	m.refs.Store(1)
+	return m, nil
+}
+
+func (m *mapping) retain() *mapping {
+	m.refs.Add(1)
+	return m
+}
+
+func (m *mapping) release() {
+	if m.refs.Add(-1) == 0 {
+		_ = m.data.Unmap()
+	}
+}
+
+func retainAll(ms []*mapping) []*mapping {
+	out := make([]*mapping, len(ms))
+	for i, m := range ms {
+		out[i] = m.retain()
+	}
+	return out
 }
 
 // labelHash names a graph's label files, so any graph name (an IRI, say)
@@ -100,26 +164,20 @@ func (db *DB) labelState(graph string) (gen uint64, segs []string, ok bool) {
 	return g.LabelGen, slices.Clone(g.LabelSegs), true
 }
 
-// searchIndexFor returns the label view of a graph (empty if it has none).
-// Concurrent callers load it once; a view loaded while a writer replaced
-// it is not installed.
-func (db *DB) searchIndexFor(graph string) (*labelindex.View, error) {
-	db.mu.RLock()
-	si, ok := db.search[graph]
-	db.mu.RUnlock()
-	if ok {
-		return si.view, nil
+// acquire returns the label index of a graph (an empty view if it has
+// none) with a reference the caller must release. Concurrent callers load
+// it once; an index loaded while a writer replaced it is not installed.
+func (db *DB) acquire(graph string) (*searchIndex, error) {
+	if si := db.installed(graph); si != nil {
+		return si, nil
 	}
 	db.loadMu.Lock()
 	defer db.loadMu.Unlock()
-	db.mu.RLock()
-	si, ok = db.search[graph]
-	db.mu.RUnlock()
-	if ok {
-		return si.view, nil
+	if si := db.installed(graph); si != nil {
+		return si, nil
 	}
 	gen, segs, _ := db.labelState(graph)
-	view, err := db.readView(graph, gen, segs)
+	view, maps, err := db.readView(graph, gen, segs)
 	if err != nil {
 		// The store is the truth: rebuild in memory; the next bulk load
 		// or compaction writes a good main generation.
@@ -128,59 +186,100 @@ func (db *DB) searchIndexFor(graph string) (*labelindex.View, error) {
 			return nil, err
 		}
 	}
+	si := newSearchIndex(view, gen, segs, maps)
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if cur, ok := db.search[graph]; ok {
-		return cur.view, nil // a writer installed a newer view meanwhile
+		si.release() // a writer installed a newer index meanwhile
+		cur.refs.Add(1)
+		return cur, nil
 	}
 	if g, ok := db.graphs[graph]; ok && (g.LabelGen != gen || !slices.Equal(g.LabelSegs, segs)) {
-		// The meta changed during the read: do not install what was read.
-		return view, nil
+		// The meta changed during the read: use what was read for this
+		// call only.
+		return si, nil
 	}
-	db.search[graph] = &searchIndex{view: view, gen: gen, segs: segs}
-	return view, nil
+	db.search[graph] = si
+	si.refs.Add(1)
+	return si, nil
+}
+
+// installed returns the installed index of a graph, acquired, or nil.
+func (db *DB) installed(graph string) *searchIndex {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	si, ok := db.search[graph]
+	if !ok {
+		return nil
+	}
+	si.refs.Add(1) // cannot be 0: the map holds a reference
+	return si
 }
 
 // readView reads a graph's main index and segments. A missing main file
 // is an empty index; a missing or corrupt segment is an error.
-func (db *DB) readView(graph string, gen uint64, segs []string) (*labelindex.View, error) {
+//
+// The main file is memory-mapped (the returned mapping, nil if none);
+// segments, which are small, are read into memory.
+func (db *DB) readView(graph string, gen uint64, segs []string) (view *labelindex.View, maps []*mapping, err error) {
 	if db.opts.InMemory {
-		return labelindex.NewView(nil), nil
+		return labelindex.NewView(nil), nil, nil
 	}
 	var main *labelindex.Index
-	data, err := os.ReadFile(db.mainFile(graph, gen))
+	m, err := mapFile(db.mainFile(graph, gen))
 	switch {
 	case errors.Is(err, os.ErrNotExist) && gen == 0:
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	default:
-		if main, err = labelindex.Open(data); err != nil {
-			return nil, err
+		if main, err = labelindex.Open(m.data); err != nil {
+			m.release()
+			return nil, nil, err
 		}
+		maps = []*mapping{m}
 	}
-	view := labelindex.NewView(main)
+	view = labelindex.NewView(main)
 	for _, name := range segs {
 		data, err := os.ReadFile(filepath.Join(db.labelDir(), name))
-		if err != nil {
-			return nil, err
+		if err == nil {
+			var seg *labelindex.Segment
+			if seg, err = labelindex.OpenSegment(data); err == nil {
+				view = view.With(seg)
+				continue
+			}
 		}
-		seg, err := labelindex.OpenSegment(data)
-		if err != nil {
-			return nil, fmt.Errorf("segment %s: %w", name, err)
+		for _, m := range maps {
+			m.release()
 		}
-		view = view.With(seg)
+		return nil, nil, fmt.Errorf("segment %s: %w", name, err)
 	}
-	return view, nil
+	return view, maps, nil
 }
 
-// installSearch makes view the graph's label view.
-func (db *DB) installSearch(graph string, view *labelindex.View, gen uint64, segs []string) {
+// installSearch makes si the graph's label index, taking over the
+// caller's reference, and releases the one it replaces.
+func (db *DB) installSearch(graph string, si *searchIndex) {
 	db.mu.Lock()
-	db.search[graph] = &searchIndex{view: view, gen: gen, segs: segs}
+	old := db.search[graph]
+	db.search[graph] = si
 	if g, ok := db.graphs[graph]; ok {
-		g.LabelGen, g.LabelSegs = gen, segs
+		g.LabelGen, g.LabelSegs = si.gen, si.segs
 	}
 	db.mu.Unlock()
+	if old != nil {
+		old.release()
+	}
+}
+
+// closeSearch releases every installed index (DB.Close).
+func (db *DB) closeSearch() {
+	db.mu.Lock()
+	old := db.search
+	db.search = map[string]*searchIndex{}
+	db.mu.Unlock()
+	for _, si := range old {
+		si.release()
+	}
 }
 
 // writeSearch merges b into the graph's index as a new main generation
@@ -190,13 +289,14 @@ func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Build
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	old, err := db.searchIndexFor(graph)
+	old, err := db.acquire(graph)
 	if err != nil {
 		return err
 	}
+	defer old.release()
 	oldGen, oldSegs, _ := db.labelState(graph)
 	var buf bytes.Buffer
-	if err := old.Compact(&buf, b); err != nil {
+	if err := old.view.Compact(&buf, b); err != nil {
 		return fmt.Errorf("label index of graph %q: %w", graph, err)
 	}
 	return db.commitMain(graph, buf.Bytes(), oldGen, oldSegs)
@@ -234,14 +334,26 @@ func (db *DB) commitMain(graph string, data []byte, oldGen uint64, oldSegs []str
 		db.removeLabelFiles(path)
 		return fmt.Errorf("label index of graph %q: %w", graph, err)
 	}
-	db.mu.Lock()
-	if g, ok := db.graphs[graph]; ok {
-		g.Labels = int64(idx.NumIDs())
-	}
-	db.mu.Unlock()
-	db.installSearch(graph, labelindex.NewView(idx), gen, nil)
+	db.setLabelCount(graph, int64(idx.NumIDs()))
+	db.installSearch(graph, db.mainIndex(path, idx, gen))
 	db.removeLabelFiles(db.oldLabelFiles(graph, oldGen, oldSegs)...)
 	return nil
+}
+
+// mainIndex returns a searchIndex of a freshly written main file: the
+// file mapped, or idx (in memory) when it cannot be mapped.
+func (db *DB) mainIndex(path string, idx *labelindex.Index, gen uint64) *searchIndex {
+	if !db.opts.InMemory {
+		m, err := mapFile(path)
+		if err == nil {
+			if mi, err := labelindex.Open(m.data); err == nil {
+				return newSearchIndex(labelindex.NewView(mi), gen, nil, []*mapping{m})
+			}
+			m.release()
+		}
+		db.log.Warn("cannot map a label index file; keeping it in memory", "file", path, "err", err)
+	}
+	return newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
 }
 
 // oldLabelFiles lists the paths of a replaced generation and its segments.
@@ -279,11 +391,9 @@ func (db *DB) removeLabelFiles(paths ...string) {
 // of an ApplyDeltas batch and installed after it.
 type stagedLabels struct {
 	graph string
-	view  *labelindex.View
-	gen   uint64
-	segs  []string
-	file  string   // written by this batch
-	old   []string // replaced files to remove after the commit
+	si    *searchIndex // installed after the commit
+	file  string       // written by this batch
+	old   []string     // replaced files to remove after the commit
 }
 
 // labelTouch is one (graph, subject, key) a batch may have changed.
@@ -342,10 +452,12 @@ func (u *updater) stageLabels(in []graph.Delta) error {
 // stageGraph stages the label update of one graph.
 func (u *updater) stageGraph(name string, touches []labelTouch) error {
 	db := u.db
-	view, err := db.searchIndexFor(name)
+	cur, err := db.acquire(name)
 	if err != nil {
 		return err
 	}
+	defer cur.release()
+	view := cur.view
 	gid, err := u.lookup(touches[0].label)
 	if err != nil {
 		return err
@@ -402,11 +514,13 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 	if err != nil {
 		return err
 	}
-	st := stagedLabels{graph: name, view: view.With(seg), gen: gm.LabelGen}
+	st := stagedLabels{graph: name}
+	next := view.With(seg)
 	data := sb.Bytes()
-	if v := st.view; v.Segments() > maxSegments || v.SegmentPairs() > max(minCompactPairs, v.MainPairs()/8) {
+	gen, segs := gm.LabelGen, gm.LabelSegs
+	if next.Segments() > maxSegments || next.SegmentPairs() > max(minCompactPairs, next.MainPairs()/8) {
 		var mb bytes.Buffer
-		if err := v.Compact(&mb, nil); err != nil {
+		if err := next.Compact(&mb, nil); err != nil {
 			return err
 		}
 		idx, err := labelindex.Open(mb.Bytes())
@@ -414,16 +528,20 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 			return err
 		}
 		st.old = db.oldLabelFiles(name, gm.LabelGen, gm.LabelSegs)
-		st.view, st.gen, data = labelindex.NewView(idx), gm.LabelGen+1, mb.Bytes()
-		st.file = db.mainFile(name, st.gen)
+		gen, segs, data = gm.LabelGen+1, nil, mb.Bytes()
+		st.file = db.mainFile(name, gen)
+		st.si = newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
 	} else {
-		st.segs = append(slices.Clone(gm.LabelSegs), segFile(name, gm.LabelGen, len(gm.LabelSegs)+1))
-		st.file = filepath.Join(db.labelDir(), st.segs[len(st.segs)-1])
+		segs = append(slices.Clone(gm.LabelSegs), segFile(name, gm.LabelGen, len(gm.LabelSegs)+1))
+		st.file = filepath.Join(db.labelDir(), segs[len(segs)-1])
+		// The new view reads the current one's mapped main file too.
+		st.si = newSearchIndex(next, gen, segs, retainAll(cur.maps))
 	}
 	if err := db.writeLabelFile(st.file, data); err != nil {
+		st.si.release()
 		return fmt.Errorf("write label index of graph %q: %w", name, err)
 	}
-	gm.LabelGen, gm.LabelSegs = st.gen, st.segs
+	gm.LabelGen, gm.LabelSegs = gen, segs
 	gm.Labels += change
 	u.staged = append(u.staged, st)
 	return nil
@@ -496,15 +614,17 @@ func (u *updater) hasLabelKey(id, gid uint64, gm *GraphMeta, key string) (bool, 
 // removes the files they replaced.
 func (u *updater) installLabels() {
 	for _, st := range u.staged {
-		u.db.installSearch(st.graph, st.view, st.gen, st.segs)
+		u.db.installSearch(st.graph, st.si)
 		u.db.removeLabelFiles(st.old...)
 	}
+	u.staged = nil
 }
 
 // dropStagedLabels removes the files staged for a batch that did not
 // commit.
 func (u *updater) dropStagedLabels() {
 	for _, st := range u.staged {
+		st.si.release()
 		u.db.removeLabelFiles(st.file)
 	}
 	u.staged = nil
@@ -603,7 +723,7 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 			return err
 		}
 		if db.opts.ReadOnly {
-			db.installSearch(g.Name, view, g.LabelGen, g.LabelSegs)
+			db.installSearch(g.Name, newSearchIndex(view, g.LabelGen, g.LabelSegs, nil))
 			db.setLabelCount(g.Name, int64(view.MainPairs()))
 			continue
 		}

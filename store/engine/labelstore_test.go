@@ -14,6 +14,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/labelindex"
 )
 
 func labelQuad(s, text, g string) quad.Quad {
@@ -272,5 +273,44 @@ func TestConcurrentSearchDuringDeltas(t *testing.T) {
 		if has := slices.Contains(got, fmt.Sprint("i", i)); has != (i%4 != 2) {
 			t.Errorf("item %d: found %v in %v", i, has, got)
 		}
+	}
+}
+
+// TestMappedIndexOutlivesReplacement: the main index is memory-mapped on
+// load, and a reader holding the index keeps the mapping valid while a
+// bulk load replaces the file; the last release unmaps it.
+func TestMappedIndexOutlivesReplacement(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadQuads(t, db, "g", []quad.Quad{labelQuad("a", "Alpha", "g")})
+	db.Close()
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	si, err := db.acquire("g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(si.maps) != 1 {
+		t.Fatalf("main index mappings = %d, want 1", len(si.maps))
+	}
+	m := si.maps[0]
+	loadQuads(t, db, "g", []quad.Quad{labelQuad("b", "Beta", "g")}) // replaces and removes the file
+	if hits := si.view.Search("alpha", 5, labelindex.SearchOptions{}); len(hits) != 1 {
+		t.Errorf("old view after replacement: %v", hits)
+	}
+	if n := m.refs.Load(); n != 1 {
+		t.Errorf("mapping refs = %d while a reader holds it, want 1", n)
+	}
+	si.release()
+	if n := m.refs.Load(); n != 0 {
+		t.Errorf("mapping refs = %d after the last release, want 0", n)
+	}
+	if got := searchIDs(t, db, "g", "beta"); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("search beta = %v", got)
 	}
 }

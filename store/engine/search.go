@@ -52,10 +52,12 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 	var out []store.Candidate
 	err := db.view(ctx, func(txn *badger.Txn) error {
 		for _, g := range graphs {
-			idx, err := db.searchIndexFor(g)
+			si, err := db.acquire(g)
 			if err != nil {
 				return err
 			}
+			defer si.release()
+			idx := si.view
 			for _, h := range searchIndexHits(idx, text, 2*limit) {
 				c, err := db.candidate(txn, g, h)
 				if errors.Is(err, badger.ErrKeyNotFound) {
