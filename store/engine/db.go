@@ -98,8 +98,8 @@ type DB struct {
 	byLabel     map[uint64]*GraphMeta
 	interrupted *Interrupted
 	search      map[string]*searchIndex
-	loadMu      sync.Mutex // serialises lazy loads of label indexes
-	predLabels  sync.Map   // uint64 -> predInfo
+	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
+	predLabels  sync.Map // uint64 -> predInfo
 	writeMu     sync.Mutex
 }
 

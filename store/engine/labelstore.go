@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blevesearch/mmap-go"
@@ -171,8 +172,9 @@ func (db *DB) acquire(graph string) (*searchIndex, error) {
 	if si := db.installed(graph); si != nil {
 		return si, nil
 	}
-	db.loadMu.Lock()
-	defer db.loadMu.Unlock()
+	mu := db.loadLock(graph)
+	mu.Lock()
+	defer mu.Unlock()
 	if si := db.installed(graph); si != nil {
 		return si, nil
 	}
@@ -202,6 +204,13 @@ func (db *DB) acquire(graph string) (*searchIndex, error) {
 	db.search[graph] = si
 	si.refs.Add(1)
 	return si, nil
+}
+
+// loadLock returns the mutex that serialises lazy loads of one graph's
+// index, so loading one graph never waits for another.
+func (db *DB) loadLock(graph string) *sync.Mutex {
+	mu, _ := db.loading.LoadOrStore(graph, &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }
 
 // installed returns the installed index of a graph, acquired, or nil.
