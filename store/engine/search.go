@@ -49,22 +49,30 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 	} else if _, err := db.graphByName(graph); err != nil {
 		return nil, err
 	}
+	// The indexes are taken before the read snapshot: writers commit
+	// before they install an index, so an index is never newer than the
+	// snapshot. An older one may still name a pair the snapshot no longer
+	// has; every hit is checked against the snapshot below.
+	views := make([]*searchIndex, 0, len(graphs))
+	defer func() {
+		for _, si := range views {
+			si.release()
+		}
+	}()
+	for _, g := range graphs {
+		si, err := db.acquire(g)
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, si)
+	}
 	var out []store.Candidate
 	err := db.view(ctx, func(txn *badger.Txn) error {
-		for _, g := range graphs {
-			si, err := db.acquire(g)
-			if err != nil {
-				return err
-			}
-			defer si.release()
-			idx := si.view
-			for _, h := range searchIndexHits(idx, text, 2*limit) {
+		for i, g := range graphs {
+			for _, h := range searchIndexHits(views[i].view, text, 2*limit) {
 				c, err := db.candidate(txn, g, h)
 				if errors.Is(err, badger.ErrKeyNotFound) {
-					// The index view and the read snapshot are taken
-					// one after the other: an entity deleted before the
-					// snapshot, or added after it, is not a candidate.
-					continue
+					continue // an entity the snapshot no longer has
 				}
 				if err != nil {
 					return err
