@@ -495,7 +495,9 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 				continue
 			}
 			live := false
-			if id == now {
+			// A named graph whose label term the batch dropped has no
+			// quads left, so no labels either.
+			if id == now && (gid != 0 || name == "") {
 				if live, err = u.hasLabelKey(id, gid, gm, t.key); err != nil {
 					return err
 				}
@@ -504,10 +506,10 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 				continue
 			}
 			if live {
-				add.Add(t.key, id)
+				add.AddKey(t.key, id)
 				change++
 			} else {
-				del.Add(t.key, id)
+				del.AddKey(t.key, id)
 				change--
 			}
 		}

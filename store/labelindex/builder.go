@@ -47,7 +47,16 @@ func (b *Builder) Add(label string, id uint64) {
 	b.entries = append(b.entries, entry{ref: uint64(start)<<refLenBits | uint64(n), id: id})
 }
 
-// addKey records a pair whose key is already normalized.
+// AddKey records a pair whose key is already normalized (a key from
+// Normalize, a Hit or Iterate); an empty key is skipped like in Add.
+func (b *Builder) AddKey(key string, id uint64) {
+	if key == "" {
+		b.skipped++
+		return
+	}
+	b.addKey(key, id)
+}
+
 func (b *Builder) addKey(key string, id uint64) {
 	start := len(b.arena)
 	b.arena = append(b.arena, key...)
