@@ -314,3 +314,33 @@ func TestMappedIndexOutlivesReplacement(t *testing.T) {
 		t.Errorf("search beta = %v", got)
 	}
 }
+
+// TestRejectedBatchLeavesNoLabels: a batch that fails (here on a missing
+// quad after a label add) leaves neither a label file nor a findable label.
+func TestRejectedBatchLeavesNoLabels(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	applyOne(t, db, graph.Add, labelQuad("a", "Alpha", "g"))
+	before, _ := os.ReadDir(filepath.Join(dir, "labels"))
+	err = db.ApplyDeltas([]graph.Delta{
+		{Quad: labelQuad("b", "Beta", "g"), Action: graph.Add},
+		{Quad: labelQuad("zz", "Missing", "g"), Action: graph.Delete},
+	}, graph.IgnoreOpts{})
+	if err == nil {
+		t.Fatal("batch with a missing delete succeeded")
+	}
+	after, _ := os.ReadDir(filepath.Join(dir, "labels"))
+	if len(after) != len(before) {
+		t.Errorf("label files %d -> %d after a rejected batch", len(before), len(after))
+	}
+	if got := searchIDs(t, db, "g", "beta"); len(got) != 0 {
+		t.Errorf("search beta = %v after a rejected batch", got)
+	}
+	if gs, _ := db.Graphs(context.Background()); len(gs) != 1 || gs[0].Labels != 1 {
+		t.Errorf("graphs = %+v, want g with 1 label", gs)
+	}
+}
