@@ -56,11 +56,19 @@ type Stats struct {
 type GraphMeta struct {
 	Name string `json:"name"`
 	// Label is the term id of the graph's label IRI.
-	Label     uint64            `json:"label"`
-	Quads     int64             `json:"quads"`
-	Relations int64             `json:"relations"`
-	Labels    int64             `json:"labels"`
-	LabelCfg  store.LabelConfig `json:"label_config"`
+	Label     uint64 `json:"label"`
+	Quads     int64  `json:"quads"`
+	Relations int64  `json:"relations"`
+	// Labels is the number of (normalized label, entity) pairs in the
+	// graph's label index, kept with every index write so that Graphs
+	// never loads an index to count.
+	Labels   int64             `json:"labels"`
+	LabelCfg store.LabelConfig `json:"label_config"`
+	// LabelGen and LabelSegs name the graph's live label index files: the
+	// main index of generation LabelGen and the delta segments on top of
+	// it, in order (see labelstore.go).
+	LabelGen  uint64   `json:"label_gen,omitempty"`
+	LabelSegs []string `json:"label_segs,omitempty"`
 }
 
 // Interrupted describes a bulk load that did not finish.
@@ -90,6 +98,7 @@ type DB struct {
 	byLabel     map[uint64]*GraphMeta
 	interrupted *Interrupted
 	search      map[string]*searchIndex
+	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
 	predLabels  sync.Map // uint64 -> predInfo
 	writeMu     sync.Mutex
 }
@@ -155,7 +164,10 @@ func (db *DB) init() error {
 	if err := db.loadMeta(); err != nil {
 		return err
 	}
-	return db.checkMarker()
+	if err := db.checkMarker(); err != nil {
+		return err
+	}
+	return db.checkLabelFiles(context.Background())
 }
 
 // loadMeta reads the format version, id counter, stats and graph registry.
@@ -227,6 +239,7 @@ func (db *DB) Close() error {
 	if db.bdb.IsClosed() {
 		return nil
 	}
+	db.closeSearch()
 	db.terms.Close()
 	db.labels.Close()
 	db.degrees.Close()

@@ -10,8 +10,6 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
-
-	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // ApplyDeltas adds and deletes quads in one Badger transaction: the
@@ -24,7 +22,7 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{}, labels: map[uint64]*labelindex.Builder{}}
+	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{}}
 	db.mu.RLock()
 	u.next, u.stats = db.nextID, db.stats
 	for _, g := range db.graphs {
@@ -39,8 +37,14 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 				return err
 			}
 		}
+		if err := u.stageLabels(in); err != nil {
+			return err
+		}
 		return u.writeMeta()
 	})
+	if err != nil {
+		u.dropStagedLabels()
+	}
 	if errors.Is(err, badger.ErrTxnTooBig) {
 		return fmt.Errorf("apply deltas: %d deltas are too many for one transaction; use smaller batches or the bulk loader: %w", len(in), err)
 	}
@@ -50,7 +54,8 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	if err := db.reloadMeta(); err != nil {
 		return err
 	}
-	return u.updateSearch()
+	u.installLabels()
+	return nil
 }
 
 // updater carries the state of one ApplyDeltas transaction.
@@ -61,7 +66,7 @@ type updater struct {
 	next   uint64
 	stats  Stats
 	graphs map[uint64]*GraphMeta
-	labels map[uint64]*labelindex.Builder
+	staged []stagedLabels // label index updates, see stageLabels
 	key    []byte
 }
 
@@ -138,7 +143,6 @@ func (u *updater) add(d graph.Delta, q qids) error {
 	}
 	gm.Quads++
 	u.stats.Quads++
-	u.noteLabel(gm, d.Quad, q)
 	return nil
 }
 
@@ -293,24 +297,6 @@ func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
 	return gm
 }
 
-// noteLabel queues a new label for the graph's search index.
-func (u *updater) noteLabel(gm *GraphMeta, q quad.Quad, ids qids) {
-	p := predicateName(q.Predicate)
-	if !containsStr(gm.LabelCfg.Label, p) && !containsStr(gm.LabelCfg.Alias, p) {
-		return
-	}
-	text := literalText(q.Object)
-	if text == "" {
-		return
-	}
-	b := u.labels[ids.g]
-	if b == nil {
-		b = labelindex.NewBuilder()
-		u.labels[ids.g] = b
-	}
-	b.Add(text, ids.s)
-}
-
 func (u *updater) writeMeta() error {
 	for _, gm := range u.graphs {
 		b, _ := json.Marshal(gm)
@@ -326,19 +312,6 @@ func (u *updater) writeMeta() error {
 		return err
 	}
 	return u.txn.Set(metaNextID, binary.BigEndian.AppendUint64(nil, u.next))
-}
-
-// updateSearch merges the labels added by this transaction into the
-// graphs' search indexes. Deleted labels stay in the index; Search checks
-// candidates against the store, so they are never returned as matches of
-// text the entity no longer has (see Search).
-func (u *updater) updateSearch() error {
-	for g, b := range u.labels {
-		if err := u.db.writeSearch(u.graphs[g].Name, b); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // NewQuadWriter returns a writer that applies quads in batches through

@@ -40,8 +40,12 @@
 //
 // Labels, descriptions and aliases are ordinary quads whose predicates the
 // graph's store.LabelConfig names; the first English (or untagged) label
-// wins. Each graph has a label index (package labelindex) in a file under
-// labels/, built at ingest time and merged on later loads. Terms, labels,
+// wins. Each graph has a label index (package labelindex) under labels/:
+// a memory-mapped main index written by bulk loads, plus small delta
+// segments that ApplyDeltas writes before its commit and names in the
+// graph's meta record, merged into a new main index on a size threshold
+// or the next bulk load; the graph's label count is kept in its meta
+// record (see labelstore.go). Terms, labels,
 // predicate descriptions and degrees are cached. Literals are rendered for
 // humans by package literal.
 package engine

@@ -77,11 +77,7 @@ func (db *DB) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	}
 	var out []store.GraphInfo
 	for _, g := range db.GraphMetas() {
-		gi := store.GraphInfo{Name: g.Name, Quads: g.Quads, Relations: g.Relations}
-		if idx, err := db.searchIndexFor(g.Name); err == nil && idx != nil {
-			gi.Labels = int64(idx.Len())
-		}
-		out = append(out, gi)
+		out = append(out, store.GraphInfo{Name: g.Name, Quads: g.Quads, Relations: g.Relations, Labels: g.Labels})
 	}
 	return out, nil
 }

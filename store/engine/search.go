@@ -1,16 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -18,45 +12,6 @@ import (
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/labelindex"
 )
-
-// searchIndex is one graph's label FST, loaded lazily.
-type searchIndex struct {
-	idx *labelindex.Index
-}
-
-// labelFile is where a graph's label index lives: labels/<hash>.idx, so any
-// graph name (an IRI, say) maps to a safe file name.
-func (db *DB) labelFile(graph string) string {
-	sum := sha256.Sum256([]byte(graph))
-	return filepath.Join(db.dir, "labels", hex.EncodeToString(sum[:12])+".idx")
-}
-
-// searchIndexFor returns the label index of a graph (nil if it has none).
-func (db *DB) searchIndexFor(graph string) (*labelindex.Index, error) {
-	db.mu.RLock()
-	si, ok := db.search[graph]
-	db.mu.RUnlock()
-	if ok {
-		return si.idx, nil
-	}
-	if db.opts.InMemory {
-		return nil, nil
-	}
-	data, err := os.ReadFile(db.labelFile(graph))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	idx, err := labelindex.Open(data)
-	if err != nil {
-		return nil, fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	db.mu.Lock()
-	db.search[graph] = &searchIndex{idx: idx}
-	db.mu.Unlock()
-	return idx, nil
-}
 
 // buildSearch merges this load's labels into each touched graph's index.
 func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
@@ -73,42 +28,11 @@ func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
 		if err := ctxErr(ctx); err != nil {
 			return 0, err
 		}
-		if err := l.db.writeSearch(l.names[g], b); err != nil {
+		if err := l.db.writeSearch(ctx, l.names[g], b); err != nil {
 			return 0, err
 		}
 	}
 	return int64(len(l.labels)), nil
-}
-
-// writeSearch merges b into the graph's index and installs the result.
-func (db *DB) writeSearch(graph string, b *labelindex.Builder) error {
-	old, err := db.searchIndexFor(graph)
-	if err != nil {
-		db.log.Warn("rebuilding an unreadable label index from this load only", "graph", graph, "err", err)
-		old = nil
-	}
-	var buf bytes.Buffer
-	if err := labelindex.Merge(&buf, old, b); err != nil {
-		return fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	data := buf.Bytes()
-	idx, err := labelindex.Open(data)
-	if err != nil {
-		return fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	if !db.opts.InMemory {
-		path := db.labelFile(graph)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := writeFileSync(path, data); err != nil {
-			return fmt.Errorf("write label index of graph %q: %w", graph, err)
-		}
-	}
-	db.mu.Lock()
-	db.search[graph] = &searchIndex{idx: idx}
-	db.mu.Unlock()
-	return nil
 }
 
 // Search finds entity candidates for a mention.
@@ -125,18 +49,31 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 	} else if _, err := db.graphByName(graph); err != nil {
 		return nil, err
 	}
+	// The indexes are taken before the read snapshot: writers commit
+	// before they install an index, so an index is never newer than the
+	// snapshot. An older one may still name a pair the snapshot no longer
+	// has; every hit is checked against the snapshot below.
+	views := make([]*searchIndex, 0, len(graphs))
+	defer func() {
+		for _, si := range views {
+			si.release()
+		}
+	}()
+	for _, g := range graphs {
+		si, err := db.acquire(g)
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, si)
+	}
 	var out []store.Candidate
 	err := db.view(ctx, func(txn *badger.Txn) error {
-		for _, g := range graphs {
-			idx, err := db.searchIndexFor(g)
-			if err != nil {
-				return err
-			}
-			if idx == nil {
-				continue
-			}
-			for _, h := range searchIndexHits(idx, text, 2*max(limit, 0)) { // 0: every hit
+		for i, g := range graphs {
+			for _, h := range searchIndexHits(views[i].view, text, 2*max(limit, 0)) { // 0: every hit
 				c, err := db.candidate(txn, g, h)
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					continue // an entity the snapshot no longer has
+				}
 				if err != nil {
 					return err
 				}
@@ -190,7 +127,7 @@ func matchedText(e store.Entity, key string) (string, bool) {
 // searchIndexHits runs the exact and prefix phases first and the fuzzy
 // phase (the expensive one) only when nothing matched exactly: a mention
 // that names an entity exactly does not need its misspellings.
-func searchIndexHits(idx *labelindex.Index, text string, limit int) []labelindex.Hit {
+func searchIndexHits(idx *labelindex.View, text string, limit int) []labelindex.Hit {
 	hits := idx.Search(text, limit, labelindex.SearchOptions{NoFuzzy: true})
 	for _, h := range hits {
 		if h.Match == labelindex.Exact {

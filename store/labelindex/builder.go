@@ -47,6 +47,41 @@ func (b *Builder) Add(label string, id uint64) {
 	b.entries = append(b.entries, entry{ref: uint64(start)<<refLenBits | uint64(n), id: id})
 }
 
+// AddKey records a pair whose key is already normalized (a key from
+// Normalize, a Hit or Iterate); an empty key is skipped like in Add.
+func (b *Builder) AddKey(key string, id uint64) {
+	if key == "" {
+		b.skipped++
+		return
+	}
+	b.addKey(key, id)
+}
+
+func (b *Builder) addKey(key string, id uint64) {
+	start := len(b.arena)
+	b.arena = append(b.arena, key...)
+	b.entries = append(b.entries, entry{ref: uint64(start)<<refLenBits | uint64(len(key)), id: id})
+}
+
+// without returns a new Builder of b's pairs that other does not have.
+func (b *Builder) without(other *Builder) *Builder {
+	type pair struct {
+		key string
+		id  uint64
+	}
+	has := map[pair]bool{}
+	for _, e := range other.entries {
+		has[pair{string(other.key(e)), e.id}] = true
+	}
+	out := NewBuilder()
+	for _, e := range b.entries {
+		if k := string(b.key(e)); !has[pair{k, e.id}] {
+			out.addKey(k, e.id)
+		}
+	}
+	return out
+}
+
 // Len is the number of pairs added and not skipped, duplicates included.
 func (b *Builder) Len() int { return len(b.entries) }
 

@@ -66,8 +66,18 @@
 // Merge writes a new blob from an open Index plus a Builder of new labels by
 // streaming both in key order, so the old index is never materialized; the
 // result is byte for byte the blob of building everything at once. Iterate
-// walks all keys in order for other uses. Removing labels is not supported:
-// rebuild, or Iterate and filter into a new Builder.
+// walks all keys in order for other uses.
+//
+// # Updates
+//
+// Small updates do not rewrite the index: WriteSegment writes a Segment,
+// the (key, id) pairs one update adds and deletes, and a View is a main
+// Index with segments applied in order (a pair is live when the newest
+// layer mentioning it adds it). View.Search searches every layer, drops
+// pairs a later segment deletes and merges the hits with the same ranking
+// and one-hit-per-id rule as Index.Search; View.Compact streams the main
+// index with the segments and an optional Builder applied into a new
+// blob, the way Merge does.
 //
 // # Cost
 //

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"math/bits"
+	"os"
 )
 
 // Blob layout constants; see the package documentation.
@@ -168,4 +170,22 @@ func readUvarint(b []byte, pos *int) (uint64, error) {
 	}
 	*pos += n
 	return v, nil
+}
+
+// ReadPairCount reads the number of (key, id) pairs from the header of the
+// index file at path, without reading or checking the rest of the file.
+func ReadPairCount(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	hdr := make([]byte, headerSize)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return 0, fmt.Errorf("%w: %s: short header: %w", ErrCorrupt, path, err)
+	}
+	if string(hdr[:8]) != magic {
+		return 0, fmt.Errorf("%w: %s: bad magic", ErrCorrupt, path)
+	}
+	return int64(binary.LittleEndian.Uint64(hdr[24:])), nil
 }

@@ -122,6 +122,11 @@ type searcher struct {
 	best     map[uint64]ranked
 	ids      []uint64
 	stats    searchStats
+	// dead, if set, drops (key, id) pairs that a later layer of a View
+	// deletes; extra more ids of each key are then decoded, one for each
+	// pair dead could drop.
+	dead  func(key string, id uint64) bool
+	extra int
 }
 
 // ranked is a hit with its rank key precomputed.
@@ -131,13 +136,20 @@ type ranked struct {
 }
 
 func (ix *Index) search(text string, limit int, opts SearchOptions) ([]Hit, searchStats) {
+	hits, st := ix.searchLive(text, limit, opts, nil, 0)
+	return hits, st
+}
+
+// searchLive is Search that skips the pairs dead reports, decoding extra
+// more ids per key to make up for them.
+func (ix *Index) searchLive(text string, limit int, opts SearchOptions, dead func(string, uint64) bool, extra int) ([]Hit, searchStats) {
 	q := Normalize(text)
 	if q == "" {
 		return nil, searchStats{}
 	}
 	s := &searcher{
 		ix: ix, q: q, qRunes: utf8.RuneCountInString(q), limit: limit, opts: opts,
-		maxVisit: opts.MaxVisit, best: map[uint64]ranked{},
+		maxVisit: opts.MaxVisit, best: map[uint64]ranked{}, dead: dead, extra: extra,
 	}
 	if s.maxVisit <= 0 {
 		s.maxVisit = DefaultMaxVisit
@@ -149,7 +161,7 @@ func (ix *Index) search(text string, limit int, opts SearchOptions) ([]Hit, sear
 
 func (s *searcher) run() (err error) {
 	defer recoverCorrupt(&err, "search")
-	s.ids, err = s.ix.lookup(s.ids[:0], s.q, s.limit)
+	s.ids, err = s.ix.lookup(s.ids[:0], s.q, s.decodeLimit())
 	if err != nil {
 		return err
 	}
@@ -163,6 +175,14 @@ func (s *searcher) run() (err error) {
 		return s.fuzzy()
 	}
 	return nil
+}
+
+// decodeLimit is how many ids of one key to decode (0: all).
+func (s *searcher) decodeLimit() int {
+	if s.limit <= 0 {
+		return 0
+	}
+	return s.limit + s.extra
 }
 
 // full reports whether limit distinct ids were found, so that a later phase
@@ -243,7 +263,7 @@ func (s *searcher) addKey(key []byte, off uint64) error {
 		h.Distance = levenshtein.ComputeDistance(s.q, h.Key)
 	}
 	var err error
-	s.ids, _, err = decodePostings(s.ids[:0], s.ix.post, off, s.limit)
+	s.ids, _, err = decodePostings(s.ids[:0], s.ix.post, off, s.decodeLimit())
 	if err != nil {
 		return err
 	}
@@ -258,6 +278,9 @@ func (s *searcher) addKey(key []byte, off uint64) error {
 func (s *searcher) addIDs(h Hit, ids []uint64) {
 	r := ranked{Hit: h, lenDiff: abs(utf8.RuneCountInString(h.Key) - s.qRunes)}
 	for _, id := range ids {
+		if s.dead != nil && s.dead(h.Key, id) {
+			continue
+		}
 		r.ID = id
 		if old, ok := s.best[id]; !ok || compareRanked(r, old) < 0 {
 			s.best[id] = r

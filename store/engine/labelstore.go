@@ -1,0 +1,775 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/mmap-go"
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store/labelindex"
+)
+
+// Label index lifecycle.
+//
+// Each graph's label index is a main index plus delta segments
+// (labelindex.View), in files under labels/:
+//
+//	<hash>.<gen>.idx         main index of generation gen (<hash>.idx: gen 0)
+//	<hash>.<gen>.<n>.seg     n-th segment applied on top of it
+//
+// where <hash> is derived from the graph name. The graph's meta record
+// (GraphMeta.LabelGen, LabelSegs, Labels) names the files that are live,
+// so the files and the quads change together:
+//
+//   - ApplyDeltas writes one small segment per touched graph (the pairs
+//     it adds and deletes, resolved against the store as it will be after
+//     the batch) and fsyncs it before the Badger commit that names it in
+//     the meta; when the segments grow past a threshold it writes a new
+//     main generation instead. If the commit fails the file is removed; if
+//     the process dies first, the file is named by no meta record and is
+//     removed on the next open.
+//   - A bulk load merges the view and its labels into a new main
+//     generation, then names it (and no segments) in the meta.
+//   - Open removes files no meta names, and rebuilds from the store the
+//     index of a graph whose named files are missing or corrupt.
+//
+// Readers load a graph's view lazily, once (single flight), and install it
+// only if no writer installed a newer one meanwhile. Writers install their
+// view right after their commit. Search checks every hit against the
+// store, so the short window between the two never returns text that an
+// entity does not have.
+
+// Compaction thresholds: a new main generation is written when a graph has
+// more than maxSegments segments or its segments hold more than
+// max(minCompactPairs, main pairs/8) pairs.
+const (
+	maxSegments     = 16
+	minCompactPairs = 4096
+)
+
+// searchIndex is one graph's loaded label view and the meta it was loaded
+// from. Main index files are memory-mapped; a searchIndex holds one
+// reference on each mapping its view reads, and is itself referenced once
+// while installed and once per reader using it (acquire/release), so a
+// mapping is unmapped only when no view that reads it can be in use.
+type searchIndex struct {
+	view *labelindex.View
+	gen  uint64
+	segs []string
+	maps []*mapping
+	refs atomic.Int64
+}
+
+func newSearchIndex(view *labelindex.View, gen uint64, segs []string, maps []*mapping) *searchIndex {
+	si := &searchIndex{view: view, gen: gen, segs: segs, maps: maps}
+	si.refs.Store(1)
+	return si
+}
+
+// release drops one reference; the last one releases the mappings.
+func (si *searchIndex) release() {
+	if si.refs.Add(-1) == 0 {
+		for _, m := range si.maps {
+			m.release()
+		}
+	}
+}
+
+// mapping is a read-only memory map of one label file, shared by the
+// views that read it.
+type mapping struct {
+	data mmap.MMap
+	refs atomic.Int64
+}
+
+// mapFile maps a whole file read-only.
+func mapFile(path string) (*mapping, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := mmap.Map(f, mmap.RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	m := &mapping{data: data}
+	m.refs.Store(1)
+	return m, nil
+}
+
+func (m *mapping) retain() *mapping {
+	m.refs.Add(1)
+	return m
+}
+
+func (m *mapping) release() {
+	if m.refs.Add(-1) == 0 {
+		_ = m.data.Unmap()
+	}
+}
+
+func retainAll(ms []*mapping) []*mapping {
+	out := make([]*mapping, len(ms))
+	for i, m := range ms {
+		out[i] = m.retain()
+	}
+	return out
+}
+
+// labelHash names a graph's label files, so any graph name (an IRI, say)
+// maps to a safe file name.
+func labelHash(graph string) string {
+	sum := sha256.Sum256([]byte(graph))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (db *DB) labelDir() string { return filepath.Join(db.dir, "labels") }
+
+// mainFile is the path of a graph's main index of generation gen.
+func (db *DB) mainFile(graph string, gen uint64) string {
+	if gen == 0 {
+		return filepath.Join(db.labelDir(), labelHash(graph)+".idx")
+	}
+	return filepath.Join(db.labelDir(), fmt.Sprintf("%s.%d.idx", labelHash(graph), gen))
+}
+
+// segFile is the file name (within labels/) of a graph's n-th segment on
+// top of generation gen.
+func segFile(graph string, gen uint64, n int) string {
+	return fmt.Sprintf("%s.%d.%d.seg", labelHash(graph), gen, n)
+}
+
+// labelState returns the label fields of a graph's meta record.
+func (db *DB) labelState(graph string) (gen uint64, segs []string, ok bool) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	g, ok := db.graphs[graph]
+	if !ok {
+		return 0, nil, false
+	}
+	return g.LabelGen, slices.Clone(g.LabelSegs), true
+}
+
+// acquire returns the label index of a graph (an empty view if it has
+// none) with a reference the caller must release. Concurrent callers load
+// it once; an index loaded while a writer replaced it is not installed.
+func (db *DB) acquire(graph string) (*searchIndex, error) {
+	if si := db.installed(graph); si != nil {
+		return si, nil
+	}
+	mu := db.loadLock(graph)
+	mu.Lock()
+	defer mu.Unlock()
+	if si := db.installed(graph); si != nil {
+		return si, nil
+	}
+	gen, segs, _ := db.labelState(graph)
+	view, maps, err := db.readView(graph, gen, segs)
+	if err != nil {
+		// The store is the truth: rebuild in memory; the next bulk load
+		// or compaction writes a good main generation.
+		db.log.Warn("label index unreadable: rebuilding it from the store", "graph", graph, "err", err)
+		if view, err = db.rebuildView(context.Background(), graph); err != nil {
+			return nil, err
+		}
+	}
+	si := newSearchIndex(view, gen, segs, maps)
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if cur, ok := db.search[graph]; ok {
+		si.release() // a writer installed a newer index meanwhile
+		cur.refs.Add(1)
+		return cur, nil
+	}
+	if g, ok := db.graphs[graph]; ok && (g.LabelGen != gen || !slices.Equal(g.LabelSegs, segs)) {
+		// The meta changed during the read: use what was read for this
+		// call only.
+		return si, nil
+	}
+	db.search[graph] = si
+	si.refs.Add(1)
+	return si, nil
+}
+
+// loadLock returns the mutex that serialises lazy loads of one graph's
+// index, so loading one graph never waits for another.
+func (db *DB) loadLock(graph string) *sync.Mutex {
+	mu, _ := db.loading.LoadOrStore(graph, &sync.Mutex{})
+	return mu.(*sync.Mutex)
+}
+
+// installed returns the installed index of a graph, acquired, or nil.
+func (db *DB) installed(graph string) *searchIndex {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	si, ok := db.search[graph]
+	if !ok {
+		return nil
+	}
+	si.refs.Add(1) // cannot be 0: the map holds a reference
+	return si
+}
+
+// readView reads a graph's main index and segments. A missing main file
+// is an empty index; a missing or corrupt segment is an error.
+//
+// The main file is memory-mapped (the returned mapping, nil if none);
+// segments, which are small, are read into memory.
+func (db *DB) readView(graph string, gen uint64, segs []string) (view *labelindex.View, maps []*mapping, err error) {
+	if db.opts.InMemory {
+		return labelindex.NewView(nil), nil, nil
+	}
+	var main *labelindex.Index
+	m, err := mapFile(db.mainFile(graph, gen))
+	switch {
+	case errors.Is(err, os.ErrNotExist) && gen == 0:
+	case err != nil:
+		return nil, nil, err
+	default:
+		if main, err = labelindex.Open(m.data); err != nil {
+			m.release()
+			return nil, nil, err
+		}
+		maps = []*mapping{m}
+	}
+	view = labelindex.NewView(main)
+	for _, name := range segs {
+		data, err := os.ReadFile(filepath.Join(db.labelDir(), name))
+		if err == nil {
+			var seg *labelindex.Segment
+			if seg, err = labelindex.OpenSegment(data); err == nil {
+				view = view.With(seg)
+				continue
+			}
+		}
+		for _, m := range maps {
+			m.release()
+		}
+		return nil, nil, fmt.Errorf("segment %s: %w", name, err)
+	}
+	return view, maps, nil
+}
+
+// installSearch makes si the graph's label index, taking over the
+// caller's reference, and releases the one it replaces.
+func (db *DB) installSearch(graph string, si *searchIndex) {
+	db.mu.Lock()
+	old := db.search[graph]
+	db.search[graph] = si
+	if g, ok := db.graphs[graph]; ok {
+		g.LabelGen, g.LabelSegs = si.gen, si.segs
+	}
+	db.mu.Unlock()
+	if old != nil {
+		old.release()
+	}
+}
+
+// closeSearch releases every installed index (DB.Close).
+func (db *DB) closeSearch() {
+	db.mu.Lock()
+	old := db.search
+	db.search = map[string]*searchIndex{}
+	db.mu.Unlock()
+	for _, si := range old {
+		si.release()
+	}
+}
+
+// writeSearch merges b into the graph's index as a new main generation
+// (the bulk path; the caller holds the write lock) and names it in the
+// graph's meta record.
+func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Builder) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	old, err := db.acquire(graph)
+	if err != nil {
+		return err
+	}
+	defer old.release()
+	oldGen, oldSegs, _ := db.labelState(graph)
+	var buf bytes.Buffer
+	if err := old.view.Compact(&buf, b); err != nil {
+		return fmt.Errorf("label index of graph %q: %w", graph, err)
+	}
+	return db.commitMain(graph, buf.Bytes(), oldGen, oldSegs)
+}
+
+// commitMain writes data as the graph's next main generation, names it in
+// the meta record with its pair count, installs it and removes the files
+// it replaces.
+func (db *DB) commitMain(graph string, data []byte, oldGen uint64, oldSegs []string) error {
+	idx, err := labelindex.Open(data)
+	if err != nil {
+		return fmt.Errorf("label index of graph %q: %w", graph, err)
+	}
+	gen := oldGen + 1
+	path := db.mainFile(graph, gen)
+	if err := db.writeLabelFile(path, data); err != nil {
+		return fmt.Errorf("write label index of graph %q: %w", graph, err)
+	}
+	err = db.bdb.Update(func(txn *badger.Txn) error {
+		db.mu.RLock()
+		g, ok := db.graphs[graph]
+		var gm GraphMeta
+		if ok {
+			gm = *g
+		}
+		db.mu.RUnlock()
+		if !ok {
+			return fmt.Errorf("graph %q is not registered", graph)
+		}
+		gm.LabelGen, gm.LabelSegs, gm.Labels = gen, nil, int64(idx.NumIDs())
+		b, _ := json.Marshal(gm)
+		return txn.Set([]byte(metaGraph+graph), b)
+	})
+	if err != nil {
+		db.removeLabelFiles(path)
+		return fmt.Errorf("label index of graph %q: %w", graph, err)
+	}
+	db.setLabelCount(graph, int64(idx.NumIDs()))
+	db.installSearch(graph, db.mainIndex(path, idx, gen))
+	db.removeLabelFiles(db.oldLabelFiles(graph, oldGen, oldSegs)...)
+	return nil
+}
+
+// mainIndex returns a searchIndex of a freshly written main file: the
+// file mapped, or idx (in memory) when it cannot be mapped.
+func (db *DB) mainIndex(path string, idx *labelindex.Index, gen uint64) *searchIndex {
+	if !db.opts.InMemory {
+		m, err := mapFile(path)
+		if err == nil {
+			if mi, err := labelindex.Open(m.data); err == nil {
+				return newSearchIndex(labelindex.NewView(mi), gen, nil, []*mapping{m})
+			}
+			m.release()
+		}
+		db.log.Warn("cannot map a label index file; keeping it in memory", "file", path, "err", err)
+	}
+	return newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
+}
+
+// oldLabelFiles lists the paths of a replaced generation and its segments.
+func (db *DB) oldLabelFiles(graph string, gen uint64, segs []string) []string {
+	out := []string{db.mainFile(graph, gen)}
+	for _, s := range segs {
+		out = append(out, filepath.Join(db.labelDir(), s))
+	}
+	return out
+}
+
+// writeLabelFile writes and fsyncs one label file (nothing in memory).
+func (db *DB) writeLabelFile(path string, data []byte) error {
+	if db.opts.InMemory {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return writeFileSync(path, data)
+}
+
+func (db *DB) removeLabelFiles(paths ...string) {
+	if db.opts.InMemory {
+		return
+	}
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			db.log.Warn("cannot remove a label index file", "file", p, "err", err)
+		}
+	}
+}
+
+// stagedLabels is a label update of one graph written before the commit
+// of an ApplyDeltas batch and installed after it.
+type stagedLabels struct {
+	graph string
+	si    *searchIndex // installed after the commit
+	file  string       // written by this batch
+	old   []string     // replaced files to remove after the commit
+}
+
+// labelTouch is one (graph, subject, key) a batch may have changed.
+type labelTouch struct {
+	label, subj quad.Value
+	key         string
+}
+
+// stageLabels resolves the label pairs the batch touched against the
+// store as it is at the end of the batch (inside the transaction), writes
+// them as a segment (or a new main generation) per graph, and records the
+// files and the new pair counts in the graphs' meta records, which the
+// caller writes in the same transaction. The caller must call
+// installLabels after a successful commit and dropStagedLabels after a
+// failed one.
+func (u *updater) stageLabels(in []graph.Delta) error {
+	byGraph := map[string][]labelTouch{}
+	seen := map[string]bool{}
+	for _, d := range in {
+		name := ""
+		if d.Quad.Label != nil {
+			name = graphNameOf(d.Quad.Label)
+		}
+		gm := u.graphNamed(name, 0)
+		cfg := defaultLabelConfig()
+		if gm != nil {
+			cfg = gm.LabelCfg
+		}
+		p := predicateName(d.Quad.Predicate)
+		if !containsStr(cfg.Label, p) && !containsStr(cfg.Alias, p) {
+			continue
+		}
+		key := labelindex.Normalize(literalText(d.Quad.Object))
+		if key == "" {
+			continue
+		}
+		k := name + "\x00" + quad.ToString(d.Quad.Subject) + "\x00" + key
+		if !seen[k] {
+			seen[k] = true
+			byGraph[name] = append(byGraph[name], labelTouch{label: d.Quad.Label, subj: d.Quad.Subject, key: key})
+		}
+	}
+	names := make([]string, 0, len(byGraph))
+	for n := range byGraph {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := u.stageGraph(name, byGraph[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageGraph stages the label update of one graph.
+func (u *updater) stageGraph(name string, touches []labelTouch) error {
+	db := u.db
+	cur, err := db.acquire(name)
+	if err != nil {
+		return err
+	}
+	defer cur.release()
+	view := cur.view
+	gid, err := u.lookup(touches[0].label)
+	if err != nil {
+		return err
+	}
+	gm := u.graphNamed(name, gid)
+	if gm == nil {
+		return nil // the batch left no quad in the graph
+	}
+	add, del := labelindex.NewBuilder(), labelindex.NewBuilder()
+	var change int64
+	for _, t := range touches {
+		now, err := u.lookup(t.subj)
+		if err != nil {
+			return err
+		}
+		before, err := db.committedTermID(t.subj)
+		if err != nil {
+			return err
+		}
+		ids := []uint64{now}
+		if before != now {
+			ids = append(ids, before) // dropped (and maybe re-created) in this batch
+		}
+		for _, id := range ids {
+			if id == 0 {
+				continue
+			}
+			live := false
+			// A named graph whose label term the batch dropped has no
+			// quads left, so no labels either.
+			if id == now && (gid != 0 || name == "") {
+				if live, err = u.hasLabelKey(id, gid, gm, t.key); err != nil {
+					return err
+				}
+			}
+			if view.Has(t.key, id) == live {
+				continue
+			}
+			if live {
+				add.AddKey(t.key, id)
+				change++
+			} else {
+				del.AddKey(t.key, id)
+				change--
+			}
+		}
+	}
+	if add.Len()+del.Len() == 0 {
+		return nil
+	}
+	var sb bytes.Buffer
+	if err := labelindex.WriteSegment(&sb, add, del); err != nil {
+		return err
+	}
+	seg, err := labelindex.OpenSegment(sb.Bytes())
+	if err != nil {
+		return err
+	}
+	st := stagedLabels{graph: name}
+	next := view.With(seg)
+	data := sb.Bytes()
+	gen, segs := gm.LabelGen, gm.LabelSegs
+	if next.Segments() > maxSegments || next.SegmentPairs() > max(minCompactPairs, next.MainPairs()/8) {
+		var mb bytes.Buffer
+		if err := next.Compact(&mb, nil); err != nil {
+			return err
+		}
+		idx, err := labelindex.Open(mb.Bytes())
+		if err != nil {
+			return err
+		}
+		st.old = db.oldLabelFiles(name, gm.LabelGen, gm.LabelSegs)
+		gen, segs, data = gm.LabelGen+1, nil, mb.Bytes()
+		st.file = db.mainFile(name, gen)
+		st.si = newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
+	} else {
+		segs = append(slices.Clone(gm.LabelSegs), segFile(name, gm.LabelGen, len(gm.LabelSegs)+1))
+		st.file = filepath.Join(db.labelDir(), segs[len(segs)-1])
+		// The new view reads the current one's mapped main file too.
+		st.si = newSearchIndex(next, gen, segs, retainAll(cur.maps))
+	}
+	if err := db.writeLabelFile(st.file, data); err != nil {
+		st.si.release()
+		return fmt.Errorf("write label index of graph %q: %w", name, err)
+	}
+	gm.LabelGen, gm.LabelSegs = gen, segs
+	gm.Labels += change
+	u.staged = append(u.staged, st)
+	return nil
+}
+
+// lookup returns the term id of v in the transaction (0: absent).
+func (u *updater) lookup(v quad.Value) (uint64, error) {
+	if v == nil {
+		return 0, nil
+	}
+	return u.intern(v, false)
+}
+
+// committedTermID returns the term id of v before the running batch (0:
+// absent); the caller holds the write lock, so the latest committed state
+// is the state before the batch.
+func (db *DB) committedTermID(v quad.Value) (uint64, error) {
+	var id uint64
+	err := db.bdb.View(func(txn *badger.Txn) (err error) {
+		id, _, err = db.termID(txn, v)
+		return err
+	})
+	return id, err
+}
+
+// graphNamed finds the batch's record of a graph by name, preferring the
+// one whose label term is gid.
+func (u *updater) graphNamed(name string, gid uint64) *GraphMeta {
+	if gm, ok := u.graphs[gid]; ok && gm.Name == name {
+		return gm
+	}
+	var found *GraphMeta
+	for _, gm := range u.graphs {
+		if gm.Name == name && (found == nil || gm.Quads > found.Quads) {
+			found = gm
+		}
+	}
+	return found
+}
+
+// hasLabelKey reports whether node id has, in graph gid, a label or alias
+// whose normalized text is key.
+func (u *updater) hasLabelKey(id, gid uint64, gm *GraphMeta, key string) (bool, error) {
+	for _, p := range append(slices.Clone(gm.LabelCfg.Label), gm.LabelCfg.Alias...) {
+		pid, err := u.lookup(quad.IRI(p))
+		if err != nil || pid == 0 {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		vals, err := readList(u.txn, groupKey(nil, spaceSPO, id, pid, gid), nil)
+		if err != nil {
+			return false, err
+		}
+		for _, v := range vals {
+			t, err := u.db.term(u.txn, v)
+			if err != nil {
+				return false, err
+			}
+			if labelindex.Normalize(literalText(t)) == key {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// installLabels makes the staged views current after the commit and
+// removes the files they replaced.
+func (u *updater) installLabels() {
+	for _, st := range u.staged {
+		u.db.installSearch(st.graph, st.si)
+		u.db.removeLabelFiles(st.old...)
+	}
+	u.staged = nil
+}
+
+// dropStagedLabels removes the files staged for a batch that did not
+// commit.
+func (u *updater) dropStagedLabels() {
+	for _, st := range u.staged {
+		st.si.release()
+		u.db.removeLabelFiles(st.file)
+	}
+	u.staged = nil
+}
+
+// rebuildView builds a graph's label index from the store: every label
+// and alias quad of the graph.
+func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, error) {
+	db.mu.RLock()
+	g, ok := db.graphs[graph]
+	var gm GraphMeta
+	if ok {
+		gm = *g
+	}
+	db.mu.RUnlock()
+	b := labelindex.NewBuilder()
+	if ok {
+		err := db.view(ctx, func(txn *badger.Txn) error {
+			for _, p := range append(slices.Clone(gm.LabelCfg.Label), gm.LabelCfg.Alias...) {
+				pid, found, err := db.termID(txn, quad.IRI(p))
+				if err != nil || !found {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+				subjects, err := readList(txn, predKey(nil, pid, gm.Label), nil)
+				if err != nil {
+					return err
+				}
+				for _, s := range subjects {
+					vals, err := readList(txn, groupKey(nil, spaceSPO, s, pid, gm.Label), nil)
+					if err != nil {
+						return err
+					}
+					for _, v := range vals {
+						t, err := db.term(txn, v)
+						if err != nil {
+							return err
+						}
+						b.Add(literalText(t), s)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rebuild label index of graph %q: %w", graph, err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := labelindex.Merge(&buf, nil, b); err != nil {
+		return nil, err
+	}
+	idx, err := labelindex.Open(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return labelindex.NewView(idx), nil
+}
+
+// checkLabelFiles runs on open, without loading any index: it rebuilds
+// (and, when writable, rewrites) the index of every graph whose named
+// label files are missing, and removes label files that no graph names
+// (left by a batch that died before its commit, or replaced by a later
+// generation). Corrupt files are found, and rebuilt in memory, when first
+// loaded.
+func (db *DB) checkLabelFiles(ctx context.Context) error {
+	if db.opts.InMemory {
+		return nil
+	}
+	live := map[string]bool{}
+	for _, g := range db.GraphMetas() {
+		files := db.oldLabelFiles(g.Name, g.LabelGen, g.LabelSegs)
+		missing := false
+		for i, f := range files {
+			if _, err := os.Stat(f); err != nil {
+				missing = missing || i > 0 || g.LabelGen > 0 || g.Labels > 0
+				continue
+			}
+			live[filepath.Base(f)] = true
+		}
+		if g.LabelGen == 0 && g.Labels == 0 && live[filepath.Base(files[0])] {
+			// Written before label counts were kept: read the count
+			// from the file's header once.
+			if n, err := labelindex.ReadPairCount(files[0]); err == nil {
+				db.setLabelCount(g.Name, n)
+			}
+		}
+		if !missing {
+			continue
+		}
+		db.log.Warn("label index files missing: rebuilding the index from the store", "graph", g.Name)
+		view, err := db.rebuildView(ctx, g.Name)
+		if err != nil {
+			return err
+		}
+		if db.opts.ReadOnly {
+			db.installSearch(g.Name, newSearchIndex(view, g.LabelGen, g.LabelSegs, nil))
+			db.setLabelCount(g.Name, int64(view.MainPairs()))
+			continue
+		}
+		var buf bytes.Buffer
+		if err := view.Compact(&buf, nil); err != nil {
+			return err
+		}
+		if err := db.commitMain(g.Name, buf.Bytes(), g.LabelGen, g.LabelSegs); err != nil {
+			return err
+		}
+		gen, _, _ := db.labelState(g.Name)
+		live[filepath.Base(db.mainFile(g.Name, gen))] = true
+	}
+	if db.opts.ReadOnly {
+		return nil
+	}
+	entries, err := os.ReadDir(db.labelDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("label indexes: %w", err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if !live[n] && (strings.HasSuffix(n, ".idx") || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".tmp")) {
+			db.removeLabelFiles(filepath.Join(db.labelDir(), n))
+		}
+	}
+	return nil
+}
+
+func (db *DB) setLabelCount(graph string, n int64) {
+	db.mu.Lock()
+	if g, ok := db.graphs[graph]; ok {
+		g.Labels = n
+	}
+	db.mu.Unlock()
+}
