@@ -7,54 +7,44 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
 )
 
 // fakeTotModel answers Tree-of-Traversals prompts the way a competent model
 // would for "Who directed Blade Runner?", reading only the prompt text, as
 // a real server does.
-func fakeTotModel(r *llmtest.Request) llmtest.Reply {
-	text := r.Text()
-	n := max(r.N, 1)
-	reply := func(s string) llmtest.Reply {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = s
-		}
-		return llmtest.Reply{Texts: out}
-	}
+func fakeTotModel(r fakeRequest) string {
+	text := r.Text
 	switch {
 	case strings.HasSuffix(strings.TrimSpace(text), "Entities:"):
-		return reply("Blade Runner")
+		return "Blade Runner"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selection:"):
 		if m := regexp.MustCompile(`/en/blade_runner\b`).FindString(text); m != "" {
-			return reply(m)
+			return m
 		}
-		return reply("none")
+		return "none"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selected entities:"):
-		return reply("/en/blade_runner")
+		return "/en/blade_runner"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selected relation:"):
 		if m := regexp.MustCompile(`(?m)^\s*(R\d+) - directed by`).FindStringSubmatch(text); m != nil {
-			return reply(m[1])
+			return m[1]
 		}
-		return reply("none")
+		return "none"
 	case strings.Contains(text, "Score: X"):
 		if strings.Contains(text, "Ridley Scott") {
-			return reply("The graph shows the director.\nScore: 0.9")
+			return "The graph shows the director.\nScore: 0.9"
 		}
-		return reply("Score: 0.6")
+		return "Score: 0.6"
 	case strings.HasSuffix(strings.TrimSpace(text), "Next action:"):
 		if strings.Contains(text, "Ridley Scott") {
-			return reply("ANSWER: Ridley Scott")
+			return "ANSWER: Ridley Scott"
 		}
-		return reply("EXPAND_KG: find who directed Blade Runner")
+		return "EXPAND_KG: find who directed Blade Runner"
 	}
 	// Answer-scoring prompts and anything else.
 	if strings.Contains(text, "Ridley Scott") {
-		return reply("Score: 0.95")
+		return "Score: 0.95"
 	}
-	return reply("Score: 0.1")
+	return "Score: 0.1"
 }
 
 // TestCLIAskFakeServer runs `grove ask` end to end against a local fake
@@ -65,7 +55,7 @@ func TestCLIAskFakeServer(t *testing.T) {
 	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(t, fakeTotModel)
+	srv := newFakeLLM(t, fakeTotModel)
 	cache := filepath.Join(t.TempDir(), "cache")
 	traceFile := filepath.Join(t.TempDir(), "trace.json")
 	args := []string{"--db", db, "ask", "Who directed Blade Runner?", "--llm", srv.BaseURL(), "--model", "fake",

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
 func TestOpenLexicalWhenNoURL(t *testing.T) {

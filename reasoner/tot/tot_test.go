@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // barrier is an evaluator whose calls block until want calls are in
