@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner/eval"
-	"github.com/grove-kg/grove/reasoner/eval/plot"
+	"github.com/grove-kg/grove/reasoner/eval/internal/plot"
 )
 
 // Output file names, inside the report directory.
