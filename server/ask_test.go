@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -39,7 +40,7 @@ type lexicalModel struct {
 func newLexicalModel(latency time.Duration) *lexicalModel {
 	m := &lexicalModel{}
 	m.scripted = llm.Scripted{Latency: latency, Default: func(req llm.Request, i int) (string, error) {
-		resp, err := llm.Lexical{}.Generate(context.Background(), req)
+		resp, err := lexical.Policy{}.Generate(context.Background(), req)
 		if err != nil {
 			return "", err
 		}

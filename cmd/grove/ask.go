@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -50,7 +52,14 @@ func modelFlagKeys() map[string]string {
 		"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"}
 }
 
-// openModel builds the configured model (the lexical policy without --llm).
+// lexicalWarning is printed on standard error by every command that falls
+// back to the lexical policy, so that its results are never taken for an
+// LLM's.
+const lexicalWarning = "WARNING: no model configured (--llm / GROVE_LLM_URL / llm.url): using the lexical " +
+	"keyword baseline (" + lexical.ModelName + "), not an LLM; every answer, trace and report names it"
+
+// openModel builds the configured model; without --llm it is the lexical
+// policy, announced on standard error.
 func (a *app) openModel() (llm.Model, io.Closer, error) {
 	cfg := llm.DefaultConfig()
 	cfg.URL = a.v.GetString("llm.url")
@@ -64,8 +73,18 @@ func (a *app) openModel() (llm.Model, io.Closer, error) {
 	if cfg.URL == "" {
 		cfg.CacheMode = "off"
 	}
-	return llm.OpenWithLogger(cfg, a.log)
+	m, closer, err := llm.OpenWithLogger(cfg, a.log)
+	if errors.Is(err, llm.ErrNoModel) {
+		fmt.Fprintln(a.stderr, lexicalWarning)
+		return llm.NewStats(lexical.Policy{}), nothingToClose{}, nil
+	}
+	return m, closer, err
 }
+
+// nothingToClose is the Closer of a model that holds no resources.
+type nothingToClose struct{}
+
+func (nothingToClose) Close() error { return nil }
 
 // parseParams turns key=value flags into method parameters.
 func parseParams(kvs []string) (reasoner.Params, error) {
@@ -125,9 +144,6 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 			}
 			if err != nil {
 				return err
-			}
-			if a.v.GetString("llm.url") == "" && !a.jsonOut() {
-				fmt.Fprintln(a.stderr, "note: no --llm configured: answered by the lexical keyword baseline, not an LLM")
 			}
 			return a.emit(t, func(w io.Writer) error { return trace.Render(w, t) })
 		},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
@@ -114,7 +115,7 @@ func TestModelError(t *testing.T) {
 
 func TestLexicalPolicyGivesNoAnswer(t *testing.T) {
 	for _, method := range []string{MethodZeroShot, MethodCoT} {
-		tr, err := build(t, method, llm.Lexical{}, nil).Answer(t.Context(), reasoner.Query{Question: question})
+		tr, err := build(t, method, lexical.Policy{}, nil).Answer(t.Context(), reasoner.Query{Question: question})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestConfigFromParams(t *testing.T) {
 }
 
 func TestQueryValidation(t *testing.T) {
-	_, err := build(t, MethodCoT, llm.Lexical{}, nil).Answer(context.Background(), reasoner.Query{Question: "  "})
+	_, err := build(t, MethodCoT, lexical.Policy{}, nil).Answer(context.Background(), reasoner.Query{Question: "  "})
 	if err == nil || !strings.Contains(err.Error(), "empty question") {
 		t.Fatalf("err = %v", err)
 	}

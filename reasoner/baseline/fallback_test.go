@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 )
 
@@ -152,12 +153,12 @@ func TestBuildErrors(t *testing.T) {
 		"cot->":         "empty fallback",
 		"zeroshot->cot": "",
 	} {
-		_, err := Build(reg, spec, reasoner.Deps{Model: llm.Lexical{}}, func(string) reasoner.Params { return nil })
+		_, err := Build(reg, spec, reasoner.Deps{Model: lexical.Policy{}}, func(string) reasoner.Params { return nil })
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%q: err = %v, want %q", spec, err, want)
 		}
 	}
-	_, err := Build(reg, "cot", reasoner.Deps{Model: llm.Lexical{}}, func(string) reasoner.Params { return reasoner.Params{"k": 1} })
+	_, err := Build(reg, "cot", reasoner.Deps{Model: lexical.Policy{}}, func(string) reasoner.Params { return reasoner.Params{"k": 1} })
 	if err == nil || !strings.Contains(err.Error(), "method cot") {
 		t.Errorf("bad params: err = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/grounded/action"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
@@ -101,7 +102,7 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 
 // actionContext is the structured context of the action task: what the
 // prompt shows, in the lines policies that read Task fields know (see
-// llm.NodeLine): the retrieved facts, the nodes the chain can name by id,
+// lexical.NodeLine): the retrieved facts, the nodes the chain can name by id,
 // the definition's edge types, and the actions taken so far.
 func (a *agent) actionContext(s *state) string {
 	var lines []string
@@ -114,14 +115,14 @@ func (a *agent) actionContext(s *state) string {
 		ids[i] = e.ID
 	}
 	for i, name := range s.sub.Names(ids) {
-		lines = append(lines, llm.NodeLine(ids[i], name))
+		lines = append(lines, lexical.NodeLine(ids[i], name))
 	}
 	for _, e := range a.r.edgeTypes {
-		lines = append(lines, llm.EdgeTypeLine(e))
+		lines = append(lines, lexical.EdgeTypeLine(e))
 	}
 	for _, st := range s.steps {
 		if st.action != "" {
-			lines = append(lines, llm.PreviousActionLine(st.action))
+			lines = append(lines, lexical.PreviousActionLine(st.action))
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/grounded/schema"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
@@ -39,7 +40,7 @@ func TestFilm(t *testing.T) {
 
 	t.Run("lexical exploration answers", func(t *testing.T) {
 		for _, s := range []Strategy{CoT, ToT, GoT} {
-			tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, s), q)
+			tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Explore, s), q)
 			if tr.Answer.Text != "Ridley Scott" || len(tr.Answer.Support) != 1 ||
 				tr.Answer.Support[0].Relation != "/film/film/directed_by" {
 				t.Errorf("explore-%s: answer %+v\n%s", s, tr.Answer, tracetest.Warnings(tr))
@@ -51,7 +52,7 @@ func TestFilm(t *testing.T) {
 		// The lexical policy answers every call; the scripted wrapper
 		// records the requests so the action tasks' contexts can be read.
 		m := &llm.Scripted{Default: func(req llm.Request, _ int) (string, error) {
-			resp, err := llm.Lexical{}.Generate(context.Background(), req)
+			resp, err := lexical.Policy{}.Generate(context.Background(), req)
 			if err != nil {
 				return "", err
 			}
@@ -87,7 +88,7 @@ func TestFilm(t *testing.T) {
 		// Runner's director, then the director's films, and finishes with
 		// them, each grounded in its directed-by edge to Ridley Scott.
 		q2 := reasoner.Query{Question: "Which films did the director of Blade Runner direct?"}
-		tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Agent, CoT), q2)
+		tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Agent, CoT), q2)
 		a := tr.Answer
 		if !a.Found || len(a.Entities) < 2 || len(stepNodes(tr)) != 4 {
 			t.Fatalf("answer %+v after %d steps\n%s", a, len(stepNodes(tr)), tracetest.Warnings(tr))

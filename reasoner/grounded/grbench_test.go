@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -60,7 +60,7 @@ func TestGRBenchGoodreads(t *testing.T) {
 	db := goodreads(t)
 	t.Run("qid 60 explore-cot, lexical policy", func(t *testing.T) {
 		q := qs["60"]
-		tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, CoT), reasoner.Query{Question: q.Question})
+		tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Explore, CoT), reasoner.Query{Question: q.Question})
 		if tr.Answer.Text != q.Answer {
 			t.Errorf("answer %+v, dataset says %q", tr.Answer, q.Answer)
 		}

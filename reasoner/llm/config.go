@@ -13,8 +13,9 @@ import (
 )
 
 // Config is the model section of Grove's configuration (mapstructure tags
-// for viper). With an empty URL no model is called: Open returns the lexical
-// baseline.
+// for viper). With an empty URL there is no model: Open returns ErrNoModel,
+// and the application decides (loudly) whether to use a baseline policy
+// such as reasoner/lexical instead.
 type Config struct {
 	// URL is the OpenAI-compatible base URL including the version path,
 	// e.g. "http://localhost:11434/v1".
@@ -90,13 +91,15 @@ func (c Config) LogValue() slog.Value {
 		slog.String("cache_mode", c.CacheMode), slog.String("cache_dir", c.CacheDir))
 }
 
-// Open builds the model stack for cfg and a Closer releasing it.
-//
-// With an empty URL the model is the lexical baseline (Lexical); otherwise
-// it is the OpenAI-compatible client, behind the response cache when
-// CacheMode is not off. Either way the outermost layer is a *Stats, so
-// per-step counts (Snapshot) and context recorders (WithRecorder) work the
-// same for every configuration.
+// ErrNoModel is returned by Open when the configuration names no model
+// (an empty URL).
+var ErrNoModel = errors.New("llm config: field url: empty, no model configured")
+
+// Open builds the model stack for cfg and a Closer releasing it: the
+// OpenAI-compatible client, behind the response cache when CacheMode is not
+// off, wrapped in a *Stats so that per-step counts (Snapshot) and context
+// recorders (WithRecorder) work the same for every configuration. With an
+// empty URL it returns ErrNoModel.
 func Open(cfg Config) (Model, io.Closer, error) {
 	return OpenWithLogger(cfg, nil)
 }
@@ -105,7 +108,7 @@ func Open(cfg Config) (Model, io.Closer, error) {
 // slog.Default()).
 func OpenWithLogger(cfg Config, log *slog.Logger) (Model, io.Closer, error) {
 	if strings.TrimSpace(cfg.URL) == "" {
-		return NewStats(Lexical{}), nopCloser{}, nil
+		return nil, nil, ErrNoModel
 	}
 	oc, err := cfg.openAIConfig(log)
 	if err != nil {

@@ -13,22 +13,12 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
-func TestOpenLexicalWhenNoURL(t *testing.T) {
-	m, closer, err := Open(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	resp, err := m.Generate(context.Background(), Request{Task: Task{Kind: KindSelect, Question: "who directed it", Options: []Option{{ID: "P57", Text: "director"}}}})
-	if err != nil || resp.Model != LexicalModelName || resp.Texts[0] != "P57" {
-		t.Fatalf("%+v, %v", resp, err)
-	}
-	st, ok := m.(*Stats)
-	if !ok || st.Snapshot().Total.Calls != 1 {
-		t.Fatalf("Open must count calls: %T", m)
-	}
-	if _, ok := st.Unwrap().(Lexical); !ok {
-		t.Fatalf("inner model %T, want Lexical", st.Unwrap())
+func TestOpenNoModelWithoutURL(t *testing.T) {
+	for _, url := range []string{"", "  "} {
+		m, closer, err := Open(Config{URL: url})
+		if !errors.Is(err, ErrNoModel) || m != nil || closer != nil {
+			t.Fatalf("Open(url=%q) = %v, %v, %v; want ErrNoModel", url, m, closer, err)
+		}
 	}
 }
 

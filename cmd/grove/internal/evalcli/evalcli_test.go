@@ -13,6 +13,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/store"
@@ -47,7 +48,7 @@ func testApp(t *testing.T, model llm.Model) (App, *bytes.Buffer, *bytes.Buffer, 
 	t.Helper()
 	db := storetest.Open(t, map[string]string{"films": films})
 	if model == nil {
-		model = llm.Lexical{}
+		model = lexical.Policy{}
 	}
 	dir := t.TempDir()
 	qfile := filepath.Join(dir, "questions.jsonl")

@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 // The KindAction rules of the lexical policy.
 
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // lexicalAction picks the next action. Options with the Graph-CoT action
@@ -18,7 +20,7 @@ import (
 //  3. otherwise THINK, noting the question's content words;
 //  4. otherwise ANSWER with the best guess ("unknown" when none);
 //  5. otherwise the first offered action.
-func lexicalAction(t Task) (string, error) {
+func lexicalAction(t llm.Task) (string, error) {
 	if len(t.Options) == 0 {
 		return "", fmt.Errorf("action task has no options")
 	}
@@ -58,7 +60,7 @@ func (g graphCoT) any() bool { return g.finish != "" || g.retrieve != "" || g.ch
 
 // graphCoTOptions finds the Graph-CoT actions among opts, matched without
 // case, blanks, '_' and '-' ("NeighborCheck" counts as NeighbourCheck).
-func graphCoTOptions(opts []Option) graphCoT {
+func graphCoTOptions(opts []llm.Option) graphCoT {
 	var g graphCoT
 	for _, o := range opts {
 		switch actionWord(o.ID) {
@@ -109,7 +111,7 @@ func actionWord(s string) string {
 //
 // So a run retrieves the question's entities, checks their neighbours
 // along the edge types the question names, and finishes.
-func lexicalGraphCoT(t Task, g graphCoT) string {
+func lexicalGraphCoT(t llm.Task, g graphCoT) string {
 	ev := parseEvidence(t.Context)
 	a, q, found := evidenceAnswer(t.Question, ev)
 	complete := found && len(a.missing(q, ev)) == 0

@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 import (
 	"context"
@@ -6,18 +6,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
-func lexicalText(t *testing.T, task Task) string {
+func lexicalText(t *testing.T, task llm.Task) string {
 	t.Helper()
-	resp, err := Lexical{}.Generate(context.Background(), Request{Prompt: "ignored", N: 3, Task: task})
+	resp, err := Policy{}.Generate(context.Background(), llm.Request{Prompt: "ignored", N: 3, Task: task})
 	if err != nil {
 		t.Fatalf("Generate(%+v): %v", task, err)
 	}
 	if len(resp.Texts) != 3 || resp.Texts[0] != resp.Texts[1] || resp.Texts[1] != resp.Texts[2] {
 		t.Fatalf("want 3 identical texts, got %q", resp.Texts)
 	}
-	if resp.Model != LexicalModelName || resp.CacheHits != 0 || resp.Usage != (Usage{}) {
+	if resp.Model != ModelName || resp.CacheHits != 0 || resp.Usage != (llm.Usage{}) {
 		t.Fatalf("bad response metadata %+v", resp)
 	}
 	return resp.Texts[0]
@@ -45,27 +47,27 @@ func TestStem(t *testing.T) {
 }
 
 func TestLexicalSelect(t *testing.T) {
-	opts := []Option{{ID: "P161", Text: "cast member"}, {ID: "P57", Text: "director"}, {ID: "P136", Text: "genre"}, {ID: "P577", Text: "publication date"}}
+	opts := []llm.Option{{ID: "P161", Text: "cast member"}, {ID: "P57", Text: "director"}, {ID: "P136", Text: "genre"}, {ID: "P577", Text: "publication date"}}
 	tests := []struct {
 		name string
-		task Task
+		task llm.Task
 		want string
 	}{
-		{"question overlap", Task{Question: "Who directed Blade Runner?", Options: opts, Pick: 1}, "P57"},
-		{"pick two, context second", Task{Question: "Who directed Blade Runner?", Context: "its genre matters", Options: opts, Pick: 2}, "P57, P136"},
-		{"only overlapping options", Task{Question: "Who directed Blade Runner?", Options: opts, Pick: 3}, "P57"},
-		{"nothing overlaps", Task{Question: "How tall is Everest?", Options: opts, Pick: 2}, "none"},
-		{"id when text empty", Task{Question: "is Q42 a human", Options: []Option{{ID: "Q1"}, {ID: "Q42"}}}, "Q42"},
-		{"tie broken by coverage", Task{Question: "film director", Options: []Option{{ID: "a", Text: "director of photography"}, {ID: "b", Text: "director"}}}, "b"},
+		{"question overlap", llm.Task{Question: "Who directed Blade Runner?", Options: opts, Pick: 1}, "P57"},
+		{"pick two, context second", llm.Task{Question: "Who directed Blade Runner?", Context: "its genre matters", Options: opts, Pick: 2}, "P57, P136"},
+		{"only overlapping options", llm.Task{Question: "Who directed Blade Runner?", Options: opts, Pick: 3}, "P57"},
+		{"nothing overlaps", llm.Task{Question: "How tall is Everest?", Options: opts, Pick: 2}, "none"},
+		{"id when text empty", llm.Task{Question: "is Q42 a human", Options: []llm.Option{{ID: "Q1"}, {ID: "Q42"}}}, "Q42"},
+		{"tie broken by coverage", llm.Task{Question: "film director", Options: []llm.Option{{ID: "a", Text: "director of photography"}, {ID: "b", Text: "director"}}}, "b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.task.Kind = KindSelect
+			tt.task.Kind = llm.KindSelect
 			got := lexicalText(t, tt.task)
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if _, err := ParseSelection(got, tt.task.Options, tt.task.Pick); err != nil {
+			if _, err := llm.ParseSelection(got, tt.task.Options, tt.task.Pick); err != nil {
 				t.Errorf("reply %q does not parse: %v", got, err)
 			}
 		})
@@ -73,12 +75,12 @@ func TestLexicalSelect(t *testing.T) {
 }
 
 func TestLexicalAction(t *testing.T) {
-	all := []Option{{ID: "THINK"}, {ID: "EXPAND_KG"}, {ID: "ANSWER"}}
+	all := []llm.Option{{ID: "THINK"}, {ID: "EXPAND_KG"}, {ID: "ANSWER"}}
 	q := "Who directed Blade Runner?"
 	tests := []struct {
 		name    string
 		context string
-		opts    []Option
+		opts    []llm.Option
 		want    string
 	}{
 		{"answer from edge", "Blade Runner | director | Ridley Scott", all, "ANSWER: Ridley Scott"},
@@ -87,14 +89,14 @@ func TestLexicalAction(t *testing.T) {
 		{"relation off topic", "Blade Runner | cast member | Harrison Ford", all, "EXPAND_KG"},
 		{"both ends on topic", "Blade Runner | director | Blade Runner (director's cut)", all, "EXPAND_KG"},
 		{"no edges", "Blade Runner is a 1982 film.", all, "EXPAND_KG"},
-		{"think when no expand", "", []Option{{ID: "THINK"}, {ID: "ANSWER"}}, "THINK: the question is about directed, blade, runner."},
-		{"answer unknown as last resort", "", []Option{{ID: "ANSWER"}}, "ANSWER: unknown"},
-		{"first option otherwise", "", []Option{{ID: "STOP"}}, "STOP"},
-		{"candidate but no answer action", "Blade Runner | director | Ridley Scott", []Option{{ID: "EXPAND_KG"}}, "EXPAND_KG"},
+		{"think when no expand", "", []llm.Option{{ID: "THINK"}, {ID: "ANSWER"}}, "THINK: the question is about directed, blade, runner."},
+		{"answer unknown as last resort", "", []llm.Option{{ID: "ANSWER"}}, "ANSWER: unknown"},
+		{"first option otherwise", "", []llm.Option{{ID: "STOP"}}, "STOP"},
+		{"candidate but no answer action", "Blade Runner | director | Ridley Scott", []llm.Option{{ID: "EXPAND_KG"}}, "EXPAND_KG"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := lexicalText(t, Task{Kind: KindAction, Question: q, Context: tt.context, Options: tt.opts})
+			got := lexicalText(t, llm.Task{Kind: llm.KindAction, Question: q, Context: tt.context, Options: tt.opts})
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -102,12 +104,12 @@ func TestLexicalAction(t *testing.T) {
 			for i, o := range tt.opts {
 				ids[i] = o.ID
 			}
-			if _, _, err := ParseAction(got, ids); err != nil {
+			if _, _, err := llm.ParseAction(got, ids); err != nil {
 				t.Errorf("reply does not parse: %v", err)
 			}
 		})
 	}
-	if _, err := (Lexical{}).Generate(context.Background(), Request{Task: Task{Kind: KindAction}}); err == nil {
+	if _, err := (Policy{}).Generate(context.Background(), llm.Request{Task: llm.Task{Kind: llm.KindAction}}); err == nil {
 		t.Error("action without options: want error")
 	}
 }
@@ -123,7 +125,7 @@ func TestLexicalScore(t *testing.T) {
 		{"Alien is a film", 0},
 	}
 	for _, tt := range tests {
-		got, err := ParseScore(lexicalText(t, Task{Kind: KindScore, Question: q, Candidate: tt.cand}))
+		got, err := llm.ParseScore(lexicalText(t, llm.Task{Kind: llm.KindScore, Question: q, Candidate: tt.cand}))
 		if err != nil || got < tt.want-0.01 || got > tt.want+0.01 {
 			t.Errorf("score(%q) = %v, %v; want %.2f", tt.cand, got, err, tt.want)
 		}
@@ -131,16 +133,16 @@ func TestLexicalScore(t *testing.T) {
 }
 
 func TestLexicalVote(t *testing.T) {
-	opts := []Option{{ID: "a", Text: "Harrison Ford starred"}, {ID: "b", Text: "Ridley Scott directed Blade Runner"}}
-	got, err := ParseVote(lexicalText(t, Task{Kind: KindVote, Question: "Who directed Blade Runner?", Options: opts}), opts)
+	opts := []llm.Option{{ID: "a", Text: "Harrison Ford starred"}, {ID: "b", Text: "Ridley Scott directed Blade Runner"}}
+	got, err := llm.ParseVote(lexicalText(t, llm.Task{Kind: llm.KindVote, Question: "Who directed Blade Runner?", Options: opts}), opts)
 	if err != nil || got != "b" {
 		t.Errorf("vote = %q, %v; want b", got, err)
 	}
-	got, err = ParseVote(lexicalText(t, Task{Kind: KindVote, Question: "unrelated", Options: opts}), opts)
+	got, err = llm.ParseVote(lexicalText(t, llm.Task{Kind: llm.KindVote, Question: "unrelated", Options: opts}), opts)
 	if err != nil || got != "a" {
 		t.Errorf("vote without overlap = %q, %v; want first option", got, err)
 	}
-	if _, err := (Lexical{}).Generate(context.Background(), Request{Task: Task{Kind: KindVote}}); err == nil {
+	if _, err := (Policy{}).Generate(context.Background(), llm.Request{Task: llm.Task{Kind: llm.KindVote}}); err == nil {
 		t.Error("vote without options: want error")
 	}
 }
@@ -162,12 +164,12 @@ func TestLexicalExtract(t *testing.T) {
 		{"what is the tallest mountain?", []string{}},
 	}
 	for _, tt := range tests {
-		got := ParseLines(lexicalText(t, Task{Kind: KindExtract, Question: tt.q}))
+		got := llm.ParseLines(lexicalText(t, llm.Task{Kind: llm.KindExtract, Question: tt.q}))
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("extract(%q) = %q, want %q", tt.q, got, tt.want)
 		}
 	}
-	got := ParseLines(lexicalText(t, Task{Kind: KindExtract, Context: "Ridley Scott met Harrison Ford."}))
+	got := llm.ParseLines(lexicalText(t, llm.Task{Kind: llm.KindExtract, Context: "Ridley Scott met Harrison Ford."}))
 	if !slices.Equal(got, []string{"Ridley Scott", "Harrison Ford"}) {
 		t.Errorf("extract from context = %q", got)
 	}
@@ -177,20 +179,20 @@ func TestLexicalAnswer(t *testing.T) {
 	q := "Who directed Blade Runner?"
 	tests := []struct {
 		name string
-		task Task
+		task llm.Task
 		want string
 	}{
-		{"unmentioned options", Task{Question: q, Options: []Option{{ID: "Q184843", Text: "Blade Runner"}, {ID: "Q56005", Text: "Ridley Scott"}}}, "Q56005"},
-		{"all mentioned", Task{Question: q, Options: []Option{{ID: "Q184843", Text: "Blade Runner"}}}, "unknown"},
-		{"id mentioned", Task{Question: "Who is Q42?", Options: []Option{{ID: "Q42", Text: "Douglas Adams"}, {ID: "Q5", Text: "human"}}}, "Q5"},
-		{"several", Task{Question: "Who starred in Alien?", Options: []Option{{ID: "a", Text: "Sigourney Weaver"}, {ID: "b", Text: "John Hurt"}}}, "a, b"},
-		{"from context edge", Task{Question: q, Context: "Blade Runner | director | Ridley Scott"}, "Ridley Scott"},
-		{"nothing", Task{Question: q}, "unknown"},
+		{"unmentioned options", llm.Task{Question: q, Options: []llm.Option{{ID: "Q184843", Text: "Blade Runner"}, {ID: "Q56005", Text: "Ridley Scott"}}}, "Q56005"},
+		{"all mentioned", llm.Task{Question: q, Options: []llm.Option{{ID: "Q184843", Text: "Blade Runner"}}}, "unknown"},
+		{"id mentioned", llm.Task{Question: "Who is Q42?", Options: []llm.Option{{ID: "Q42", Text: "Douglas Adams"}, {ID: "Q5", Text: "human"}}}, "Q5"},
+		{"several", llm.Task{Question: "Who starred in Alien?", Options: []llm.Option{{ID: "a", Text: "Sigourney Weaver"}, {ID: "b", Text: "John Hurt"}}}, "a, b"},
+		{"from context edge", llm.Task{Question: q, Context: "Blade Runner | director | Ridley Scott"}, "Ridley Scott"},
+		{"nothing", llm.Task{Question: q}, "unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.task.Kind = KindAnswer
-			got, err := ParseAnswer(lexicalText(t, tt.task))
+			tt.task.Kind = llm.KindAnswer
+			got, err := llm.ParseAnswer(lexicalText(t, tt.task))
 			if err != nil || got != tt.want {
 				t.Errorf("answer = %q, %v; want %q", got, err, tt.want)
 			}
@@ -210,7 +212,7 @@ func TestLexicalYesNo(t *testing.T) {
 		{"", "", false},
 	}
 	for _, tt := range tests {
-		yes, reason, err := ParseYesNo(lexicalText(t, Task{Kind: KindYesNo, Question: q, Candidate: tt.cand, Context: tt.ctx}))
+		yes, reason, err := llm.ParseYesNo(lexicalText(t, llm.Task{Kind: llm.KindYesNo, Question: q, Candidate: tt.cand, Context: tt.ctx}))
 		if err != nil || yes != tt.want || reason == "" {
 			t.Errorf("yesno(%q, %q) = %v, %q, %v; want %v with a reason", tt.cand, tt.ctx, yes, reason, err, tt.want)
 		}
@@ -218,19 +220,19 @@ func TestLexicalYesNo(t *testing.T) {
 }
 
 func TestLexicalFreeAndErrors(t *testing.T) {
-	got := lexicalText(t, Task{Kind: KindFree, Question: "Who directed Blade Runner?"})
+	got := lexicalText(t, llm.Task{Kind: llm.KindFree, Question: "Who directed Blade Runner?"})
 	if !strings.Contains(got, "directed, blade, runner") {
 		t.Errorf("free = %q", got)
 	}
-	if _, err := (Lexical{}).Generate(context.Background(), Request{Task: Task{Kind: "bogus"}}); err == nil {
+	if _, err := (Policy{}).Generate(context.Background(), llm.Request{Task: llm.Task{Kind: "bogus"}}); err == nil {
 		t.Error("unknown kind: want error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (Lexical{}).Generate(ctx, Request{Task: Task{Kind: KindFree}}); !errors.Is(err, context.Canceled) {
+	if _, err := (Policy{}).Generate(ctx, llm.Request{Task: llm.Task{Kind: llm.KindFree}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled ctx: got %v", err)
 	}
-	resp, err := Lexical{}.Generate(context.Background(), Request{N: 0, Task: Task{Kind: KindFree}})
+	resp, err := Policy{}.Generate(context.Background(), llm.Request{N: 0, Task: llm.Task{Kind: llm.KindFree}})
 	if err != nil || len(resp.Texts) != 1 {
 		t.Errorf("N=0 must give one text: %v, %v", resp.Texts, err)
 	}

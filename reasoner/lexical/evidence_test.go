@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 const (
@@ -124,7 +126,7 @@ func TestAnswerChains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, found := answerCandidate(Task{Question: tt.q, Context: tt.ctx})
+			got, found := answerCandidate(llm.Task{Question: tt.q, Context: tt.ctx})
 			if got != tt.want || found != tt.found {
 				t.Errorf("answer = %q, %v; want %q, %v", got, found, tt.want, tt.found)
 			}
@@ -151,7 +153,7 @@ func TestLexicalYesNoChains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			yes, reason, err := ParseYesNo(lexicalText(t, Task{Kind: KindYesNo, Question: tt.q, Candidate: tt.cand, Context: tt.ctx}))
+			yes, reason, err := llm.ParseYesNo(lexicalText(t, llm.Task{Kind: llm.KindYesNo, Question: tt.q, Candidate: tt.cand, Context: tt.ctx}))
 			if err != nil || yes != tt.want || !strings.Contains(reason, tt.reason) {
 				t.Errorf("yesno = %v, %q, %v; want %v with %q", yes, reason, err, tt.want, tt.reason)
 			}
@@ -160,7 +162,7 @@ func TestLexicalYesNoChains(t *testing.T) {
 }
 
 // graphCoTOpts are the options of the grounded agent's action task.
-var graphCoTOpts = []Option{{ID: "RetrieveNode", Text: "RetrieveNode[keyword]: finds nodes"},
+var graphCoTOpts = []llm.Option{{ID: "RetrieveNode", Text: "RetrieveNode[keyword]: finds nodes"},
 	{ID: "NodeFeature"}, {ID: "NeighbourCheck"}, {ID: "NodeDegree"}, {ID: "Finish"}}
 
 func TestLexicalGraphCoT(t *testing.T) {
@@ -172,7 +174,7 @@ func TestLexicalGraphCoT(t *testing.T) {
 	director := NodeLine("/en/ridley_scott", "Ridley Scott") + "\n" + hop1
 	tests := []struct {
 		name, q, ctx string
-		opts         []Option
+		opts         []llm.Option
 		want         string
 	}{
 		{"retrieve first", oneHop, types, graphCoTOpts, "RetrieveNode[Blade Runner]"},
@@ -195,18 +197,18 @@ func TestLexicalGraphCoT(t *testing.T) {
 		{"unknown when nothing is left", "who is it?", "", graphCoTOpts, "Finish[unknown]"},
 		{"partial answer when nothing is left", twoHop, director + "\n" +
 			PreviousActionLine("NeighbourCheck[/en/ridley_scott, directed by]"),
-			[]Option{{ID: "NeighbourCheck"}, {ID: "Finish"}}, "Finish[Ridley Scott]"},
+			[]llm.Option{{ID: "NeighbourCheck"}, {ID: "Finish"}}, "Finish[Ridley Scott]"},
 		{"a disambiguating id is no part of the name", "Who directed Psycho?",
 			NodeLine("/en/psycho_1960", "Psycho (/en/psycho_1960)") + "\n" + NodeLine("/en/psycho", "Psycho (/en/psycho)") +
 				"\n" + types + "\n" + PreviousActionLine("RetrieveNode[Psycho]"), graphCoTOpts,
 			"NeighbourCheck[/en/psycho_1960, directed by]"},
-		{"American spelling", oneHop, nodes + "\n" + types, []Option{{ID: "NeighborCheck"}}, "NeighborCheck[/en/blade_runner, directed by]"},
-		{"first option otherwise", oneHop, "", []Option{{ID: "RetrieveNode"}, {ID: "NodeDegree"}}, "RetrieveNode[Blade Runner]"},
-		{"nothing to do", "who is it?", "", []Option{{ID: "NeighbourCheck"}, {ID: "NodeDegree"}}, "NeighbourCheck"},
+		{"American spelling", oneHop, nodes + "\n" + types, []llm.Option{{ID: "NeighborCheck"}}, "NeighborCheck[/en/blade_runner, directed by]"},
+		{"first option otherwise", oneHop, "", []llm.Option{{ID: "RetrieveNode"}, {ID: "NodeDegree"}}, "RetrieveNode[Blade Runner]"},
+		{"nothing to do", "who is it?", "", []llm.Option{{ID: "NeighbourCheck"}, {ID: "NodeDegree"}}, "NeighbourCheck"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := lexicalText(t, Task{Kind: KindAction, Question: tt.q, Context: tt.ctx, Options: tt.opts})
+			got := lexicalText(t, llm.Task{Kind: llm.KindAction, Question: tt.q, Context: tt.ctx, Options: tt.opts})
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -215,7 +217,7 @@ func TestLexicalGraphCoT(t *testing.T) {
 }
 
 func TestLexicalAnswerList(t *testing.T) {
-	got, err := ParseAnswer(lexicalText(t, Task{Kind: KindAnswer, Question: twoHop,
+	got, err := llm.ParseAnswer(lexicalText(t, llm.Task{Kind: llm.KindAnswer, Question: twoHop,
 		Context: hop2 + "\nRidley Scott -> directed -> Alien"}))
 	if err != nil || got != "Gladiator, Alien" {
 		t.Errorf("answer = %q, %v", got, err)
@@ -238,8 +240,8 @@ func FuzzParseEvidence(f *testing.F) {
 		if ok && (len(a.ends) == 0 || a.best.cover <= 0) {
 			t.Fatalf("answer without ends or coverage: %+v", a)
 		}
-		for _, kind := range []Kind{KindYesNo, KindAction, KindAnswer} {
-			if _, err := lexicalReply(Task{Kind: kind, Question: question, Context: text, Options: graphCoTOpts}); err != nil {
+		for _, kind := range []llm.Kind{llm.KindYesNo, llm.KindAction, llm.KindAnswer} {
+			if _, err := lexicalReply(llm.Task{Kind: kind, Question: question, Context: text, Options: graphCoTOpts}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -263,7 +265,7 @@ func benchContext(n int) string {
 // term-share rule it replaced (still used for prose), on the same context.
 func BenchmarkLexicalYesNo(b *testing.B) {
 	for _, n := range []int{10, 100} {
-		task := Task{Kind: KindYesNo, Question: twoHop, Candidate: hop1, Context: benchContext(n)}
+		task := llm.Task{Kind: llm.KindYesNo, Question: twoHop, Candidate: hop1, Context: benchContext(n)}
 		b.Run(fmt.Sprintf("share-rule/%d-films", n), func(b *testing.B) {
 			for b.Loop() {
 				proseYesNo(task)

@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 // Evidence and answer chains of the lexical policy.
 //
@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // Labels of the structured Task.Context lines.
@@ -441,7 +443,7 @@ func evidenceAnswer(question string, ev evidence) (answer, query, bool) {
 }
 
 // answerCandidate is the answer of the task's Context edges, if any.
-func answerCandidate(t Task) (string, bool) {
+func answerCandidate(t llm.Task) (string, bool) {
 	a, _, ok := evidenceAnswer(t.Question, parseEvidence(t.Context))
 	return a.text(), ok
 }
@@ -451,7 +453,7 @@ func answerCandidate(t Task) (string, bool) {
 // evidence mentions, as often as the question uses it, answer-type terms
 // once fewer); with prose only, "Yes" when the evidence contains at least
 // half of the question's terms.
-func lexicalYesNo(t Task) string {
+func lexicalYesNo(t llm.Task) string {
 	ev := parseEvidence(t.Candidate, t.Context)
 	if len(ev.edges) == 0 {
 		return proseYesNo(t)
@@ -467,11 +469,38 @@ func lexicalYesNo(t Task) string {
 }
 
 // proseYesNo is the share rule for evidence without edges.
-func proseYesNo(t Task) string {
+func proseYesNo(t llm.Task) string {
 	q, c := terms(t.Question), terms(t.Candidate+"\n"+t.Context)
 	n := overlap(q, c)
 	if len(q) > 0 && float64(n) >= yesNoThreshold*float64(len(q)) {
 		return fmt.Sprintf("Yes\nThe evidence contains %d of %d question terms.", n, len(q))
 	}
 	return fmt.Sprintf("No\nThe evidence contains only %d of %d question terms.", n, len(q))
+}
+
+// lines splits text into trimmed lines.
+func lines(text string) []string {
+	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	for i, l := range raw {
+		raw[i] = strings.TrimSpace(l)
+	}
+	return raw
+}
+
+// trimListMarker removes one leading "- ", "• " or "+ ".
+func trimListMarker(s string) string {
+	for _, m := range []string{"- ", "• ", "+ "} {
+		if rest, ok := strings.CutPrefix(s, m); ok {
+			return rest
+		}
+	}
+	return s
+}
+
+// cutLabel returns what follows "label:" at the start of line.
+func cutLabel(line, label string) (string, bool) {
+	if len(line) <= len(label) || !strings.EqualFold(line[:len(label)], label) || line[len(label)] != ':' {
+		return "", false
+	}
+	return strings.TrimSpace(line[len(label)+1:]), true
 }
