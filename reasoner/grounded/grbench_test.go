@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/lexical"
-	"github.com/grove-kg/grove/store/storetest"
 )
 
 // grbenchQuestion is one line of a GRBench question file.
@@ -18,11 +18,12 @@ type grbenchQuestion struct {
 	Answer   string `json:"answer"`
 }
 
-// grbenchQuestions reads the given qids of a GRBench domain from the
-// shared data (the test is skipped when it is absent).
+// grbenchQuestions reads the given qids of a GRBench domain from
+// testdata/<domain>-questions.jsonl: the upstream lines of those questions
+// (PeterGriffinJin/Graph-CoT data/processed_data, Apache-2.0), unchanged.
 func grbenchQuestions(t *testing.T, domain string, qids ...string) map[string]grbenchQuestion {
 	t.Helper()
-	f, err := os.Open(storetest.SharedData(t, "grbench-questions/"+domain+".jsonl"))
+	f, err := os.Open(filepath.Join("testdata", domain+"-questions.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
