@@ -136,3 +136,44 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 }
+
+// TestRunNamesModel checks that every trace names the model, the evaluator
+// when it differs, and the Grove version.
+func TestRunNamesModel(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	done := func(context.Context, *Session) (trace.Answer, error) {
+		return trace.Answer{Found: true, Text: "A"}, nil
+	}
+	scripted := &llm.Scripted{Name: "judge"}
+	cases := []struct {
+		name          string
+		deps          Deps
+		model         string
+		notLLM        bool
+		evaluatorName string
+	}{
+		{"lexical", Deps{KG: db, Model: lexical.Policy{}}, lexical.ModelName, true, ""},
+		{"separate evaluator", Deps{KG: db, Model: lexical.Policy{}, Evaluator: scripted}, lexical.ModelName, true, "judge"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := Run(context.Background(), "m", nil, c.deps, Query{Question: "q?"}, done)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Model.Name != c.model || tr.Model.NotLLM != c.notLLM || tr.Grove == "" {
+				t.Fatalf("trace model %+v, grove %q", tr.Model, tr.Grove)
+			}
+			switch {
+			case c.evaluatorName == "" && tr.Evaluator != nil:
+				t.Fatalf("evaluator recorded though it is the model: %+v", tr.Evaluator)
+			case c.evaluatorName != "" && (tr.Evaluator == nil || tr.Evaluator.Name != c.evaluatorName):
+				t.Fatalf("evaluator %+v, want %s", tr.Evaluator, c.evaluatorName)
+			}
+			var out strings.Builder
+			if err := trace.Render(&out, tr); err != nil || !strings.Contains(out.String(), "model: "+c.model) {
+				t.Fatalf("rendered trace does not name the model: %v\n%s", err, out.String())
+			}
+		})
+	}
+}

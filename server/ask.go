@@ -246,9 +246,15 @@ func (m budgetModel) Generate(ctx context.Context, req llm.Request) (llm.Respons
 	return m.inner.Generate(ctx, req)
 }
 
+// Unwrap returns the bounded model (llm.Describe looks through it).
+func (m budgetModel) Unwrap() llm.Model { return m.inner }
+
 // askBody is the answer of POST /v1/ask and the "result" stream event.
 type askBody struct {
 	Answer trace.Answer `json:"answer"`
+	// Model names the model that answered (endpoint host redacted), so
+	// that no answer is taken for an LLM's when it is not.
+	Model llm.Info `json:"model"`
 	Trace  *trace.Trace `json:"trace,omitempty"`
 	Error  string       `json:"error,omitempty"`
 }
@@ -271,7 +277,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // result maps a finished run to a status and body: 200 when the method
 // finished (even without an answer), 504 on timeout, 502 on failure.
 func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBody) {
-	b := askBody{Trace: tr}
+	b := askBody{Trace: tr, Model: llm.Describe(a.model)}
 	if tr != nil {
 		b.Answer = tr.Answer
 	}

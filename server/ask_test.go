@@ -58,6 +58,9 @@ func (m *lexicalModel) Generate(ctx context.Context, req llm.Request) (llm.Respo
 	return resp, err
 }
 
+// Describe names the lexical policy, whose replies these are.
+func (m *lexicalModel) Describe() llm.Info { return lexical.Policy{}.Describe() }
+
 func askServer(t *testing.T, cfg Config, model llm.Model) *testServer {
 	t.Helper()
 	return startServer(t, cfg, testDB(t), Deps{Model: model, Reasoners: registry()})
@@ -73,6 +76,9 @@ func TestAsk(t *testing.T) {
 	if !res.Answer.Found || !strings.Contains(res.Answer.Text, "Ridley Scott") || res.Trace == nil ||
 		res.Trace.Method != "tot" || len(res.Trace.Nodes) < 2 || res.Trace.Totals.ModelCalls == 0 || res.Error != "" {
 		t.Fatalf("ask = %s", body)
+	}
+	if res.Model.Name != lexical.ModelName || !res.Model.NotLLM || res.Trace.Model.Name != lexical.ModelName {
+		t.Errorf("the answer does not name the lexical policy: %+v, trace %+v", res.Model, res.Trace.Model)
 	}
 	_, metrics := ts.get("/metrics")
 	for _, want := range []string{

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/reasoner/lexical"
 )
 
 // fakeTotModel answers Tree-of-Traversals prompts the way a competent model
@@ -100,9 +102,22 @@ func TestCLIAskLexical(t *testing.T) {
 	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
 		t.Fatal(err)
 	}
-	out, err := run(t, "--db", db, "ask", "Who directed Blade Runner?")
-	if err != nil || !strings.Contains(out, "answer: Ridley Scott") {
+	out, stderr, err := runStreams(t, "--db", db, "ask", "Who directed Blade Runner?")
+	if err != nil || !strings.Contains(out, "answer: Ridley Scott") || !strings.Contains(out, "model: "+lexical.ModelName) {
 		t.Fatalf("lexical ask: %v\n%s", err, out)
+	}
+	if !strings.Contains(stderr, "WARNING: no model configured") {
+		t.Fatalf("no warning about the lexical policy on stderr: %q", stderr)
+	}
+	out, _, err = runStreams(t, "--db", db, "--json", "ask", "Who directed Blade Runner?")
+	var tr struct {
+		Model struct {
+			Name   string `json:"name"`
+			NotLLM bool   `json:"not_llm"`
+		} `json:"model"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &tr) != nil || tr.Model.Name != lexical.ModelName || !tr.Model.NotLLM {
+		t.Fatalf("JSON answer does not name the lexical policy: %v\n%s", err, out)
 	}
 	if _, err := run(t, "--db", db, "ask", "Who directed Blade Runner?", "--method", "nope"); err == nil {
 		t.Fatal("unknown method accepted")

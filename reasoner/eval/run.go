@@ -17,6 +17,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
 )
@@ -49,6 +50,8 @@ type MethodProgress struct {
 type Summary struct {
 	Dir         string
 	ResultsFile string
+	// Model names the model that answered (as in the manifest).
+	Model llm.Info
 	// Questions is the number of questions evaluated (in this shard);
 	// Skipped those dropped for having no gold answer.
 	Questions int
@@ -130,7 +133,11 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs), Skipped: skipped,
 		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
-		Updated: start}
+		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
+	if cfg.Judge != nil {
+		j := llm.Describe(cfg.Judge.Model)
+		m.Judge = &j
+	}
 	for _, me := range methods {
 		m.Methods = append(m.Methods, me.name)
 	}
@@ -291,7 +298,7 @@ func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
-		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path}, byM: map[string]*methodAcc{}}
+		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model)}, byM: map[string]*methodAcc{}}
 }
 
 func (r *runner) shardSize(qs []indexed) int {

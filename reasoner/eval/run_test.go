@@ -112,6 +112,13 @@ func TestExistingResultsNeedResume(t *testing.T) {
 	if len(m.Methods) != 2 {
 		t.Errorf("manifest methods %v", m.Methods)
 	}
+	if m.Model.Name != llm.ScriptedModelName || !m.Model.NotLLM || m.Grove == "" {
+		t.Errorf("manifest does not name the model and version: %+v %q", m.Model, m.Grove)
+	}
+	cfg.Deps.Model = &llm.Scripted{Name: "other"}
+	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "model other") {
+		t.Errorf("resume with another model: %v", err)
+	}
 }
 
 // flaky fails the zero-shot calls of the questions in bad.

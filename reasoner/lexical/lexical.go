@@ -441,3 +441,11 @@ func isCapitalised(w string) bool {
 func hasDigit(w string) bool {
 	return strings.IndexFunc(w, unicode.IsDigit) >= 0
 }
+
+// Provider is llm.Info.Provider of the lexical policy.
+const Provider = "lexical"
+
+// Describe names the policy as what it is: a keyword baseline, not an LLM.
+func (Policy) Describe() llm.Info {
+	return llm.Info{Name: ModelName, Provider: Provider, NotLLM: true}
+}
