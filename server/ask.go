@@ -254,9 +254,9 @@ type askBody struct {
 	Answer trace.Answer `json:"answer"`
 	// Model names the model that answered (endpoint host redacted), so
 	// that no answer is taken for an LLM's when it is not.
-	Model llm.Info `json:"model"`
-	Trace  *trace.Trace `json:"trace,omitempty"`
-	Error  string       `json:"error,omitempty"`
+	Model llm.Info     `json:"model"`
+	Trace *trace.Trace `json:"trace,omitempty"`
+	Error string       `json:"error,omitempty"`
 }
 
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
