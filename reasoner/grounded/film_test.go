@@ -68,17 +68,31 @@ func TestFilm(t *testing.T) {
 			t.Fatalf("actions %q, answer %+v\n%s", actions, tr.Answer, tracetest.Warnings(tr))
 		}
 		calls := m.CallsFor(TaskAgentAction)
-		wantContext := [][]string{
-			{"Edge type: directed by"},
-			{"Node: /en/blade_runner | Blade Runner", "Previous action: RetrieveNode[Blade Runner]"},
-			{"Blade Runner -> directed by -> Ridley Scott", "Node: /en/ridley_scott | Ridley Scott",
-				"Previous action: NeighbourCheck[/en/blade_runner, directed by]"},
+		// The action tasks carry the evidence as structured fields.
+		type wantTask struct {
+			fact     *llm.Fact
+			node     *llm.NodeRef
+			edgeType string
+			previous string
 		}
-		for i, parts := range wantContext {
-			for _, p := range parts {
-				if !strings.Contains(calls[i].Task.Context, p) {
-					t.Errorf("action %d context lacks %q:\n%s", i+1, p, calls[i].Task.Context)
-				}
+		wants := []wantTask{
+			{edgeType: "directed by"},
+			{node: &llm.NodeRef{ID: "/en/blade_runner", Name: "Blade Runner"}, previous: "RetrieveNode[Blade Runner]"},
+			{fact: &llm.Fact{Subject: "Blade Runner", Relation: "directed by", Object: "Ridley Scott"},
+				node:     &llm.NodeRef{ID: "/en/ridley_scott", Name: "Ridley Scott"},
+				previous: "NeighbourCheck[/en/blade_runner, directed by]"},
+		}
+		for i, w := range wants {
+			task := calls[i].Task
+			switch {
+			case w.fact != nil && !slices.Contains(task.Facts, *w.fact):
+				t.Errorf("action %d facts lack %+v: %+v", i+1, *w.fact, task.Facts)
+			case w.node != nil && !slices.Contains(task.Nodes, *w.node):
+				t.Errorf("action %d nodes lack %+v: %+v", i+1, *w.node, task.Nodes)
+			case w.edgeType != "" && !slices.Contains(task.EdgeTypes, w.edgeType):
+				t.Errorf("action %d edge types lack %q: %q", i+1, w.edgeType, task.EdgeTypes)
+			case w.previous != "" && !slices.Contains(task.PreviousActions, w.previous):
+				t.Errorf("action %d previous actions lack %q: %q", i+1, w.previous, task.PreviousActions)
 			}
 		}
 	})

@@ -15,7 +15,7 @@ import (
 // (lexicalGraphCoT); otherwise:
 //
 //  1. ANSWER (if offered) with the answer of the best chain of the
-//     Context's edges, when there is a chain;
+//     Task's Facts, when there is a chain;
 //  2. otherwise the first offered action starting with EXPAND (EXPAND_KG);
 //  3. otherwise THINK, noting the question's content words;
 //  4. otherwise ANSWER with the best guess ("unknown" when none);
@@ -91,10 +91,10 @@ func actionWord(s string) string {
 }
 
 // lexicalGraphCoT writes a Graph-CoT action with its bracketed arguments,
-// reading the Question and the Context (edges, NodeLine, EdgeTypeLine and
-// PreviousActionLine lines):
+// reading the Question and the Task's Facts, Nodes, EdgeTypes and
+// PreviousActions:
 //
-//  1. Finish[answer] when the best chain of the Context's edges is
+//  1. Finish[answer] when the best chain of the Facts is
 //     complete (as for KindYesNo);
 //  2. otherwise RetrieveNode[mention] for the first mention of the
 //     question (as KindExtract finds them) not retrieved yet;
@@ -112,7 +112,7 @@ func actionWord(s string) string {
 // So a run retrieves the question's entities, checks their neighbours
 // along the edge types the question names, and finishes.
 func lexicalGraphCoT(t llm.Task, g graphCoT) string {
-	ev := parseEvidence(t.Context)
+	ev := taskEvidence(t)
 	a, q, found := evidenceAnswer(t.Question, ev)
 	complete := found && len(a.missing(q, ev)) == 0
 	if g.finish != "" && complete {

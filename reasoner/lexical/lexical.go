@@ -10,7 +10,7 @@ package lexical
 // ("directed", "director" and "directors" all become "direct"; "movies" and
 // "movie" both "movi").
 //
-// Answer chains over the evidence's edges (see lexical_evidence.go) serve
+// Answer chains over the evidence's edges (see evidence.go) serve
 // KindAction, llm.KindAnswer and KindYesNo.
 //
 // Rules per kind:
@@ -20,7 +20,7 @@ package lexical
 //     Context|; ties go to the option whose terms are covered the most, then
 //     to the earlier option. The top Task.Pick (default 1) options with a
 //     positive score are replied, "none" if no option scores.
-//   - KindAction: ANSWER from the best answer chain of the Context's edges,
+//   - KindAction: ANSWER from the best answer chain of the Task's Facts,
 //     else EXPAND*, else THINK (see lexicalAction); for the Graph-CoT
 //     actions, RetrieveNode[mention], then NeighbourCheck[node, edge type],
 //     then Finish[answer] (see lexicalGraphCoT).
@@ -33,8 +33,8 @@ package lexical
 //     empty), leading question words dropped; "none" when there are none.
 //   - KindAnswer: "Answer: a, b" listing the ids of the Options not
 //     mentioned in the Question; without Options, the ends of the best
-//     answer chain of the Context's edges, else "unknown".
-//   - KindYesNo: when Candidate plus Context hold edges, "Yes" only when
+//     answer chain of the Task's Facts, else "unknown".
+//   - KindYesNo: when the Task has Facts, "Yes" only when
 //     the best answer chain is complete: it starts at an entity the
 //     question names, follows relations the question names to an entity
 //     it does not name, and covers every question term the evidence

@@ -12,7 +12,7 @@ import (
 
 func lexicalText(t *testing.T, task llm.Task) string {
 	t.Helper()
-	resp, err := Policy{}.Generate(context.Background(), llm.Request{Prompt: "ignored", N: 3, Task: task})
+	resp, err := Policy{}.Generate(context.Background(), llm.Request{Prompt: "ignored", N: 3, Task: structured(task)})
 	if err != nil {
 		t.Fatalf("Generate(%+v): %v", task, err)
 	}
@@ -84,8 +84,7 @@ func TestLexicalAction(t *testing.T) {
 		want    string
 	}{
 		{"answer from edge", "Blade Runner | director | Ridley Scott", all, "ANSWER: Ridley Scott"},
-		{"answer from reversed edge", "(Ridley Scott, directed, Blade Runner)", all, "ANSWER: Ridley Scott"},
-		{"arrow edge", "- Blade Runner --director--> Ridley Scott", all, "ANSWER: Ridley Scott"},
+		{"answer from reversed edge", "Ridley Scott | directed | Blade Runner", all, "ANSWER: Ridley Scott"},
 		{"relation off topic", "Blade Runner | cast member | Harrison Ford", all, "EXPAND_KG"},
 		{"both ends on topic", "Blade Runner | director | Blade Runner (director's cut)", all, "EXPAND_KG"},
 		{"no edges", "Blade Runner is a 1982 film.", all, "EXPAND_KG"},
@@ -235,32 +234,5 @@ func TestLexicalFreeAndErrors(t *testing.T) {
 	resp, err := Policy{}.Generate(context.Background(), llm.Request{N: 0, Task: llm.Task{Kind: llm.KindFree}})
 	if err != nil || len(resp.Texts) != 1 {
 		t.Errorf("N=0 must give one text: %v, %v", resp.Texts, err)
-	}
-}
-
-func TestParseTriple(t *testing.T) {
-	tests := []struct {
-		line string
-		want triple
-		ok   bool
-	}{
-		{"(a, b, c)", triple{"a", "b", "c"}, true},
-		{"[a, b, c]", triple{"a", "b", "c"}, true},
-		{"a | b | c", triple{"a", "b", "c"}, true},
-		{"a\tb\tc", triple{"a", "b", "c"}, true},
-		{"a -> b -> c", triple{"a", "b", "c"}, true},
-		{"a → b → c", triple{"a", "b", "c"}, true},
-		{"a --b--> c", triple{"a", "b", "c"}, true},
-		{"a -[b]-> c", triple{"a", "b", "c"}, true},
-		{"(a, b)", triple{}, false},
-		{"a, b, c", triple{}, false},
-		{"a | | c", triple{}, false},
-		{"plain text", triple{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseTriple(tt.line)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("parseTriple(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
-		}
 	}
 }
