@@ -180,8 +180,8 @@ func (a *asker) check(ctx context.Context, req *askRequest) error {
 	if req.Method == "" {
 		req.Method = a.defaultMethod()
 	}
-	if !slices.Contains(a.reg.Names(), req.Method) {
-		return badRequest("unknown method %q (available: %v)", clip(req.Method), a.reg.Names())
+	if err := a.reg.Check(req.Method); err != nil {
+		return badRequest("unknown method %q (available: %v, or primary->fallback)", clip(req.Method), a.reg.Names())
 	}
 	for _, g := range req.Graphs {
 		if err := a.s.checkGraph(ctx, g); err != nil {

@@ -80,6 +80,12 @@ func TestAsk(t *testing.T) {
 	if res.Model.Name != lexical.ModelName || !res.Model.NotLLM || res.Trace.Model.Name != lexical.ModelName {
 		t.Errorf("the answer does not name the lexical policy: %+v, trace %+v", res.Model, res.Trace.Model)
 	}
+	// Compositions work on the server as in ask and eval.
+	st, _, body = ts.do("POST", "/v1/ask", `{"question":"Who directed Blade Runner?","method":"chain->tot"}`, nil)
+	if res := decode[askBody](t, body); st != 200 || res.Trace == nil || res.Trace.Method != "chain->tot" ||
+		res.Trace.Params["fallback"] != "tot" {
+		t.Errorf("composed method: status %d: %.300s", st, body)
+	}
 	_, metrics := ts.get("/metrics")
 	for _, want := range []string{
 		`grove_reasoning_runs_total{method="tot",outcome="ok"} 1`,

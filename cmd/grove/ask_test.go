@@ -122,4 +122,14 @@ func TestCLIAskLexical(t *testing.T) {
 	if _, err := run(t, "--db", db, "ask", "Who directed Blade Runner?", "--method", "nope"); err == nil {
 		t.Fatal("unknown method accepted")
 	}
+	// Compositions work in ask as in eval.
+	out, err = run(t, "--db", db, "--json", "ask", "Who directed Blade Runner?", "--method", "tot->cot")
+	var composed struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &composed) != nil || composed.Method != "tot->cot" ||
+		composed.Params["fallback"] != "cot" {
+		t.Fatalf("ask --method tot->cot: %v\n%.300s", err, out)
+	}
 }

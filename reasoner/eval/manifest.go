@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/reasoner/llm"
 )
@@ -165,7 +164,7 @@ func paramDiffs(old, cur Manifest) []string {
 func baseNames(specs []string) []string {
 	var out []string
 	for _, s := range specs {
-		p, f, err := baseline.ParseSpec(s)
+		p, f, err := reasoner.ParseSpec(s)
 		if err != nil {
 			continue
 		}
