@@ -35,7 +35,7 @@ func registry() *reasoner.Registry {
 func (a *app) modelFlags(fs *pflag.FlagSet) {
 	fs.String("llm", "", "OpenAI-compatible base URL (vLLM, llama.cpp, Ollama, LM Studio, hosted); empty = lexical keyword baseline, not an LLM")
 	fs.String("model", "", "model name")
-	fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.String("api-key-env", "", "environment variable holding the API key, e.g. OPENAI_API_KEY (none: send no key)")
 	fs.String("endpoint", "chat", "chat or completions")
 	fs.String("cache", "readwrite", "response cache: off, read or readwrite")
 	fs.String("cache-dir", filepath.Join(filepath.Dir(defaultDBDir()), "llm-cache"), "response cache directory")
@@ -62,14 +62,9 @@ const lexicalWarning = "WARNING: no model configured (--llm / GROVE_LLM_URL / ll
 // policy, announced on standard error.
 func (a *app) openModel() (llm.Model, io.Closer, error) {
 	cfg := llm.DefaultConfig()
-	cfg.URL = a.v.GetString("llm.url")
-	cfg.Model = a.v.GetString("llm.model")
-	cfg.APIKeyEnv = a.v.GetString("llm.api_key_env")
-	cfg.Endpoint = a.v.GetString("llm.endpoint")
-	cfg.CacheMode = a.v.GetString("llm.cache_mode")
-	cfg.CacheDir = a.v.GetString("llm.cache_dir")
-	cfg.MaxConcurrency = a.v.GetInt("llm.max_concurrency")
-	cfg.Timeout = a.v.GetDuration("llm.timeout")
+	if err := a.decodeSection("llm", &cfg); err != nil {
+		return nil, nil, err
+	}
 	if cfg.URL == "" {
 		cfg.CacheMode = "off"
 	}

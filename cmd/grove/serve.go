@@ -81,23 +81,35 @@ func (a *app) serveConfig(cmd *cobra.Command) (server.Config, error) {
 			}
 		}
 	}
-	if err := bindEnvKeys(a.v, serveSection, reflect.TypeFor[server.Config]()); err != nil {
-		return server.Config{}, err
-	}
-	// AllSettings merges every source per key; UnmarshalKey would see
-	// only the config file's section.
 	var cfg server.Config
-	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &cfg, WeaklyTypedInput: true,
-		DecodeHook: mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(),
-			mapstructure.StringToSliceHookFunc(","))})
-	if err != nil {
+	if err := a.decodeSection(serveSection, &cfg); err != nil {
 		return server.Config{}, err
-	}
-	if err := dec.Decode(a.v.AllSettings()[serveSection]); err != nil {
-		return server.Config{}, fmt.Errorf("serve settings: %w", err)
 	}
 	cfg.DB = a.v.GetString("db")
 	return cfg, nil
+}
+
+// decodeSection fills the struct *out (whose fields carry mapstructure
+// tags) from the viper section: flags bound to section.* keys, then
+// GROVE_<SECTION>_<KEY> variables (bound here for every field), then the
+// config file, keeping out's values for keys set nowhere. Unknown keys in
+// the config file are an error naming them.
+func (a *app) decodeSection(section string, out any) error {
+	if err := bindEnvKeys(a.v, section, reflect.TypeOf(out).Elem()); err != nil {
+		return err
+	}
+	// AllSettings merges every source per key; UnmarshalKey would see
+	// only the config file's section.
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: out, WeaklyTypedInput: true,
+		ErrorUnused: true, DecodeHook: mapstructure.ComposeDecodeHookFunc(mapstructure.StringToTimeDurationHookFunc(),
+			mapstructure.StringToSliceHookFunc(","))})
+	if err != nil {
+		return err
+	}
+	if err := dec.Decode(a.v.AllSettings()[section]); err != nil {
+		return fmt.Errorf("%s settings: %w", section, err)
+	}
+	return nil
 }
 
 // bindEnvKeys binds prefix.<tag> to GROVE_<PREFIX>_<TAG> for every

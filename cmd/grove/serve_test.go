@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/server"
 )
 
@@ -103,5 +105,54 @@ func TestServeEnvReachesServer(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("grove serve started on its default address: GROVE_SERVE_ADDR was ignored")
+	}
+}
+
+// TestModelSettings checks that every llm.Config field is read from the
+// config file's llm: section and GROVE_LLM_* (not only the flags), and that
+// a key the model layer does not read is an error rather than ignored.
+func TestModelSettings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  native_n: \"off\"\n  extra_body: {top_k: 3}\n")
+	bad := write("bad.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  temperature: 0.2\n")
+	open := func(args ...string) (llm.Info, error) {
+		a := newApp()
+		a.stdout, a.stderr = &strings.Builder{}, &strings.Builder{}
+		root := a.root()
+		cmd, rest, err := root.Find(append([]string{"ask"}, args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.setup(cmd); err != nil {
+			t.Fatal(err)
+		}
+		m, closer, err := a.openModel()
+		if err != nil {
+			return llm.Info{}, err
+		}
+		defer closer.Close()
+		return llm.Describe(m), nil
+	}
+	t.Setenv("GROVE_LLM_ENDPOINT", "completions")
+	info, err := open("--config", good, "--cache", "off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != "m" || info.Params["native_n"] != "off" || info.Params["endpoint"] != "completions" ||
+		fmt.Sprint(info.Params["extra_body"]) != "map[top_k:3]" {
+		t.Fatalf("model settings not read: %+v", info)
+	}
+	if _, err := open("--config", bad); err == nil || !strings.Contains(err.Error(), "temperature") {
+		t.Fatalf("an unread llm key was accepted: %v", err)
 	}
 }

@@ -30,14 +30,10 @@ type Config struct {
 	// NativeN is "auto" (default), "on" or "off"; see OpenAIConfig.
 	NativeN string `mapstructure:"native_n"`
 
-	// Temperature is the default for single-answer steps and
-	// SampleTemperature for steps that draw several samples; MaxTokens the
-	// default completion budget. Reasoners read these when building
-	// requests (a Request always carries its own temperature, so 0 is sent
-	// as 0).
-	Temperature       float64 `mapstructure:"temperature"`
-	SampleTemperature float64 `mapstructure:"sample_temperature"`
-	MaxTokens         int     `mapstructure:"max_tokens"`
+	// There are no temperature or max-token settings here: every Request
+	// carries its own (a temperature of 0 is sent as 0), and the methods
+	// set them from their parameters (tot.temperature, cot.max_tokens, ...),
+	// which traces and eval manifests record.
 
 	// MaxConcurrency bounds in-flight HTTP calls (0: 4).
 	MaxConcurrency int `mapstructure:"max_concurrency"`
@@ -56,25 +52,19 @@ type Config struct {
 
 // Config defaults.
 const (
-	DefaultTemperature       = 0.0
-	DefaultSampleTemperature = 0.7
-	DefaultMaxTokens         = 512
-	DefaultTimeout           = 2 * time.Minute
-	DefaultRetries           = 3
+	DefaultTimeout = 2 * time.Minute
+	DefaultRetries = 3
 )
 
 // DefaultConfig is the configuration with defaults filled in and no URL.
 func DefaultConfig() Config {
 	return Config{
-		Endpoint:          EndpointChat,
-		NativeN:           NativeNAuto,
-		Temperature:       DefaultTemperature,
-		SampleTemperature: DefaultSampleTemperature,
-		MaxTokens:         DefaultMaxTokens,
-		MaxConcurrency:    DefaultMaxConcurrency,
-		Timeout:           DefaultTimeout,
-		Retries:           DefaultRetries,
-		CacheMode:         string(CacheOff),
+		Endpoint:       EndpointChat,
+		NativeN:        NativeNAuto,
+		MaxConcurrency: DefaultMaxConcurrency,
+		Timeout:        DefaultTimeout,
+		Retries:        DefaultRetries,
+		CacheMode:      string(CacheOff),
 	}
 }
 

@@ -97,7 +97,7 @@ func TestOpenRetriesDefault(t *testing.T) {
 func TestConfigMapstructureTags(t *testing.T) {
 	raw := map[string]any{
 		"url": "http://localhost:11434/v1", "model": "qwen", "api_key_env": "K", "endpoint": "completions",
-		"native_n": "off", "temperature": 0.1, "sample_temperature": 0.9, "max_tokens": 100,
+		"native_n":        "off",
 		"max_concurrency": 8, "timeout": "30s", "retries": 2, "extra_body": map[string]any{"top_k": 20},
 		"cache_dir": "/tmp/c", "cache_mode": "read",
 	}
@@ -112,11 +112,16 @@ func TestConfigMapstructureTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{URL: "http://localhost:11434/v1", Model: "qwen", APIKeyEnv: "K", Endpoint: "completions",
-		NativeN: "off", Temperature: 0.1, SampleTemperature: 0.9, MaxTokens: 100, MaxConcurrency: 8,
+		NativeN: "off", MaxConcurrency: 8,
 		Timeout: 30 * time.Second, Retries: 2, CacheDir: "/tmp/c", CacheMode: "read"}
 	got := cfg
 	got.ExtraBody = nil
 	if !reflect.DeepEqual(got, want) || cfg.ExtraBody["top_k"] != 20 {
 		t.Fatalf("decoded %+v", cfg)
+	}
+	// The removed per-request settings are rejected, not silently ignored.
+	raw["temperature"] = 0.1
+	if err := dec.Decode(raw); err == nil || !strings.Contains(err.Error(), "temperature") {
+		t.Fatalf("temperature accepted: %v", err)
 	}
 }
