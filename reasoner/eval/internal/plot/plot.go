@@ -250,4 +250,3 @@ func (c *BarChart) WriteSVG(w io.Writer) error { return c.write(w, "svg") }
 
 // WritePNG writes the chart as a PNG image of Width x Height pixels.
 func (c *BarChart) WritePNG(w io.Writer) error { return c.write(w, "png") }
-
