@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/server"
 )
 
-// serveConfigFor runs the serve command's setup and returns the
-// server.Config it would start with.
-func serveConfigFor(t *testing.T, args ...string) server.Config {
+// setupCommand finds the command args name, parses its flags and runs the
+// root's setup (configuration and environment), as Execute would before
+// running it.
+func setupCommand(t *testing.T, args ...string) (*app, *cobra.Command) {
 	t.Helper()
 	a := newApp()
 	a.stdout, a.stderr = &strings.Builder{}, &strings.Builder{}
-	root := a.root()
-	root.SetArgs(append([]string{"serve"}, args...))
-	cmd, rest, err := root.Find(append([]string{"serve"}, args...))
+	cmd, rest, err := a.root().Find(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +31,24 @@ func serveConfigFor(t *testing.T, args ...string) server.Config {
 	if err := a.setup(cmd); err != nil {
 		t.Fatal(err)
 	}
+	return a, cmd
+}
+
+// writeFile writes text to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// serveConfigFor returns the server.Config `grove serve args...` would
+// start with.
+func serveConfigFor(t *testing.T, args ...string) server.Config {
+	t.Helper()
+	a, cmd := setupCommand(t, append([]string{"serve"}, args...)...)
 	cfg, err := a.serveConfig(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +61,8 @@ func serveConfigFor(t *testing.T, args ...string) server.Config {
 // section over defaults.
 func TestServeSettings(t *testing.T) {
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "grove.yaml")
-	yaml := "db: " + filepath.Join(dir, "db") + "\nserve:\n  addr: 127.0.0.1:9001\n  read_only: true\n" +
-		"  token_file: /etc/grove/token\n  ask_timeout: 90s\n  ask:\n    max_model_calls: 77\n    param_caps: {k: 3}\n"
-	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	conf := writeFile(t, dir, "grove.yaml", "db: "+filepath.Join(dir, "db")+"\nserve:\n  addr: 127.0.0.1:9001\n  read_only: true\n"+
+		"  token_file: /etc/grove/token\n  ask_timeout: 90s\n  ask:\n    max_model_calls: 77\n    param_caps: {k: 3}\n")
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "none"))
 	cases := []struct {
 		name  string
@@ -113,29 +128,10 @@ func TestServeEnvReachesServer(t *testing.T) {
 // a key the model layer does not read is an error rather than ignored.
 func TestModelSettings(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	good := write("good.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  native_n: \"off\"\n  extra_body: {top_k: 3}\n")
-	bad := write("bad.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  temperature: 0.2\n")
+	good := writeFile(t, dir, "good.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  native_n: \"off\"\n  extra_body: {top_k: 3}\n")
+	bad := writeFile(t, dir, "bad.yaml", "llm:\n  url: http://127.0.0.1:1/v1\n  model: m\n  temperature: 0.2\n")
 	open := func(args ...string) (llm.Info, error) {
-		a := newApp()
-		a.stdout, a.stderr = &strings.Builder{}, &strings.Builder{}
-		root := a.root()
-		cmd, rest, err := root.Find(append([]string{"ask"}, args...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.ParseFlags(rest); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.setup(cmd); err != nil {
-			t.Fatal(err)
-		}
+		a, _ := setupCommand(t, append([]string{"ask"}, args...)...)
 		m, closer, err := a.openModel()
 		if err != nil {
 			return llm.Info{}, err

@@ -143,31 +143,30 @@ func triples(n *node) []string {
 }
 
 // pathFacts is triples as structured facts (llm.Task.Facts).
-func pathFacts(n *node) []llm.Fact {
+func pathFacts(n *node) []llm.Fact { return walkFacts(n, true) }
+
+// hopFacts are the hops of n's path only (what pathText shows).
+func hopFacts(n *node) []llm.Fact { return walkFacts(n, false) }
+
+// walkFacts lists the hops of n's path in walking order; with details,
+// each hop's description edges follow it and the alternative tails of the
+// last hop (with theirs) come last.
+func walkFacts(n *node, details bool) []llm.Fact {
 	var out []llm.Fact
 	path := n.path()
 	for i := 1; i < len(path); i++ {
 		prev, v := path[i-1], path[i]
 		out = append(out, llm.Fact{Subject: name(prev.entity, prev.desc), Relation: label(v.hop.rel), Object: name(v.entity, v.desc)})
-		out = append(out, describedFacts(v.entity, v.desc, v.described)...)
+		if details {
+			out = append(out, describedFacts(v.entity, v.desc, v.described)...)
+		}
 	}
-	if len(path) > 1 {
+	if details && len(path) > 1 {
 		head := path[len(path)-2]
 		for _, a := range n.alts {
 			out = append(out, llm.Fact{Subject: name(head.entity, head.desc), Relation: label(n.hop.rel), Object: name(a.entity, a.desc)})
 			out = append(out, describedFacts(a.entity, a.desc, a.described)...)
 		}
-	}
-	return out
-}
-
-// hopFacts are the hops of n's path only (what pathText shows).
-func hopFacts(n *node) []llm.Fact {
-	var out []llm.Fact
-	path := n.path()
-	for i := 1; i < len(path); i++ {
-		prev, v := path[i-1], path[i]
-		out = append(out, llm.Fact{Subject: name(prev.entity, prev.desc), Relation: label(v.hop.rel), Object: name(v.entity, v.desc)})
 	}
 	return out
 }
