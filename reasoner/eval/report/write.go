@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,6 +113,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
 	for _, m := range r.Models {
 		fmt.Fprintf(bw, "Model: %s\n", m)
+		if len(m.Params) > 0 {
+			fmt.Fprintf(bw, "\nModel settings: %s\n", settings(m.Params))
+		}
 		if m.NotLLM {
 			bw.WriteString("\n**These results were not produced by a language model.**\n")
 		}
@@ -132,6 +137,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// settings prints a model's settings as "k=v, ..." sorted by key.
+func settings(p map[string]any) string {
+	keys := slices.Sorted(maps.Keys(p))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, p[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // modelNames names the models in table headings.
