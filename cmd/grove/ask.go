@@ -144,10 +144,10 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&method, "method", "tot", "reasoning method")
+	fl.StringVar(&method, "method", "tot", "reasoning method, or primary->fallback (tot->cot: Chain-of-Thought when tot finds no answer)")
 	fl.StringSliceVar(&graphs, "kg", nil, "graphs (KGs) to use (default: all)")
 	fl.StringSliceVar(&topics, "topic", nil, "topic entity ids, when known")
-	fl.StringArrayVar(&params, "param", nil, "method parameter key=value (e.g. k=3, max_depth=7)")
+	fl.StringArrayVar(&params, "param", nil, "method parameter key=value (e.g. k=3, max_depth=7); with --method a->b they go to a")
 	fl.StringVar(&traceFile, "trace", "", "write the full trace as JSON to this file")
 	a.modelFlags(fl)
 	return cmd
