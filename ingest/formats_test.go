@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 // TestEveryFormatThroughTheKG loads each dump format with one Run (format
@@ -26,7 +26,7 @@ func TestEveryFormatThroughTheKG(t *testing.T) {
 		}
 		return res
 	}
-	wd := load("wikidata", storetest.SharedData(t, "wikidata-sample-entities.json.gz"))
+	wd := load("wikidata", datadir.Repo(t, "wikidata-sample-entities.json.gz"))
 	fb := load("freebase", filepath.Join("rdf", "testdata", "freebase.nt"))
 	tr := load("truthy", filepath.Join("rdf", "testdata", "truthy.nt"))
 	gb := load("dblp", filepath.Join("grbench", "testdata", "dblp.json"))

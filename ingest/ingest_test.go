@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
-	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 func openDB(t *testing.T, dir string) *engine.DB {
@@ -73,7 +70,7 @@ func TestBadLineLeavesDataUnchanged(t *testing.T) {
 // TestReingestIsIdempotent loads the film sample twice.
 func TestReingestIsIdempotent(t *testing.T) {
 	ctx := context.Background()
-	film := storetest.SharedData(t, "freebase-30kmovies.nq.gz")
+	film := datadir.Film(t)
 	db := openDB(t, t.TempDir())
 	defer db.Close()
 	res, err := Run(ctx, db, []string{film}, Options{Graph: "film"})
@@ -127,80 +124,4 @@ func TestIncrementalAndDelete(t *testing.T) {
 	if c, _ := db.Search(ctx, "g", "beta", 1); len(c) != 0 {
 		t.Fatalf("deleted label still found: %+v", c)
 	}
-}
-
-// TestCrashDuringBulkLoad kills a process in the middle of a bulk load and
-// checks that the earlier data is intact and that re-running the load
-// completes it.
-func TestCrashDuringBulkLoad(t *testing.T) {
-	if dir := os.Getenv("GROVE_CRASH_DIR"); dir != "" {
-		crashChild(dir, os.Getenv("GROVE_CRASH_FILE"))
-		return
-	}
-	if testing.Short() {
-		t.Skip("starts a subprocess")
-	}
-	ctx := context.Background()
-	film := storetest.SharedData(t, "freebase-30kmovies.nq.gz")
-	dir := t.TempDir()
-	db := openDB(t, dir)
-	if _, err := Run(ctx, db, []string{write(t, "small.nt", small)}, Options{Graph: "g"}); err != nil {
-		t.Fatal(err)
-	}
-	before := db.Counts()
-	db.Close()
-
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringBulkLoad$")
-	cmd.Env = append(os.Environ(), "GROVE_CRASH_DIR="+dir, "GROVE_CRASH_FILE="+film)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	marker := filepath.Join(dir, "INGEST_IN_PROGRESS")
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("child never started writing")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // let it write some keys
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-
-	db = openDB(t, dir)
-	defer db.Close()
-	if db.Interrupted() == nil {
-		t.Log("the load finished before the kill; crash path not exercised this time")
-	}
-	c, err := db.Search(ctx, "g", "alpha", 1)
-	if err != nil || len(c) != 1 || c[0].ID != "a" {
-		t.Fatalf("earlier data after crash: search = %+v, %v", c, err)
-	}
-	n, err := db.Neighbors(ctx, "a", "", store.Both, 0)
-	if err != nil || len(n) != 2 {
-		t.Fatalf("earlier data after crash: neighbors = %+v, %v", n, err)
-	}
-	if _, err := Run(ctx, db, []string{film}, Options{Graph: "film"}); err != nil {
-		t.Fatalf("re-run after crash: %v", err)
-	}
-	if db.Interrupted() != nil {
-		t.Fatal("marker still set after a complete re-run")
-	}
-	if got := db.Counts().Quads; got != before.Quads+471705 {
-		t.Fatalf("quads after re-run = %d, want %d", got, before.Quads+471705)
-	}
-}
-
-// crashChild loads the film sample and is killed by the parent.
-func crashChild(dir, file string) {
-	db, err := engine.Open(dir, engine.Options{})
-	if err != nil {
-		os.Exit(3)
-	}
-	_, _ = Run(context.Background(), db, []string{file}, Options{Graph: "film"})
-	os.Exit(0)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/grounded"
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/rtsog"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/store"
@@ -32,7 +32,7 @@ func TestFilmLexical(t *testing.T) {
 	db := storetest.Film(t)
 	for _, name := range reg.Names() {
 		t.Run(name, func(t *testing.T) {
-			r, err := reg.New(name, reasoner.Deps{KG: db, Model: llm.Lexical{}}, nil)
+			r, err := reg.New(name, reasoner.Deps{KG: db, Model: lexical.Policy{}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestFilmLexical(t *testing.T) {
 				t.Errorf("support %+v lacks Blade Runner -directed by-> Ridley Scott", a.Support)
 			}
 			for _, c := range tr.ModelCalls {
-				if c.Model != llm.LexicalModelName {
+				if c.Model != lexical.ModelName {
 					t.Errorf("model call %d answered by %q", c.Seq, c.Model)
 				}
 			}

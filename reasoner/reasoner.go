@@ -21,7 +21,11 @@
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods
 // through a Register(*Registry) function (tot.Register adds "tot" and
-// "chain").
+// "chain"). The registry also composes methods: the spec
+// "primary->fallback" ("tot->cot") builds a Fallback that runs the second
+// method when the first finds no answer or a non-answer (the
+// Tree-of-Traversals paper's Chain-of-Thought fallback), so `grove ask`,
+// the server and `grove eval` accept the same specs.
 package reasoner
 
 import (

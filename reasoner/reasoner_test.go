@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
@@ -194,13 +194,13 @@ func TestRegistry(t *testing.T) {
 
 func TestDepsAndQuery(t *testing.T) {
 	db := storetest.Open(t, map[string]string{"g": "<a> <p> <b> .\n"})
-	if _, err := (Deps{Model: llm.Lexical{}}).WithDefaults(); err == nil {
+	if _, err := (Deps{Model: lexical.Policy{}}).WithDefaults(); err == nil {
 		t.Error("no error without KG")
 	}
 	if _, err := (Deps{KG: db}).WithDefaults(); err == nil {
 		t.Error("no error without model")
 	}
-	d, err := Deps{KG: db, Model: llm.Lexical{}}.WithDefaults()
+	d, err := Deps{KG: db, Model: lexical.Policy{}}.WithDefaults()
 	if err != nil || d.Evaluator == nil || d.Logger == nil {
 		t.Errorf("defaults = %+v, %v", d, err)
 	}

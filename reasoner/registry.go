@@ -50,8 +50,25 @@ func (r *Registry) Register(name, description string, f Factory) {
 	r.entries[name] = entry{desc: description, f: f}
 }
 
-// New builds the named method. Unknown names list the registered ones.
-func (r *Registry) New(name string, deps Deps, params Params) (Reasoner, error) {
+// New builds a method spec (see Build): a registered name, or a
+// composition "primary->fallback" ("tot->cot") whose primary gets params
+// and whose fallback runs with its defaults. Unknown names list the
+// registered ones.
+func (r *Registry) New(spec string, deps Deps, params Params) (Reasoner, error) {
+	primary, _, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	return r.Build(spec, deps, func(method string) Params {
+		if method == primary {
+			return params
+		}
+		return nil
+	})
+}
+
+// newMethod builds one registered method.
+func (r *Registry) newMethod(name string, deps Deps, params Params) (Reasoner, error) {
 	r.mu.RLock()
 	e, ok := r.entries[name]
 	r.mu.RUnlock()

@@ -60,7 +60,8 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	rec := trace.NewRecorder(trace.Meta{Method: method, Params: params, Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, deps.Observer)
+		Graphs: q.Graphs, TopicEntities: q.TopicEntities, Model: llm.Describe(deps.Model),
+		Evaluator: llm.Describe(deps.Evaluator), Grove: Version()}, deps.Observer)
 	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
 		Model: rec.WrapModel(deps.Model), Evaluator: rec.WrapModel(deps.Evaluator), Rec: rec, Log: deps.Logger}
 	ans, err := solve(ctx, s)

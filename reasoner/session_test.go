@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
@@ -18,7 +19,7 @@ import (
 func TestRun(t *testing.T) {
 	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .` + "\n" + `<a> <r> <b> .`})
 	boom := errors.New("boom")
-	deps := Deps{KG: db, Model: llm.Lexical{}}
+	deps := Deps{KG: db, Model: lexical.Policy{}}
 	resolve := func(ctx context.Context, s *Session) (trace.Answer, error) {
 		if err := s.ResolveGraphs(ctx); err != nil {
 			return trace.Answer{}, err
@@ -36,7 +37,7 @@ func TestRun(t *testing.T) {
 	}{
 		{"answer", deps, Query{Question: "q?"}, resolve, "", true, "g"},
 		{"invalid query", deps, Query{Question: " "}, resolve, "m: query: empty question", false, ""},
-		{"no KG", Deps{Model: llm.Lexical{}}, Query{Question: "q?"}, resolve, "m: reasoner deps: no knowledge graph", false, ""},
+		{"no KG", Deps{Model: lexical.Policy{}}, Query{Question: "q?"}, resolve, "m: reasoner deps: no knowledge graph", false, ""},
 		{"unknown graph", deps, Query{Question: "q?", Graphs: []string{"x"}}, resolve, `m: graph "x": not found`, true, ""},
 		{"solve fails", deps, Query{Question: "q?"}, func(context.Context, *Session) (trace.Answer, error) {
 			return trace.Answer{}, boom
@@ -72,7 +73,7 @@ func TestRun(t *testing.T) {
 func TestSessionTracesAndWarns(t *testing.T) {
 	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
 	var logs bytes.Buffer
-	deps := Deps{KG: db, Model: llm.Lexical{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	deps := Deps{KG: db, Model: lexical.Policy{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	tr, err := Run(t.Context(), "m", nil, deps, Query{Question: "Who is A?"}, func(ctx context.Context, s *Session) (trace.Answer, error) {
 		id := s.Rec.AddNode(trace.Node{State: "root"})
 		nctx := trace.WithNode(ctx, id)
@@ -119,9 +120,9 @@ func TestPrepare(t *testing.T) {
 		cfg  checked
 		want error
 	}{
-		{"ok", Deps{KG: db, Model: llm.Lexical{}}, checked{}, nil},
+		{"ok", Deps{KG: db, Model: lexical.Policy{}}, checked{}, nil},
 		{"no model", Deps{KG: db}, checked{}, errors.New("reasoner deps: no model (Model is nil)")},
-		{"bad config", Deps{KG: db, Model: llm.Lexical{}}, checked{bad}, bad},
+		{"bad config", Deps{KG: db, Model: lexical.Policy{}}, checked{bad}, bad},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,6 +132,47 @@ func TestPrepare(t *testing.T) {
 			}
 			if err == nil && (d.Evaluator == nil || d.Logger == nil) {
 				t.Errorf("defaults not filled: %+v", d)
+			}
+		})
+	}
+}
+
+// TestRunNamesModel checks that every trace names the model, the evaluator
+// when it differs, and the Grove version.
+func TestRunNamesModel(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	done := func(context.Context, *Session) (trace.Answer, error) {
+		return trace.Answer{Found: true, Text: "A"}, nil
+	}
+	scripted := &llm.Scripted{Name: "judge"}
+	cases := []struct {
+		name          string
+		deps          Deps
+		model         string
+		notLLM        bool
+		evaluatorName string
+	}{
+		{"lexical", Deps{KG: db, Model: lexical.Policy{}}, lexical.ModelName, true, ""},
+		{"separate evaluator", Deps{KG: db, Model: lexical.Policy{}, Evaluator: scripted}, lexical.ModelName, true, "judge"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := Run(context.Background(), "m", nil, c.deps, Query{Question: "q?"}, done)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Model.Name != c.model || tr.Model.NotLLM != c.notLLM || tr.Grove == "" {
+				t.Fatalf("trace model %+v, grove %q", tr.Model, tr.Grove)
+			}
+			switch {
+			case c.evaluatorName == "" && tr.Evaluator != nil:
+				t.Fatalf("evaluator recorded though it is the model: %+v", tr.Evaluator)
+			case c.evaluatorName != "" && (tr.Evaluator == nil || tr.Evaluator.Name != c.evaluatorName):
+				t.Fatalf("evaluator %+v, want %s", tr.Evaluator, c.evaluatorName)
+			}
+			var out strings.Builder
+			if err := trace.Render(&out, tr); err != nil || !strings.Contains(out.String(), "model: "+c.model) {
+				t.Fatalf("rendered trace does not name the model: %v\n%s", err, out.String())
 			}
 		})
 	}

@@ -184,8 +184,8 @@ func (a *asker) check(ctx context.Context, req *askRequest) error {
 	if req.Method == "" {
 		req.Method = a.defaultMethod()
 	}
-	if !slices.Contains(a.reg.Names(), req.Method) {
-		return badRequest("unknown method %q (available: %v)", clip(req.Method), a.reg.Names())
+	if err := a.reg.Check(req.Method); err != nil {
+		return badRequest("unknown method %q (available: %v, or primary->fallback)", clip(req.Method), a.reg.Names())
 	}
 	for _, g := range req.Graphs {
 		if err := a.s.checkGraph(ctx, g); err != nil {
@@ -250,11 +250,17 @@ func (m budgetModel) Generate(ctx context.Context, req llm.Request) (llm.Respons
 	return m.inner.Generate(ctx, req)
 }
 
+// Unwrap returns the bounded model (llm.Describe looks through it).
+func (m budgetModel) Unwrap() llm.Model { return m.inner }
+
 // askBody is the answer of POST /v1/ask and the "result" stream event.
 type askBody struct {
 	Answer trace.Answer `json:"answer"`
-	Trace  *trace.Trace `json:"trace,omitempty"`
-	Error  string       `json:"error,omitempty"`
+	// Model names the model that answered (endpoint host redacted), so
+	// that no answer is taken for an LLM's when it is not.
+	Model llm.Info     `json:"model"`
+	Trace *trace.Trace `json:"trace,omitempty"`
+	Error string       `json:"error,omitempty"`
 }
 
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
@@ -275,7 +281,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // result maps a finished run to a status and body: 200 when the method
 // finished (even without an answer), 504 on timeout, 502 on failure.
 func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBody) {
-	b := askBody{Trace: tr}
+	b := askBody{Trace: tr, Model: llm.Describe(a.model)}
 	if tr != nil {
 		b.Answer = tr.Answer
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -39,7 +40,7 @@ type lexicalModel struct {
 func newLexicalModel(latency time.Duration) *lexicalModel {
 	m := &lexicalModel{}
 	m.scripted = llm.Scripted{Latency: latency, Default: func(req llm.Request, i int) (string, error) {
-		resp, err := llm.Lexical{}.Generate(context.Background(), req)
+		resp, err := lexical.Policy{}.Generate(context.Background(), req)
 		if err != nil {
 			return "", err
 		}
@@ -57,6 +58,9 @@ func (m *lexicalModel) Generate(ctx context.Context, req llm.Request) (llm.Respo
 	return resp, err
 }
 
+// Describe names the lexical policy, whose replies these are.
+func (m *lexicalModel) Describe() llm.Info { return lexical.Policy{}.Describe() }
+
 func askServer(t *testing.T, cfg Config, model llm.Model) *testServer {
 	t.Helper()
 	return startServer(t, cfg, testDB(t), Deps{Model: model, Reasoners: registry()})
@@ -72,6 +76,15 @@ func TestAsk(t *testing.T) {
 	if !res.Answer.Found || !strings.Contains(res.Answer.Text, "Ridley Scott") || res.Trace == nil ||
 		res.Trace.Method != "tot" || len(res.Trace.Nodes) < 2 || res.Trace.Totals.ModelCalls == 0 || res.Error != "" {
 		t.Fatalf("ask = %s", body)
+	}
+	if res.Model.Name != lexical.ModelName || !res.Model.NotLLM || res.Trace.Model.Name != lexical.ModelName {
+		t.Errorf("the answer does not name the lexical policy: %+v, trace %+v", res.Model, res.Trace.Model)
+	}
+	// Compositions work on the server as in ask and eval.
+	st, _, body = ts.do("POST", "/v1/ask", `{"question":"Who directed Blade Runner?","method":"chain->tot"}`, nil)
+	if res := decode[askBody](t, body); st != 200 || res.Trace == nil || res.Trace.Method != "chain->tot" ||
+		res.Trace.Params["fallback"] != "tot" {
+		t.Errorf("composed method: status %d: %.300s", st, body)
 	}
 	_, metrics := ts.get("/metrics")
 	for _, want := range []string{

@@ -114,7 +114,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ask: %v", err)
 	}
-	if !earlyAnswerHidden || !strings.Contains(answer, "Ridley Scott") || nodes < 3 || chosen < 2 ||
+	if !earlyAnswerHidden || !strings.Contains(answer, "Ridley Scott") || !strings.Contains(answer, "not an LLM") ||
+		nodes < 3 || chosen < 2 ||
 		!strings.Contains(details, "action") || circles < 2 {
 		t.Fatalf("live %v, answer %q, %d nodes, %d chosen, details %q, %d circles",
 			earlyAnswerHidden, answer, nodes, chosen, details, circles)

@@ -16,7 +16,7 @@ const DefaultAddr = "127.0.0.1:7777"
 // means "use the default" (see Defaults).
 type Config struct {
 	// DB is the database directory opened by Run (unused by New).
-	DB string `mapstructure:"db"`
+	DB string `mapstructure:"-"`
 	// Addr is the listen address used by Run (host:port).
 	Addr string `mapstructure:"addr"`
 	// ReadOnly rejects every write (the Cayley write routes answer 403) and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -33,7 +35,7 @@ func registry() *reasoner.Registry {
 func (a *app) modelFlags(fs *pflag.FlagSet) {
 	fs.String("llm", "", "OpenAI-compatible base URL (vLLM, llama.cpp, Ollama, LM Studio, hosted); empty = lexical keyword baseline, not an LLM")
 	fs.String("model", "", "model name")
-	fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.String("api-key-env", "", "environment variable holding the API key, e.g. OPENAI_API_KEY (none: send no key)")
 	fs.String("endpoint", "chat", "chat or completions")
 	fs.String("cache", "readwrite", "response cache: off, read or readwrite")
 	fs.String("cache-dir", filepath.Join(filepath.Dir(defaultDBDir()), "llm-cache"), "response cache directory")
@@ -50,22 +52,34 @@ func modelFlagKeys() map[string]string {
 		"max-concurrency": "llm.max_concurrency", "timeout": "llm.timeout"}
 }
 
-// openModel builds the configured model (the lexical policy without --llm).
+// lexicalWarning is printed on standard error by every command that falls
+// back to the lexical policy, so that its results are never taken for an
+// LLM's.
+const lexicalWarning = "WARNING: no model configured (--llm / GROVE_LLM_URL / llm.url): using the lexical " +
+	"keyword baseline (" + lexical.ModelName + "), not an LLM; every answer, trace and report names it"
+
+// openModel builds the configured model; without --llm it is the lexical
+// policy, announced on standard error.
 func (a *app) openModel() (llm.Model, io.Closer, error) {
 	cfg := llm.DefaultConfig()
-	cfg.URL = a.v.GetString("llm.url")
-	cfg.Model = a.v.GetString("llm.model")
-	cfg.APIKeyEnv = a.v.GetString("llm.api_key_env")
-	cfg.Endpoint = a.v.GetString("llm.endpoint")
-	cfg.CacheMode = a.v.GetString("llm.cache_mode")
-	cfg.CacheDir = a.v.GetString("llm.cache_dir")
-	cfg.MaxConcurrency = a.v.GetInt("llm.max_concurrency")
-	cfg.Timeout = a.v.GetDuration("llm.timeout")
+	if err := a.decodeSection("llm", &cfg); err != nil {
+		return nil, nil, err
+	}
 	if cfg.URL == "" {
 		cfg.CacheMode = "off"
 	}
-	return llm.OpenWithLogger(cfg, a.log)
+	m, closer, err := llm.OpenWithLogger(cfg, a.log)
+	if errors.Is(err, llm.ErrNoModel) {
+		fmt.Fprintln(a.stderr, lexicalWarning)
+		return llm.NewStats(lexical.Policy{}), nothingToClose{}, nil
+	}
+	return m, closer, err
 }
+
+// nothingToClose is the Closer of a model that holds no resources.
+type nothingToClose struct{}
+
+func (nothingToClose) Close() error { return nil }
 
 // parseParams turns key=value flags into method parameters.
 func parseParams(kvs []string) (reasoner.Params, error) {
@@ -126,17 +140,14 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 			if err != nil {
 				return err
 			}
-			if a.v.GetString("llm.url") == "" && !a.jsonOut() {
-				fmt.Fprintln(a.stderr, "note: no --llm configured: answered by the lexical keyword baseline, not an LLM")
-			}
 			return a.emit(t, func(w io.Writer) error { return trace.Render(w, t) })
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&method, "method", "tot", "reasoning method")
+	fl.StringVar(&method, "method", "tot", "reasoning method, or primary->fallback (tot->cot: Chain-of-Thought when tot finds no answer)")
 	fl.StringSliceVar(&graphs, "kg", nil, "graphs (KGs) to use (default: all)")
 	fl.StringSliceVar(&topics, "topic", nil, "topic entity ids, when known")
-	fl.StringArrayVar(&params, "param", nil, "method parameter key=value (e.g. k=3, max_depth=7)")
+	fl.StringArrayVar(&params, "param", nil, "method parameter key=value (e.g. k=3, max_depth=7); with --method a->b they go to a")
 	fl.StringVar(&traceFile, "trace", "", "write the full trace as JSON to this file")
 	a.modelFlags(fl)
 	return cmd

@@ -8,53 +8,45 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 )
 
 // fakeTotModel answers Tree-of-Traversals prompts the way a competent model
 // would for "Who directed Blade Runner?", reading only the prompt text, as
 // a real server does.
-func fakeTotModel(r *llmtest.Request) llmtest.Reply {
-	text := r.Text()
-	n := max(r.N, 1)
-	reply := func(s string) llmtest.Reply {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = s
-		}
-		return llmtest.Reply{Texts: out}
-	}
+func fakeTotModel(r fakeRequest) string {
+	text := r.Text
 	switch {
 	case strings.HasSuffix(strings.TrimSpace(text), "Entities:"):
-		return reply("Blade Runner")
+		return "Blade Runner"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selection:"):
 		if m := regexp.MustCompile(`/en/blade_runner\b`).FindString(text); m != "" {
-			return reply(m)
+			return m
 		}
-		return reply("none")
+		return "none"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selected entities:"):
-		return reply("/en/blade_runner")
+		return "/en/blade_runner"
 	case strings.HasSuffix(strings.TrimSpace(text), "Selected relation:"):
 		if m := regexp.MustCompile(`(?m)^\s*(R\d+) - directed by`).FindStringSubmatch(text); m != nil {
-			return reply(m[1])
+			return m[1]
 		}
-		return reply("none")
+		return "none"
 	case strings.Contains(text, "Score: X"):
 		if strings.Contains(text, "Ridley Scott") {
-			return reply("The graph shows the director.\nScore: 0.9")
+			return "The graph shows the director.\nScore: 0.9"
 		}
-		return reply("Score: 0.6")
+		return "Score: 0.6"
 	case strings.HasSuffix(strings.TrimSpace(text), "Next action:"):
 		if strings.Contains(text, "Ridley Scott") {
-			return reply("ANSWER: Ridley Scott")
+			return "ANSWER: Ridley Scott"
 		}
-		return reply("EXPAND_KG: find who directed Blade Runner")
+		return "EXPAND_KG: find who directed Blade Runner"
 	}
 	// Answer-scoring prompts and anything else.
 	if strings.Contains(text, "Ridley Scott") {
-		return reply("Score: 0.95")
+		return "Score: 0.95"
 	}
-	return reply("Score: 0.1")
+	return "Score: 0.1"
 }
 
 // TestCLIAskFakeServer runs `grove ask` end to end against a local fake
@@ -65,7 +57,7 @@ func TestCLIAskFakeServer(t *testing.T) {
 	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.NewServer(t, fakeTotModel)
+	srv := newFakeLLM(t, fakeTotModel)
 	cache := filepath.Join(t.TempDir(), "cache")
 	traceFile := filepath.Join(t.TempDir(), "trace.json")
 	args := []string{"--db", db, "ask", "Who directed Blade Runner?", "--llm", srv.BaseURL(), "--model", "fake",
@@ -110,11 +102,34 @@ func TestCLIAskLexical(t *testing.T) {
 	if _, err := run(t, "--db", db, "ingest", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
 		t.Fatal(err)
 	}
-	out, err := run(t, "--db", db, "ask", "Who directed Blade Runner?")
-	if err != nil || !strings.Contains(out, "answer: Ridley Scott") {
+	out, stderr, err := runStreams(t, "--db", db, "ask", "Who directed Blade Runner?")
+	if err != nil || !strings.Contains(out, "answer: Ridley Scott") || !strings.Contains(out, "model: "+lexical.ModelName) {
 		t.Fatalf("lexical ask: %v\n%s", err, out)
+	}
+	if !strings.Contains(stderr, "WARNING: no model configured") {
+		t.Fatalf("no warning about the lexical policy on stderr: %q", stderr)
+	}
+	out, _, err = runStreams(t, "--db", db, "--json", "ask", "Who directed Blade Runner?")
+	var tr struct {
+		Model struct {
+			Name   string `json:"name"`
+			NotLLM bool   `json:"not_llm"`
+		} `json:"model"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &tr) != nil || tr.Model.Name != lexical.ModelName || !tr.Model.NotLLM {
+		t.Fatalf("JSON answer does not name the lexical policy: %v\n%s", err, out)
 	}
 	if _, err := run(t, "--db", db, "ask", "Who directed Blade Runner?", "--method", "nope"); err == nil {
 		t.Fatal("unknown method accepted")
+	}
+	// Compositions work in ask as in eval.
+	out, err = run(t, "--db", db, "--json", "ask", "Who directed Blade Runner?", "--method", "tot->cot")
+	var composed struct {
+		Method string         `json:"method"`
+		Params map[string]any `json:"params"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &composed) != nil || composed.Method != "tot->cot" ||
+		composed.Params["fallback"] != "cot" {
+		t.Fatalf("ask --method tot->cot: %v\n%.300s", err, out)
 	}
 }

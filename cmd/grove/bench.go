@@ -16,8 +16,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
 
+	"github.com/grove-kg/grove/cmd/grove/internal/storebench"
 	"github.com/grove-kg/grove/ingest/synth"
-	"github.com/grove-kg/grove/store/storebench"
 )
 
 func (a *app) genCmd() *cobra.Command {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grove-kg/grove/cmd/grove/internal/loadgen"
+	"github.com/grove-kg/grove/cmd/grove/internal/storebench"
 	"github.com/grove-kg/grove/server"
-	"github.com/grove-kg/grove/server/loadgen"
-	"github.com/grove-kg/grove/store/storebench"
 )
 
 // httpSample is one RSS reading during a soak.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/grove-kg/grove/reasoner/eval/evalcli"
+	"github.com/grove-kg/grove/cmd/grove/internal/evalcli"
 	"github.com/grove-kg/grove/reasoner/llm"
 )
 

@@ -12,16 +12,23 @@ import (
 // run executes the CLI in-process and returns stdout.
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	out, _, err := runStreams(t, args...)
+	return out, err
+}
+
+// runStreams executes the CLI in-process and returns stdout and stderr.
+func runStreams(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	a := newApp()
 	a.stdout, a.stderr = &out, &errb
 	cmd := a.root()
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
+	err = cmd.ExecuteContext(context.Background())
 	if err != nil {
 		t.Logf("stderr: %s", errb.String())
 	}
-	return out.String(), err
+	return out.String(), errb.String(), err
 }
 
 func TestCLIIngestAndQuery(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/grove-kg/grove/store/engine"
@@ -69,8 +70,22 @@ func (a *app) setup(cmd *cobra.Command) error {
 	a.v.SetEnvPrefix("GROVE")
 	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	a.v.AutomaticEnv()
-	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
-		return err
+	// Flags bound to a section key (llm.*, serve.*) are not bound under
+	// their own name too: the --llm flag would shadow the llm: section.
+	var bindErr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if _, ok := modelFlagKeys()[f.Name]; ok {
+			return
+		}
+		if _, ok := serveFlagKeys()[f.Name]; ok && cmd.Name() == "serve" {
+			return
+		}
+		if err := a.v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
+			bindErr = err
+		}
+	})
+	if bindErr != nil {
+		return bindErr
 	}
 	for flag, key := range modelFlagKeys() {
 		if f := cmd.Flags().Lookup(flag); f != nil {

@@ -14,18 +14,15 @@ import (
 
 	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
-
-const filmSample = "../../../shared/data/freebase-30kmovies.nq.gz"
 
 // BenchmarkOpenAndParse measures decompression plus parsing of the real
 // film sample (471,705 quads) end to end: Open (klauspost gzip on a
 // read-ahead goroutine) against klauspost gzip and compress/gzip read
 // inline, all feeding the same rdf.Reader.
 func BenchmarkOpenAndParse(b *testing.B) {
-	if _, err := os.Stat(filmSample); err != nil {
-		b.Skip(err)
-	}
+	filmSample := datadir.Film(b)
 	inline := func(newReader func(io.Reader) (io.Reader, error)) func() (io.ReadCloser, error) {
 		return func() (io.ReadCloser, error) {
 			f, err := os.Open(filmSample)
@@ -67,7 +64,7 @@ func parseFilm(b *testing.B, open func() (io.ReadCloser, error)) {
 	defer f.Close()
 	n := 0
 	w := source.WriterFunc(func(quad.Quad) error { n++; return nil })
-	if err := rdf.New(rdf.Options{}).Read(context.Background(), filmSample, f, w); err != nil {
+	if err := rdf.New(rdf.Options{}).Read(context.Background(), "film.nq.gz", f, w); err != nil {
 		b.Fatal(err)
 	}
 	if n != 471705 {
@@ -83,9 +80,9 @@ func reportCPU(b *testing.B, start time.Duration) {
 // BenchmarkGunzip decodes the film sample to io.Discard: klauspost/compress
 // gzip (what Open uses) against compress/gzip.
 func BenchmarkGunzip(b *testing.B) {
-	data, err := os.ReadFile(filmSample)
+	data, err := os.ReadFile(datadir.Film(b))
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	decoders := []struct {
 		name string

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 func tarOf(t testing.TB, names ...string) []byte {
@@ -97,16 +99,15 @@ func TestSniffRealFiles(t *testing.T) {
 		path string
 		want Format
 	}{
-		{"../../../shared/data/freebase-30kmovies.nq.gz", FormatNTriples},
-		{"../../../shared/data/wikidata-sample-entities.json.gz", FormatWikidataJSON},
+		{datadir.Film(t), FormatNTriples},
+		{datadir.Repo(t, "wikidata-sample-entities.json.gz"), FormatWikidataJSON},
 		{"testdata/sample.nt.zst", FormatWikidataTruthy},
 		{"../rdf/testdata/freebase.nt", FormatFreebase},
 	}
 	for _, tc := range tests {
 		f, err := Open(tc.path)
 		if err != nil {
-			t.Logf("skipping %s: %v", tc.path, err)
-			continue
+			t.Fatal(err)
 		}
 		br := bufio.NewReaderSize(f, 64<<10)
 		got, err := Sniff(br)

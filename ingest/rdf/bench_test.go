@@ -14,6 +14,7 @@ import (
 	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 // syntheticDump builds n lines shaped like a Wikidata truthy / Freebase
@@ -40,9 +41,9 @@ func syntheticDump(n int) []byte {
 
 func readFilm(b *testing.B) []byte {
 	b.Helper()
-	f, err := os.Open(filmSample)
+	f, err := os.Open(datadir.Film(b))
 	if err != nil {
-		b.Skipf("film sample: %v", err)
+		b.Fatal(err)
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 func readFixture(t *testing.T, path string, opts Options) []quad.Quad {
@@ -124,10 +125,10 @@ func TestFreebaseOptions(t *testing.T) {
 // KG-QA sets (SimpleQA, WebQuestions, CWQ, GrailQA) come out of the
 // dialect with exactly the ids the questions use.
 func TestFreebaseQuestionMIDs(t *testing.T) {
-	dir := "../../../shared/data/freebase-questions"
+	dir := datadir.Shared(t, "freebase-questions")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
-		t.Skip("no question files")
+		t.Fatalf("no question files in %s", dir)
 	}
 	midRE := regexp.MustCompile(`^[mg]\.[0-9a-z_]+$`)
 	want := make(map[string]string)

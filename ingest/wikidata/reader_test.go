@@ -16,9 +16,8 @@ import (
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/literal"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
-
-const samplePath = "../../../shared/data/wikidata-sample-entities.json.gz"
 
 var (
 	sampleOnce sync.Once
@@ -29,6 +28,7 @@ var (
 // sample returns the decompressed real Wikidata sample.
 func sample(tb testing.TB) []byte {
 	tb.Helper()
+	samplePath := datadir.Repo(tb, "wikidata-sample-entities.json.gz")
 	sampleOnce.Do(func() {
 		f, err := os.Open(samplePath)
 		if err != nil {
@@ -44,7 +44,7 @@ func sample(tb testing.TB) []byte {
 		sampleData, sampleErr = io.ReadAll(z)
 	})
 	if sampleErr != nil {
-		tb.Skipf("sample not available: %v", sampleErr)
+		tb.Fatalf("wikidata sample: %v", sampleErr)
 	}
 	return sampleData
 }

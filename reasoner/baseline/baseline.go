@@ -249,7 +249,7 @@ func (r *run) answer(parent, depth int, reply string) {
 	id := r.rec.AddNode(trace.Node{Parents: []int{parent}, Depth: depth, State: "done", Action: "ANSWER",
 		Text: text, Terminal: true, Answer: true})
 	a := trace.Answer{Found: true, Text: text, Node: id, Reason: r.b.method + " answered"}
-	if IsNonAnswer(text) {
+	if reasoner.IsNonAnswer(text) {
 		a.Found = false
 		a.Reason = fmt.Sprintf("no answer: %q is a non-answer", text)
 	}

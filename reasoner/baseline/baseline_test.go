@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 const question = "Who directed Blade Runner?"
@@ -114,11 +114,11 @@ func TestModelError(t *testing.T) {
 
 func TestLexicalPolicyGivesNoAnswer(t *testing.T) {
 	for _, method := range []string{MethodZeroShot, MethodCoT} {
-		tr, err := build(t, method, llm.Lexical{}, nil).Answer(t.Context(), reasoner.Query{Question: question})
+		tr, err := build(t, method, lexical.Policy{}, nil).Answer(t.Context(), reasoner.Query{Question: question})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.Answer.Found || tr.Answer.Text != "unknown" || !NeedsFallback(tr.Answer) {
+		if tr.Answer.Found || tr.Answer.Text != "unknown" || !reasoner.NeedsFallback(tr.Answer) {
 			t.Errorf("%s: answer = %+v", method, tr.Answer)
 		}
 	}
@@ -145,29 +145,8 @@ func TestConfigFromParams(t *testing.T) {
 }
 
 func TestQueryValidation(t *testing.T) {
-	_, err := build(t, MethodCoT, llm.Lexical{}, nil).Answer(context.Background(), reasoner.Query{Question: "  "})
+	_, err := build(t, MethodCoT, lexical.Policy{}, nil).Answer(context.Background(), reasoner.Query{Question: "  "})
 	if err == nil || !strings.Contains(err.Error(), "empty question") {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-// checkIDs verifies that node ids are 1..n, parents point backwards and
-// call sequence numbers are 1..n.
-func checkIDs(t *testing.T, tr *trace.Trace) {
-	t.Helper()
-	for i, n := range tr.Nodes {
-		if n.ID != i+1 {
-			t.Errorf("node %d has id %d", i+1, n.ID)
-		}
-		for _, p := range n.Parents {
-			if p < 1 || p >= n.ID {
-				t.Errorf("node %d has parent %d", n.ID, p)
-			}
-		}
-	}
-	for i, c := range tr.ModelCalls {
-		if c.Seq != i+1 || c.Node < 0 || c.Node > len(tr.Nodes) {
-			t.Errorf("model call %d: seq %d node %d", i+1, c.Seq, c.Node)
-		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package baseline implements the model-only baselines the
 // Tree-of-Traversals paper compares against, on the same model layer as
-// the KG methods, and the paper's "-> CoT" fallback.
+// the KG methods.
 //
 // # Methods
 //
@@ -26,14 +26,8 @@
 //
 // # Fallback
 //
-// The paper falls back to Chain-of-Thought "when either no answer is
-// provided after depth 7 or when one of the following phrases appears in
-// the answer: 'determine', 'unable', 'cannot', 'unknown', 'unsure', or
-// 'not possible'" (appendix E). NeedsFallback applies that rule to a
-// trace's answer, and Fallback wraps two reasoners: it runs the primary
-// and, when its answer needs a fallback, the secondary, returning one
-// merged trace (the secondary's nodes, model and KG calls appended after
-// the primary's with ids renumbered, totals summed, the secondary's
-// answer). UsedFallback tells from a trace whether the fallback ran.
-// Method specs such as "tot->cot" name such a pair (ParseSpec, Build).
+// The paper falls back to Chain-of-Thought when a method finds no answer
+// or a non-answer; that composition ("tot->cot") is the registry's
+// (reasoner.Registry.Build, reasoner.Fallback), so it works with any pair
+// of methods in `grove ask`, the server and `grove eval` alike.
 package baseline

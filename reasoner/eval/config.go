@@ -22,7 +22,7 @@ type Config struct {
 	Questions []dataset.Question
 
 	// Methods are method specs: registered names ("tot", "cot") or
-	// fallback pairs ("tot->cot", see baseline.ParseSpec).
+	// fallback pairs ("tot->cot", see reasoner.ParseSpec).
 	Methods []string
 	// Params are each method's parameters, by registered name.
 	Params map[string]reasoner.Params

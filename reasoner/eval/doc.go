@@ -11,8 +11,8 @@
 // resolves missing answer labels through the KG, and keeps the questions
 // of the requested shard (positions p with p mod n == i-1 for shard i/n).
 // Every method is built once from the registry (method specs such as
-// "tot->cot" add the paper's Chain-of-Thought fallback, see package
-// baseline) and (question, method) jobs run on a pool of workers.
+// "tot->cot" add the paper's Chain-of-Thought fallback, see
+// reasoner.Registry.Build) and (question, method) jobs run on a pool of workers.
 //
 // # Output and resumption
 //

@@ -11,7 +11,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -35,7 +35,7 @@ func testLexical(t *testing.T, db store.KG, qs []dataset.Question) {
 	methods := []string{"tot", "chain", "cot", "tot->cot"}
 	var reports []Progress
 	sum, err := Run(t.Context(), Config{Questions: qs, Methods: methods, Out: dir, Concurrency: 4,
-		Registry: registry(), Deps: reasoner.Deps{KG: db, Model: llm.Lexical{}}, Graphs: []string{"film"},
+		Registry: registry(), Deps: reasoner.Deps{KG: db, Model: lexical.Policy{}}, Graphs: []string{"film"},
 		Progress: func(p Progress) { reports = append(reports, p) }})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func testResume(t *testing.T, db store.KG, qs []dataset.Question) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	cfg := Config{Questions: qs, Methods: methods, Out: dir, Concurrency: 3, Registry: registry(),
-		Deps: reasoner.Deps{KG: db, Model: llm.Lexical{}}, Graphs: []string{"film"},
+		Deps: reasoner.Deps{KG: db, Model: lexical.Policy{}}, Graphs: []string{"film"},
 		Progress: func(p Progress) {
 			if p.Done == 10 {
 				cancel()
@@ -161,7 +161,7 @@ func testShards(t *testing.T, db store.KG, qs []dataset.Question) {
 	for i := 1; i <= 2; i++ {
 		dir := filepath.Join(root, "shard", string(rune('0'+i)))
 		_, err := Run(t.Context(), Config{Questions: qs, Methods: []string{"chain"}, Out: dir, Limit: 9,
-			Shard: Shard{Index: i, Count: 2}, Registry: registry(), Deps: reasoner.Deps{KG: db, Model: llm.Lexical{}}})
+			Shard: Shard{Index: i, Count: 2}, Registry: registry(), Deps: reasoner.Deps{KG: db, Model: lexical.Policy{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

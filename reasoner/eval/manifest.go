@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // Manifest describes a run; it is written next to the results as
@@ -38,8 +38,14 @@ type Manifest struct {
 	TopicEntities bool                       `json:"topic_entities,omitempty"`
 	Methods       []string                   `json:"methods"`
 	Params        map[string]reasoner.Params `json:"params,omitempty"`
-	Started       time.Time                  `json:"started"`
-	Updated       time.Time                  `json:"updated"`
+	// Model names the model that answered (llm.Describe of Deps.Model,
+	// endpoint host redacted) and Judge the LLM judge's, when one scored;
+	// Grove is the Grove version that ran.
+	Model   llm.Info  `json:"model"`
+	Judge   *llm.Info `json:"judge,omitempty"`
+	Grove   string    `json:"grove_version"`
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
 }
 
 func manifestName(s Shard) string { return "run" + s.suffix() + ".json" }
@@ -105,6 +111,9 @@ func reconcile(path string, m Manifest) (Manifest, error) {
 	if old.TopicEntities != m.TopicEntities {
 		diffs = append(diffs, fmt.Sprintf("topic entities %v (were %v)", m.TopicEntities, old.TopicEntities))
 	}
+	if old.Model.Name != "" && !old.Model.Same(m.Model) {
+		diffs = append(diffs, fmt.Sprintf("model %s (was %s)", m.Model, old.Model))
+	}
 	diffs = append(diffs, paramDiffs(old, m)...)
 	if len(diffs) > 0 {
 		return m, fmt.Errorf("cannot resume the run in %s: settings changed: %s", filepath.Dir(path), strings.Join(diffs, "; "))
@@ -155,7 +164,7 @@ func paramDiffs(old, cur Manifest) []string {
 func baseNames(specs []string) []string {
 	var out []string
 	for _, s := range specs {
-		p, f, err := baseline.ParseSpec(s)
+		p, f, err := reasoner.ParseSpec(s)
 		if err != nil {
 			continue
 		}

@@ -117,6 +117,8 @@ func sameRun(a, b Manifest) error {
 		return fmt.Errorf("graphs %v and %v differ", a.Graphs, b.Graphs)
 	case a.TopicEntities != b.TopicEntities:
 		return fmt.Errorf("topic entity settings differ")
+	case !a.Model.Same(b.Model):
+		return fmt.Errorf("models %s and %s differ", a.Model, b.Model)
 	}
 	return nil
 }

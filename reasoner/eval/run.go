@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
 )
@@ -49,6 +49,8 @@ type MethodProgress struct {
 type Summary struct {
 	Dir         string
 	ResultsFile string
+	// Model names the model that answered (as in the manifest).
+	Model llm.Info
 	// Questions is the number of questions evaluated (in this shard);
 	// Skipped those dropped for having no gold answer.
 	Questions int
@@ -130,7 +132,11 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs), Skipped: skipped,
 		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
-		Updated: start}
+		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
+	if cfg.Judge != nil {
+		j := llm.Describe(cfg.Judge.Model)
+		m.Judge = &j
+	}
 	for _, me := range methods {
 		m.Methods = append(m.Methods, me.name)
 	}
@@ -166,7 +172,7 @@ func absPath(p string) string {
 func usedParams(cfg *Config, methods []method) map[string]reasoner.Params {
 	out := map[string]reasoner.Params{}
 	for _, me := range methods {
-		p, f, _ := baseline.ParseSpec(me.name)
+		p, f, _ := reasoner.ParseSpec(me.name)
 		for _, n := range []string{p, f} {
 			if ps, ok := cfg.Params[n]; ok && n != "" {
 				out[n] = ps
@@ -248,15 +254,15 @@ func (l kgLabeler) Label(ctx context.Context, id string) (string, bool) {
 func buildMethods(cfg *Config) ([]method, error) {
 	var out []method
 	for _, spec := range cfg.Methods {
-		p, f, err := baseline.ParseSpec(spec)
+		p, f, err := reasoner.ParseSpec(spec)
 		if err != nil {
 			return nil, err
 		}
-		name := baseline.SpecName(p, f)
+		name := reasoner.SpecName(p, f)
 		if slices.ContainsFunc(out, func(m method) bool { return m.name == name }) {
 			return nil, fmt.Errorf("method %s is listed twice", name)
 		}
-		r, err := baseline.Build(cfg.Registry, name, cfg.Deps, func(n string) reasoner.Params { return cfg.Params[n] })
+		r, err := cfg.Registry.Build(name, cfg.Deps, func(n string) reasoner.Params { return cfg.Params[n] })
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +297,7 @@ func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
-		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path}, byM: map[string]*methodAcc{}}
+		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model)}, byM: map[string]*methodAcc{}}
 }
 
 func (r *runner) shardSize(qs []indexed) int {
@@ -491,7 +497,7 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		a := tr.Answer
 		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
 		res.AnswerEntities = a.Entities
-		res.Fallback = baseline.UsedFallback(tr)
+		res.Fallback = reasoner.UsedFallback(tr)
 		t := tr.Totals
 		res.PromptTokens, res.CompletionTokens, res.Tokens = t.PromptTokens, t.CompletionTokens, t.Tokens
 		res.ModelCalls, res.CacheHits, res.KGCalls = t.ModelCalls, t.CacheHits, t.KGCalls

@@ -12,6 +12,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/reasoner/eval/metric"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store/storetest"
@@ -111,6 +112,13 @@ func TestExistingResultsNeedResume(t *testing.T) {
 	if len(m.Methods) != 2 {
 		t.Errorf("manifest methods %v", m.Methods)
 	}
+	if m.Model.Name != llm.ScriptedModelName || !m.Model.NotLLM || m.Grove == "" {
+		t.Errorf("manifest does not name the model and version: %+v %q", m.Model, m.Grove)
+	}
+	cfg.Deps.Model = &llm.Scripted{Name: "other"}
+	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "model other") {
+		t.Errorf("resume with another model: %v", err)
+	}
 }
 
 // flaky fails the zero-shot calls of the questions in bad.
@@ -184,7 +192,7 @@ func (panicky) Answer(context.Context, reasoner.Query) (*trace.Trace, error) { p
 
 func TestPanicIsRecorded(t *testing.T) {
 	qs := loadDemo(t)[:2]
-	cfg := cotConfig(t, qs, llm.Lexical{}, "panicky")
+	cfg := cotConfig(t, qs, lexical.Policy{}, "panicky")
 	cfg.Registry.Register("panicky", "panics", func(reasoner.Deps, reasoner.Params) (reasoner.Reasoner, error) {
 		return panicky{}, nil
 	})
@@ -212,12 +220,12 @@ func TestBadConfig(t *testing.T) {
 	qs := loadDemo(t)[:2]
 	for methods, want := range map[string]string{"nope": `unknown reasoning method "nope"`, "cot,cot": "listed twice",
 		"cot->": "empty fallback"} {
-		cfg := cotConfig(t, qs, llm.Lexical{}, strings.Split(methods, ",")...)
+		cfg := cotConfig(t, qs, lexical.Policy{}, strings.Split(methods, ",")...)
 		if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", methods, err, want)
 		}
 	}
-	cfg := cotConfig(t, nil, llm.Lexical{}, "cot")
+	cfg := cotConfig(t, nil, lexical.Policy{}, "cot")
 	cfg.Dataset = filepath.Join(t.TempDir(), "missing.json")
 	if _, err := Run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing dataset: err = %v", err)

@@ -69,7 +69,8 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 	texts, err := generate(ctx, a.r.Model, llm.Request{Messages: messages(prompt), N: 1,
 		Temperature: a.r.cfg.EvalTemperature, Stop: []string{"\nObservation", "\nThought"},
 		Task: llm.Task{Kind: llm.KindAction, Name: TaskAgentAction, Question: a.r.Question,
-			Context: a.actionContext(c.withoutLast()), Options: actionOptions()}})
+			Context: c.withoutLast().evidence(), Options: actionOptions(), Facts: c.withoutLast().facts(),
+			Nodes: nodeRefs(c.withoutLast()), EdgeTypes: a.r.edgeTypes, PreviousActions: previousActions(c.withoutLast())}})
 	if err != nil {
 		return err
 	}
@@ -99,32 +100,30 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 	return nil
 }
 
-// actionContext is the structured context of the action task: what the
-// prompt shows, in the lines policies that read Task fields know (see
-// llm.NodeLine): the retrieved facts, the nodes the chain can name by id,
-// the definition's edge types, and the actions taken so far.
-func (a *agent) actionContext(s *state) string {
-	var lines []string
-	if ev := s.evidence(); ev != "" {
-		lines = append(lines, ev)
-	}
+// nodeRefs are the entities the chain of s can name by id, for
+// llm.Task.Nodes: what the prompt lists, structured.
+func nodeRefs(s *state) []llm.NodeRef {
 	nodes := s.sub.Expandable()
 	ids := make([]string, len(nodes))
 	for i, e := range nodes {
 		ids[i] = e.ID
 	}
+	out := make([]llm.NodeRef, len(ids))
 	for i, name := range s.sub.Names(ids) {
-		lines = append(lines, llm.NodeLine(ids[i], name))
+		out[i] = llm.NodeRef{ID: ids[i], Name: name}
 	}
-	for _, e := range a.r.edgeTypes {
-		lines = append(lines, llm.EdgeTypeLine(e))
-	}
+	return out
+}
+
+// previousActions are the actions the chain of s took, in order.
+func previousActions(s *state) []string {
+	var out []string
 	for _, st := range s.steps {
 		if st.action != "" {
-			lines = append(lines, llm.PreviousActionLine(st.action))
+			out = append(out, st.action)
 		}
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
 // withoutLast is s without its current step (for the action prompt, which

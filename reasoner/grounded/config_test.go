@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -89,7 +90,7 @@ func TestRegister(t *testing.T) {
 	}
 	db := goodreads(t)
 	for _, name := range want {
-		r, err := reg.New(name, reasoner.Deps{KG: db, Model: llm.Lexical{}}, reasoner.Params{"steps": 2})
+		r, err := reg.New(name, reasoner.Deps{KG: db, Model: lexical.Policy{}}, reasoner.Params{"steps": 2})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -101,11 +102,11 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s: %v, %+v", name, err, tr)
 		}
 	}
-	if _, err := reg.New("agent-tot", reasoner.Deps{KG: db, Model: llm.Lexical{}}, reasoner.Params{"depth": 1}); err == nil ||
+	if _, err := reg.New("agent-tot", reasoner.Deps{KG: db, Model: lexical.Policy{}}, reasoner.Params{"depth": 1}); err == nil ||
 		!strings.Contains(err.Error(), "method agent-tot") {
 		t.Errorf("bad params: %v", err)
 	}
-	if _, err := New(reasoner.Deps{Model: llm.Lexical{}}, DefaultConfig(Agent, CoT)); err == nil {
+	if _, err := New(reasoner.Deps{Model: lexical.Policy{}}, DefaultConfig(Agent, CoT)); err == nil {
 		t.Error("no KG accepted")
 	}
 	for _, m := range reg.Methods() {
@@ -138,8 +139,8 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"model error", db, modelDown, q, nil, `unexpected task "grounded/agent-action"`},
 		{"kg error", brokenKG{db}, agentModel([]string{"x"}, []string{"NodeFeature[book/6186, title]"}, nil), q, nil, "disk on fire"},
-		{"unknown graph", db, llm.Lexical{}, reasoner.Query{Question: "x", Graphs: []string{"nope"}}, nil, `graph "nope"`},
-		{"cancelled", db, llm.Lexical{}, q, func() context.Context {
+		{"unknown graph", db, lexical.Policy{}, reasoner.Query{Question: "x", Graphs: []string{"nope"}}, nil, `graph "nope"`},
+		{"cancelled", db, lexical.Policy{}, q, func() context.Context {
 			c, cancel := context.WithCancel(ctx)
 			cancel()
 			return c
@@ -164,7 +165,7 @@ func TestRunErrors(t *testing.T) {
 			}
 		})
 	}
-	r, _ := New(reasoner.Deps{KG: db, Model: llm.Lexical{}}, DefaultConfig(Agent, CoT))
+	r, _ := New(reasoner.Deps{KG: db, Model: lexical.Policy{}}, DefaultConfig(Agent, CoT))
 	if tr, err := r.Answer(ctx, reasoner.Query{Question: " "}); err == nil || tr != nil {
 		t.Errorf("empty question: %v", err)
 	}
@@ -172,7 +173,7 @@ func TestRunErrors(t *testing.T) {
 
 func TestSchemaCache(t *testing.T) {
 	db := goodreads(t)
-	r, err := New(reasoner.Deps{KG: db, Model: llm.Lexical{}}, DefaultConfig(Explore, CoT))
+	r, err := New(reasoner.Deps{KG: db, Model: lexical.Policy{}}, DefaultConfig(Explore, CoT))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,16 +83,15 @@
 //
 // # The lexical policy
 //
-// llm.Lexical reads only Task fields, which every call fills (Question,
-// Context with the retrieved attributes and triples as "s -> p -> o"
-// lines, Options). It drives the exploration: it extracts the question's
+// lexical.Policy reads only Task fields, which every call fills (Question,
+// Options, and the retrieved attributes and triples as Facts). It drives the exploration: it extracts the question's
 // capitalised mentions, prunes by term overlap, says Yes to End? once an
 // answer chain of the triples covers the question, and answers with the
 // end of that chain ("Who directed Blade Runner?" -> Ridley Scott on the
-// film sample). It drives the agent too, because the action task's
-// Context also lists, in the lines llm.NodeLine, llm.EdgeTypeLine and
-// llm.PreviousActionLine write, the nodes the chain can name by id, the
-// edge types of the graph definition and the actions already taken: it
+// film sample). It drives the agent too, because the action task also
+// carries, as Nodes, EdgeTypes and PreviousActions, the nodes the chain can
+// name by id, the edge types of the graph definition and the actions
+// already taken: it
 // retrieves the question's mentions, checks their neighbours along the
 // edge types the question names (walking on from the end of a chain that
 // does not yet cover the question), then finishes with the chain's answer.

@@ -157,7 +157,7 @@ func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.A
 	actx := trace.WithNode(ctx, id)
 	texts, err := generate(actx, r.Model, llm.Request{Messages: messages(answerPrompt(r.definition, r.Question, s)),
 		N: 1, Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer,
-			Question: r.Question, Context: s.evidence()}})
+			Question: r.Question, Context: s.evidence(), Facts: s.facts()}})
 	if err != nil {
 		return trace.Answer{}, err
 	}

@@ -318,7 +318,7 @@ func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
 	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(endPrompt(x.r.Question, c)), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEnd,
 			Question: x.r.Question, Candidate: strings.Join(c.tripleLines(), "\n"),
-			Context: strings.Join(c.attributeLines(), "\n")}})
+			Context: strings.Join(c.attributeLines(), "\n"), Facts: c.facts()}})
 	if err != nil {
 		return false, err
 	}
@@ -337,7 +337,7 @@ func (x *explorer) decide(ctx context.Context, c *state) error {
 		{ID: actionThink, Text: "continue with another thought"}}
 	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(decidePrompt(x.r.Question, c)), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindAction, Name: TaskDecide,
-			Question: x.r.Question, Context: c.evidence(), Options: opts}})
+			Question: x.r.Question, Context: c.evidence(), Options: opts, Facts: c.facts()}})
 	if err != nil {
 		return err
 	}

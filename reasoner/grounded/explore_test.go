@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 )
 
 // exploreModel scripts an exploration; handlers override the defaults
@@ -185,7 +185,7 @@ func TestExploreMalformedReplies(t *testing.T) {
 func TestExploreLexicalGRBench(t *testing.T) {
 	// GRBench goodreads qid 60 end to end with the lexical policy.
 	db := goodreads(t)
-	tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, CoT),
+	tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Explore, CoT),
 		reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
 	if tr.Answer.Text != "184" || !tr.Answer.Found {
 		t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))

@@ -9,8 +9,9 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/grounded/schema"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -39,7 +40,7 @@ func TestFilm(t *testing.T) {
 
 	t.Run("lexical exploration answers", func(t *testing.T) {
 		for _, s := range []Strategy{CoT, ToT, GoT} {
-			tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, s), q)
+			tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Explore, s), q)
 			if tr.Answer.Text != "Ridley Scott" || len(tr.Answer.Support) != 1 ||
 				tr.Answer.Support[0].Relation != "/film/film/directed_by" {
 				t.Errorf("explore-%s: answer %+v\n%s", s, tr.Answer, tracetest.Warnings(tr))
@@ -51,7 +52,7 @@ func TestFilm(t *testing.T) {
 		// The lexical policy answers every call; the scripted wrapper
 		// records the requests so the action tasks' contexts can be read.
 		m := &llm.Scripted{Default: func(req llm.Request, _ int) (string, error) {
-			resp, err := llm.Lexical{}.Generate(context.Background(), req)
+			resp, err := lexical.Policy{}.Generate(context.Background(), req)
 			if err != nil {
 				return "", err
 			}
@@ -67,17 +68,31 @@ func TestFilm(t *testing.T) {
 			t.Fatalf("actions %q, answer %+v\n%s", actions, tr.Answer, tracetest.Warnings(tr))
 		}
 		calls := m.CallsFor(TaskAgentAction)
-		wantContext := [][]string{
-			{"Edge type: directed by"},
-			{"Node: /en/blade_runner | Blade Runner", "Previous action: RetrieveNode[Blade Runner]"},
-			{"Blade Runner -> directed by -> Ridley Scott", "Node: /en/ridley_scott | Ridley Scott",
-				"Previous action: NeighbourCheck[/en/blade_runner, directed by]"},
+		// The action tasks carry the evidence as structured fields.
+		type wantTask struct {
+			fact     *llm.Fact
+			node     *llm.NodeRef
+			edgeType string
+			previous string
 		}
-		for i, parts := range wantContext {
-			for _, p := range parts {
-				if !strings.Contains(calls[i].Task.Context, p) {
-					t.Errorf("action %d context lacks %q:\n%s", i+1, p, calls[i].Task.Context)
-				}
+		wants := []wantTask{
+			{edgeType: "directed by"},
+			{node: &llm.NodeRef{ID: "/en/blade_runner", Name: "Blade Runner"}, previous: "RetrieveNode[Blade Runner]"},
+			{fact: &llm.Fact{Subject: "Blade Runner", Relation: "directed by", Object: "Ridley Scott"},
+				node:     &llm.NodeRef{ID: "/en/ridley_scott", Name: "Ridley Scott"},
+				previous: "NeighbourCheck[/en/blade_runner, directed by]"},
+		}
+		for i, w := range wants {
+			task := calls[i].Task
+			switch {
+			case w.fact != nil && !slices.Contains(task.Facts, *w.fact):
+				t.Errorf("action %d facts lack %+v: %+v", i+1, *w.fact, task.Facts)
+			case w.node != nil && !slices.Contains(task.Nodes, *w.node):
+				t.Errorf("action %d nodes lack %+v: %+v", i+1, *w.node, task.Nodes)
+			case w.edgeType != "" && !slices.Contains(task.EdgeTypes, w.edgeType):
+				t.Errorf("action %d edge types lack %q: %q", i+1, w.edgeType, task.EdgeTypes)
+			case w.previous != "" && !slices.Contains(task.PreviousActions, w.previous):
+				t.Errorf("action %d previous actions lack %q: %q", i+1, w.previous, task.PreviousActions)
 			}
 		}
 	})
@@ -87,7 +102,7 @@ func TestFilm(t *testing.T) {
 		// Runner's director, then the director's films, and finishes with
 		// them, each grounded in its directed-by edge to Ridley Scott.
 		q2 := reasoner.Query{Question: "Which films did the director of Blade Runner direct?"}
-		tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Agent, CoT), q2)
+		tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Agent, CoT), q2)
 		a := tr.Answer
 		if !a.Found || len(a.Entities) < 2 || len(stepNodes(tr)) != 4 {
 			t.Fatalf("answer %+v after %d steps\n%s", a, len(stepNodes(tr)), tracetest.Warnings(tr))

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 )
 
 // grbenchQuestion is one line of a GRBench question file.
@@ -18,11 +18,12 @@ type grbenchQuestion struct {
 	Answer   string `json:"answer"`
 }
 
-// grbenchQuestions reads the given qids of a GRBench domain from the
-// shared data (the test is skipped when it is absent).
+// grbenchQuestions reads the given qids of a GRBench domain from
+// testdata/<domain>-questions.jsonl: the upstream lines of those questions
+// (PeterGriffinJin/Graph-CoT data/processed_data, Apache-2.0), unchanged.
 func grbenchQuestions(t *testing.T, domain string, qids ...string) map[string]grbenchQuestion {
 	t.Helper()
-	f, err := os.Open(storetest.SharedData(t, "grbench-questions/"+domain+".jsonl"))
+	f, err := os.Open(filepath.Join("testdata", domain+"-questions.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestGRBenchGoodreads(t *testing.T) {
 	db := goodreads(t)
 	t.Run("qid 60 explore-cot, lexical policy", func(t *testing.T) {
 		q := qs["60"]
-		tr := answer(t, db, llm.Lexical{}, nil, DefaultConfig(Explore, CoT), reasoner.Query{Question: q.Question})
+		tr := answer(t, db, lexical.Policy{}, nil, DefaultConfig(Explore, CoT), reasoner.Query{Question: q.Question})
 		if tr.Answer.Text != q.Answer {
 			t.Errorf("answer %+v, dataset says %q", tr.Answer, q.Answer)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
@@ -177,12 +178,26 @@ func (s *state) tripleLines() []string { return s.sub.Triples() }
 
 // attributeLines are the attributes as "entity -> feature -> value".
 func (s *state) attributeLines() []string {
-	out := make([]string, len(s.attrs))
-	for i, a := range s.attrs {
-		out[i] = arrowSafe(a.entity) + " -> " + arrowSafe(a.name) + " -> " + arrowSafe(a.value)
+	facts := s.attributeFacts()
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = arrowSafe(f.Subject) + " -> " + arrowSafe(f.Relation) + " -> " + arrowSafe(f.Object)
 	}
 	return out
 }
+
+// attributeFacts are the attributes as structured facts.
+func (s *state) attributeFacts() []llm.Fact {
+	out := make([]llm.Fact, len(s.attrs))
+	for i, a := range s.attrs {
+		out[i] = llm.Fact{Subject: a.entity, Relation: a.name, Object: a.value}
+	}
+	return out
+}
+
+// facts is the evidence as structured facts (llm.Task.Facts), in the
+// order of evidence: attributes, then triples.
+func (s *state) facts() []llm.Fact { return slices.Concat(s.attributeFacts(), s.sub.Facts()) }
 
 // evidence is the attributes and triples, one per line: the structured
 // context policies that read Task fields receive. Attributes come first:

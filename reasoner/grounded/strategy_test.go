@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/trace"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 const qid40 = "Which series includes the book Demelza (Poldark, #2)?"
@@ -277,7 +277,7 @@ func TestLexicalStrategies(t *testing.T) {
 	for _, s := range []Strategy{CoT, ToT, GoT} {
 		for _, e := range []Evaluator{Score, Select} {
 			cfg := cfgWith(Explore, s, func(c *Config) { c.Evaluator = e })
-			tr := answer(t, db, llm.Lexical{}, nil, cfg, reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
+			tr := answer(t, db, lexical.Policy{}, nil, cfg, reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
 			if tr.Answer.Text != "184" {
 				t.Errorf("%s/%s: answer %+v", cfg.Method(), e, tr.Answer)
 			}

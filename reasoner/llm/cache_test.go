@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
 // counter is a model whose every sample is unique, so cached and fresh

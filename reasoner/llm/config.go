@@ -13,8 +13,9 @@ import (
 )
 
 // Config is the model section of Grove's configuration (mapstructure tags
-// for viper). With an empty URL no model is called: Open returns the lexical
-// baseline.
+// for viper). With an empty URL there is no model: Open returns ErrNoModel,
+// and the application decides (loudly) whether to use a baseline policy
+// such as reasoner/lexical instead.
 type Config struct {
 	// URL is the OpenAI-compatible base URL including the version path,
 	// e.g. "http://localhost:11434/v1".
@@ -29,14 +30,10 @@ type Config struct {
 	// NativeN is "auto" (default), "on" or "off"; see OpenAIConfig.
 	NativeN string `mapstructure:"native_n"`
 
-	// Temperature is the default for single-answer steps and
-	// SampleTemperature for steps that draw several samples; MaxTokens the
-	// default completion budget. Reasoners read these when building
-	// requests (a Request always carries its own temperature, so 0 is sent
-	// as 0).
-	Temperature       float64 `mapstructure:"temperature"`
-	SampleTemperature float64 `mapstructure:"sample_temperature"`
-	MaxTokens         int     `mapstructure:"max_tokens"`
+	// There are no temperature or max-token settings here: every Request
+	// carries its own (a temperature of 0 is sent as 0), and the methods
+	// set them from their parameters (tot.temperature, cot.max_tokens, ...),
+	// which traces and eval manifests record.
 
 	// MaxConcurrency bounds in-flight HTTP calls (0: 4).
 	MaxConcurrency int `mapstructure:"max_concurrency"`
@@ -55,25 +52,19 @@ type Config struct {
 
 // Config defaults.
 const (
-	DefaultTemperature       = 0.0
-	DefaultSampleTemperature = 0.7
-	DefaultMaxTokens         = 512
-	DefaultTimeout           = 2 * time.Minute
-	DefaultRetries           = 3
+	DefaultTimeout = 2 * time.Minute
+	DefaultRetries = 3
 )
 
 // DefaultConfig is the configuration with defaults filled in and no URL.
 func DefaultConfig() Config {
 	return Config{
-		Endpoint:          EndpointChat,
-		NativeN:           NativeNAuto,
-		Temperature:       DefaultTemperature,
-		SampleTemperature: DefaultSampleTemperature,
-		MaxTokens:         DefaultMaxTokens,
-		MaxConcurrency:    DefaultMaxConcurrency,
-		Timeout:           DefaultTimeout,
-		Retries:           DefaultRetries,
-		CacheMode:         string(CacheOff),
+		Endpoint:       EndpointChat,
+		NativeN:        NativeNAuto,
+		MaxConcurrency: DefaultMaxConcurrency,
+		Timeout:        DefaultTimeout,
+		Retries:        DefaultRetries,
+		CacheMode:      string(CacheOff),
 	}
 }
 
@@ -90,13 +81,15 @@ func (c Config) LogValue() slog.Value {
 		slog.String("cache_mode", c.CacheMode), slog.String("cache_dir", c.CacheDir))
 }
 
-// Open builds the model stack for cfg and a Closer releasing it.
-//
-// With an empty URL the model is the lexical baseline (Lexical); otherwise
-// it is the OpenAI-compatible client, behind the response cache when
-// CacheMode is not off. Either way the outermost layer is a *Stats, so
-// per-step counts (Snapshot) and context recorders (WithRecorder) work the
-// same for every configuration.
+// ErrNoModel is returned by Open when the configuration names no model
+// (an empty URL).
+var ErrNoModel = errors.New("llm config: field url: empty, no model configured")
+
+// Open builds the model stack for cfg and a Closer releasing it: the
+// OpenAI-compatible client, behind the response cache when CacheMode is not
+// off, wrapped in a *Stats so that per-step counts (Snapshot) and context
+// recorders (WithRecorder) work the same for every configuration. With an
+// empty URL it returns ErrNoModel.
 func Open(cfg Config) (Model, io.Closer, error) {
 	return OpenWithLogger(cfg, nil)
 }
@@ -105,7 +98,7 @@ func Open(cfg Config) (Model, io.Closer, error) {
 // slog.Default()).
 func OpenWithLogger(cfg Config, log *slog.Logger) (Model, io.Closer, error) {
 	if strings.TrimSpace(cfg.URL) == "" {
-		return NewStats(Lexical{}), nopCloser{}, nil
+		return nil, nil, ErrNoModel
 	}
 	oc, err := cfg.openAIConfig(log)
 	if err != nil {

@@ -10,25 +10,15 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
-func TestOpenLexicalWhenNoURL(t *testing.T) {
-	m, closer, err := Open(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	resp, err := m.Generate(context.Background(), Request{Task: Task{Kind: KindSelect, Question: "who directed it", Options: []Option{{ID: "P57", Text: "director"}}}})
-	if err != nil || resp.Model != LexicalModelName || resp.Texts[0] != "P57" {
-		t.Fatalf("%+v, %v", resp, err)
-	}
-	st, ok := m.(*Stats)
-	if !ok || st.Snapshot().Total.Calls != 1 {
-		t.Fatalf("Open must count calls: %T", m)
-	}
-	if _, ok := st.Unwrap().(Lexical); !ok {
-		t.Fatalf("inner model %T, want Lexical", st.Unwrap())
+func TestOpenNoModelWithoutURL(t *testing.T) {
+	for _, url := range []string{"", "  "} {
+		m, closer, err := Open(Config{URL: url})
+		if !errors.Is(err, ErrNoModel) || m != nil || closer != nil {
+			t.Fatalf("Open(url=%q) = %v, %v, %v; want ErrNoModel", url, m, closer, err)
+		}
 	}
 }
 
@@ -107,7 +97,7 @@ func TestOpenRetriesDefault(t *testing.T) {
 func TestConfigMapstructureTags(t *testing.T) {
 	raw := map[string]any{
 		"url": "http://localhost:11434/v1", "model": "qwen", "api_key_env": "K", "endpoint": "completions",
-		"native_n": "off", "temperature": 0.1, "sample_temperature": 0.9, "max_tokens": 100,
+		"native_n":        "off",
 		"max_concurrency": 8, "timeout": "30s", "retries": 2, "extra_body": map[string]any{"top_k": 20},
 		"cache_dir": "/tmp/c", "cache_mode": "read",
 	}
@@ -122,11 +112,16 @@ func TestConfigMapstructureTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{URL: "http://localhost:11434/v1", Model: "qwen", APIKeyEnv: "K", Endpoint: "completions",
-		NativeN: "off", Temperature: 0.1, SampleTemperature: 0.9, MaxTokens: 100, MaxConcurrency: 8,
+		NativeN: "off", MaxConcurrency: 8,
 		Timeout: 30 * time.Second, Retries: 2, CacheDir: "/tmp/c", CacheMode: "read"}
 	got := cfg
 	got.ExtraBody = nil
 	if !reflect.DeepEqual(got, want) || cfg.ExtraBody["top_k"] != 20 {
 		t.Fatalf("decoded %+v", cfg)
+	}
+	// The removed per-request settings are rejected, not silently ignored.
+	raw["temperature"] = 0.1
+	if err := dec.Decode(raw); err == nil || !strings.Contains(err.Error(), "temperature") {
+		t.Fatalf("temperature accepted: %v", err)
 	}
 }

@@ -3,8 +3,9 @@
 // A Model turns a Request (chat messages or a completion prompt, n samples,
 // temperature, stop sequences, max tokens) into n texts plus token usage.
 // Besides the prompt, a Request carries a structured Task (what is being
-// asked and the options to choose from) so that test doubles and the
-// deterministic lexical policy can act without parsing prompt text. Real
+// asked, the options to choose from and the evidence as Facts, Nodes,
+// EdgeTypes and PreviousActions) so that test doubles and deterministic
+// policies (reasoner/lexical) can act without parsing prompt text. Real
 // models ignore Task; they read the prompt.
 //
 // Every reasoner asks models for output in the canonical formats documented
@@ -80,6 +81,32 @@ type Task struct {
 	Pick int `json:"pick,omitempty"`
 	// Candidate is the text scored by KindScore.
 	Candidate string `json:"candidate,omitempty"`
+
+	// The evidence in structured form, for policies that do not read
+	// prose (the lexical baseline, test doubles); real models read the
+	// prompt, which states the same things in words. Facts are the edges
+	// the prompt shows (Context's and Candidate's), Nodes the entities a
+	// reply may name by id, EdgeTypes the relations an action may follow
+	// and PreviousActions the actions already taken, in order.
+	Facts           []Fact    `json:"facts,omitempty"`
+	Nodes           []NodeRef `json:"nodes,omitempty"`
+	EdgeTypes       []string  `json:"edge_types,omitempty"`
+	PreviousActions []string  `json:"previous_actions,omitempty"`
+}
+
+// Fact is one edge as the prompt shows it: display names of the subject
+// and object (qualifiers may follow the object's name) and the relation's
+// label, in the stored direction.
+type Fact struct {
+	Subject  string `json:"s"`
+	Relation string `json:"r"`
+	Object   string `json:"o"`
+}
+
+// NodeRef is an entity a reply may name by id.
+type NodeRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
 }
 
 // Request is one model call.

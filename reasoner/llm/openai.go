@@ -666,3 +666,13 @@ func (e *redactedError) As(target any) bool {
 	*p = &c
 	return true
 }
+
+// Describe names the model, its redacted endpoint and the settings applied
+// to every request.
+func (o *OpenAI) Describe() Info {
+	params := map[string]any{"endpoint": o.cfg.Endpoint, "native_n": o.cfg.NativeN}
+	if len(o.cfg.ExtraBody) > 0 {
+		params["extra_body"] = maps.Clone(o.cfg.ExtraBody)
+	}
+	return Info{Name: o.cfg.Model, Provider: ProviderOpenAI, Endpoint: RedactEndpoint(o.cfg.BaseURL), Params: params}
+}

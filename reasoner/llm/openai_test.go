@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
 // newTestOpenAI builds a model against srv; sleeps between retries are

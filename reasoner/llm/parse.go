@@ -646,3 +646,9 @@ func ParseLines(text string) []string {
 	}
 	return out
 }
+
+// MatchOptions returns the ids of the options named in s, in order of
+// appearance, with the matcher ParseSelection uses (longest key first,
+// whole words only). Baseline policies use it to tell which options a
+// question already names.
+func MatchOptions(s string, opts []Option) []string { return matchOptions(s, opts) }

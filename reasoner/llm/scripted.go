@@ -226,3 +226,12 @@ func requestText(req Request) string {
 
 // countWords approximates a token count for test doubles.
 func countWords(s string) int { return len(strings.Fields(s)) }
+
+// Describe names the scripted model (not an LLM).
+func (s *Scripted) Describe() Info {
+	name := s.Name
+	if name == "" {
+		name = ScriptedModelName
+	}
+	return Info{Name: name, Provider: "scripted", NotLLM: true}
+}

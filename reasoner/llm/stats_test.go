@@ -51,7 +51,7 @@ func TestStatsCountsPerStep(t *testing.T) {
 }
 
 func TestStatsConcurrent(t *testing.T) {
-	s := NewStats(Lexical{})
+	s := NewStats(&Scripted{Default: Reply("ok")})
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {

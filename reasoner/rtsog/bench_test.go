@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
-	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -21,7 +21,7 @@ func BenchmarkFilmLexical(b *testing.B) {
 	q := reasoner.Query{Question: "Who directed Blade Runner?"}
 	for _, method := range []string{tot.MethodToT, Method} {
 		b.Run(method, func(b *testing.B) {
-			r, err := reg.New(method, reasoner.Deps{KG: db, Model: llm.Lexical{}}, nil)
+			r, err := reg.New(method, reasoner.Deps{KG: db, Model: lexical.Policy{}}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -9,9 +9,10 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 // cwqID is the CWQ question "Which of JFK's brother held the latest
@@ -126,7 +127,7 @@ func kennedyPolicy() *llm.Scripted {
 // TestCWQ runs a real CWQ question, with its topic entities as the
 // dataset gives them, against the Freebase-format fixture.
 func TestCWQ(t *testing.T) {
-	qs, err := dataset.Load(storetest.SharedData(t, "freebase-questions/cwq.json"), dataset.FormatCWQ)
+	qs, err := dataset.Load(datadir.Shared(t, "freebase-questions/cwq.json"), dataset.FormatCWQ)
 	if err != nil {
 		t.Fatal(err)
 	}

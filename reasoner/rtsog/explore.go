@@ -303,7 +303,8 @@ func (r *run) endOfSearch(ctx context.Context, c *node) (bool, error) {
 	path := pathText(c)
 	resp, err := r.policy.Generate(ctx, llm.Request{Messages: messages(endOfSearchPrompt(r.Question, path)), N: 1,
 		Temperature: r.cfg.EvalTemperature,
-		Task:        llm.Task{Kind: llm.KindYesNo, Name: TaskEndOfSearch, Question: r.Question, Candidate: path}})
+		Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEndOfSearch, Question: r.Question, Candidate: path,
+			Facts: hopFacts(c)}})
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", TaskEndOfSearch, err)
 	}

@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -30,7 +31,7 @@ func TestFilm(t *testing.T) {
 func testLexical(t *testing.T, db store.KG) {
 	reg := reasoner.NewRegistry()
 	Register(reg)
-	r, err := reg.New(Method, reasoner.Deps{KG: db, Model: llm.Lexical{}}, nil)
+	r, err := reg.New(Method, reasoner.Deps{KG: db, Model: lexical.Policy{}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func directedBy(t *testing.T, db store.KG, id string) map[string]bool {
 // direct?" (the question names directing twice, the path once), so the
 // search goes on to his films, and the answer lists films, not him.
 func testLexicalTwoHops(t *testing.T, db store.KG) {
-	m := llm.Lexical{}
+	m := lexical.Policy{}
 	tr := answerWith(t, db, m, m, DefaultConfig(), reasoner.Query{Question: "Which films did the director of Blade Runner direct?"})
 	a := tr.Answer
 	t.Logf("answer %q, reason %q", a.Text, a.Reason)

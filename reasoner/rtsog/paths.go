@@ -41,6 +41,7 @@ func rankPaths(nodes []*node, k int) []weighted {
 func (r *run) filterStack(ctx context.Context, paths []weighted) ([]weighted, error) {
 	var kept []weighted
 	var keptText []string
+	var keptFacts []llm.Fact
 	for i, p := range paths {
 		pctx := trace.WithNode(ctx, p.node.id)
 		text := pathText(p.node)
@@ -48,7 +49,8 @@ func (r *run) filterStack(ctx context.Context, paths []weighted) ([]weighted, er
 			Messages: messages(stackPrompt(r.Question, r.subs, keptText, text, p.weight)), N: 1,
 			Temperature: r.cfg.EvalTemperature,
 			Task: llm.Task{Kind: llm.KindYesNo, Name: TaskStack, Question: r.Question,
-				Context: strings.Join(keptText, "\n"), Candidate: text}})
+				Context: strings.Join(keptText, "\n"), Candidate: text,
+				Facts: slices.Concat(keptFacts, hopFacts(p.node))}})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", TaskStack, err)
 		}
@@ -60,6 +62,7 @@ func (r *run) filterStack(ctx context.Context, paths []weighted) ([]weighted, er
 		if yes {
 			kept = append(kept, p)
 			keptText = append(keptText, text)
+			keptFacts = append(keptFacts, hopFacts(p.node)...)
 			verdict = fmt.Sprintf("rank %d of %d: kept as %d", i+1, len(paths), len(kept))
 		}
 		_ = r.Rec.UpdateNode(p.node.id, func(t *trace.Node) { setExtra(t, "stack", verdict) })
@@ -85,7 +88,8 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 	}
 	resp, err := r.policy.Generate(rctx, llm.Request{
 		Messages: messages(answerPrompt(r.Question, r.subs, use, fallback)), N: 1, Temperature: r.cfg.Temperature,
-		Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer, Question: r.Question, Context: contextLines(use)}})
+		Task: llm.Task{Kind: llm.KindAnswer, Name: TaskAnswer, Question: r.Question, Context: contextLines(use),
+			Facts: contextFacts(use)}})
 	if err != nil {
 		return trace.Answer{}, fmt.Errorf("%s: %w", TaskAnswer, err)
 	}
@@ -116,6 +120,19 @@ func contextLines(paths []weighted) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// contextFacts are the facts of contextLines, each once.
+func contextFacts(paths []weighted) []llm.Fact {
+	var out []llm.Fact
+	for _, p := range paths {
+		for _, f := range pathFacts(p.node) {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // ground finds the entities the answer names among the entities of the

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -133,28 +134,48 @@ func extendedText(n *node, rel store.Relation, c *candidate) string {
 // description edges of an unlabelled entity follow the line that reaches
 // it.
 func triples(n *node) []string {
-	var out []string
+	facts := pathFacts(n)
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = triple(f.Subject, f.Relation, f.Object)
+	}
+	return out
+}
+
+// pathFacts is triples as structured facts (llm.Task.Facts).
+func pathFacts(n *node) []llm.Fact { return walkFacts(n, true) }
+
+// hopFacts are the hops of n's path only (what pathText shows).
+func hopFacts(n *node) []llm.Fact { return walkFacts(n, false) }
+
+// walkFacts lists the hops of n's path in walking order; with details,
+// each hop's description edges follow it and the alternative tails of the
+// last hop (with theirs) come last.
+func walkFacts(n *node, details bool) []llm.Fact {
+	var out []llm.Fact
 	path := n.path()
 	for i := 1; i < len(path); i++ {
 		prev, v := path[i-1], path[i]
-		out = append(out, triple(name(prev.entity, prev.desc), label(v.hop.rel), name(v.entity, v.desc)))
-		out = append(out, describedTriples(v.entity, v.desc, v.described)...)
+		out = append(out, llm.Fact{Subject: name(prev.entity, prev.desc), Relation: label(v.hop.rel), Object: name(v.entity, v.desc)})
+		if details {
+			out = append(out, describedFacts(v.entity, v.desc, v.described)...)
+		}
 	}
-	if len(path) > 1 {
+	if details && len(path) > 1 {
 		head := path[len(path)-2]
 		for _, a := range n.alts {
-			out = append(out, triple(name(head.entity, head.desc), label(n.hop.rel), name(a.entity, a.desc)))
-			out = append(out, describedTriples(a.entity, a.desc, a.described)...)
+			out = append(out, llm.Fact{Subject: name(head.entity, head.desc), Relation: label(n.hop.rel), Object: name(a.entity, a.desc)})
+			out = append(out, describedFacts(a.entity, a.desc, a.described)...)
 		}
 	}
 	return out
 }
 
-// describedTriples renders the description edges of e.
-func describedTriples(e store.Entity, desc string, edges []store.Edge) []string {
-	out := make([]string, len(edges))
+// describedFacts are the description edges of e.
+func describedFacts(e store.Entity, desc string, edges []store.Edge) []llm.Fact {
+	out := make([]llm.Fact, len(edges))
 	for i, d := range edges {
-		out[i] = triple(name(e, desc), edgeLabel(d), flat(d.Object.Name()))
+		out[i] = llm.Fact{Subject: name(e, desc), Relation: edgeLabel(d), Object: flat(d.Object.Name())}
 	}
 	return out
 }

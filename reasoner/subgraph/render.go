@@ -3,6 +3,7 @@ package subgraph
 import (
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -223,15 +224,29 @@ func (g *Graph) Triples() []string { return g.EdgeTriples(g.edges) }
 // to models as structured context; "->" inside a name becomes "-" so every
 // line has exactly three parts.
 func (g *Graph) EdgeTriples(edges []Edge) []string {
+	facts := g.EdgeFacts(edges)
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = arrowSafe(f.Subject) + " -> " + arrowSafe(f.Relation) + " -> " + arrowSafe(f.Object)
+	}
+	return out
+}
+
+// Facts returns every edge as an llm.Fact (see EdgeFacts).
+func (g *Graph) Facts() []llm.Fact { return g.EdgeFacts(g.edges) }
+
+// EdgeFacts returns the edges as the structured facts of an llm.Task: the
+// same display names, labels and qualifiers as EdgeTriples, unsplit.
+func (g *Graph) EdgeFacts(edges []Edge) []llm.Fact {
 	names := g.names()
-	out := make([]string, len(edges))
+	out := make([]llm.Fact, len(edges))
 	for i, e := range edges {
 		rel := flat(e.RelationLabel)
 		if rel == "" {
 			rel = e.Relation
 		}
-		out[i] = arrowSafe(nameOf(names, e.Subject)) + " -> " + arrowSafe(rel) + " -> " +
-			arrowSafe(nameOf(names, e.Object)+qualifiers(e.Qualifiers))
+		out[i] = llm.Fact{Subject: nameOf(names, e.Subject), Relation: rel,
+			Object: nameOf(names, e.Object) + qualifiers(e.Qualifiers)}
 	}
 	return out
 }

@@ -28,11 +28,11 @@ func (r *run) evaluate(ctx context.Context, n *node) (evalErr, err error) {
 	if n.state == StateDone {
 		req.Messages = messages(answerPrompt(r.Question, n))
 		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluateAnswer, Question: r.Question,
-			Context: kg, Candidate: answerCandidate(n)}
+			Context: kg, Candidate: answerCandidate(n), Facts: n.sub.Facts()}
 	} else {
 		req.Messages = messages(statePrompt(r.Question, n, evaluateTask()))
 		req.Task = llm.Task{Kind: llm.KindScore, Name: TaskEvaluate, Question: r.Question,
-			Context: kg, Candidate: strings.Join(n.history, "\n") + "\n" + kg}
+			Context: kg, Candidate: strings.Join(n.history, "\n") + "\n" + kg, Facts: n.sub.Facts()}
 	}
 	resp, err := r.Evaluator.Generate(ctx, req)
 	if err != nil {

@@ -10,9 +10,10 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -37,7 +38,7 @@ func testLexical(t *testing.T, db store.KG) {
 	for _, method := range []string{MethodToT, MethodChain} {
 		reg := reasoner.NewRegistry()
 		Register(reg)
-		r, err := reg.New(method, reasoner.Deps{KG: db, Model: llm.Lexical{}}, nil)
+		r, err := reg.New(method, reasoner.Deps{KG: db, Model: lexical.Policy{}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

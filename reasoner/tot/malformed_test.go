@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // TestMalformedActions: no reply of the default state is usable, so the

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // TestMultiKGChain is the multi-KG path of Figure 4 with a chain (k=1):

@@ -89,7 +89,8 @@ func (r *run) sampleDefault(ctx context.Context, n *node) ([]proposal, error) {
 		opts[i] = llm.Option{ID: a, Text: actionDescriptions[a]}
 	}
 	texts, err := r.generate(ctx, statePrompt(r.Question, n, task), r.cfg.K, llm.Task{
-		Kind: llm.KindAction, Name: name, Question: r.Question, Context: kgContext(n), Options: opts})
+		Kind: llm.KindAction, Name: name, Question: r.Question, Context: kgContext(n), Options: opts,
+		Facts: n.sub.Facts()})
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
-	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 )
 
 // barrier is an evaluator whose calls block until want calls are in
@@ -99,21 +100,21 @@ func TestErrors(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		r, _ := New(reasoner.Deps{KG: db, Model: llm.Lexical{}}, DefaultConfig())
+		r, _ := New(reasoner.Deps{KG: db, Model: lexical.Policy{}}, DefaultConfig())
 		tr, err := r.Answer(ctx, q)
 		if !errors.Is(err, context.Canceled) || tr == nil || tr.Error == "" {
 			t.Fatalf("err %v trace %+v", err, tr)
 		}
 	})
 	t.Run("unknown graph", func(t *testing.T) {
-		r, _ := New(reasoner.Deps{KG: db, Model: llm.Lexical{}}, DefaultConfig())
+		r, _ := New(reasoner.Deps{KG: db, Model: lexical.Policy{}}, DefaultConfig())
 		_, err := r.Answer(t.Context(), reasoner.Query{Question: "x", Graphs: []string{"nope"}})
 		if err == nil || !strings.Contains(err.Error(), `"nope"`) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("empty question", func(t *testing.T) {
-		r, _ := New(reasoner.Deps{KG: db, Model: llm.Lexical{}}, DefaultConfig())
+		r, _ := New(reasoner.Deps{KG: db, Model: lexical.Policy{}}, DefaultConfig())
 		if _, err := r.Answer(t.Context(), reasoner.Query{Question: "  "}); err == nil {
 			t.Fatal("no error")
 		}
@@ -136,7 +137,7 @@ func TestRegister(t *testing.T) {
 	if got := strings.Join(reg.Names(), ","); got != "chain,tot" {
 		t.Fatalf("names = %s", got)
 	}
-	deps := reasoner.Deps{KG: family(t), Model: llm.Lexical{}}
+	deps := reasoner.Deps{KG: family(t), Model: lexical.Policy{}}
 	for _, tc := range []struct {
 		method string
 		params reasoner.Params
@@ -169,7 +170,7 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s %v: k = %d, want %d", tc.method, tc.params, k, tc.k)
 		}
 	}
-	if _, err := reg.New("tot", reasoner.Deps{Model: llm.Lexical{}}, nil); err == nil {
+	if _, err := reg.New("tot", reasoner.Deps{Model: lexical.Policy{}}, nil); err == nil {
 		t.Error("no error without a KG")
 	}
 }

@@ -18,6 +18,11 @@ type Meta struct {
 	Question      string
 	Graphs        []string
 	TopicEntities []string
+	// Model and Evaluator describe the models (llm.Describe); Evaluator is
+	// recorded only when it differs from Model.
+	Model, Evaluator llm.Info
+	// Grove is the Grove version.
+	Grove string
 }
 
 // Recorder builds a Trace concurrently-safely and reports each change to
@@ -43,9 +48,15 @@ func NewRecorder(meta Meta, obs Observer) *Recorder {
 		Graphs:        slices.Clone(meta.Graphs),
 		TopicEntities: slices.Clone(meta.TopicEntities),
 		Started:       now,
+		Model:         meta.Model,
+		Grove:         meta.Grove,
 		Nodes:         []Node{},
 		ModelCalls:    []ModelCall{},
 		KGCalls:       []KGCall{},
+	}
+	if meta.Evaluator.Name != "" && !meta.Evaluator.Same(meta.Model) {
+		ev := meta.Evaluator
+		r.t.Evaluator = &ev
 	}
 	return r
 }

@@ -142,6 +142,13 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 	for _, e := range a.Support {
 		fmt.Fprintf(w, "  support: %s -> %s -> %s [%s]\n", e.Subject.Name(), e.RelationLabel, e.Object.Name(), e.Graph)
 	}
+	fmt.Fprintf(w, "model: %s\n", t.Model)
+	if t.Evaluator != nil {
+		fmt.Fprintf(w, "evaluator: %s\n", *t.Evaluator)
+	}
+	if t.Grove != "" {
+		fmt.Fprintf(w, "grove: %s\n", t.Grove)
+	}
 	tt := t.Totals
 	fmt.Fprintf(w, "totals: %d nodes, %d expansions, %d model calls (%d samples, %d tokens, %d cache hits), %d KG calls, wall %s\n",
 		tt.Nodes, tt.Expansions, tt.ModelCalls, tt.Samples, tt.Tokens, tt.CacheHits, tt.KGCalls, tt.WallTime.Round(time.Microsecond))

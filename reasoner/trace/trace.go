@@ -37,6 +37,11 @@ type Trace struct {
 	Graphs        []string       `json:"graphs,omitempty"`
 	TopicEntities []string       `json:"topic_entities,omitempty"`
 	Started       time.Time      `json:"started"`
+	// Model names the model that answered (Evaluator the one that scored,
+	// when it differs); Grove is the Grove version that ran.
+	Model     llm.Info  `json:"model"`
+	Evaluator *llm.Info `json:"evaluator,omitempty"`
+	Grove     string    `json:"grove_version,omitempty"`
 	// Nodes are in creation order; Nodes[i].ID == i+1.
 	Nodes      []Node      `json:"nodes"`
 	ModelCalls []ModelCall `json:"model_calls"`

@@ -11,9 +11,9 @@ import (
 
 	"github.com/cayleygraph/quad"
 	"github.com/cayleygraph/quad/nquads"
-)
 
-const filmPath = "../../../shared/data/freebase-30kmovies.nq.gz"
+	"github.com/grove-kg/grove/store/storetest/datadir"
+)
 
 // loadQuads bulk-loads quads into graph.
 func loadQuads(t testing.TB, db *DB, graph string, qs []quad.Quad) LoadStats {
@@ -45,6 +45,7 @@ var (
 // blank nodes as the RDF reader does.
 func readFilm(t testing.TB) []quad.Quad {
 	t.Helper()
+	filmPath := datadir.Film(t)
 	filmOnce.Do(func() {
 		f, err := os.Open(filmPath)
 		if err != nil {
@@ -75,7 +76,7 @@ func readFilm(t testing.TB) []quad.Quad {
 		}
 	})
 	if filmErr != nil {
-		t.Skipf("film data not available: %v", filmErr)
+		t.Fatalf("film sample: %v", filmErr)
 	}
 	return filmQuads
 }

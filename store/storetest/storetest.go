@@ -1,7 +1,7 @@
 // Package storetest builds real Grove databases for tests in other packages:
 // an in-memory engine loaded from N-Quads text, and the Freebase film sample
-// from ../shared/data. Nothing here is a fake: every database is the real
-// engine.
+// bundled in data/film.nq.gz (see package datadir for where test data comes
+// from). Nothing here is a fake: every database is the real engine.
 package storetest
 
 import (
@@ -9,8 +9,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/kgtest"
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
 // Open returns an in-memory database with each graph loaded from N-Quads
@@ -61,23 +60,11 @@ func Load(t testing.TB, db *engine.DB, graph string, qs []quad.Quad) {
 // Parse reads N-Quads, scoping blank nodes to graph.
 func Parse(graph string, r io.Reader) ([]quad.Quad, error) { return kgtest.ParseNQuads(graph, r) }
 
-// SharedData returns the path of a file in the repository's sibling
-// shared/data directory, skipping the test when it is absent.
-func SharedData(t testing.TB, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s not available: %v", name, err)
-	}
-	return p
-}
-
 // Film returns an in-memory database with the Freebase film sample
 // (471,705 quads) in graph "film".
 func Film(t testing.TB) *engine.DB {
 	t.Helper()
-	f, err := os.Open(SharedData(t, "freebase-30kmovies.nq.gz"))
+	f, err := os.Open(datadir.Film(t))
 	if err != nil {
 		t.Fatal(err)
 	}

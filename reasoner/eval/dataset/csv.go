@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/grove-kg/grove/ingest/source"
 )
 
 // MusicBrainz-x-Wikidata (Tree-of-Traversals): a CSV file with a header row
@@ -59,7 +57,7 @@ func csvColumns(name string, header []string) (csvCols, error) {
 		}
 	}
 	if c.question < 0 || c.answer < 0 {
-		return c, source.Errorf(name, 1, "header", "want columns Question and Answer, got %q", header)
+		return c, Errorf(name, 1, "header", "want columns Question and Answer, got %q", header)
 	}
 	return c, nil
 }
@@ -87,10 +85,10 @@ func csvQuestion(header []string, c csvCols, rec []string, row int) (Question, b
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return source.Errorf(name, int64(pe.Line), fmt.Sprintf("column %d", pe.Column), "%v", pe.Err)
+		return Errorf(name, int64(pe.Line), fmt.Sprintf("column %d", pe.Column), "%v", pe.Err)
 	}
 	if errors.Is(err, io.EOF) {
-		return source.Errorf(name, 1, "header", "empty CSV file")
+		return Errorf(name, 1, "header", "empty CSV file")
 	}
 	return fmt.Errorf("read %s: %w", name, err)
 }

@@ -12,7 +12,7 @@
 // never trust file names, only the JSON keys, CSV header or JSON Lines
 // records they find. Files are read whole (benchmarks are a few MB at most)
 // so that every error can name the file, the line of the offending record
-// and the field, as a *source.Error.
+// and the field, as a *Error.
 //
 // # Formats
 //

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/grove-kg/grove/ingest/source"
 )
 
 func loadFixture(t *testing.T, name string, want Format) []Question {
@@ -172,9 +170,9 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parse("bad.txt", []byte(tt.data), tt.format)
-			var se *source.Error
+			var se *Error
 			if !errors.As(err, &se) {
-				t.Fatalf("got %v, want a *source.Error", err)
+				t.Fatalf("got %v, want a *Error", err)
 			}
 			if se.File != "bad.txt" || se.Line != tt.line || se.Field != tt.field {
 				t.Errorf("got %s (line %d field %q), want line %d field %q", err, se.Line, se.Field, tt.line, tt.field)

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/grove-kg/grove/ingest/source"
 )
 
 // Load reads a dataset file. With FormatAuto the format is detected from the
-// content (see Detect). Errors for bad records are *source.Error values
+// content (see Detect). Errors for bad records are *Error values
 // naming the file, line and field.
 func Load(path string, format Format) ([]Question, error) {
 	data, err := os.ReadFile(path)
@@ -110,7 +108,7 @@ func seekKey(name string, data []byte, dec *json.Decoder, key string) error {
 			return syntaxError(name, data, dec.InputOffset(), err)
 		}
 	}
-	return source.Errorf(name, 1, key, "missing: the top-level object has no %q array", key)
+	return Errorf(name, 1, key, "missing: the top-level object has no %q array", key)
 }
 
 func expectDelim(name string, data []byte, dec *json.Decoder, want json.Delim) error {
@@ -120,7 +118,7 @@ func expectDelim(name string, data []byte, dec *json.Decoder, want json.Delim) e
 		return syntaxError(name, data, off, err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != want {
-		return source.Errorf(name, lineAt(data, off), "", "expected %q, found %v", string(want), tok)
+		return Errorf(name, lineAt(data, off), "", "expected %q, found %v", string(want), tok)
 	}
 	return nil
 }
@@ -131,7 +129,7 @@ func syntaxError(name string, data []byte, off int64, err error) error {
 	if errors.As(err, &se) {
 		off = se.Offset
 	}
-	return source.Errorf(name, lineAt(data, off), "", "invalid JSON: %v", err)
+	return Errorf(name, lineAt(data, off), "", "invalid JSON: %v", err)
 }
 
 // skipSeparators returns the offset of the first byte at or after off that is
@@ -182,9 +180,9 @@ func decodeRecord(name string, r record, v any) error {
 	if err := json.Unmarshal(r.raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return source.Errorf(name, r.line, te.Field, "got JSON %s, want %s", te.Value, te.Type)
+			return Errorf(name, r.line, te.Field, "got JSON %s, want %s", te.Value, te.Type)
 		}
-		return source.Errorf(name, r.line, "", "record %d: %v", r.index, err)
+		return Errorf(name, r.line, "", "record %d: %v", r.index, err)
 	}
 	return nil
 }
@@ -326,12 +324,12 @@ func decodeQuestion[T any](name string, r record, question func(*T) string) (*T,
 
 func requireQuestion(name string, r record, field, q string) error {
 	if strings.TrimSpace(q) == "" {
-		return source.Errorf(name, r.line, field, "missing or empty question")
+		return Errorf(name, r.line, field, "missing or empty question")
 	}
 	return nil
 }
 
 // fieldError positions an error about one field of record r.
 func fieldError(name string, r record, field string, err error) error {
-	return source.Errorf(name, r.line, field, "%v", err)
+	return Errorf(name, r.line, field, "%v", err)
 }

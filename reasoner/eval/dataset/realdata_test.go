@@ -8,18 +8,15 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
-// sharedData is the project's real-data directory, /work/shared/data.
-var sharedData = filepath.Join("..", "..", "..", "..", "shared", "data")
-
+// realFile is a benchmark file under $GROVE_SHARED_DATA (opt-in; see
+// package datadir).
 func realFile(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join(sharedData, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data not available: %v", err)
-	}
-	return p
+	return datadir.Shared(t, rel)
 }
 
 func loadReal(t *testing.T, rel string, want Format) []Question {

@@ -37,12 +37,18 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/eval"
 	"github.com/grove-kg/grove/reasoner/eval/metric"
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 // Report is everything Build computes.
 type Report struct {
 	Dirs []string `json:"dirs"`
+	// Models are the distinct models that produced the results (from the
+	// runs' manifests; "unknown" when a run has none) and Grove the
+	// distinct Grove versions.
+	Models []llm.Info `json:"models"`
+	Grove  []string   `json:"grove_versions,omitempty"`
 	// Questions is the number of distinct questions.
 	Questions int         `json:"questions"`
 	Methods   []MethodRow `json:"methods"`
@@ -128,6 +134,7 @@ func Build(dirs ...string) (*Report, error) {
 		return nil, fmt.Errorf("report: no results in %s", strings.Join(dirs, ", "))
 	}
 	rep := &Report{Dirs: dirs}
+	rep.Models, rep.Grove = runModels(dirs)
 	order := methodOrder(dirs, rs)
 	rep.Questions = countQuestions(rs)
 	rep.Methods = methodRows(order, rs)
@@ -137,18 +144,49 @@ func Build(dirs ...string) (*Report, error) {
 	return rep, nil
 }
 
-// methodOrder lists the methods in the order of the runs' manifests, then
-// any others by name.
-func methodOrder(dirs []string, rs []eval.Loaded) []string {
-	var order []string
+// manifests reads every run*.json of dirs, in order.
+func manifests(dirs []string) []eval.Manifest {
+	var out []eval.Manifest
 	for _, d := range dirs {
 		paths, _ := filepath.Glob(filepath.Join(d, "run*.json"))
 		slices.Sort(paths)
 		for _, p := range paths {
 			if m, err := eval.ReadManifest(p); err == nil {
-				order = appendNew(order, m.Methods...)
+				out = append(out, m)
 			}
 		}
+	}
+	return out
+}
+
+// runModels lists the distinct models and Grove versions of the runs.
+func runModels(dirs []string) ([]llm.Info, []string) {
+	var models []llm.Info
+	var versions []string
+	for _, m := range manifests(dirs) {
+		info := m.Model
+		if info.Name == "" {
+			info = llm.Info{Name: "unknown (the run's manifest does not name its model)", Provider: "unknown"}
+		}
+		if !slices.ContainsFunc(models, info.Same) {
+			models = append(models, info)
+		}
+		if m.Grove != "" {
+			versions = appendNew(versions, m.Grove)
+		}
+	}
+	if len(models) == 0 {
+		models = []llm.Info{{Name: "unknown (no run manifest)", Provider: "unknown"}}
+	}
+	return models, versions
+}
+
+// methodOrder lists the methods in the order of the runs' manifests, then
+// any others by name.
+func methodOrder(dirs []string, rs []eval.Loaded) []string {
+	var order []string
+	for _, m := range manifests(dirs) {
+		order = appendNew(order, m.Methods...)
 	}
 	var rest []string
 	for _, r := range rs {

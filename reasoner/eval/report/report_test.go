@@ -130,7 +130,8 @@ func TestReport(t *testing.T) {
 	t.Log("\n" + md.String())
 	for _, want := range []string{"| Method | N | EM-in | EM | F1 | Rouge-L | No answer | ->CoT | Errors |",
 		"| tot | 10 |", "## EM-in by question type", "| 1-hop | 6 |", "![answer value vs EM-in](fig5-value.svg)",
-		"![backtracking](fig6-backtracking.svg)"} {
+		"![backtracking](fig6-backtracking.svg)", "Model: sim-oracle (simulated, NOT AN LLM)",
+		"not produced by a language model", "Model settings: noise=0.1, p=0.5, recall=0, seed=5", "## Accuracy (scores in %), model: sim-oracle"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}

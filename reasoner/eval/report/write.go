@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/grove-kg/grove/reasoner/eval"
-	"github.com/grove-kg/grove/reasoner/eval/plot"
+	"github.com/grove-kg/grove/reasoner/eval/internal/plot"
 )
 
 // Output file names, inside the report directory.
@@ -109,6 +111,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%d questions, %d methods)\n\n",
 		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
+	for _, m := range r.Models {
+		fmt.Fprintf(bw, "Model: %s\n", m)
+		if len(m.Params) > 0 {
+			fmt.Fprintf(bw, "\nModel settings: %s\n", settings(m.Params))
+		}
+		if m.NotLLM {
+			bw.WriteString("\n**These results were not produced by a language model.**\n")
+		}
+	}
+	if len(r.Grove) > 0 {
+		fmt.Fprintf(bw, "\nGrove: %s\n", strings.Join(r.Grove, ", "))
+	}
+	bw.WriteString("\n")
 	r.writeAccuracy(bw)
 	r.writeCost(bw)
 	r.writeTypes(bw)
@@ -122,6 +137,25 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// settings prints a model's settings as "k=v, ..." sorted by key.
+func settings(p map[string]any) string {
+	keys := slices.Sorted(maps.Keys(p))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, p[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// modelNames names the models in table headings.
+func (r *Report) modelNames() string {
+	names := make([]string, len(r.Models))
+	for i, m := range r.Models {
+		names[i] = m.Name
+	}
+	return strings.Join(names, " + ")
 }
 
 // pct prints a fraction as a percentage with one decimal, as the paper's
@@ -145,7 +179,7 @@ func rule(w *bufio.Writer, n int) {
 }
 
 func (r *Report) writeAccuracy(w *bufio.Writer) {
-	w.WriteString("## Accuracy (scores in %)\n\n")
+	fmt.Fprintf(w, "## Accuracy (scores in %%), model: %s\n\n", r.modelNames())
 	head := []string{"Method", "N"}
 	for _, s := range r.Scores {
 		head = append(head, scoreTitle(s))
@@ -170,7 +204,7 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 }
 
 func (r *Report) writeCost(w *bufio.Writer) {
-	w.WriteString("## Cost per question\n\n")
+	fmt.Fprintf(w, "## Cost per question, model: %s\n\n", r.modelNames())
 	head := []string{"Method", "Tokens", "Prompt", "Completion", "Model calls", "Cache hits", "KG calls",
 		"Expansions", "Wall time", "Total time"}
 	row(w, head...)
@@ -198,7 +232,7 @@ func (r *Report) writeTypes(w *bufio.Writer) {
 	if len(r.Types) == 0 {
 		return
 	}
-	w.WriteString("## EM-in by question type (%)\n\n")
+	fmt.Fprintf(w, "## EM-in by question type (%%), model: %s\n\n", r.modelNames())
 	head := []string{"Type", "N"}
 	for _, m := range r.Methods {
 		head = append(head, m.Method)
@@ -220,7 +254,7 @@ func (r *Report) writeTypes(w *bufio.Writer) {
 }
 
 func (r *Report) writeValue(w *bufio.Writer) {
-	w.WriteString("## Answer value vs correctness (Figure 5)\n\n")
+	fmt.Fprintf(w, "## Answer value vs correctness (Figure 5), model: %s\n\n", r.modelNames())
 	if len(r.Value) == 0 {
 		w.WriteString("No method evaluated its answers (no traces with scored answer nodes).\n\n")
 		return
@@ -251,7 +285,7 @@ func binCell(p ValueProfile, b int) string {
 }
 
 func (r *Report) writeBacktrack(w *bufio.Writer) {
-	w.WriteString("## Effect of backtracking (Figure 6)\n\n")
+	fmt.Fprintf(w, "## Effect of backtracking (Figure 6), model: %s\n\n", r.modelNames())
 	if !r.anyBacktrack() {
 		w.WriteString("No search backtracked out of a first subtree that had proposed an answer.\n\n")
 		return

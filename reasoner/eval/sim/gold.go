@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/store"
 )
@@ -142,11 +141,11 @@ func ReadPaths(path string) (map[string][]string, error) {
 			Path []string        `json:"path"`
 		}
 		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, source.Errorf(path, int64(i+1), "", "invalid JSON: %v", err)
+			return nil, dataset.Errorf(path, int64(i+1), "", "invalid JSON: %v", err)
 		}
 		var id string
 		if err := json.Unmarshal(rec.ID, &id); err != nil || id == "" {
-			return nil, source.Errorf(path, int64(i+1), "id", "want a non-empty string")
+			return nil, dataset.Errorf(path, int64(i+1), "id", "want a non-empty string")
 		}
 		if len(rec.Path) > 0 {
 			out[id] = rec.Path

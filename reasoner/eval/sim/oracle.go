@@ -78,6 +78,13 @@ func NewOracle(golds []Gold, cfg OracleConfig) (*Oracle, error) {
 	return o, nil
 }
 
+// Describe names the oracle as a simulation (not an LLM) with its
+// settings.
+func (o *Oracle) Describe() llm.Info {
+	return llm.Info{Name: OracleModelName, Provider: "simulated", NotLLM: true, Params: map[string]any{
+		"p": o.cfg.P, "noise": o.cfg.Noise, "recall": o.cfg.Recall, "seed": o.cfg.Seed}}
+}
+
 func questionKey(q string) string { return strings.ToLower(strings.Join(strings.Fields(q), " ")) }
 
 // Generate answers req.Task as an agent that knows the gold path would,

@@ -369,6 +369,12 @@ function showResult(res) {
   box.replaceChildren(
     el("strong", {}, a.found ? "Answer: " : "No answer"), a.found ? a.text : (a.reason ? ` (${a.reason})` : ""),
     el("span", { class: "muted small" }, a.found ? `  value ${Number(a.value).toFixed(2)}${a.confident ? " · confident" : ""}` : ""));
+  if (res.model) {
+    // Name the model on every answer; a baseline policy is never taken for an LLM.
+    const m = res.model;
+    box.append(el("div", { class: m.not_llm ? "error small" : "muted small" },
+      `model: ${m.name} (${m.provider}${m.not_llm ? ", not an LLM" : ""})`));
+  }
   if (res.error) box.append(el("div", { class: "error" }, res.error));
   const t = res.trace ? res.trace.totals : null;
   $("status").textContent = t ? `done: ${t.nodes} nodes, ${t.expansions} expansions, ${t.model_calls} model calls, ` +

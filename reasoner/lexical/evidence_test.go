@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 const (
@@ -16,36 +18,21 @@ const (
 	hop2 = hop1 + " -> directed -> Gladiator"
 )
 
-func TestContextLines(t *testing.T) {
-	tests := []struct{ got, want string }{
-		{NodeLine("/en/blade_runner", " Blade  Runner "), "Node: /en/blade_runner | Blade Runner"},
-		{NodeLine("Q42", ""), "Node: Q42"},
-		{NodeLine("Q42", "Q42"), "Node: Q42"},
-		{EdgeTypeLine("directed\nby"), "Edge type: directed by"},
-		{PreviousActionLine("RetrieveNode[Blade Runner]"), "Previous action: RetrieveNode[Blade Runner]"},
-	}
-	for _, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("got %q, want %q", tt.got, tt.want)
-		}
-	}
-}
-
 func TestParseEvidence(t *testing.T) {
-	ev := parseEvidence(strings.Join([]string{
-		NodeLine("/en/blade_runner", "Blade Runner"),
-		"- " + EdgeTypeLine("directed by"),
-		PreviousActionLine("RetrieveNode[Blade Runner]"),
+	ev := taskEvidence(structured(llm.Task{Candidate: "Node: m.1", Context: strings.Join([]string{
+		nodeLine("/en/blade_runner", "Blade Runner"),
+		"- " + edgeTypeLine("directed by"),
+		prevActionLine("RetrieveNode[Blade Runner]"),
 		hop2,
 		"Alien | directed by | Ridley Scott",
 		"Harrison Ford starred.",
-	}, "\n"), "Node: m.1")
+	}, "\n")}))
 	wantEdges := []triple{{"Blade Runner", "directed by", "Ridley Scott"}, {"Ridley Scott", "directed", "Gladiator"},
 		{"Alien", "directed by", "Ridley Scott"}}
 	if !slices.Equal(ev.edges, wantEdges) {
 		t.Errorf("edges %v", ev.edges)
 	}
-	if !slices.Equal(ev.nodes, []graphNode{{"/en/blade_runner", "Blade Runner"}, {"m.1", ""}}) {
+	if !slices.Equal(ev.nodes, []graphNode{{"m.1", ""}, {"/en/blade_runner", "Blade Runner"}}) {
 		t.Errorf("nodes %v", ev.nodes)
 	}
 	if !slices.Equal(ev.edgeTypes, []string{"directed by"}) || !slices.Equal(ev.actions, []string{"RetrieveNode[Blade Runner]"}) {
@@ -58,26 +45,6 @@ func TestParseEvidence(t *testing.T) {
 	}
 	if _, ok := ev.terms["node"]; ok {
 		t.Error("labelled lines must not count as stated facts")
-	}
-}
-
-func TestParseEdges(t *testing.T) {
-	tests := []struct {
-		line string
-		want []triple
-	}{
-		{"a -> b -> c", []triple{{"a", "b", "c"}}},
-		{"a -> r -> b -> s -> c", []triple{{"a", "r", "b"}, {"b", "s", "c"}}},
-		{"a → r → b → s → c", []triple{{"a", "r", "b"}, {"b", "s", "c"}}},
-		{"a -> r -> b -> s", nil},
-		{"a -> r ->  -> s -> c", nil},
-		{"(a, b, c)", []triple{{"a", "b", "c"}}},
-		{"prose", nil},
-	}
-	for _, tt := range tests {
-		if got := parseEdges(tt.line); !slices.Equal(got, tt.want) {
-			t.Errorf("parseEdges(%q) = %v, want %v", tt.line, got, tt.want)
-		}
 	}
 }
 
@@ -124,7 +91,7 @@ func TestAnswerChains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, found := answerCandidate(Task{Question: tt.q, Context: tt.ctx})
+			got, found := answerCandidate(structured(llm.Task{Question: tt.q, Context: tt.ctx}))
 			if got != tt.want || found != tt.found {
 				t.Errorf("answer = %q, %v; want %q, %v", got, found, tt.want, tt.found)
 			}
@@ -151,7 +118,7 @@ func TestLexicalYesNoChains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			yes, reason, err := ParseYesNo(lexicalText(t, Task{Kind: KindYesNo, Question: tt.q, Candidate: tt.cand, Context: tt.ctx}))
+			yes, reason, err := llm.ParseYesNo(lexicalText(t, llm.Task{Kind: llm.KindYesNo, Question: tt.q, Candidate: tt.cand, Context: tt.ctx}))
 			if err != nil || yes != tt.want || !strings.Contains(reason, tt.reason) {
 				t.Errorf("yesno = %v, %q, %v; want %v with %q", yes, reason, err, tt.want, tt.reason)
 			}
@@ -160,30 +127,30 @@ func TestLexicalYesNoChains(t *testing.T) {
 }
 
 // graphCoTOpts are the options of the grounded agent's action task.
-var graphCoTOpts = []Option{{ID: "RetrieveNode", Text: "RetrieveNode[keyword]: finds nodes"},
+var graphCoTOpts = []llm.Option{{ID: "RetrieveNode", Text: "RetrieveNode[keyword]: finds nodes"},
 	{ID: "NodeFeature"}, {ID: "NeighbourCheck"}, {ID: "NodeDegree"}, {ID: "Finish"}}
 
 func TestLexicalGraphCoT(t *testing.T) {
-	nodes := NodeLine("/en/blade_runner", "Blade Runner") + "\n" + NodeLine("/en/blade_runner_2", "Blade Runner: The Final Cut") +
-		"\n" + NodeLine("/en/alien", "Alien")
-	types := EdgeTypeLine("starring") + "\n" + EdgeTypeLine("directed by") + "\n" + EdgeTypeLine("directed")
-	retrieved := PreviousActionLine("RetrieveNode[Blade Runner]")
-	checked := retrieved + "\n" + PreviousActionLine("NeighbourCheck[/en/blade_runner, directed by]")
-	director := NodeLine("/en/ridley_scott", "Ridley Scott") + "\n" + hop1
+	nodes := nodeLine("/en/blade_runner", "Blade Runner") + "\n" + nodeLine("/en/blade_runner_2", "Blade Runner: The Final Cut") +
+		"\n" + nodeLine("/en/alien", "Alien")
+	types := edgeTypeLine("starring") + "\n" + edgeTypeLine("directed by") + "\n" + edgeTypeLine("directed")
+	retrieved := prevActionLine("RetrieveNode[Blade Runner]")
+	checked := retrieved + "\n" + prevActionLine("NeighbourCheck[/en/blade_runner, directed by]")
+	director := nodeLine("/en/ridley_scott", "Ridley Scott") + "\n" + hop1
 	tests := []struct {
 		name, q, ctx string
-		opts         []Option
+		opts         []llm.Option
 		want         string
 	}{
 		{"retrieve first", oneHop, types, graphCoTOpts, "RetrieveNode[Blade Runner]"},
-		{"retrieve each mention", "Did Ridley Scott direct Alien?", PreviousActionLine("retrievenode[ridley scott]"),
+		{"retrieve each mention", "Did Ridley Scott direct Alien?", prevActionLine("retrievenode[ridley scott]"),
 			graphCoTOpts, "RetrieveNode[Alien]"},
 		{"then check the named node", oneHop, nodes + "\n" + types + "\n" + retrieved, graphCoTOpts,
 			"NeighbourCheck[/en/blade_runner, directed by]"},
 		{"next edge type after a check", oneHop, nodes + "\n" + types + "\n" + checked, graphCoTOpts,
 			"NeighbourCheck[/en/blade_runner, directed]"},
 		{"checked by name counts", oneHop, nodes + "\n" + types + "\n" + retrieved + "\n" +
-			PreviousActionLine("NeighbourCheck[Blade Runner, Directed By]"), graphCoTOpts,
+			prevActionLine("NeighbourCheck[Blade Runner, Directed By]"), graphCoTOpts,
 			"NeighbourCheck[/en/blade_runner, directed]"},
 		{"finish when complete", oneHop, nodes + "\n" + types + "\n" + checked + "\n" + director, graphCoTOpts,
 			"Finish[Ridley Scott]"},
@@ -194,19 +161,19 @@ func TestLexicalGraphCoT(t *testing.T) {
 			"Finish[Gladiator, Alien]"},
 		{"unknown when nothing is left", "who is it?", "", graphCoTOpts, "Finish[unknown]"},
 		{"partial answer when nothing is left", twoHop, director + "\n" +
-			PreviousActionLine("NeighbourCheck[/en/ridley_scott, directed by]"),
-			[]Option{{ID: "NeighbourCheck"}, {ID: "Finish"}}, "Finish[Ridley Scott]"},
+			prevActionLine("NeighbourCheck[/en/ridley_scott, directed by]"),
+			[]llm.Option{{ID: "NeighbourCheck"}, {ID: "Finish"}}, "Finish[Ridley Scott]"},
 		{"a disambiguating id is no part of the name", "Who directed Psycho?",
-			NodeLine("/en/psycho_1960", "Psycho (/en/psycho_1960)") + "\n" + NodeLine("/en/psycho", "Psycho (/en/psycho)") +
-				"\n" + types + "\n" + PreviousActionLine("RetrieveNode[Psycho]"), graphCoTOpts,
+			nodeLine("/en/psycho_1960", "Psycho (/en/psycho_1960)") + "\n" + nodeLine("/en/psycho", "Psycho (/en/psycho)") +
+				"\n" + types + "\n" + prevActionLine("RetrieveNode[Psycho]"), graphCoTOpts,
 			"NeighbourCheck[/en/psycho_1960, directed by]"},
-		{"American spelling", oneHop, nodes + "\n" + types, []Option{{ID: "NeighborCheck"}}, "NeighborCheck[/en/blade_runner, directed by]"},
-		{"first option otherwise", oneHop, "", []Option{{ID: "RetrieveNode"}, {ID: "NodeDegree"}}, "RetrieveNode[Blade Runner]"},
-		{"nothing to do", "who is it?", "", []Option{{ID: "NeighbourCheck"}, {ID: "NodeDegree"}}, "NeighbourCheck"},
+		{"American spelling", oneHop, nodes + "\n" + types, []llm.Option{{ID: "NeighborCheck"}}, "NeighborCheck[/en/blade_runner, directed by]"},
+		{"first option otherwise", oneHop, "", []llm.Option{{ID: "RetrieveNode"}, {ID: "NodeDegree"}}, "RetrieveNode[Blade Runner]"},
+		{"nothing to do", "who is it?", "", []llm.Option{{ID: "NeighbourCheck"}, {ID: "NodeDegree"}}, "NeighbourCheck"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := lexicalText(t, Task{Kind: KindAction, Question: tt.q, Context: tt.ctx, Options: tt.opts})
+			got := lexicalText(t, llm.Task{Kind: llm.KindAction, Question: tt.q, Context: tt.ctx, Options: tt.opts})
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -215,20 +182,20 @@ func TestLexicalGraphCoT(t *testing.T) {
 }
 
 func TestLexicalAnswerList(t *testing.T) {
-	got, err := ParseAnswer(lexicalText(t, Task{Kind: KindAnswer, Question: twoHop,
+	got, err := llm.ParseAnswer(lexicalText(t, llm.Task{Kind: llm.KindAnswer, Question: twoHop,
 		Context: hop2 + "\nRidley Scott -> directed -> Alien"}))
 	if err != nil || got != "Gladiator, Alien" {
 		t.Errorf("answer = %q, %v", got, err)
 	}
 }
 
-func FuzzParseEvidence(f *testing.F) {
+func FuzzEvidence(f *testing.F) {
 	for _, s := range []string{hop2, "Node: a | b\nEdge type: c\nPrevious action: X[a, b]", "(a, b, c)\na | b | c",
 		"a -> -> b", "Node:", " -> -> -> -> "} {
 		f.Add(s, twoHop)
 	}
 	f.Fuzz(func(t *testing.T, text, question string) {
-		ev := parseEvidence(text)
+		ev := taskEvidence(structured(llm.Task{Context: text}))
 		for _, e := range ev.edges {
 			if e.s == "" || e.p == "" || e.o == "" {
 				t.Fatalf("empty edge part in %+v", e)
@@ -238,8 +205,8 @@ func FuzzParseEvidence(f *testing.F) {
 		if ok && (len(a.ends) == 0 || a.best.cover <= 0) {
 			t.Fatalf("answer without ends or coverage: %+v", a)
 		}
-		for _, kind := range []Kind{KindYesNo, KindAction, KindAnswer} {
-			if _, err := lexicalReply(Task{Kind: kind, Question: question, Context: text, Options: graphCoTOpts}); err != nil {
+		for _, kind := range []llm.Kind{llm.KindYesNo, llm.KindAction, llm.KindAnswer} {
+			if _, err := lexicalReply(structured(llm.Task{Kind: kind, Question: question, Context: text, Options: graphCoTOpts})); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -263,7 +230,7 @@ func benchContext(n int) string {
 // term-share rule it replaced (still used for prose), on the same context.
 func BenchmarkLexicalYesNo(b *testing.B) {
 	for _, n := range []int{10, 100} {
-		task := Task{Kind: KindYesNo, Question: twoHop, Candidate: hop1, Context: benchContext(n)}
+		task := structured(llm.Task{Kind: llm.KindYesNo, Question: twoHop, Candidate: hop1, Context: benchContext(n)})
 		b.Run(fmt.Sprintf("share-rule/%d-films", n), func(b *testing.B) {
 			for b.Loop() {
 				proseYesNo(task)
@@ -272,6 +239,31 @@ func BenchmarkLexicalYesNo(b *testing.B) {
 		b.Run(fmt.Sprintf("chains/%d-films", n), func(b *testing.B) {
 			for b.Loop() {
 				lexicalYesNo(task)
+			}
+		})
+	}
+}
+
+// TestEvidenceIsStructured checks that the policy reads edges from
+// Task.Facts only: the same edge written in Context is prose.
+func TestEvidenceIsStructured(t *testing.T) {
+	opts := []llm.Option{{ID: "EXPAND_KG"}, {ID: "ANSWER"}}
+	fact := llm.Fact{Subject: "Blade Runner", Relation: "directed by", Object: "Ridley Scott"}
+	cases := []struct {
+		name string
+		task llm.Task
+		want string
+	}{
+		{"fact", llm.Task{Facts: []llm.Fact{fact}}, "ANSWER: Ridley Scott"},
+		{"text only", llm.Task{Context: hop1}, "EXPAND_KG"},
+		{"blank fact parts dropped", llm.Task{Facts: []llm.Fact{{Subject: "Blade Runner", Relation: " ", Object: "Ridley Scott"}}}, "EXPAND_KG"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.task.Kind, c.task.Question, c.task.Options = llm.KindAction, oneHop, opts
+			resp, err := Policy{}.Generate(t.Context(), llm.Request{Task: c.task})
+			if err != nil || resp.Texts[0] != c.want {
+				t.Fatalf("got %q, %v; want %q", resp.Texts, err, c.want)
 			}
 		})
 	}

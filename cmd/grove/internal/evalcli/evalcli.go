@@ -1,4 +1,5 @@
-// Package evalcli is the `grove eval` command tree, built by the
+// Package evalcli is the `grove eval` command tree (internal to cmd/grove:
+// reasoner/eval is an application library with no CLI code), built by the
 // application (cmd/grove) from a small App value so that it depends on
 // nothing of the application but what it is handed:
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/baseline"
 	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/tot"
 	"github.com/grove-kg/grove/store"
@@ -47,7 +48,7 @@ func testApp(t *testing.T, model llm.Model) (App, *bytes.Buffer, *bytes.Buffer, 
 	t.Helper()
 	db := storetest.Open(t, map[string]string{"films": films})
 	if model == nil {
-		model = llm.Lexical{}
+		model = lexical.Policy{}
 	}
 	dir := t.TempDir()
 	qfile := filepath.Join(dir, "questions.jsonl")
@@ -95,7 +96,7 @@ func TestEvalReportWithOracle(t *testing.T) {
 		t.Errorf("progress bar:\n%s", stderr.String())
 	}
 	for _, want := range []string{"4 questions (0 skipped without gold), 12 runs: 0 resumed, 12 ran, 0 errors",
-		"tot ", "grove eval report " + out} {
+		"tot ", "grove eval report " + out, "model: sim-oracle (simulated, NOT AN LLM)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
@@ -108,7 +109,7 @@ func TestEvalReportWithOracle(t *testing.T) {
 	if err := execute(t, app, "report", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Accuracy", "| tot | 4 |", "| cot | 4 | 0.0 |", "fig5-value.svg"} {
+	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |", "fig5-value.svg"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}

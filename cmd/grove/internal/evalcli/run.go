@@ -229,6 +229,7 @@ func describe(p eval.Progress) string {
 type summary struct {
 	Dir         string             `json:"dir"`
 	ResultsFile string             `json:"results_file"`
+	Model       llm.Info           `json:"model"`
 	Questions   int                `json:"questions"`
 	Skipped     int                `json:"skipped"`
 	Jobs        int                `json:"jobs"`
@@ -240,7 +241,7 @@ type summary struct {
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
 	n := map[string]int{}
 	for _, r := range s.Results {
@@ -256,6 +257,7 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 		return enc.Encode(out)
 	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "model: %s\n", out.Model)
 	fmt.Fprintf(&b, "%d questions (%d skipped without gold), %d runs: %d resumed, %d ran, %d errors, in %s\n",
 		out.Questions, out.Skipped, out.Jobs, out.Resumed, out.Ran, out.Errors, out.Elapsed)
 	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {

@@ -1,16 +1,28 @@
-package baseline
+package reasoner
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
+
+// Method composition: "primary->fallback" specs and the Fallback reasoner.
+//
+// The Tree-of-Traversals paper falls back to Chain-of-Thought "when either
+// no answer is provided after depth 7 or when one of the following phrases
+// appears in the answer: 'determine', 'unable', 'cannot', 'unknown',
+// 'unsure', or 'not possible'" (appendix E). NeedsFallback applies that rule
+// to a trace's answer, and Fallback wraps two reasoners: it runs the
+// primary and, when its answer needs a fallback, the secondary, returning
+// one merged trace (the secondary's nodes, model and KG calls appended
+// after the primary's with ids renumbered, totals summed, the secondary's
+// answer). UsedFallback tells from a trace whether the fallback ran.
 
 // nonAnswerPhrases mark a non-answer (the paper's appendix E).
 var nonAnswerPhrases = [...]string{"determine", "unable", "cannot", "unknown", "unsure", "not possible"}
@@ -19,7 +31,7 @@ var nonAnswerPhrases = [...]string{"determine", "unable", "cannot", "unknown", "
 // containing (case-insensitively) one of the paper's phrases
 // 'determine', 'unable', 'cannot', 'unknown', 'unsure', 'not possible'.
 func IsNonAnswer(text string) bool {
-	t := strings.ToLower(flat(text))
+	t := strings.ToLower(strings.Join(strings.Fields(text), " "))
 	if t == "" {
 		return true
 	}
@@ -63,23 +75,23 @@ func SpecName(primary, fallback string) string {
 	return primary + SpecSeparator + fallback
 }
 
-// Build builds the reasoner named by spec from reg: a registered method,
-// or a Fallback pair for "primary->fallback". params gives each method's
-// parameters by name (nil for none).
-func Build(reg *reasoner.Registry, spec string, deps reasoner.Deps,
-	params func(method string) reasoner.Params) (reasoner.Reasoner, error) {
+// Build builds the reasoner named by spec: a registered method, or a
+// Fallback pair for "primary->fallback". params gives each method's
+// parameters by name (nil for none). `grove ask`, the server and `grove
+// eval` all build methods this way, so compositions work alike in each.
+func (r *Registry) Build(spec string, deps Deps, params func(method string) Params) (Reasoner, error) {
 	primary, fallback, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
 	}
 	if params == nil {
-		params = func(string) reasoner.Params { return nil }
+		params = func(string) Params { return nil }
 	}
-	p, err := reg.New(primary, deps, params(primary))
+	p, err := r.newMethod(primary, deps, params(primary))
 	if err != nil || fallback == "" {
 		return p, err
 	}
-	f, err := reg.New(fallback, deps, params(fallback))
+	f, err := r.newMethod(fallback, deps, params(fallback))
 	if err != nil {
 		return nil, err
 	}
@@ -92,15 +104,15 @@ func Build(reg *reasoner.Registry, spec string, deps reasoner.Deps,
 type Fallback struct {
 	name     string
 	fallback string
-	primary  reasoner.Reasoner
-	second   reasoner.Reasoner
+	primary  Reasoner
+	second   Reasoner
 }
 
-var _ reasoner.Reasoner = (*Fallback)(nil)
+var _ Reasoner = (*Fallback)(nil)
 
 // NewFallback returns primary with fallback second; name is the method
 // name recorded in traces ("tot->cot") and fallbackName the second's.
-func NewFallback(name, fallbackName string, primary, second reasoner.Reasoner) *Fallback {
+func NewFallback(name, fallbackName string, primary, second Reasoner) *Fallback {
 	return &Fallback{name: name, fallback: fallbackName, primary: primary, second: second}
 }
 
@@ -113,7 +125,7 @@ const ParamFallback = "fallback"
 // Answer runs the primary and, if needed, the fallback. Errors of either
 // are returned with the trace so far; a primary that fails is not
 // rescued by the fallback (only a missing answer is).
-func (f *Fallback) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
+func (f *Fallback) Answer(ctx context.Context, q Query) (*trace.Trace, error) {
 	start := time.Now()
 	first, err := f.primary.Answer(ctx, q)
 	if err != nil {
@@ -265,4 +277,20 @@ func UsedFallback(t *trace.Trace) bool {
 		}
 	}
 	return false
+}
+
+// Check reports whether spec is well formed and names registered methods
+// only, without building anything.
+func (r *Registry) Check(spec string) error {
+	primary, fallback, err := ParseSpec(spec)
+	if err != nil {
+		return err
+	}
+	names := r.Names()
+	for _, n := range []string{primary, fallback} {
+		if n != "" && !slices.Contains(names, n) {
+			return fmt.Errorf("unknown reasoning method %q (registered: %v)", n, names)
+		}
+	}
+	return nil
 }

@@ -1,17 +1,17 @@
-package llm
+package lexical
 
 // The lexical policy: a deterministic keyword baseline used when no model is
 // configured. It is not a language model and never pretends to be one: it
 // reads only Request.Task, replies in the canonical format of Task.Kind, and
-// names itself LexicalModelName in every Response.
+// names itself ModelName in every Response.
 //
 // Text is compared as sets of terms: lowercased word tokens (letters and
 // digits), stop words and one-letter tokens removed, lightly stemmed
 // ("directed", "director" and "directors" all become "direct"; "movies" and
 // "movie" both "movi").
 //
-// Answer chains over the evidence's edges (see lexical_evidence.go) serve
-// KindAction, KindAnswer and KindYesNo.
+// Answer chains over the evidence's edges (see evidence.go) serve
+// KindAction, llm.KindAnswer and KindYesNo.
 //
 // Rules per kind:
 //
@@ -20,7 +20,7 @@ package llm
 //     Context|; ties go to the option whose terms are covered the most, then
 //     to the earlier option. The top Task.Pick (default 1) options with a
 //     positive score are replied, "none" if no option scores.
-//   - KindAction: ANSWER from the best answer chain of the Context's edges,
+//   - KindAction: ANSWER from the best answer chain of the Task's Facts,
 //     else EXPAND*, else THINK (see lexicalAction); for the Graph-CoT
 //     actions, RetrieveNode[mention], then NeighbourCheck[node, edge type],
 //     then Finish[answer] (see lexicalGraphCoT).
@@ -33,8 +33,8 @@ package llm
 //     empty), leading question words dropped; "none" when there are none.
 //   - KindAnswer: "Answer: a, b" listing the ids of the Options not
 //     mentioned in the Question; without Options, the ends of the best
-//     answer chain of the Context's edges, else "unknown".
-//   - KindYesNo: when Candidate plus Context hold edges, "Yes" only when
+//     answer chain of the Task's Facts, else "unknown".
+//   - KindYesNo: when the Task has Facts, "Yes" only when
 //     the best answer chain is complete: it starts at an entity the
 //     question names, follows relations the question names to an entity
 //     it does not name, and covers every question term the evidence
@@ -57,52 +57,54 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
-// LexicalModelName is Response.Model for every lexical-policy response.
-const LexicalModelName = "lexical-baseline (not an LLM)"
+// ModelName is Response.Model for every lexical-policy response.
+const ModelName = "lexical-baseline (not an LLM)"
 
 // yesNoThreshold is the share of question terms KindYesNo needs for "Yes".
 const yesNoThreshold = 0.5
 
-// Lexical is the deterministic keyword policy. The zero value is ready to
+// Policy is the deterministic keyword policy. The zero value is ready to
 // use and safe for concurrent use.
-type Lexical struct{}
+type Policy struct{}
 
 // Generate replies to req.Task with N identical texts.
-func (Lexical) Generate(ctx context.Context, req Request) (Response, error) {
+func (Policy) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
-		return Response{}, fmt.Errorf("lexical policy: %w", err)
+		return llm.Response{}, fmt.Errorf("lexical policy: %w", err)
 	}
 	text, err := lexicalReply(req.Task)
 	if err != nil {
-		return Response{}, fmt.Errorf("lexical policy, task %q: %w", req.Task.Name, err)
+		return llm.Response{}, fmt.Errorf("lexical policy, task %q: %w", req.Task.Name, err)
 	}
 	texts := make([]string, max(1, req.N))
 	for i := range texts {
 		texts[i] = text
 	}
-	return Response{Texts: texts, Latency: time.Since(start), Model: LexicalModelName}, nil
+	return llm.Response{Texts: texts, Latency: time.Since(start), Model: ModelName}, nil
 }
 
-func lexicalReply(t Task) (string, error) {
+func lexicalReply(t llm.Task) (string, error) {
 	switch t.Kind {
-	case KindSelect:
+	case llm.KindSelect:
 		return lexicalSelect(t), nil
-	case KindAction:
+	case llm.KindAction:
 		return lexicalAction(t)
-	case KindScore:
+	case llm.KindScore:
 		return lexicalScore(t), nil
-	case KindVote:
+	case llm.KindVote:
 		return lexicalVote(t)
-	case KindExtract:
+	case llm.KindExtract:
 		return lexicalExtract(t), nil
-	case KindAnswer:
+	case llm.KindAnswer:
 		return lexicalAnswer(t), nil
-	case KindYesNo:
+	case llm.KindYesNo:
 		return lexicalYesNo(t), nil
-	case KindFree, "":
+	case llm.KindFree, "":
 		return lexicalFree(t), nil
 	}
 	return "", fmt.Errorf("unknown task kind %q", t.Kind)
@@ -219,7 +221,7 @@ type rankedOption struct {
 }
 
 // rankOptions orders options by lexical relevance to question and context.
-func rankOptions(t Task) []rankedOption {
+func rankOptions(t llm.Task) []rankedOption {
 	q, c := terms(t.Question), terms(t.Context)
 	ranked := make([]rankedOption, len(t.Options))
 	for i, o := range t.Options {
@@ -259,7 +261,7 @@ func rankByScore[T any](items []T, key func(T) (score int, share float64)) {
 	})
 }
 
-func lexicalSelect(t Task) string {
+func lexicalSelect(t llm.Task) string {
 	pick := max(1, t.Pick)
 	var ids []string
 	for _, r := range rankOptions(t) {
@@ -274,14 +276,14 @@ func lexicalSelect(t Task) string {
 	return strings.Join(ids, ", ")
 }
 
-func lexicalVote(t Task) (string, error) {
+func lexicalVote(t llm.Task) (string, error) {
 	if len(t.Options) == 0 {
 		return "", fmt.Errorf("vote task has no options")
 	}
 	return "Best: " + t.Options[rankOptions(t)[0].idx].ID, nil
 }
 
-func lexicalScore(t Task) string {
+func lexicalScore(t llm.Task) string {
 	q, c := terms(t.Question), terms(t.Candidate)
 	x := 0.0
 	if len(q) > 0 {
@@ -290,7 +292,7 @@ func lexicalScore(t Task) string {
 	return fmt.Sprintf("The candidate shares %d of %d question terms.\nScore: %.2f", overlap(q, c), len(q), x)
 }
 
-func lexicalFree(t Task) string {
+func lexicalFree(t llm.Task) string {
 	var content []string
 	seen := map[string]bool{}
 	for _, w := range words(t.Question) {
@@ -310,15 +312,15 @@ func lexicalFree(t Task) string {
 
 // mentioned reports whether option o is named in the question: its id as a
 // whole token, or all terms of its text.
-func mentioned(o Option, question string, q termSet) bool {
-	if len(matchOptions(question, []Option{{ID: o.ID}})) > 0 {
+func mentioned(o llm.Option, question string, q termSet) bool {
+	if len(llm.MatchOptions(question, []llm.Option{{ID: o.ID}})) > 0 {
 		return true
 	}
 	ot := terms(o.Text)
 	return len(ot) > 0 && overlap(ot, q) == len(ot)
 }
 
-func lexicalAnswer(t Task) string {
+func lexicalAnswer(t llm.Task) string {
 	q := terms(t.Question)
 	var ids []string
 	for _, o := range t.Options {
@@ -347,7 +349,7 @@ var connectors = map[string]bool{"of": true, "the": true, "de": true, "del": tru
 // quoted matches "…", “…” and '…' (the latter not inside a word).
 var quoted = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|(?:^|[\s(])'([^']+)'(?:$|[\s,.?!;:)])`)
 
-func lexicalExtract(t Task) string {
+func lexicalExtract(t llm.Task) string {
 	src := t.Question
 	if strings.TrimSpace(src) == "" {
 		src = t.Context
@@ -438,4 +440,12 @@ func isCapitalised(w string) bool {
 
 func hasDigit(w string) bool {
 	return strings.IndexFunc(w, unicode.IsDigit) >= 0
+}
+
+// Provider is llm.Info.Provider of the lexical policy.
+const Provider = "lexical"
+
+// Describe names the policy as what it is: a keyword baseline, not an LLM.
+func (Policy) Describe() llm.Info {
+	return llm.Info{Name: ModelName, Provider: Provider, NotLLM: true}
 }

@@ -1,13 +1,12 @@
-package llm
+package lexical
 
 // Evidence and answer chains of the lexical policy.
 //
-// The policy reads facts from Task.Context (and Task.Candidate): edges,
-// one per line, in any of the layouts parseEdges knows, and reasoning
-// paths "a -> r1 -> b -> r2 -> c" (one edge per hop). Methods that want
-// the policy to act on a graph also list, with NodeLine, EdgeTypeLine and
-// PreviousActionLine, the nodes it may name by id, the edge types it may
-// follow and the actions already taken.
+// The policy reads the evidence from the Task's structured fields, never by
+// parsing prompt text: Facts (the edges the prompt shows), Nodes (the
+// entities an action may name by id), EdgeTypes (the relations an action
+// may follow) and PreviousActions. Context and Candidate only contribute
+// their words (terms), as prose.
 //
 // A chain is a walk over those edges that could answer the question: it
 // starts at an anchor (an entity whose name shares with the question a
@@ -22,159 +21,70 @@ package llm
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
-// Labels of the structured Task.Context lines.
-const (
-	nodeLabel       = "Node"
-	edgeTypeLabel   = "Edge type"
-	prevActionLabel = "Previous action"
-)
-
-// NodeLine writes a Task.Context line naming a node the model may act on:
-// "Node: <id> | <name>" ("Node: <id>" when the name is empty or the id).
-func NodeLine(id, name string) string {
-	name = flatText(name)
-	if name == "" || name == id {
-		return nodeLabel + ": " + id
-	}
-	return nodeLabel + ": " + id + " | " + name
-}
-
-// EdgeTypeLine writes a Task.Context line naming an edge type the model
-// may follow: "Edge type: <name>".
-func EdgeTypeLine(name string) string {
-	return edgeTypeLabel + ": " + flatText(name)
-}
-
-// PreviousActionLine writes a Task.Context line recording an action
-// already taken: "Previous action: <action>".
-func PreviousActionLine(action string) string {
-	return prevActionLabel + ": " + flatText(action)
-}
-
-// triple is one edge read from the evidence.
+// triple is one edge of the evidence.
 type triple struct{ s, p, o string }
 
-// graphNode is a node listed with NodeLine.
+// graphNode is an entity a reply may name by id.
 type graphNode struct{ id, name string }
 
-// evidence is what the policy read from a task's texts.
+// evidence is what the policy read from a task.
 type evidence struct {
 	edges     []triple
 	nodes     []graphNode
 	edgeTypes []string
 	actions   []string
-	// terms are the terms of every line that is not a labelled line: the
-	// facts (and prose) the evidence states.
+	// terms are the terms of the facts and of the prose (Context and
+	// Candidate): what the evidence states.
 	terms termSet
 }
 
-// parseEvidence reads texts line by line: labelled lines (NodeLine,
-// EdgeTypeLine, PreviousActionLine), edges and paths; other lines are
-// prose, which only contributes terms.
-func parseEvidence(texts ...string) evidence {
+// taskEvidence reads t's structured evidence; blank fields are dropped.
+func taskEvidence(t llm.Task) evidence {
 	ev := evidence{terms: termSet{}}
-	for _, text := range texts {
-		for _, l := range lines(text) {
-			ev.addLine(trimListMarker(l))
+	addTerms := func(s string) {
+		for w := range terms(s) {
+			ev.terms[w] = struct{}{}
 		}
 	}
+	for _, f := range t.Facts {
+		tr := triple{flatText(f.Subject), flatText(f.Relation), flatText(f.Object)}
+		if tr.s == "" || tr.p == "" || tr.o == "" {
+			continue
+		}
+		ev.edges = append(ev.edges, tr)
+		addTerms(tr.s + " " + tr.p + " " + tr.o)
+	}
+	for _, n := range t.Nodes {
+		if id := strings.TrimSpace(n.ID); id != "" {
+			ev.nodes = append(ev.nodes, graphNode{id: id, name: flatText(n.Name)})
+		}
+	}
+	for _, e := range t.EdgeTypes {
+		if e = flatText(e); e != "" {
+			ev.edgeTypes = append(ev.edgeTypes, e)
+		}
+	}
+	for _, a := range t.PreviousActions {
+		if a = flatText(a); a != "" {
+			ev.actions = append(ev.actions, a)
+		}
+	}
+	addTerms(t.Context)
+	addTerms(t.Candidate)
 	return ev
-}
-
-func (ev *evidence) addLine(l string) {
-	if v, ok := cutLabel(l, nodeLabel); ok {
-		id, name, _ := strings.Cut(v, " | ")
-		if id = strings.TrimSpace(id); id != "" {
-			ev.nodes = append(ev.nodes, graphNode{id: id, name: flatText(name)})
-		}
-		return
-	}
-	if v, ok := cutLabel(l, edgeTypeLabel); ok {
-		if v = flatText(v); v != "" {
-			ev.edgeTypes = append(ev.edgeTypes, v)
-		}
-		return
-	}
-	if v, ok := cutLabel(l, prevActionLabel); ok {
-		ev.actions = append(ev.actions, v)
-		return
-	}
-	ev.edges = append(ev.edges, parseEdges(strings.TrimSuffix(l, "."))...)
-	for t := range terms(l) {
-		ev.terms[t] = struct{}{}
-	}
 }
 
 func flatText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // normText compares names loosely: case and blank runs ignored.
 func normText(s string) string { return strings.ToLower(flatText(s)) }
-
-// parseEdges reads the edges of one line: a path "a -> r1 -> b -> r2 ->
-// c" (also with "→") gives one edge per hop; otherwise the line is read
-// as one triple (see parseTriple).
-func parseEdges(l string) []triple {
-	for _, sep := range []string{" -> ", " → "} {
-		n := strings.Count(l, sep)
-		if n < 4 || n%2 != 0 {
-			continue
-		}
-		parts := strings.Split(l, sep)
-		var out []triple
-		for i := 0; i+2 < len(parts); i += 2 {
-			t, ok := makeTriple([]string{parts[i], parts[i+1], parts[i+2]})
-			if !ok {
-				return nil
-			}
-			out = append(out, t)
-		}
-		return out
-	}
-	if t, ok := parseTriple(l); ok {
-		return []triple{t}
-	}
-	return nil
-}
-
-// arrowEdge matches "s --p--> o" and "s -[p]-> o".
-var arrowEdge = regexp.MustCompile(`^(.+?)\s+-{1,2}\[?([^\[\]>]+?)\]?-{1,2}>\s+(.+)$`)
-
-// parseTriple reads one edge written as "(s, p, o)", "[s, p, o]",
-// "s | p | o", "s<TAB>p<TAB>o", "s -> p -> o", "s → p → o", "s --p--> o"
-// or "s -[p]-> o".
-func parseTriple(l string) (triple, bool) {
-	if m := arrowEdge.FindStringSubmatch(l); m != nil && !strings.Contains(m[2], "-") {
-		return makeTriple([]string{m[1], m[2], m[3]})
-	}
-	if len(l) > 1 && ((l[0] == '(' && l[len(l)-1] == ')') || (l[0] == '[' && l[len(l)-1] == ']')) {
-		return makeTriple(strings.Split(l[1:len(l)-1], ","))
-	}
-	for _, sep := range []string{"\t", "|", " -> ", " → "} {
-		if strings.Count(l, sep) == 2 {
-			return makeTriple(strings.Split(l, sep))
-		}
-	}
-	return triple{}, false
-}
-
-func makeTriple(parts []string) (triple, bool) {
-	if len(parts) != 3 {
-		return triple{}, false
-	}
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-		if parts[i] == "" {
-			return triple{}, false
-		}
-	}
-	return triple{parts[0], parts[1], parts[2]}, true
-}
 
 // ---------------------------------------------------------------------------
 // Question
@@ -440,9 +350,9 @@ func evidenceAnswer(question string, ev evidence) (answer, query, bool) {
 	return a, q, ok
 }
 
-// answerCandidate is the answer of the task's Context edges, if any.
-func answerCandidate(t Task) (string, bool) {
-	a, _, ok := evidenceAnswer(t.Question, parseEvidence(t.Context))
+// answerCandidate is the answer of the task's facts, if any.
+func answerCandidate(t llm.Task) (string, bool) {
+	a, _, ok := evidenceAnswer(t.Question, taskEvidence(t))
 	return a.text(), ok
 }
 
@@ -451,8 +361,8 @@ func answerCandidate(t Task) (string, bool) {
 // evidence mentions, as often as the question uses it, answer-type terms
 // once fewer); with prose only, "Yes" when the evidence contains at least
 // half of the question's terms.
-func lexicalYesNo(t Task) string {
-	ev := parseEvidence(t.Candidate, t.Context)
+func lexicalYesNo(t llm.Task) string {
+	ev := taskEvidence(t)
 	if len(ev.edges) == 0 {
 		return proseYesNo(t)
 	}
@@ -467,7 +377,7 @@ func lexicalYesNo(t Task) string {
 }
 
 // proseYesNo is the share rule for evidence without edges.
-func proseYesNo(t Task) string {
+func proseYesNo(t llm.Task) string {
 	q, c := terms(t.Question), terms(t.Candidate+"\n"+t.Context)
 	n := overlap(q, c)
 	if len(q) > 0 && float64(n) >= yesNoThreshold*float64(len(q)) {

@@ -1,4 +1,4 @@
-package llm
+package lexical
 
 // The KindAction rules of the lexical policy.
 
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // lexicalAction picks the next action. Options with the Graph-CoT action
@@ -13,12 +15,12 @@ import (
 // (lexicalGraphCoT); otherwise:
 //
 //  1. ANSWER (if offered) with the answer of the best chain of the
-//     Context's edges, when there is a chain;
+//     Task's Facts, when there is a chain;
 //  2. otherwise the first offered action starting with EXPAND (EXPAND_KG);
 //  3. otherwise THINK, noting the question's content words;
 //  4. otherwise ANSWER with the best guess ("unknown" when none);
 //  5. otherwise the first offered action.
-func lexicalAction(t Task) (string, error) {
+func lexicalAction(t llm.Task) (string, error) {
 	if len(t.Options) == 0 {
 		return "", fmt.Errorf("action task has no options")
 	}
@@ -58,7 +60,7 @@ func (g graphCoT) any() bool { return g.finish != "" || g.retrieve != "" || g.ch
 
 // graphCoTOptions finds the Graph-CoT actions among opts, matched without
 // case, blanks, '_' and '-' ("NeighborCheck" counts as NeighbourCheck).
-func graphCoTOptions(opts []Option) graphCoT {
+func graphCoTOptions(opts []llm.Option) graphCoT {
 	var g graphCoT
 	for _, o := range opts {
 		switch actionWord(o.ID) {
@@ -89,10 +91,10 @@ func actionWord(s string) string {
 }
 
 // lexicalGraphCoT writes a Graph-CoT action with its bracketed arguments,
-// reading the Question and the Context (edges, NodeLine, EdgeTypeLine and
-// PreviousActionLine lines):
+// reading the Question and the Task's Facts, Nodes, EdgeTypes and
+// PreviousActions:
 //
-//  1. Finish[answer] when the best chain of the Context's edges is
+//  1. Finish[answer] when the best chain of the Facts is
 //     complete (as for KindYesNo);
 //  2. otherwise RetrieveNode[mention] for the first mention of the
 //     question (as KindExtract finds them) not retrieved yet;
@@ -109,8 +111,8 @@ func actionWord(s string) string {
 //
 // So a run retrieves the question's entities, checks their neighbours
 // along the edge types the question names, and finishes.
-func lexicalGraphCoT(t Task, g graphCoT) string {
-	ev := parseEvidence(t.Context)
+func lexicalGraphCoT(t llm.Task, g graphCoT) string {
+	ev := taskEvidence(t)
 	a, q, found := evidenceAnswer(t.Question, ev)
 	complete := found && len(a.missing(q, ev)) == 0
 	if g.finish != "" && complete {

@@ -1,3 +1,0 @@
-package rdf
-
-const filmSample = "../../../shared/data/freebase-30kmovies.nq.gz"
