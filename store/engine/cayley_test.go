@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/graphtest"
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store/internal/cayleysrc"
 )
 
 func cayleyGen(t testing.TB) (graph.QuadStore, graph.Options) {
@@ -92,7 +93,10 @@ func TestCayleyConformance(t *testing.T) {
 	if _, err := os.Stat(film); err != nil {
 		t.Fatalf("film data: %v", err)
 	}
-	cayleyDir := cayleyModuleDir(t)
+	cayleyDir, err := cayleysrc.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	work := filepath.Join(root, "a", "b")
@@ -112,19 +116,4 @@ func TestCayleyConformance(t *testing.T) {
 	}
 	t.Chdir(work)
 	graphtest.TestAll(t, cayleyGen, &graphtest.Config{AlwaysRunIntegration: true})
-}
-
-// cayleyModuleDir is the directory of the pinned Cayley module, whose
-// data/testdata.nq the path tests read.
-func cayleyModuleDir(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/cayleygraph/cayley").Output()
-	if err != nil {
-		t.Fatalf("locating the Cayley module (go list -m): %v", err)
-	}
-	dir := strings.TrimSpace(string(out))
-	if dir == "" {
-		t.Fatal("go list -m: the Cayley module is not downloaded (run go mod download)")
-	}
-	return dir
 }
