@@ -53,7 +53,9 @@ func TestE2EBinary(t *testing.T) {
 		mustContain(t, "kg relations", g.ok("kg", "relations", "/en/blade_runner"), "directed by")
 		mustContain(t, "kg edges", g.ok("kg", "edges", "/film/film/directed_by", "/en/blade_runner"), "Ridley Scott")
 		// A blank node (a film performance) by its graph-scoped name.
-		mustContain(t, "kg entity blank", g.ok("kg", "entity", "_:film/100000"), "_:film/100000", "graphs: film")
+		mustContain(t, "kg entity blank", g.ok("kg", "entity", "_:film/100000"), "_:film/100000", "graphs: film",
+			"scoped to graph film at ingest (the source file's _:100000)")
+		mustContain(t, "kg entity help", g.ok("kg", "entity", "--help"), "_:film/100000")
 		if _, stderr, err := g.run("kg", "entity", "/en/no_such_entity"); err == nil || !strings.Contains(stderr, "not found") {
 			t.Fatalf("unknown entity: %v, %s", err, stderr)
 		}
@@ -68,6 +70,8 @@ func TestE2EBinary(t *testing.T) {
 g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Speed").Follow(actors)).Out("<name>").All()`
 		mustContain(t, "co-stars", g.ok("query", costars), "Sandra Bullock")
 		mustContain(t, "blank node", g.ok("query", `g.V("_:film/100000").Out("</film/performance/actor>").All()`), "/en/larry_fine_1902")
+		// The source file's own blank node name, on this one-graph database.
+		mustContain(t, "file blank node", g.ok("query", `g.V("_:100000").Out("</film/performance/actor>").All()`), "/en/larry_fine_1902")
 		if _, stderr, err := g.run("query", `g.V(`); err == nil || stderr == "" {
 			t.Fatalf("a bad query exited 0 (stderr %q)", stderr)
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/cayleygraph/cayley/graph/refs"
 	"github.com/cayleygraph/cayley/query/shape"
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // PanicError is a panic recovered while a query ran: the query fails with
@@ -76,9 +78,42 @@ func (g *Guard) catch(err *error) {
 	}
 }
 
+// ValueOf looks v up. A blank node that is not stored under its own name
+// is looked up under the name ingest gives it when the database holds a
+// single graph G: "_:b1" of the source file is stored as "_:G/b1" (blank
+// nodes are scoped per graph), so Cayley queries naming the file's blank
+// nodes keep working on a one-graph database. Results name the stored,
+// scoped form.
 func (g *Guard) ValueOf(v quad.Value) (r graph.Ref, err error) {
 	defer g.catch(&err)
-	return g.QuadStore.ValueOf(v)
+	r, err = g.QuadStore.ValueOf(v)
+	b, isBNode := v.(quad.BNode)
+	if r != nil || err != nil || !isBNode {
+		return r, err
+	}
+	if scope := g.blankScope(); scope != "" {
+		return g.QuadStore.ValueOf(quad.BNode(scope + "/" + string(b)))
+	}
+	return nil, nil
+}
+
+// graphLister is the part of store.KG the blank-node lookup needs.
+type graphLister interface {
+	Graphs(ctx context.Context) ([]store.GraphInfo, error)
+}
+
+// blankScope is the name of the database's only graph, or "" when it has
+// none, several, or cannot list them.
+func (g *Guard) blankScope() string {
+	gl, ok := g.QuadStore.(graphLister)
+	if !ok {
+		return ""
+	}
+	gs, err := gl.Graphs(context.Background())
+	if err != nil || len(gs) != 1 {
+		return ""
+	}
+	return gs[0].Name
 }
 
 func (g *Guard) NameOf(r graph.Ref) (v quad.Value, err error) {

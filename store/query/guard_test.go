@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,5 +46,50 @@ func TestRunRecoversPanics(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBlankNodeNames checks that Cayley's "_:" names of the source file
+// find the graph-scoped blank nodes ingest stores on a one-graph database,
+// and that the scoped names always work.
+func TestBlankNodeNames(t *testing.T) {
+	knows := func(s, o quad.Value) quad.Quad { return quad.Quad{Subject: s, Predicate: quad.IRI("knows"), Object: o} }
+	db := storetest.Open(t, nil)
+	// Ingest stores the file's _:b1 of graph "g" as _:g/b1.
+	storetest.Load(t, db, "g", []quad.Quad{knows(quad.IRI("a"), quad.BNode("g/b1"))})
+	ctx := context.Background()
+	tests := []struct {
+		name, query, want string
+	}{
+		{"scoped name", `g.V("_:g/b1").In("<knows>").All()`, "map[id:<a>]"},
+		{"file name on a one-graph database", `g.V("_:b1").In("<knows>").All()`, "map[id:<a>]"},
+		{"results name the scoped form", `g.V("<a>").Out("<knows>").All()`, "map[id:_:g/b1]"},
+		{"unknown blank node", `g.V("_:b2").In("<knows>").All()`, "[]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(ctx, db, "gizmo", tc.query, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprint(res)
+			if tc.want == "[]" {
+				if len(res) != 0 {
+					t.Fatalf("got %s, want nothing", got)
+				}
+				return
+			}
+			if len(res) != 1 || fmt.Sprint(res[0]) != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// With a second graph the file's names are ambiguous: only scoped names work.
+	storetest.Load(t, db, "h", []quad.Quad{knows(quad.IRI("c"), quad.BNode("h/b1"))})
+	if res, err := Run(ctx, db, "gizmo", `g.V("_:b1").In("<knows>").All()`, 10); err != nil || len(res) != 0 {
+		t.Fatalf("two graphs: _:b1 = %v, %v; want nothing", res, err)
+	}
+	if res, err := Run(ctx, db, "gizmo", `g.V("_:h/b1").In("<knows>").All()`, 10); err != nil || len(res) != 1 {
+		t.Fatalf("two graphs: _:h/b1 = %v, %v", res, err)
 	}
 }
