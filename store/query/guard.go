@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/cayleygraph/cayley/graph"
@@ -24,7 +25,28 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("the query crashed inside the store and was stopped: %v", e.Value)
+	return fmt.Sprintf("the query crashed and was stopped: %v", e.Value)
+}
+
+// Origin names the function that raised the panic (the frame under the
+// innermost panic call of Stack), or "" when the stack does not show it.
+func (e *PanicError) Origin() string {
+	lines := strings.Split(string(e.Stack), "\n")
+	last := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") {
+			last = i
+		}
+	}
+	// A frame is a function line followed by a file:line line.
+	if last < 0 || last+2 >= len(lines) {
+		return ""
+	}
+	fn := lines[last+2]
+	if i := strings.LastIndexByte(fn, '('); i > 0 {
+		fn = fn[:i]
+	}
+	return fn
 }
 
 // Guard is a quad store wrapper that recovers panics raised by the store
