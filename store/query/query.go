@@ -8,11 +8,13 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/cayleygraph/cayley/graph"
 	cquery "github.com/cayleygraph/cayley/query"
+	"github.com/dop251/goja"
 
 	// The query languages register themselves with Cayley.
 	_ "github.com/cayleygraph/cayley/query/gizmo"
@@ -58,6 +60,10 @@ func run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]
 		}
 	}
 	if err := it.Err(); err != nil {
+		var so *goja.StackOverflowError
+		if errors.As(err, &so) {
+			return out, fmt.Errorf("%s query: call stack deeper than %d frames: %w", lang, maxCallStack, err)
+		}
 		return out, fmt.Errorf("%s query: %w", lang, err)
 	}
 	return out, nil

@@ -48,6 +48,9 @@ var registerGizmo = sync.OnceFunc(func() {
 
 func init() { registerGizmo() }
 
+// maxCallStack bounds the JavaScript call depth of a Gizmo program.
+const maxCallStack = 10000
+
 // sandboxEnv names the session globals that are native values.
 var sandboxEnv = []string{"graph", "iri", "bnode", "raw", "str", "lang", "typed",
 	"lt", "lte", "gt", "gte", "regex", "like"}
@@ -93,6 +96,9 @@ func sandbox(s *gizmo.Session, g *Guard) error {
 	if err != nil {
 		return err
 	}
+	// Unbounded recursion in a program fails with a stack overflow error
+	// instead of growing the heap until the process is killed.
+	vm.SetMaxCallStackSize(maxCallStack)
 	sb := &sandboxVM{vm: vm, g: g, orig: map[*goja.Object]*goja.Object{}}
 	for _, name := range sandboxEnv {
 		v := vm.Get(name)

@@ -12,6 +12,7 @@ import (
 	cquery "github.com/cayleygraph/cayley/query"
 	"github.com/cayleygraph/cayley/query/gizmo"
 	"github.com/cayleygraph/quad"
+	"github.com/dop251/goja"
 
 	"github.com/grove-kg/grove/store/internal/cayleysrc"
 	"github.com/grove-kg/grove/store/storetest"
@@ -39,6 +40,17 @@ func TestSandboxContainsGizmoPanics(t *testing.T) {
 				t.Fatalf("panic origin %q", o)
 			}
 		})
+	}
+}
+
+// TestSandboxBoundsRecursion checks that unbounded recursion in a program
+// ends it with an error.
+func TestSandboxBoundsRecursion(t *testing.T) {
+	db := storetest.Open(t, nil)
+	_, err := Run(context.Background(), db, "gizmo", `function f(n) { return f(n + 1) + 1 }; f(0)`, 10)
+	var so *goja.StackOverflowError
+	if !errors.As(err, &so) || !strings.Contains(err.Error(), "call stack deeper than") {
+		t.Fatalf("Run = %v, want a stack overflow error", err)
 	}
 }
 
