@@ -74,9 +74,10 @@ func loadFilm(path string) (*engine.DB, error) {
 // FuzzGizmo throws Gizmo programs at the film store. The process must
 // survive every program, and a panic raised in Grove's own code (the
 // engine, the guard) fails the test even though Run recovers it. A panic
-// raised inside Cayley's Gizmo (g.V().Except(g).All() dereferences a nil
-// path) is contained by the sandbox and only logged: the program fails
-// with an error. The seed corpus is Cayley's integration suite (read from
+// raised inside Cayley's Gizmo is contained by the sandbox and only logged:
+// the program fails with an error. (The first one the fuzzer found,
+// g.V().Except(g).All(), which dereferences a nil path, is now refused up
+// front as a bad argument; it stays in testdata as a seed.) The seed corpus is Cayley's integration suite (read from
 // the pinned Cayley module's source) plus malformed calls; errors from bad
 // programs are expected and fine.
 func FuzzGizmo(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -230,7 +231,45 @@ func (o *guardedObject) Get(key string) goja.Value {
 	if v == nil {
 		return nil
 	}
+	if fn, ok := goja.AssertFunction(v); ok && pathArgMethods[strings.ToLower(key)] {
+		return o.sb.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			o.sb.checkPathArgs(key, call.Arguments)
+			return o.sb.call(fn, o.obj, call.Arguments)
+		})
+	}
 	return o.sb.wrap(v, o.obj)
+}
+
+// pathArgMethods are the Gizmo path methods whose arguments are paths.
+// Gizmo converts any other object passed to them into an empty path that
+// crashes later; the sandbox refuses it up front with a TypeError.
+var pathArgMethods = map[string]bool{"and": true, "difference": true, "except": true, "follow": true,
+	"followr": true, "intersect": true, "or": true, "union": true}
+
+// checkPathArgs throws a TypeError unless every object argument is a
+// Gizmo path or morphism.
+func (sb *sandboxVM) checkPathArgs(method string, args []goja.Value) {
+	for i, a := range args {
+		obj, ok := sb.unwrap(a).(*goja.Object)
+		if !ok || obj == nil {
+			continue
+		}
+		e := obj.Export()
+		t := reflect.TypeOf(e)
+		if t == nil || t.Kind() != reflect.Pointer || t.Elem().Name() != "pathObject" {
+			panic(sb.vm.NewTypeError("%s: argument %d must be a path or morphism (g.V(...), g.M(...)), not %s",
+				method, i+1, describeArg(obj)))
+		}
+	}
+}
+
+// describeArg names a bad argument for an error message.
+func describeArg(obj *goja.Object) string {
+	e := obj.Export()
+	if t := reflect.TypeOf(e); t != nil && t.Kind() == reflect.Pointer && t.Elem().Name() == "graphObject" {
+		return "the graph object g"
+	}
+	return "a " + obj.ClassName()
 }
 
 func (o *guardedObject) Set(key string, val goja.Value) bool {
