@@ -195,7 +195,7 @@ func testE2EServe(t *testing.T, g *groveCLI) {
 	}
 	// The README's write example, run as written.
 	out := runReadmeBlock(t, "cayley-write", g.home, base)
-	mustContain(t, "README write example", out, `"count":2`)
+	mustContain(t, "README write example", out, `{"result":"Successfully wrote 2 quads.","count":2}`)
 	gizmo := `g.V("</en/the_new_film>").Out("</film/film/directed_by>").Out("<name>").All()`
 	if st, body := call("POST", "/cayley/api/v2/query?lang=gizmo", "", gizmo); st != 200 || !strings.Contains(body, "Ridley Scott") {
 		t.Fatalf("gizmo after write: %d %s", st, body)
