@@ -136,14 +136,11 @@ type scanner struct {
 	cur    refs.Ref
 	err    error
 	ids    []uint64
-	// done is set once the keyspace is exhausted (or Close was called):
-	// from then on Next answers false without touching Badger, whose
-	// iterator must not be advanced past its end.
-	done bool
+	closed bool
 }
 
 func (s *scanner) Next(ctx context.Context) bool {
-	for s.err == nil && !s.done {
+	for s.err == nil && !s.closed {
 		if s.pos < len(s.buf) {
 			s.cur = s.buf[s.pos]
 			s.pos++
@@ -171,7 +168,10 @@ func (s *scanner) advance() bool {
 		s.it.Next()
 	}
 	if !s.it.Valid() {
-		s.release()
+		// Exhausted: release the iterator now. Badger's iterator must not
+		// be advanced past its end (it dereferences nil), and Close marks
+		// the scanner closed, so Next answers false from here on.
+		s.Close()
 		return false
 	}
 	s.buf, s.pos = s.buf[:0], 0
@@ -254,20 +254,15 @@ func (s *scanner) TagResults(map[string]refs.Ref) {}
 func (s *scanner) Err() error                     { return s.err }
 func (s *scanner) String() string                 { return fmt.Sprintf("GroveScan(%q)", s.prefix) }
 func (s *scanner) Close() error {
-	s.release()
-	s.cur, s.buf, s.pos = nil, nil, 0
-	return nil
-}
-
-// release marks the scanner done and frees its Badger iterator and
-// transaction; it is idempotent.
-func (s *scanner) release() {
-	s.done = true
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	if s.it != nil {
 		s.it.Close()
 		s.txn.Discard()
-		s.it, s.txn = nil, nil
 	}
+	return nil
 }
 
 // allShape is every node or every quad.
