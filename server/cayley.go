@@ -2,9 +2,13 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
@@ -12,6 +16,11 @@ import (
 	_ "github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
 	_ "github.com/cayleygraph/cayley/query/mql"     // MQL queries
 	cayleyhttp "github.com/cayleygraph/cayley/server/http"
+	"github.com/cayleygraph/quad"
+	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
+	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
+
+	"github.com/grove-kg/grove/store/query"
 )
 
 // cayleyWritePaths are the Cayley API v2 routes that modify the store.
@@ -20,17 +29,31 @@ var cayleyWritePaths = []string{"/api/v2/write", "/api/v2/delete", "/api/v2/node
 // newCayley mounts Cayley's own HTTP API v2 over qs. Queries get the
 // server's result cap and request timeout. Writes are allowed only when the
 // server is not read-only and has a token (so every write is authenticated).
+//
+// Queries run over a per-request query.Guard: Gizmo evaluates a query in a
+// goroutine of its own, out of reach of the recovery middleware, so a panic
+// in the store there would end the process. The guard recovers it, the
+// answer (buffered; it is bounded by the result cap) is replaced by a 500
+// naming the request id, and the panic and its stack go to the server log.
+// GraphQL and MQL run on the request goroutine, where the middleware
+// recovers as for every route.
 func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
-	qw, err := graph.NewQuadWriter("single", qs, nil)
-	if err != nil {
-		return nil, fmt.Errorf("cayley writer: %w", err)
-	}
-	api := cayleyhttp.NewAPIv2(&graph.Handle{QuadStore: qs, QuadWriter: qw})
 	writable := !s.cfg.ReadOnly && s.hasToken
-	api.SetReadOnly(!writable)
-	api.SetQueryLimit(s.cfg.MaxResults)
-	api.SetQueryTimeout(s.cfg.RequestTimeout)
-	inner := http.StripPrefix("/cayley", api)
+	newAPI := func(qs graph.QuadStore) (http.Handler, error) {
+		qw, err := graph.NewQuadWriter("single", qs, nil)
+		if err != nil {
+			return nil, fmt.Errorf("cayley writer: %w", err)
+		}
+		api := cayleyhttp.NewAPIv2(&graph.Handle{QuadStore: qs, QuadWriter: qw})
+		api.SetReadOnly(!writable)
+		api.SetQueryLimit(s.cfg.MaxResults)
+		api.SetQueryTimeout(s.cfg.RequestTimeout)
+		return http.StripPrefix("/cayley", api), nil
+	}
+	inner, err := newAPI(qs)
+	if err != nil {
+		return nil, err
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
 		if isCayleyWrite(path) && !writable {
@@ -38,16 +61,171 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			return
 		}
 		switch path {
+		case "/api/v2/write", "/api/v2/delete":
+			if err := prepareQuadBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		case "/api/v2/read":
 			// Uncompressed, so the cap counts quad text.
 			r.Header.Del("Accept-Encoding")
 			w = &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes}
 		case "/api/v2/query":
-			// Cayley's error answers set no content type.
-			w.Header().Set("Content-Type", "application/json")
+			g := query.NewGuard(qs)
+			api, err := newAPI(g)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			s.serveGuardedQuery(w, r, api, g)
+			return
 		}
 		inner.ServeHTTP(w, r)
 	}), nil
+}
+
+// serveGuardedQuery runs a Cayley query request into a buffer and sends it
+// unless the guard recovered a panic, which is answered as a 500.
+func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
+	buf := &bufferedResponse{header: http.Header{}}
+	// Cayley's error answers set no content type.
+	buf.header.Set("Content-Type", "application/json")
+	api.ServeHTTP(buf, r)
+	if p := g.Panic(); p != nil {
+		s.logPanic(r, p.Value, p.Stack)
+		s.writeError(w, r, &apiError{http.StatusInternalServerError,
+			"internal error; see the server log for request " + requestID(r.Context())})
+		return
+	}
+	for k, v := range buf.header {
+		w.Header()[k] = v
+	}
+	if buf.status == 0 {
+		buf.status = http.StatusOK
+	}
+	w.WriteHeader(buf.status)
+	_, _ = w.Write(buf.body.Bytes())
+}
+
+// bufferedResponse collects a response in memory.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+// formatAliases are names accepted in ?format= besides Cayley's own
+// format names; N-Triples is read by the N-Quads reader.
+var formatAliases = map[string]string{
+	"ntriples": "nquads", "n-triples": "nquads", "nt": "nquads",
+	"n-quads": "nquads", "nq": "nquads",
+}
+
+// genericContentTypes say nothing about the quad format (curl sends the
+// first for --data); a write with one of them, or none, is read as N-Quads.
+var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain", "application/octet-stream"}
+
+// prepareQuadBody chooses the body's quad format (see setQuadFormat) and
+// parses the body once before Cayley's handler does, so that bad input is
+// answered as a 400 naming the quad, where Cayley answers 500 after
+// applying the batches before it. Bodies are bounded by the server's body
+// limit, so buffering one is cheap.
+func prepareQuadBody(r *http.Request) error {
+	f, err := setQuadFormat(r)
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var rd io.Reader = bytes.NewReader(body)
+	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			return &apiError{http.StatusBadRequest, fmt.Sprintf("gzip body: %v", err)}
+		}
+		defer zr.Close()
+		rd = zr
+	default:
+		return &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (use gzip or none)", enc)}
+	}
+	qr := f.Reader(rd)
+	defer qr.Close()
+	for n := 1; ; n++ {
+		_, err := qr.ReadQuad()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
+		}
+	}
+}
+
+// setQuadFormat chooses the format of a write or delete body from
+// ?format= (a format name) or else the Content-Type, and sets the
+// Content-Type Cayley's handler reads it from. Cayley itself ignores
+// ?format= on writes and silently reads an unknown Content-Type as N-Quads;
+// here both are errors naming the formats that work.
+func setQuadFormat(r *http.Request) (*quad.Format, error) {
+	if name := r.URL.Query().Get("format"); name != "" {
+		key := strings.ToLower(name)
+		if a, ok := formatAliases[key]; ok {
+			key = a
+		}
+		f := quad.FormatByName(key)
+		if f == nil || f.Reader == nil || len(f.Mime) == 0 {
+			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("format %q cannot be written; use %s", name, writableFormats())}
+		}
+		r.Header.Set("Content-Type", f.Mime[0])
+		return f, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct != "" && err != nil {
+		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("bad Content-Type %q: %v", ct, err)}
+	}
+	if slices.Contains(genericContentTypes, mt) {
+		mt = "application/n-quads"
+	}
+	f := quad.FormatByMime(mt)
+	if f == nil || f.Reader == nil {
+		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q cannot be written; use %s", mt, writableFormats())}
+	}
+	r.Header.Set("Content-Type", mt)
+	return f, nil
+}
+
+// writableFormats lists the formats a write can use, for error messages.
+func writableFormats() string {
+	var out []string
+	for _, f := range quad.Formats() {
+		if f.Reader != nil && len(f.Mime) > 0 {
+			out = append(out, fmt.Sprintf("%s (?format=%s or Content-Type: %s)", f.Name, f.Name, strings.Join(f.Mime, ", ")))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }
 
 func isCayleyWrite(path string) bool {

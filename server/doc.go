@@ -24,7 +24,13 @@
 // writes the slog access-log line. Handlers answer errors through
 // writeError, which only ever shows clients messages written for them
 // (apiError) or store.ErrNotFound messages; anything else becomes a generic
-// 500 naming the request id, with the details in the server log.
+// 500 naming the request id, with the details in the server log. Cayley
+// queries need more than the middleware: Gizmo evaluates a program in a
+// goroutine of its own, so each query runs over a per-request query.Guard
+// (with Gizmo's native functions sandboxed by store/query) and a panic
+// recovered there is answered as that same 500 (cayley.go). Cayley writes
+// take N-Quads, N-Triples or Cayley's JSON, by ?format= or Content-Type,
+// and a body is parsed once before Cayley's handler so bad input is a 400.
 //
 // Security model. A server listening on a non-loopback address must have a
 // bearer token (checked in New, again in Serve against the real listener,

@@ -120,7 +120,13 @@ func (a *app) kgEntity() *cobra.Command {
 	return &cobra.Command{
 		Use:   "entity ID",
 		Short: "Show an entity's label, description, aliases and graphs",
-		Args:  cobra.ExactArgs(1),
+		Long: "Show an entity's label, description, aliases and graphs.\n\n" +
+			"Blank nodes are scoped per graph at ingest: the source file's _:100000, loaded with --graph film,\n" +
+			"is _:film/100000, so two graphs never share a blank node. Name it so here and in every interface:\n" +
+			"  grove kg entity _:film/100000\n" +
+			"  grove query 'g.V(\"_:film/100000\").Out().All()'\n" +
+			"(On a database with one graph, Cayley queries also accept the file's own name, _:100000.)",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				e, err := kg.Entity(cmd.Context(), args[0])
@@ -136,11 +142,24 @@ func (a *app) kgEntity() *cobra.Command {
 						fmt.Fprintf(w, "  aliases: %s\n", strings.Join(e.Aliases, "; "))
 					}
 					fmt.Fprintf(w, "  graphs: %s\n", strings.Join(e.Graphs, ", "))
+					if g, local, ok := scopedBlank(e.ID); ok {
+						fmt.Fprintf(w, "  blank node: scoped to graph %s at ingest (the source file's _:%s)\n", g, local)
+					}
 					return nil
 				})
 			})
 		},
 	}
+}
+
+// scopedBlank splits a graph-scoped blank node id, _:GRAPH/LOCAL.
+func scopedBlank(id string) (graph, local string, ok bool) {
+	rest, isBlank := strings.CutPrefix(id, "_:")
+	if !isBlank {
+		return "", "", false
+	}
+	graph, local, ok = strings.Cut(rest, "/")
+	return graph, local, ok && graph != "" && local != ""
 }
 
 func dirFlag(cmd *cobra.Command, def string) *string {

@@ -168,6 +168,10 @@ func (s *scanner) advance() bool {
 		s.it.Next()
 	}
 	if !s.it.Valid() {
+		// Exhausted: release the iterator now. Badger's iterator must not
+		// be advanced past its end (it dereferences nil), and Close marks
+		// the scanner closed, so Next answers false from here on.
+		s.Close()
 		return false
 	}
 	s.buf, s.pos = s.buf[:0], 0

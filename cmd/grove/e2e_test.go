@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/grove-kg/grove/reasoner/llm/llmtest"
+)
+
+// TestE2EBinary builds cmd/grove with `go build` and runs the binary as a
+// user does, with the flags README.md documents: ingest the demo KG, the kg
+// commands, Gizmo queries, ask (lexical policy and a fake OpenAI-compatible
+// server on loopback), eval on two questions, then serve with HTTP calls
+// (a KG call, the README's Cayley write example run verbatim with curl, a
+// Gizmo query reading the write back) and SIGTERM with a clean exit. It
+// exists so that a difference between the test binary and the shipped one
+// (a format or language registered only by a test import) cannot hide.
+func TestE2EBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped with -short")
+	}
+	bin := buildGrove(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	film, err := filepath.Abs(filepath.Join("..", "..", "data", "film.nq.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &groveCLI{t: t, bin: bin, db: db, home: dir}
+
+	out := g.ok("ingest", "--graph", "film", film)
+	mustContain(t, "ingest", out, "471705 new")
+
+	t.Run("kg", func(t *testing.T) {
+		mustContain(t, "kg search", g.ok("kg", "search", "Blade Runner", "--limit", "1"), "/en/blade_runner")
+		mustContain(t, "kg entity", g.ok("kg", "entity", "/en/blade_runner"), "Blade Runner", "graphs: film")
+		mustContain(t, "kg relations", g.ok("kg", "relations", "/en/blade_runner"), "directed by")
+		mustContain(t, "kg edges", g.ok("kg", "edges", "/film/film/directed_by", "/en/blade_runner"), "Ridley Scott")
+		// A blank node (a film performance) by its graph-scoped name.
+		mustContain(t, "kg entity blank", g.ok("kg", "entity", "_:film/100000"), "_:film/100000", "graphs: film",
+			"scoped to graph film at ingest (the source file's _:100000)")
+		mustContain(t, "kg entity help", g.ok("kg", "entity", "--help"), "_:film/100000")
+		if _, stderr, err := g.run("kg", "entity", "/en/no_such_entity"); err == nil || !strings.Contains(stderr, "not found") {
+			t.Fatalf("unknown entity: %v, %s", err, stderr)
+		}
+	})
+
+	t.Run("query", func(t *testing.T) {
+		mustContain(t, "gizmo", g.ok("query", `g.V("</en/blade_runner>").Out("</film/film/directed_by>").Out("<name>").All()`),
+			"Ridley Scott")
+		// Two co-star sets intersected: the query shape that crashed the
+		// engine's scanner (Badger Next past the end) before.
+		costars := `var actors = g.M().Out("</film/film/starring>").Out("</film/performance/actor>");
+g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Speed").Follow(actors)).Out("<name>").All()`
+		mustContain(t, "co-stars", g.ok("query", costars), "Sandra Bullock")
+		mustContain(t, "blank node", g.ok("query", `g.V("_:film/100000").Out("</film/performance/actor>").All()`), "/en/larry_fine_1902")
+		// The source file's own blank node name, on this one-graph database.
+		mustContain(t, "file blank node", g.ok("query", `g.V("_:100000").Out("</film/performance/actor>").All()`), "/en/larry_fine_1902")
+		if _, stderr, err := g.run("query", `g.V(`); err == nil || stderr == "" {
+			t.Fatalf("a bad query exited 0 (stderr %q)", stderr)
+		}
+		// A program that used to make Cayley's Gizmo panic in its own
+		// goroutine: an error and a non-zero exit, not a crash.
+		_, stderr, err := g.run("query", `g.V("</en/blade_runner>").Except(g).All()`)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() <= 0 || !strings.Contains(stderr, "must be a path") ||
+			strings.Contains(stderr, "goroutine ") {
+			t.Fatalf("crashing query: %v\n%s", err, stderr)
+		}
+	})
+
+	srv := llmtest.NewServer(t, fakeTotModel)
+	t.Run("ask", func(t *testing.T) {
+		out, stderr, err := g.run("ask", "Who directed Blade Runner?")
+		if err != nil {
+			t.Fatalf("lexical ask: %v\n%s", err, stderr)
+		}
+		mustContain(t, "lexical ask", out, "answer: Ridley Scott")
+		mustContain(t, "lexical ask stderr", stderr, "not an LLM")
+		out = g.ok("ask", "Who directed Blade Runner?", "--llm", srv.BaseURL(), "--model", "fake-e2e", "--cache", "off")
+		mustContain(t, "model ask", out, "answer: Ridley Scott")
+		if srv.RequestCount() == 0 {
+			t.Fatal("ask --llm sent no request to the fake server")
+		}
+	})
+
+	t.Run("eval", func(t *testing.T) {
+		questions, err := filepath.Abs(filepath.Join("..", "..", "data", "film-questions.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := filepath.Join(dir, "runs")
+		g.ok("eval", "--dataset", questions, "--method", "tot", "--limit", "2", "--out", runs,
+			"--llm", srv.BaseURL(), "--model", "fake-e2e", "--cache", "off")
+		b, err := os.ReadFile(filepath.Join(runs, "results.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("results.jsonl has %d records, want 2:\n%s", len(lines), b)
+		}
+		for _, l := range lines {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["method"] != "tot" {
+				t.Fatalf("result record %s: %v", l, err)
+			}
+		}
+		// Each result's trace names the model that produced it.
+		var rec struct{ Trace string }
+		if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil || rec.Trace == "" {
+			t.Fatalf("result without a trace: %s", lines[0])
+		}
+		f, err := os.Open(filepath.Join(runs, rec.Trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := io.ReadAll(zr)
+		if err != nil || !bytes.Contains(tr, []byte(`"model":"fake-e2e"`)) {
+			t.Errorf("trace %s does not name the model (%v)", rec.Trace, err)
+		}
+	})
+
+	t.Run("serve", func(t *testing.T) { testE2EServe(t, g) })
+}
+
+// testE2EServe runs `grove serve`, calls it, and stops it with SIGTERM.
+func testE2EServe(t *testing.T, g *groveCLI) {
+	const token = "e2e-token-0123456789"
+	tokenFile := filepath.Join(g.home, "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	cmd := exec.Command(g.bin, "--db", g.db, "serve", "--addr", addr, "--token-file", tokenFile)
+	cmd.Env = g.env()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	client := &http.Client{Timeout: 30 * time.Second}
+	call := func(method, path, ctype, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	waitReady(t, client, base+"/readyz", exited, &stderr)
+
+	if st, body := call("GET", "/v1/search?q=blade+runner&graph=film&limit=1", "", ""); st != 200 || !strings.Contains(body, "/en/blade_runner") {
+		t.Fatalf("search: %d %s", st, body)
+	}
+	// The README's write example, run as written.
+	out := runReadmeBlock(t, "cayley-write", g.home, base)
+	mustContain(t, "README write example", out, `{"result":"Successfully wrote 2 quads.","count":2}`)
+	gizmo := `g.V("</en/the_new_film>").Out("</film/film/directed_by>").Out("<name>").All()`
+	if st, body := call("POST", "/cayley/api/v2/query?lang=gizmo", "", gizmo); st != 200 || !strings.Contains(body, "Ridley Scott") {
+		t.Fatalf("gizmo after write: %d %s", st, body)
+	}
+	if st, body := call("GET", "/v1/entity?id="+url.QueryEscape("/en/the_new_film"), "", ""); st != 200 || !strings.Contains(body, "The New Film") {
+		t.Fatalf("KG entity after write: %d %s", st, body)
+	}
+	// N-Triples by ?format= and Cayley's JSON by Content-Type.
+	if st, body := call("POST", "/cayley/api/v2/write?format=ntriples", "", "</en/nt_film> <name> \"NT Film\" .\n"); st != 200 || !strings.Contains(body, `"count":1`) {
+		t.Fatalf("n-triples write: %d %s", st, body)
+	}
+	if st, body := call("POST", "/cayley/api/v2/write", "application/json",
+		`[{"subject":"</en/json_film>","predicate":"<name>","object":"\"JSON Film\"","label":"<film>"}]`); st != 200 || !strings.Contains(body, `"count":1`) {
+		t.Fatalf("json write: %d %s", st, body)
+	}
+	if st, body := call("POST", "/cayley/api/v2/query?lang=gizmo", "", `g.V("NT Film", "JSON Film").In("<name>").All()`); st != 200 ||
+		!strings.Contains(body, "</en/nt_film>") || !strings.Contains(body, "</en/json_film>") {
+		t.Fatalf("gizmo after n-triples and json writes: %d %s", st, body)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("serve exited with %v after SIGTERM; output:\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve still running 30 s after SIGTERM; output:\n%s", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "panic") {
+		t.Fatalf("serve output mentions a panic:\n%s", stderr.String())
+	}
+	// The database closed cleanly: it opens again and holds the writes.
+	mustContain(t, "reopen", g.ok("kg", "entity", "/en/the_new_film"), "The New Film")
+}
+
+// groveCLI runs the built binary against one database with an isolated
+// home and configuration.
+type groveCLI struct {
+	t    *testing.T
+	bin  string
+	db   string
+	home string
+}
+
+func (g *groveCLI) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GROVE_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+g.home, "XDG_DATA_HOME="+filepath.Join(g.home, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(g.home, "config"), "XDG_CACHE_HOME="+filepath.Join(g.home, "cache"))
+}
+
+// run runs grove --db DB ARGS... and returns stdout, stderr and the error.
+func (g *groveCLI) run(args ...string) (string, string, error) {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.bin, append([]string{"--db", g.db}, args...)...)
+	cmd.Env = g.env()
+	cmd.Dir = g.home
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// ok is run that fails the test unless grove exits 0.
+func (g *groveCLI) ok(args ...string) string {
+	g.t.Helper()
+	out, stderr, err := g.run(args...)
+	if err != nil {
+		g.t.Fatalf("grove %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return out
+}
+
+// buildGrove builds this package's binary into a temporary directory.
+func buildGrove(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "grove")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func mustContain(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Fatalf("%s: output lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// freeAddr returns a loopback address with a port that was free.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// waitReady polls url until it answers 200, failing if the server exits.
+func waitReady(t *testing.T, client *http.Client, url string, exited <-chan error, output *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			t.Fatalf("serve exited early: %v\n%s", err, output.String())
+		default:
+		}
+		if resp, err := client.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("serve not ready after 30 s:\n%s", output.String())
+}
+
+// runReadmeBlock runs the sh block README.md marks with
+// "<!-- e2e: NAME -->" in dir, with G (the server's base URL) preset and
+// the block's own G= line dropped, and returns its output.
+func runReadmeBlock(t *testing.T, name, dir, base string) string {
+	t.Helper()
+	block, err := readmeBlock(filepath.Join("..", "..", "README.md"), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script []string
+	for _, l := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(l, "G=") {
+			script = append(script, l)
+		}
+	}
+	cmd := exec.Command("sh", "-e", "-c", strings.Join(script, "\n"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "G="+base)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README block %q: %v\n%s", name, err, out)
+	}
+	return string(out)
+}
+
+// readmeBlock returns the body of the first fenced code block after the
+// marker line "<!-- e2e: NAME -->".
+func readmeBlock(path, name string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	marker := "<!-- e2e: " + name + " -->"
+	var found, in bool
+	var body []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case !found:
+			found = strings.HasPrefix(strings.TrimSpace(l), marker)
+		case !in:
+			in = strings.HasPrefix(l, "```")
+		case strings.HasPrefix(l, "```"):
+			return strings.Join(body, "\n"), nil
+		default:
+			body = append(body, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	if !found {
+		return "", fmt.Errorf("%s: no %s marker", path, marker)
+	}
+	return "", errors.New(path + ": unterminated code block after " + marker)
+}
