@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grove-kg/grove/reasoner/llm/llmtest"
 )
 
 // TestE2EBinary builds cmd/grove with `go build` and runs the binary as a
@@ -85,7 +84,7 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 		}
 	})
 
-	srv := llmtest.NewServer(t, fakeTotModel)
+	srv := newFakeLLM(t, fakeTotModel)
 	t.Run("ask", func(t *testing.T) {
 		out, stderr, err := g.run("ask", "Who directed Blade Runner?")
 		if err != nil {
