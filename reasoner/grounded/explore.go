@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
@@ -110,7 +111,7 @@ func (x *explorer) explore(ctx context.Context, c *state) (int, error) {
 		}
 		depth++
 		found := make([]entityFinds, len(ids))
-		err := parallel(len(ids), func(i int) error {
+		err := fanout.Run(ctx, len(ids), 0, func(ctx context.Context, i int) error {
 			var err error
 			found[i], err = x.exploreEntity(ctx, c, ids[i])
 			return err

@@ -33,8 +33,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -145,14 +145,10 @@ func (l Linker) Extract(ctx context.Context, question, text string) ([]string, e
 // LinkAll links the mentions concurrently and returns the entities in
 // mention order, each once.
 func (l Linker) LinkAll(ctx context.Context, question string, mentions []string) ([]Linked, error) {
-	results := make([][]Linked, len(mentions))
-	errs := make([]error, len(mentions))
-	var wg sync.WaitGroup
-	for i, m := range mentions {
-		wg.Go(func() { results[i], errs[i] = l.Link(ctx, question, m) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	results, err := fanout.Map(ctx, mentions, 0, func(ctx context.Context, m string) ([]Linked, error) {
+		return l.Link(ctx, question, m)
+	})
+	if err != nil {
 		return nil, err
 	}
 	var out []Linked

@@ -3,12 +3,11 @@ package rtsog
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
@@ -50,14 +49,10 @@ func (r *run) expand(ctx context.Context, leaf *node) ([]*node, error) {
 	if err != nil || len(kept) == 0 {
 		return nil, err
 	}
-	props := make([]proposal, len(kept))
-	errs := make([]error, len(kept))
-	var wg sync.WaitGroup
-	for i, rel := range kept {
-		wg.Go(func() { props[i], errs[i] = r.exploreRelation(nctx, leaf, rel) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	props, err := fanout.Map(nctx, kept, 0, func(ctx context.Context, rel store.Relation) (proposal, error) {
+		return r.exploreRelation(ctx, leaf, rel)
+	})
+	if err != nil {
 		return nil, err
 	}
 	children := r.addChildren(leaf, props)
@@ -121,15 +116,19 @@ func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Rela
 // exploreRelation scores the relation and, concurrently, its tails.
 func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relation) (proposal, error) {
 	p := proposal{rel: rel}
-	var srErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		p.sr, srErr = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.Question, r.subs, leaf, rel),
-			pathText(leaf), extendedText(leaf, rel, nil))
+	var cands []candidate
+	var tails string
+	err := fanout.Run(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			p.sr, err = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.Question, r.subs, leaf, rel),
+				pathText(leaf), extendedText(leaf, rel, nil))
+		} else {
+			cands, tails, err = r.candidates(ctx, leaf, rel)
+		}
+		return err
 	})
-	cands, tails, err := r.candidates(ctx, leaf, rel)
-	wg.Wait()
-	if err = errors.Join(srErr, err); err != nil {
+	if err != nil {
 		return p, err
 	}
 	p.cands, p.tails = cands, tails
@@ -163,13 +162,10 @@ func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([
 		cands = append(cands, candidate{entity: tail, edge: e})
 	}
 	tails := fmt.Sprintf("%d of %d", len(cands), rel.Count)
-	errs := make([]error, len(cands))
-	var wg sync.WaitGroup
-	for i := range cands {
-		wg.Go(func() { errs[i] = r.scoreCandidate(ctx, leaf, rel, &cands[i]) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = fanout.Run(ctx, len(cands), 0, func(ctx context.Context, i int) error {
+		return r.scoreCandidate(ctx, leaf, rel, &cands[i])
+	})
+	if err != nil {
 		return nil, "", err
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
@@ -281,14 +277,10 @@ func (r *run) addChildren(leaf *node, props []proposal) []*node {
 // Search), which makes the child a leaf. An unreadable reply counts as
 // "no" with a warning.
 func (r *run) critique(ctx context.Context, children []*node) error {
-	eos := make([]bool, len(children))
-	errs := make([]error, len(children))
-	var wg sync.WaitGroup
-	for i, c := range children {
-		wg.Go(func() { eos[i], errs[i] = r.endOfSearch(trace.WithNode(ctx, c.id), c) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	eos, err := fanout.Map(ctx, children, 0, func(ctx context.Context, c *node) (bool, error) {
+		return r.endOfSearch(trace.WithNode(ctx, c.id), c)
+	})
+	if err != nil {
 		return err
 	}
 	for i, c := range children {
