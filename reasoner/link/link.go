@@ -28,6 +28,7 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -220,6 +221,13 @@ func bestPerGraph(cands []store.Candidate) []store.Candidate {
 func (l Linker) choose(ctx context.Context, question, mention string, cands []store.Candidate) ([]store.Candidate, error) {
 	opts := make([]llm.Option, len(cands))
 	for i, c := range cands {
+		if flat(c.Description) == "" {
+			rels, err := l.KG.Relations(ctx, []string{c.ID}, store.Both)
+			if err != nil {
+				return nil, fmt.Errorf("relations of candidate %s: %w", c.ID, err)
+			}
+			c.Description = RelationsText(rels, l.Graphs)
+		}
 		opts[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
 	}
 	resp, err := l.Model.Generate(ctx, llm.Request{
@@ -257,6 +265,52 @@ func CandidateText(c store.Candidate, multi bool) string {
 		s += " [" + c.Graph + "]"
 	}
 	return s
+}
+
+// NamePart is the name a "search again" request is about: the text before
+// a parenthesised note or a " - " or ", " explanation ("Blade Runner (the
+// 1982 film)" -> "Blade Runner"), or the whole text when that is empty.
+func NamePart(text string) string {
+	t := flat(text)
+	for _, sep := range []string{" (", " - ", ", ", " [", "; "} {
+		if i := strings.Index(t, sep); i > 0 {
+			t = t[:i]
+		}
+	}
+	t = strings.Trim(t, "\"'`*")
+	if t == "" {
+		return flat(text)
+	}
+	return t
+}
+
+// maxSummary bounds the relations that describe a candidate.
+const maxSummary = 4
+
+// RelationsText describes an entity without a description by its most
+// frequent visible relations in graphs: "relations: starring (133),
+// directed by (1)"; "" when it has none. Two entities with the same name
+// (a film and a video game) are told apart this way.
+func RelationsText(rels []store.Relation, graphs []string) string {
+	var vis []store.Relation
+	for _, r := range rels {
+		if !r.Hidden && r.Count > 0 && (len(graphs) == 0 || slices.Contains(graphs, r.Graph)) {
+			vis = append(vis, r)
+		}
+	}
+	slices.SortStableFunc(vis, func(a, b store.Relation) int { return cmp.Compare(b.Count, a.Count) })
+	var parts []string
+	for _, r := range vis[:min(len(vis), maxSummary)] {
+		l := flat(r.DisplayLabel())
+		if l == "" {
+			l = r.ID
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", l, r.Count))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "relations: " + strings.Join(parts, ", ")
 }
 
 // ExtractPrompt asks for the named entities of a text, one per line.

@@ -151,7 +151,9 @@ func TestSelectTask(t *testing.T) {
 	for _, o := range tk.Options {
 		opts = append(opts, o.ID+"="+o.Text)
 	}
-	want := []string{"a1=Blade Runner [a]", "a2=Blade Runner 2049 [a]", "b1=Blade Runner [b]"}
+	// Candidates without a description are described by their relations.
+	want := []string{"a1=Blade Runner - relations: directed by (1) [a]",
+		"a2=Blade Runner 2049 - relations: directed by (1) [a]", "b1=Blade Runner - relations: year (1) [b]"}
 	if tk.Kind != llm.KindSelect || tk.Pick != 2 || tk.Context != "Blade Runner" || !slices.Equal(opts, want) {
 		t.Errorf("select task %+v, options %q", tk, opts)
 	}
@@ -254,6 +256,17 @@ func TestCandidateText(t *testing.T) {
 	for _, tt := range tests {
 		if got := CandidateText(tt.c, tt.multi); got != tt.want {
 			t.Errorf("CandidateText = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestNamePart(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Blade Runner (the 1982 film)", "Blade Runner"}, {"\"Blade Runner\" - the film", "Blade Runner"},
+		{"Paris, France", "Paris"}, {"  Alien  ", "Alien"}, {"(x)", "(x)"}, {"", ""},
+	} {
+		if got := NamePart(tc.in); got != tc.want {
+			t.Errorf("NamePart(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -22,12 +22,16 @@ const (
 // Action is an action of the action state machine.
 type Action string
 
-// The actions. The first three are offered in the default state; the
-// selection actions are the replies of the two selection states.
+// The actions. THINK, EXPAND_KG, SEARCH_KG and ANSWER are offered in the
+// default state; the selection actions are the replies of the two
+// selection states. SEARCH_KG is Grove's addition to the paper's
+// machine: it links a name again inside the search, so a wrong or missing
+// entity link made before the search can be repaired by it.
 const (
 	ActionThink          Action = "THINK"
 	ActionExpand         Action = "EXPAND_KG"
 	ActionAnswer         Action = "ANSWER"
+	ActionSearch         Action = "SEARCH_KG"
 	ActionSelectEntities Action = "SELECT_ENTITIES"
 	ActionSelectRelation Action = "SELECT_RELATION"
 )
@@ -72,6 +76,10 @@ type node struct {
 	history []string
 	// answerIDs are the local entities an answer names.
 	answerIDs []string
+	// shown counts, per entities+relation, the ranked edges already
+	// fetched, so choosing the relation again fetches the next page.
+	// Children share it until they change it (copy on write).
+	shown map[string]int
 
 	value     float64
 	evaluated bool
@@ -81,7 +89,7 @@ type node struct {
 // child returns a child of n produced by action a with argument text.
 func (n *node) child(a Action, text string) *node {
 	return &node{parent: n, depth: n.depth + 1, state: next(n.state, a), action: a, text: text,
-		goal: n.goal, selected: n.selected, sub: n.sub, history: slices.Clip(n.history)}
+		goal: n.goal, selected: n.selected, sub: n.sub, history: slices.Clip(n.history), shown: n.shown}
 }
 
 // addHistory appends action lines.
@@ -91,7 +99,7 @@ func (n *node) addHistory(lines ...string) {
 
 // defaultActions returns the actions offered at a default-state node:
 // only ANSWER at max depth; otherwise THINK (not twice in a row),
-// EXPAND_KG (when there is an entity to expand) and ANSWER.
+// EXPAND_KG (when there is an entity to expand), SEARCH_KG and ANSWER.
 func defaultActions(n *node, maxDepth int) []Action {
 	if n.depth >= maxDepth {
 		return []Action{ActionAnswer}
@@ -103,7 +111,24 @@ func defaultActions(n *node, maxDepth int) []Action {
 	if len(n.sub.Expandable()) > 0 {
 		out = append(out, ActionExpand)
 	}
-	return append(out, ActionAnswer)
+	return append(out, ActionSearch, ActionAnswer)
+}
+
+// pageKey identifies the edges of one relation from a set of entities.
+func pageKey(ids []string, rel store.Relation) string {
+	return strings.Join(slices.Sorted(slices.Values(ids)), "\x00") + "\x01" + rel.ID + "\x01" + rel.Dir.String() +
+		"\x01" + rel.Graph
+}
+
+// setShown records that n's local graph holds the first k ranked edges
+// of key.
+func (n *node) setShown(key string, k int) {
+	m := make(map[string]int, len(n.shown)+1)
+	for kk, v := range n.shown {
+		m[kk] = v
+	}
+	m[key] = k
+	n.shown = m
 }
 
 // actionIDs converts actions to the strings llm.ParseAction expects.
