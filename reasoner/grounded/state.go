@@ -45,6 +45,9 @@ type state struct {
 	seen []seenEntity
 	// merge marks a GoT aggregation state.
 	merge bool
+	// shown counts the ranked neighbours NeighbourCheck listed per node
+	// and edge type, so repeating it lists the next page (copy on write).
+	shown map[string]int
 
 	done   bool
 	answer string
@@ -62,9 +65,19 @@ type state struct {
 // child returns a new state continuing s with thought.
 func (s *state) child(thought string) *state {
 	c := &state{parents: []*state{s}, depth: s.depth + 1, sub: s.sub.Clone(),
-		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), extra: map[string]string{}}
+		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), shown: s.shown, extra: map[string]string{}}
 	c.steps = append(slices.Clip(s.steps), step{thought: thought})
 	return c
+}
+
+// setShown records that k ranked neighbours of key were listed.
+func (s *state) setShown(key string, k int) {
+	m := make(map[string]int, len(s.shown)+1)
+	for kk, v := range s.shown {
+		m[kk] = v
+	}
+	m[key] = k
+	s.shown = m
 }
 
 // last returns the current step.
@@ -192,11 +205,11 @@ func (s *state) evidence() string {
 	return strings.Join(slices.Concat(s.attributeLines(), s.tripleLines()), "\n")
 }
 
-// describe returns "Name (id)" for an entity of the state's graph, or
-// just the id.
+// describe returns "Name (id)" for an entity of the state's graph (a
+// mediator's name is its contents), or just the id.
 func (s *state) describe(id string) string {
-	if e, ok := s.sub.Entity(id); ok && flat(e.Label) != "" && flat(e.Label) != id {
-		return flat(e.Label) + " (" + id + ")"
+	if n := s.sub.Name(id); n != id && s.sub.Has(id) {
+		return n + " (" + id + ")"
 	}
 	return id
 }

@@ -164,13 +164,13 @@ func TestObservation(t *testing.T) {
 		page        hood.Page
 		want        string
 	}{
-		{1, 1, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 1 new entity; edges all 1"},
-		{0, 2, page(0, 2, 2, 2), "OBSERVATION: 0 new edges, 2 new entities; edges all 2"},
-		{50, 50, page(0, 50, 133, 133), "OBSERVATION: 50 new edges, 50 new entities; edges 1-50 of 133, ranked by " +
+		{1, 1, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 1 new entity; edges shown: 1 in all"},
+		{0, 2, page(0, 2, 2, 2), "OBSERVATION: 0 new edges, 2 new entities; edges shown: 2 in all"},
+		{50, 50, page(0, 50, 133, 133), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 133, ranked by " +
 			"relevance to the question; choose the same relation again to see the next ones"},
-		{33, 33, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges 101-133 of 133, ranked " +
+		{33, 33, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges shown: 101-133 of 133, ranked " +
 			"by relevance to the question"},
-		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges 1-50 of 30000, ranked " +
+		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000, ranked " +
 			"by relevance to the question; only the 1000 most relevant can be listed; choose the same relation again " +
 			"to see the next ones"},
 	} {

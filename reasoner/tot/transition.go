@@ -131,7 +131,7 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 // which part of the relation's edges the graph now shows, and how to see
 // more.
 func observation(newEdges, newEntities int, p hood.Page) string {
-	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s; edges %s", newEdges, noun(newEdges, "edge"), newEntities,
+	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s; edges shown: %s", newEdges, noun(newEdges, "edge"), newEntities,
 		noun(newEntities, "entity"), p.Note())
 	if p.More() {
 		s += "; choose the same relation again to see the next ones"

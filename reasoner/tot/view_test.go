@@ -100,7 +100,7 @@ func TestPagingReachesEveryEdge(t *testing.T) {
 		t.Errorf("second relation selection does not offer the next page:\n%s", p)
 	}
 	final := prompt(policy.CallsFor(TaskAction)[2])
-	for _, want := range []string{"edges 1-10 of 61", "edges 11-20 of 61", "directed (61 in all, 20 shown):"} {
+	for _, want := range []string{"edges shown: 1-10 of 61", "edges shown: 11-20 of 61", "directed (61 in all, 20 shown):"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("last prompt lacks %q:\n%s", want, final)
 		}

@@ -131,16 +131,16 @@ type Page struct {
 // More reports whether edges beyond this page were ranked.
 func (p Page) More() bool { return p.Offset+len(p.Edges) < p.Ranked }
 
-// Note says what part of the total the page shows: "edges 1-10 of 133,
-// ranked by relevance to the question", plus how to see more.
+// Note says what part of the total the page shows: "1-10 of 133, ranked
+// by relevance to the question", or "12 in all" for a whole relation.
 func (p Page) Note() string {
 	if len(p.Edges) == 0 {
-		return fmt.Sprintf("no further edges (%d in all)", p.Total)
+		return fmt.Sprintf("none left of %d", p.Total)
+	}
+	if int64(len(p.Edges)) >= p.Total && p.Offset == 0 {
+		return fmt.Sprintf("%d in all", p.Total)
 	}
 	s := fmt.Sprintf("%d-%d of %d", p.Offset+1, p.Offset+len(p.Edges), p.Total)
-	if int64(len(p.Edges)) >= p.Total && p.Offset == 0 {
-		return fmt.Sprintf("all %d", p.Total)
-	}
 	s += ", ranked by relevance to the question"
 	if int64(p.Ranked) < p.Total {
 		s += fmt.Sprintf("; only the %d most relevant can be listed", p.Ranked)
