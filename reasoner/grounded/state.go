@@ -110,6 +110,29 @@ func (s *state) see(id string) bool {
 	return true
 }
 
+// seeVisited adds an entity to the seen entities as visited (a mediator,
+// whose contents are explored instead).
+func (s *state) seeVisited(id string) {
+	if i := slices.IndexFunc(s.seen, func(e seenEntity) bool { return e.id == id }); i >= 0 {
+		s.seen[i].visited = true
+		return
+	}
+	s.seen = append(s.seen, seenEntity{id: id, visited: true})
+}
+
+// unvisit marks ids[i] unvisited again where left[i] (an exploration
+// stopped before them).
+func (s *state) unvisit(ids []string, left []bool) {
+	for i, id := range ids {
+		if !left[i] {
+			continue
+		}
+		if j := slices.IndexFunc(s.seen, func(e seenEntity) bool { return e.id == id }); j >= 0 {
+			s.seen[j].visited = false
+		}
+	}
+}
+
 // visitAll returns the ids of the seen entities not yet visited and marks
 // them visited.
 func (s *state) visitAll() []string {
