@@ -369,11 +369,11 @@ func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) 
 	if len(parts) == 0 {
 		return fmt.Sprintf("All %d %s neighbours of %s were listed before.", page.Total, label, c.describe(id)), nil
 	}
-	obs := fmt.Sprintf("The %s neighbours of %s are (%s): %s", label, c.describe(id), page.Note(), fmtList(parts))
+	note := page.Note()
 	if page.More() {
-		obs += fmt.Sprintf(". Repeat NeighbourCheck[%s, %s] for the next ones", id, label)
+		note += fmt.Sprintf("; repeat NeighbourCheck[%s, %s] for the next ones", id, label)
 	}
-	return obs, nil
+	return fmt.Sprintf("The %s neighbours of %s are (%s): %s", label, c.describe(id), note, fmtList(parts)), nil
 }
 
 // degree counts the neighbours of a node along an edge type.

@@ -231,10 +231,14 @@ func (s *state) evidence() string {
 // describe returns "Name (id)" for an entity of the state's graph (a
 // mediator's name is its contents), or just the id.
 func (s *state) describe(id string) string {
-	if n := s.sub.Name(id); n != id && s.sub.Has(id) {
-		return n + " (" + id + ")"
+	n := s.sub.Name(id)
+	switch {
+	case n == id || !s.sub.Has(id):
+		return id
+	case strings.HasSuffix(n, " ("+id+")"):
+		return n
 	}
-	return id
+	return n + " (" + id + ")"
 }
 
 // name returns the display name of id in the state's graph.
