@@ -346,13 +346,12 @@ func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) 
 	if err != nil {
 		return "", err
 	}
-	key := id + "\x00" + rel.ID + "\x00" + rel.Dir.String() + "\x00" + rel.Graph
-	page, err := hood.Fetch(ctx, a.r.KG, []string{id}, rel, c.shown[key], a.r.cfg.NeighborLimit,
+	page, err := hood.Fetch(ctx, a.r.KG, []string{id}, rel, c.shown.Of([]string{id}, rel), a.r.cfg.NeighborLimit,
 		hood.Options{Question: a.r.Question, Graphs: a.r.Graphs})
 	if err != nil {
 		return "", err
 	}
-	c.setShown(key, page.Offset+len(page.Edges))
+	c.shown = c.shown.With([]string{id}, rel, page.Offset+len(page.Edges))
 	hood.AddTo(c.sub, page, rel)
 	parts := make([]string, len(page.Edges))
 	for i, e := range page.Edges {

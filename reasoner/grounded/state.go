@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
@@ -47,7 +48,7 @@ type state struct {
 	merge bool
 	// shown counts the ranked neighbours NeighbourCheck listed per node
 	// and edge type, so repeating it lists the next page (copy on write).
-	shown map[string]int
+	shown hood.Shown
 
 	done   bool
 	answer string
@@ -68,16 +69,6 @@ func (s *state) child(thought string) *state {
 		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), shown: s.shown, extra: map[string]string{}}
 	c.steps = append(slices.Clip(s.steps), step{thought: thought})
 	return c
-}
-
-// setShown records that k ranked neighbours of key were listed.
-func (s *state) setShown(key string, k int) {
-	m := make(map[string]int, len(s.shown)+1)
-	for kk, v := range s.shown {
-		m[kk] = v
-	}
-	m[key] = k
-	s.shown = m
 }
 
 // last returns the current step.

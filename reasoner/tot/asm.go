@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
@@ -79,7 +80,7 @@ type node struct {
 	// shown counts, per entities+relation, the ranked edges already
 	// fetched, so choosing the relation again fetches the next page.
 	// Children share it until they change it (copy on write).
-	shown map[string]int
+	shown hood.Shown
 
 	value     float64
 	evaluated bool
@@ -112,23 +113,6 @@ func defaultActions(n *node, maxDepth int) []Action {
 		out = append(out, ActionExpand)
 	}
 	return append(out, ActionSearch, ActionAnswer)
-}
-
-// pageKey identifies the edges of one relation from a set of entities.
-func pageKey(ids []string, rel store.Relation) string {
-	return strings.Join(slices.Sorted(slices.Values(ids)), "\x00") + "\x01" + rel.ID + "\x01" + rel.Dir.String() +
-		"\x01" + rel.Graph
-}
-
-// setShown records that n's local graph holds the first k ranked edges
-// of key.
-func (n *node) setShown(key string, k int) {
-	m := make(map[string]int, len(n.shown)+1)
-	for kk, v := range n.shown {
-		m[kk] = v
-	}
-	m[key] = k
-	n.shown = m
 }
 
 // actionIDs converts actions to the strings llm.ParseAction expects.

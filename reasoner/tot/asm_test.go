@@ -115,7 +115,7 @@ func TestPrompts(t *testing.T) {
 	n := &node{sub: g, history: []string{"EXPAND_KG: find the mother of Bob Dylan", "SELECT_ENTITIES: Q392 (Bob Dylan)"},
 		state: StateSelectingRelation, selected: []string{"Q392"}}
 	rels0 := store.Relation{ID: "P25", Label: "mother", InverseLabel: "is mother of", Dir: store.In, Graph: "wikidata", Count: 3}
-	n.setShown(pageKey(n.selected, rels0), 2)
+	n.shown = n.shown.With(n.selected, rels0, 2)
 	rels := []relOption{{ID: "R1", Rel: store.Relation{ID: "P25", Label: "mother", Dir: store.Out, Graph: "wikidata", Count: 1}},
 		{ID: "R2", Rel: store.Relation{ID: "P25", Label: "mother", InverseLabel: "is mother of", Dir: store.In, Graph: "wikidata", Count: 3}}}
 	got := statePrompt(grandmother, n, selectRelationTask(n, rels, false))

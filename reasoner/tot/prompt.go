@@ -121,7 +121,7 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 	b.WriteString(":\n")
 	for _, o := range opts {
 		fmt.Fprintf(&b, "  %s - %s (%s, %d %s", o.ID, relationText(o, multi), o.Rel.ID, o.Rel.Count, plural(o.Rel.Count, "edge"))
-		if k := n.shown[pageKey(n.selected, o.Rel)]; k > 0 {
+		if k := n.shown.Of(n.selected, o.Rel); k > 0 {
 			if int64(k) >= o.Rel.Count {
 				b.WriteString(", all in the graph already")
 			} else {

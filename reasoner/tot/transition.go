@@ -100,8 +100,7 @@ func (r *run) searchKG(ctx context.Context, c *node, name string) (invalid, err 
 // totals, links the new entities into the other KGs, and records the
 // action and an observation in c's history.
 func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invalid, err error) {
-	key := pageKey(c.selected, o.Rel)
-	page, err := hood.Fetch(ctx, r.KG, c.selected, o.Rel, c.shown[key], r.cfg.MaxEdges,
+	page, err := hood.Fetch(ctx, r.KG, c.selected, o.Rel, c.shown.Of(c.selected, o.Rel), r.cfg.MaxEdges,
 		hood.Options{Question: r.Question, Graphs: r.Graphs})
 	if err != nil {
 		return nil, err
@@ -109,7 +108,7 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 	sub := c.sub.Clone()
 	before := sub.NumEntities()
 	newEdges := hood.AddTo(sub, page, o.Rel)
-	c.setShown(key, page.Offset+len(page.Edges))
+	c.shown = c.shown.With(c.selected, o.Rel, page.Offset+len(page.Edges))
 	var newIDs []string
 	for _, e := range sub.Entities()[before:] {
 		newIDs = append(newIDs, e.ID)

@@ -463,3 +463,27 @@ func Similarity(q map[string]bool, text string) float64 {
 }
 
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Shown counts, per entities and relation, the ranked edges a search
+// state has already fetched, so fetching again continues with the next
+// page. It is never changed in place: With returns a changed copy, so
+// search states (tree nodes, chains) can share it.
+type Shown map[string]int
+
+func shownKey(ids []string, rel store.Relation) string {
+	return strings.Join(slices.Sorted(slices.Values(ids)), "\x00") + "\x01" + rel.ID + "\x01" + rel.Dir.String() +
+		"\x01" + rel.Graph
+}
+
+// Of returns how many ranked edges of rel from ids were fetched.
+func (s Shown) Of(ids []string, rel store.Relation) int { return s[shownKey(ids, rel)] }
+
+// With returns a copy of s recording n fetched edges of rel from ids.
+func (s Shown) With(ids []string, rel store.Relation, n int) Shown {
+	out := make(Shown, len(s)+1)
+	for k, v := range s {
+		out[k] = v
+	}
+	out[shownKey(ids, rel)] = n
+	return out
+}
