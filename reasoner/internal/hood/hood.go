@@ -15,11 +15,14 @@
 //     or for a mediator its contents ("actor: Harrison Ford; character:
 //     Rick Deckard"): distinct content words shared with the question,
 //     after lower-casing and a light plural folding; no embeddings;
-//  2. the far end's degree (KG.Degree over every relation), computed only
-//     for the far ends that matched the question and, when a relation has
-//     at most Options.DegreeCap edges, for all of them, so the number of
-//     KG calls stays bounded on hubs;
+//  2. among far ends that matched the question, their degree (KG.Degree
+//     over every relation), when at most Options.DegreeCap matched, so the
+//     number of KG calls stays bounded on hubs;
 //  3. the store's order.
+//
+// An entity whose edges all fit in one page is not ranked at all (order
+// only, no extra KG call): ranking decides what is shown, and there
+// everything is.
 //
 // The ranking is a pure function of the question, the entities and the
 // store, so asking for the next page (offset + limit) recomputes the same
@@ -58,7 +61,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultFetchCap  = 1000
-	DefaultDegreeCap = 100
+	DefaultDegreeCap = 50
 	DefaultMaxParts  = 4
 )
 
@@ -70,8 +73,8 @@ type Options struct {
 	Graphs []string
 	// FetchCap is the most edges read per entity and relation.
 	FetchCap int
-	// DegreeCap: relations with at most this many fetched edges rank every
-	// far end by degree; longer ones only those that match the question.
+	// DegreeCap bounds the far ends whose degree breaks ties: only when at
+	// most this many matched the question are their degrees read.
 	DegreeCap int
 	// MaxParts bounds the edges that describe one mediator.
 	MaxParts int
@@ -158,7 +161,7 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 	ranked := 0
 	totals := make(map[string]int64, len(ids))
 	for _, id := range ids {
-		es, n, err := rankOne(ctx, kg, id, rel, q, opt)
+		es, n, err := rankOne(ctx, kg, id, rel, q, share(limit, len(ids)), opt)
 		if err != nil {
 			return Page{}, err
 		}
@@ -191,8 +194,8 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 
 // rankOne reads and ranks the edges of rel from one entity; it also
 // returns the entity's true number of such edges.
-func rankOne(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, opt Options) ([]Edge, int64, error) {
-	es, err := rankEdges(ctx, kg, id, rel, q, opt)
+func rankOne(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, share int, opt Options) ([]Edge, int64, error) {
+	es, err := rankEdges(ctx, kg, id, rel, q, share, opt)
 	if err != nil || len(es) < opt.FetchCap {
 		return es, int64(len(es)), err
 	}
@@ -203,7 +206,12 @@ func rankOne(ctx context.Context, kg store.KG, id string, rel store.Relation, q 
 	return es, n, nil
 }
 
-func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, opt Options) ([]Edge, error) {
+// rankEdges reads and ranks; share is the entity's share of a page (0 =
+// unbounded): an entity with no more edges than that keeps the store's
+// order, since all its edges are shown on the first page anyway. share
+// depends on the page size only, never on the offset, so every page of a
+// relation sees the same order.
+func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, share int, opt Options) ([]Edge, error) {
 	raw, err := kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, opt.FetchCap)
 	if err != nil {
 		return nil, fmt.Errorf("edges of %s along %s (%s): %w", id, rel.ID, rel.Dir, err)
@@ -223,6 +231,9 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 			mediators = append(mediators, len(es)-1)
 		}
 	}
+	if share > 0 && len(es) <= share {
+		return es, nil
+	}
 	if len(mediators) > 0 && len(q) > 0 {
 		// Mediators rank by their contents: describe them all (batched).
 		ms := make([]Edge, len(mediators))
@@ -237,9 +248,15 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 			es[j].Score = Similarity(q, PartsText(ms[i].Contents))
 		}
 	}
+	matched := 0
+	for _, e := range es {
+		if e.Score > 0 && !e.Far.Literal && !IsMediator(e.Far) {
+			matched++
+		}
+	}
 	for i := range es {
 		e := &es[i]
-		if e.Far.Literal || IsMediator(e.Far) || (len(es) > opt.DegreeCap && e.Score == 0) {
+		if matched > opt.DegreeCap || e.Score == 0 || e.Far.Literal || IsMediator(e.Far) {
 			continue
 		}
 		d, err := kg.Degree(ctx, e.Far.ID, "", store.Both)
@@ -255,6 +272,14 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 		return cmp.Compare(b.Degree, a.Degree)
 	})
 	return es, nil
+}
+
+// share is one entity's share of a page of limit edges (0 = unbounded).
+func share(limit, entities int) int {
+	if limit <= 0 || entities <= 0 {
+		return 0
+	}
+	return (limit + entities - 1) / entities
 }
 
 // interleave merges per-entity rankings round-robin.
