@@ -348,7 +348,8 @@ type Part struct {
 // relation order), leaving out hidden relations, graphs not in
 // opt.Graphs and the edge back to from[id] (the node the mediator was
 // reached from). It costs one KG.Relations call plus one KG.Edges call per
-// relation, whatever the number of ids.
+// relation, whatever the number of ids, each reading at most 2*MaxParts
+// edges per id.
 func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]string, opt Options) (map[string][]Part, error) {
 	opt = opt.withDefaults()
 	rels, err := kg.Relations(ctx, ids, store.Both)
@@ -360,7 +361,9 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 		if rel.Hidden || rel.Count == 0 || !opt.inGraphs(rel.Graph) {
 			continue
 		}
-		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, 0)
+		// Bounded: a node without a label can be a hub (an unnamed type
+		// node with 75,000 members); a few parts per mediator suffice.
+		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, 2*opt.MaxParts*len(ids))
 		if err != nil {
 			return nil, fmt.Errorf("contents of mediators along %s: %w", rel.ID, err)
 		}

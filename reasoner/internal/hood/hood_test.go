@@ -2,6 +2,7 @@ package hood
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,5 +169,36 @@ func TestSimilarity(t *testing.T) {
 	}
 	if Similarity(q, "Gladiator") <= Similarity(q, "Gladiator Two") {
 		t.Error("a wholly matched text should outrank a partly matched one")
+	}
+}
+
+// countingKG counts the edges Edges returns.
+type countingKG struct {
+	store.KG
+	edges int
+}
+
+func (c *countingKG) Edges(ctx context.Context, ids []string, rel string, dir store.Direction, limit int) ([]store.Edge, error) {
+	es, err := c.KG.Edges(ctx, ids, rel, dir, limit)
+	c.edges += len(es)
+	return es, err
+}
+
+// TestContentsOfAHubAreBounded: an unnamed hub (a type node without a
+// label) looks like a mediator; describing it reads a few edges, not all
+// of its members.
+func TestContentsOfAHubAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<hub_owner> <name> \"Owner\" .\n<hub_owner> <kind> <hub> .\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "<m%04d> <kind> <hub> .\n", i)
+	}
+	kg := &countingKG{KG: storetest.Open(t, map[string]string{"g": b.String()})}
+	parts, err := Contents(context.Background(), kg, []string{"hub"}, map[string]string{"hub": "hub_owner"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts["hub"]) == 0 || kg.edges > 2*DefaultMaxParts {
+		t.Errorf("contents %v read %d edges", parts["hub"], kg.edges)
 	}
 }
