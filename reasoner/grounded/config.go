@@ -54,6 +54,7 @@ const (
 	ParamEvalTemperature = "eval_temperature"
 	ParamSchemaNodes     = "schema_nodes"
 	ParamExploreCalls    = "explore_calls"
+	ParamFrontier        = "frontier"
 )
 
 // Config holds a method's settings. DefaultConfig gives the paper's.
@@ -90,6 +91,9 @@ type Config struct {
 	// ExploreCalls bounds the model calls (pruning and End? checks) of one
 	// exploration; when they are spent the exploration stops and says so.
 	ExploreCalls int
+	// Frontier bounds the entities one exploration depth visits (the
+	// earliest seen first); the others wait for the next depth or step.
+	Frontier int
 }
 
 // DefaultConfig returns the paper's settings (n = 10 steps, k = t = 3,
@@ -98,7 +102,8 @@ type Config struct {
 func DefaultConfig(i Interaction, s Strategy) Config {
 	c := Config{Interaction: i, Strategy: s, Steps: 10, K: 3, T: 3, Evaluator: Select, Votes: 3, Depth: 3,
 		RelationWidth: 3, EntityWidth: 3, AttributeWidth: 3, SearchLimit: 5, NeighborLimit: 30,
-		Temperature: 0.7, EvalTemperature: 0, SchemaNodes: 24, ExploreCalls: 40}
+		Temperature: 0.7, EvalTemperature: 0, SchemaNodes: 24, ExploreCalls: 40,
+		Frontier: 9}
 	if s == CoT {
 		c.K, c.T, c.Temperature = 1, 1, 0
 	}
@@ -127,6 +132,7 @@ func ConfigFromParams(i Interaction, s Strategy, p reasoner.Params) (Config, err
 		c.EntityWidth = r.Int(ParamEntityWidth, c.EntityWidth)
 		c.AttributeWidth = r.Int(ParamAttributeWidth, c.AttributeWidth)
 		c.ExploreCalls = r.Int(ParamExploreCalls, c.ExploreCalls)
+		c.Frontier = r.Int(ParamFrontier, c.Frontier)
 	}
 	c.SearchLimit = r.Int(ParamSearchLimit, c.SearchLimit)
 	c.NeighborLimit = r.Int(ParamNeighborLimit, c.NeighborLimit)
@@ -165,7 +171,7 @@ func (c Config) Validate() error {
 	}{{ParamSteps, c.Steps}, {ParamK, c.K}, {ParamT, c.T}, {ParamVotes, c.Votes}, {ParamDepth, c.Depth},
 		{ParamRelationWidth, c.RelationWidth}, {ParamEntityWidth, c.EntityWidth}, {ParamAttributeWidth, c.AttributeWidth},
 		{ParamSearchLimit, c.SearchLimit}, {ParamNeighborLimit, c.NeighborLimit}, {ParamSchemaNodes, c.SchemaNodes},
-		{ParamExploreCalls, c.ExploreCalls}} {
+		{ParamExploreCalls, c.ExploreCalls}, {ParamFrontier, c.Frontier}} {
 		if p.v < 1 {
 			errs = append(errs, fmt.Errorf("parameter %q must be at least 1, got %d", p.name, p.v))
 		}
@@ -184,8 +190,9 @@ func (c Config) Params() map[string]any {
 		p[ParamK], p[ParamT], p[ParamEvaluator], p[ParamVotes] = c.K, c.T, string(c.Evaluator), c.Votes
 	}
 	if c.Interaction == Explore {
-		p[ParamDepth], p[ParamRelationWidth], p[ParamEntityWidth], p[ParamAttributeWidth], p[ParamExploreCalls] =
-			c.Depth, c.RelationWidth, c.EntityWidth, c.AttributeWidth, c.ExploreCalls
+		p[ParamDepth], p[ParamRelationWidth], p[ParamEntityWidth], p[ParamAttributeWidth] =
+			c.Depth, c.RelationWidth, c.EntityWidth, c.AttributeWidth
+		p[ParamExploreCalls], p[ParamFrontier] = c.ExploreCalls, c.Frontier
 	}
 	return p
 }

@@ -138,8 +138,8 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 	return added, nil
 }
 
-// explore is Algorithm 1: up to Depth rounds; each visits the unvisited
-// seen entities (concurrently), keeps the model-pruned attributes,
+// explore is Algorithm 1: up to Depth rounds; each visits up to Frontier
+// unvisited seen entities (concurrently, earliest seen first), keeps the model-pruned attributes,
 // relations and tail entities, adds the tails to the seen entities, and
 // ends early when the model says the triples suffice. It returns the
 // number of rounds run and, when the model-call budget stopped it, a
@@ -147,13 +147,14 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
 	b := &budget{}
 	b.left.Store(int64(x.r.cfg.ExploreCalls))
-	depth := 0
+	depth, deferred := 0, 0
 	for depth < x.r.cfg.Depth {
-		ids := c.visitAll()
+		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
 			break
 		}
 		depth++
+		deferred = left
 		found := make([]entityFinds, len(ids))
 		spent := make([]bool, len(ids))
 		err := fanout.Run(ctx, len(ids), 0, func(ctx context.Context, i int) error {
@@ -186,6 +187,9 @@ func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
 		if err != nil || enough {
 			return depth, "", err
 		}
+	}
+	if deferred > 0 {
+		x.r.Log.Debug("grounded: exploration frontier cut", "depth", depth, "deferred", deferred)
 	}
 	return depth, "", nil
 }

@@ -124,17 +124,22 @@ func (s *state) unvisit(ids []string, left []bool) {
 	}
 }
 
-// visitAll returns the ids of the seen entities not yet visited and marks
-// them visited.
-func (s *state) visitAll() []string {
-	var out []string
+// visit returns the ids of at most max seen entities not yet visited
+// (earliest seen first; max <= 0 means all) and marks them visited. It
+// also returns how many unvisited ones are left.
+func (s *state) visit(max int) (ids []string, left int) {
 	for i := range s.seen {
-		if !s.seen[i].visited {
-			s.seen[i].visited = true
-			out = append(out, s.seen[i].id)
+		if s.seen[i].visited {
+			continue
 		}
+		if max > 0 && len(ids) >= max {
+			left++
+			continue
+		}
+		s.seen[i].visited = true
+		ids = append(ids, s.seen[i].id)
 	}
-	return out
+	return ids, left
 }
 
 // merged returns the GoT aggregation of a and b: both chains (their shared
