@@ -92,7 +92,7 @@ type Config struct {
 	// exploration; when they are spent the exploration stops and says so.
 	ExploreCalls int
 	// Frontier bounds the entities one exploration depth visits (the
-	// earliest seen first); the others wait for the next depth or step.
+	// earliest seen first); the others stay unexplored tails.
 	Frontier int
 }
 

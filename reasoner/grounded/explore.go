@@ -139,7 +139,8 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 }
 
 // explore is Algorithm 1: up to Depth rounds; each visits up to Frontier
-// unvisited seen entities (concurrently, earliest seen first), keeps the model-pruned attributes,
+// unvisited seen entities (concurrently, earliest seen first; the others
+// are not explored), keeps the model-pruned attributes,
 // relations and tail entities, adds the tails to the seen entities, and
 // ends early when the model says the triples suffice. It returns the
 // number of rounds run and, when the model-call budget stopped it, a
@@ -147,14 +148,14 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
 	b := &budget{}
 	b.left.Store(int64(x.r.cfg.ExploreCalls))
-	depth, deferred := 0, 0
+	depth, skipped := 0, 0
 	for depth < x.r.cfg.Depth {
 		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
 			break
 		}
 		depth++
-		deferred = left
+		skipped += left
 		found := make([]entityFinds, len(ids))
 		spent := make([]bool, len(ids))
 		err := fanout.Run(ctx, len(ids), 0, func(ctx context.Context, i int) error {
@@ -188,8 +189,9 @@ func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
 			return depth, "", err
 		}
 	}
-	if deferred > 0 {
-		x.r.Log.Debug("grounded: exploration frontier cut", "depth", depth, "deferred", deferred)
+	if skipped > 0 {
+		c.extra["frontier"] = fmt.Sprintf("%d seen entities beyond %d per depth were not explored", skipped,
+			x.r.cfg.Frontier)
 	}
 	return depth, "", nil
 }

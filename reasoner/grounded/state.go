@@ -125,21 +125,22 @@ func (s *state) unvisit(ids []string, left []bool) {
 }
 
 // visit returns the ids of at most max seen entities not yet visited
-// (earliest seen first; max <= 0 means all) and marks them visited. It
-// also returns how many unvisited ones are left.
-func (s *state) visit(max int) (ids []string, left int) {
+// (earliest seen first; max <= 0 means all) and marks every unvisited
+// entity visited: those beyond max are left out of the exploration (they
+// stay in the graph as tails). It also returns how many were left out.
+func (s *state) visit(max int) (ids []string, skipped int) {
 	for i := range s.seen {
 		if s.seen[i].visited {
 			continue
 		}
+		s.seen[i].visited = true
 		if max > 0 && len(ids) >= max {
-			left++
+			skipped++
 			continue
 		}
-		s.seen[i].visited = true
 		ids = append(ids, s.seen[i].id)
 	}
-	return ids, left
+	return ids, skipped
 }
 
 // merged returns the GoT aggregation of a and b: both chains (their shared

@@ -220,7 +220,13 @@ func bestPerGraph(cands []store.Candidate) []store.Candidate {
 // malformed reply or "none" chooses nothing, with a warning.
 func (l Linker) choose(ctx context.Context, question, mention string, cands []store.Candidate) ([]store.Candidate, error) {
 	opts := make([]llm.Option, len(cands))
+	// shown are the options as the prompt describes them: a candidate
+	// without a description is described by its relations, so that two
+	// entities with one name (a film and a video game) can be told apart.
+	// The Task keeps the plain option texts.
+	shown := make([]llm.Option, len(cands))
 	for i, c := range cands {
+		opts[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
 		if flat(c.Description) == "" {
 			rels, err := l.KG.Relations(ctx, []string{c.ID}, store.Both)
 			if err != nil {
@@ -228,10 +234,10 @@ func (l Linker) choose(ctx context.Context, question, mention string, cands []st
 			}
 			c.Description = RelationsText(rels, l.Graphs)
 		}
-		opts[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
+		shown[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
 	}
 	resp, err := l.Model.Generate(ctx, llm.Request{
-		Messages: llm.Chat(l.System, SelectPrompt(question, mention, opts, len(l.Graphs))), N: 1,
+		Messages: llm.Chat(l.System, SelectPrompt(question, mention, shown, len(l.Graphs))), N: 1,
 		Temperature: l.Temperature,
 		Task: llm.Task{Kind: llm.KindSelect, Name: l.Tasks.Select, Question: question, Context: mention,
 			Options: opts, Pick: len(l.Graphs)}})

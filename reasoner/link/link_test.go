@@ -151,13 +151,14 @@ func TestSelectTask(t *testing.T) {
 	for _, o := range tk.Options {
 		opts = append(opts, o.ID+"="+o.Text)
 	}
-	// Candidates without a description are described by their relations.
-	want := []string{"a1=Blade Runner - relations: directed by (1) [a]",
-		"a2=Blade Runner 2049 - relations: directed by (1) [a]", "b1=Blade Runner - relations: year (1) [b]"}
+	want := []string{"a1=Blade Runner [a]", "a2=Blade Runner 2049 [a]", "b1=Blade Runner [b]"}
 	if tk.Kind != llm.KindSelect || tk.Pick != 2 || tk.Context != "Blade Runner" || !slices.Equal(opts, want) {
 		t.Errorf("select task %+v, options %q", tk, opts)
 	}
-	if p := sel[0].Messages[1].Content; !strings.Contains(p, "at most one per graph") || !strings.Contains(p, `"Blade Runner"`) {
+	// The prompt describes candidates without a description by their
+	// relations.
+	if p := sel[0].Messages[1].Content; !strings.Contains(p, "at most one per graph") || !strings.Contains(p, `"Blade Runner"`) ||
+		!strings.Contains(p, "a1: Blade Runner - relations: directed by (1) [a]\n") {
 		t.Errorf("select prompt %q", p)
 	}
 }
