@@ -179,9 +179,11 @@ func (g *Graph) AddContentEdge(e store.Edge, dir store.Direction, inverseLabel s
 	return true
 }
 
-// SetContents sets the contents of a mediator already in the graph.
+// SetContents sets the contents of a mediator already in the graph. The
+// first contents stay: a mediator keeps one name however it is reached
+// again (its contents leave out the node it was reached from).
 func (g *Graph) SetContents(id, contents string) {
-	if i, ok := g.index[id]; ok && contents != "" {
+	if i, ok := g.index[id]; ok && contents != "" && g.entities[i].Contents == "" {
 		g.entities[i].Contents = contents
 	}
 }

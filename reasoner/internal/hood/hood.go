@@ -349,7 +349,9 @@ type Part struct {
 // opt.Graphs and the edge back to from[id] (the node the mediator was
 // reached from). It costs one KG.Relations call plus one KG.Edges call per
 // relation, whatever the number of ids, each reading at most 2*MaxParts
-// edges per id.
+// edges per id. A node with more than 2*MaxParts edges of one relation is
+// a hub (an unnamed type or class node), not a mediator: it gets no
+// contents and keeps its id as its name.
 func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]string, opt Options) (map[string][]Part, error) {
 	opt = opt.withDefaults()
 	rels, err := kg.Relations(ctx, ids, store.Both)
@@ -357,17 +359,19 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 		return nil, fmt.Errorf("contents of %d mediators: %w", len(ids), err)
 	}
 	out := make(map[string][]Part, len(ids))
+	hubs := map[string]bool{}
 	for _, rel := range rels {
 		if rel.Hidden || rel.Count == 0 || !opt.inGraphs(rel.Graph) {
 			continue
 		}
 		// Bounded: a node without a label can be a hub (an unnamed type
 		// node with 75,000 members); a few parts per mediator suffice.
-		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, 2*opt.MaxParts*len(ids))
+		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, (hubEdges(opt)+1)*len(ids))
 		if err != nil {
 			return nil, fmt.Errorf("contents of mediators along %s: %w", rel.ID, err)
 		}
 		added := map[string]bool{}
+		per := map[string]int{}
 		for _, e := range es {
 			if e.Graph != rel.Graph {
 				continue
@@ -376,6 +380,9 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 			if rel.Dir == store.In {
 				med, other = e.Object, e.Subject
 			}
+			if per[med.ID]++; per[med.ID] > hubEdges(opt) {
+				hubs[med.ID] = true
+			}
 			if other.ID == from[med.ID] || added[med.ID] || len(out[med.ID]) >= opt.MaxParts {
 				continue
 			}
@@ -383,6 +390,9 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 			out[med.ID] = append(out[med.ID], Part{Label: label(rel), Value: other, Edge: e, Dir: rel.Dir,
 				InverseLabel: rel.InverseLabel})
 		}
+	}
+	for id := range hubs {
+		delete(out, id)
 	}
 	return out, nil
 }
@@ -426,6 +436,9 @@ func AddTo(g *subgraph.Graph, p Page, rel store.Relation) (newEdges int) {
 	}
 	return newEdges
 }
+
+// hubEdges is the most edges of one relation a mediator may have.
+func hubEdges(opt Options) int { return 2 * opt.MaxParts }
 
 // PartsText is the contents without brackets: "actor: Harrison Ford;
 // character: Rick Deckard".
