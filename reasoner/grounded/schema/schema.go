@@ -33,11 +33,11 @@
 //  4. Completion from relation summaries: a sample of one node per edge
 //     type misses what few nodes of a type have (a Freebase performance's
 //     character is on one performance in nine). So each type's members
-//     (for a typed graph, up to Options.MemberCap nodes read from its
-//     type node; for an untyped one, the inspected nodes and up to
-//     MemberCap neighbours along each edge type) are summarised with one
-//     KG.Relations call over all of them, which returns every relation any
-//     of them has; the ones the sample missed are added as edge types or,
+//     (its inspected nodes and, in a graph without declared types, up to
+//     Options.MemberCap neighbours along each edge type; in a typed graph a
+//     neighbour's type is not known without a call per node) are
+//     summarised with one KG.Relations call over all of them, which
+//     returns every relation any of them has; the ones the sample missed are added as edge types or,
 //     when literal-valued, as features. The cost stays a few KG calls per
 //     type, and a feature or edge type is only missing when none of a
 //     type's first MemberCap nodes has it.
@@ -410,9 +410,8 @@ func (d *deriver) complete(ctx context.Context) error {
 	return nil
 }
 
-// typeMembers returns up to MemberCap nodes of type ti: those read from
-// its type node, or for untyped nodes the inspected ones and their
-// neighbours along each edge type.
+// typeMembers returns up to MemberCap nodes of type ti: the inspected
+// ones and, for untyped nodes, their neighbours along each edge type.
 func (d *deriver) typeMembers(ctx context.Context, ti int) ([]string, error) {
 	t := d.def.Types[ti]
 	out := slices.Clone(d.members[t.Name])
@@ -433,11 +432,9 @@ func (d *deriver) typeMembers(ctx context.Context, ti int) ([]string, error) {
 		}
 	}
 	if t.Name != "" {
-		es, err := d.kg.Edges(ctx, []string{t.Name}, store.GroveNodeType, store.In, d.opts.MemberCap)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("members of type %s: %w", t.Name, err)
-		}
-		addAll(es, store.In)
+		// A typed graph's neighbours along an edge type can be of several
+		// types (authors, publishers and series all point at books with
+		// "book"), so only the inspected nodes are known to be of type t.
 		return out, nil
 	}
 	if len(out) == 0 {
