@@ -85,7 +85,8 @@ func (r *Recorder) AddNode(n Node) int {
 	n = n.Clone()
 	n.ID = len(r.t.Nodes) + 1
 	r.t.Nodes = append(r.t.Nodes, n)
-	r.emit(func(o Observer) { o.OnNode(n.Clone()) })
+	ev := n.Clone()
+	r.emit(func(o Observer) { o.OnNode(ev) })
 	return n.ID
 }
 
