@@ -9,7 +9,6 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
 	"github.com/grove-kg/grove/reasoner/trace/tracetest"
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/storetest"
 )
 
 // The tests of what the model sees (issue 13) on the kgfixture film graph,
@@ -17,7 +16,7 @@ import (
 
 func filmFixture(t *testing.T) store.KG {
 	t.Helper()
-	return storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	return kgfixture.Open(t)
 }
 
 func filmQuery(question string, topics ...string) reasoner.Query {

@@ -10,7 +10,6 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace/tracetest"
-	"github.com/grove-kg/grove/store/storetest"
 )
 
 // The tests of what the model sees (issue 13) on the kgfixture film graph.
@@ -60,7 +59,7 @@ func TestCountBeyondCandidates(t *testing.T) {
 		{Name: TaskStack, Repeat: true, Replies: []string{"Yes"}},
 		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`Jerry Lewis directed (\d+) in all`))},
 	}}
-	db := storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	db := kgfixture.Open(t)
 	cfg := DefaultConfig()
 	cfg.SubQuestions, cfg.Iterations = 0, 2
 	tr := answerWith(t, db, m, m, cfg, reasoner.Query{Question: "How many films did Jerry Lewis direct?",
@@ -87,7 +86,7 @@ func TestCVTTailRankedAndDescribed(t *testing.T) {
 		{Name: TaskStack, Repeat: true, Replies: []string{"Yes"}},
 		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`\(actor: ([^;]+); character: Rick Deckard\)`))},
 	}}
-	db := storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	db := kgfixture.Open(t)
 	cfg := DefaultConfig()
 	cfg.SubQuestions, cfg.Iterations = 0, 2
 	tr := answerWith(t, db, m, m, cfg, reasoner.Query{Question: "Who played Rick Deckard in Blade Runner?",
@@ -116,7 +115,7 @@ func TestRelinkWhenPathsDieOut(t *testing.T) {
 		{Name: TaskStack, Repeat: true, Replies: []string{"Yes"}},
 		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`directed by -> (Ridley Scott)`))},
 	}}
-	db := storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	db := kgfixture.Open(t)
 	cfg := DefaultConfig()
 	cfg.SubQuestions, cfg.Iterations = 1, 3
 	tr := answerWith(t, db, m, m, cfg, reasoner.Query{Question: "Who directed the film Blade Runner?",

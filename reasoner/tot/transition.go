@@ -72,13 +72,8 @@ func (r *run) searchKG(ctx context.Context, c *node, name string) (invalid, err 
 		return nil, err
 	}
 	sub := c.sub.Clone()
-	var added []string
-	for _, l := range found {
-		if sub.AddEntity(l.Entity, l.Graph) {
-			added = append(added, l.Entity.ID)
-		}
-	}
-	if err := r.linkAcross(ctx, sub, added); err != nil {
+	added, err := r.addLinked(ctx, sub, found)
+	if err != nil {
 		return nil, err
 	}
 	c.sub = sub

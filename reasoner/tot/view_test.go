@@ -13,7 +13,6 @@ import (
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/reasoner/trace/tracetest"
-	"github.com/grove-kg/grove/store/storetest"
 )
 
 // The tests of what the model sees (issue 13) run Chain-of-Traversals
@@ -46,7 +45,7 @@ func prompt(req llm.Request) string {
 // runChain answers question with chain (k=1) at MaxEdges 10.
 func runChain(t *testing.T, policy *llm.Scripted, question string, topics ...string) *trace.Trace {
 	t.Helper()
-	db := storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	db := kgfixture.Open(t)
 	cfg := DefaultConfig()
 	cfg.MaxEdges = 10
 	r, err := NewChain(reasoner.Deps{KG: db, Model: policy, Evaluator: scores(0.9, nil)}, cfg)

@@ -15,7 +15,7 @@ import (
 
 func fixture(t *testing.T) store.KG {
 	t.Helper()
-	return storetest.Open(t, map[string]string{kgfixture.Graph: kgfixture.Film()})
+	return kgfixture.Open(t)
 }
 
 func relation(t *testing.T, kg store.KG, id, rel string, dir store.Direction) store.Relation {

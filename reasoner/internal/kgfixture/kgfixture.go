@@ -16,7 +16,17 @@ package kgfixture
 import (
 	"fmt"
 	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/storetest"
 )
+
+// Open returns an in-memory database holding the fixture in Graph.
+func Open(t testing.TB) *engine.DB {
+	t.Helper()
+	return storetest.Open(t, map[string]string{Graph: Film()})
+}
 
 // Graph is the fixture's graph name.
 const Graph = "film"
