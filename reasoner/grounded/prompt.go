@@ -56,7 +56,8 @@ func agentPrompt(definition, question string, s *state, topics string, next stri
 	b.WriteString("Definition of the graph:\n" + definition + "\n\n")
 	b.WriteString("Question: " + flat(question) + "\n")
 	if topics != "" {
-		b.WriteString("Topic nodes: " + topics + "\n")
+		b.WriteString("Topic nodes: " + topics + " (linked automatically; if one is not what the question means, " +
+			"RetrieveNode finds the others)\n")
 	}
 	b.WriteString(s.chainText())
 	b.WriteString(next)
