@@ -22,6 +22,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/spf13/viper v1.21.0
+	golang.org/x/sync v0.23.0
 	golang.org/x/text v0.42.0
 	gonum.org/v1/plot v0.17.0
 )

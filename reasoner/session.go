@@ -66,10 +66,16 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 		Model: rec.WrapModel(deps.Model), Evaluator: rec.WrapModel(deps.Evaluator), Rec: rec, Log: deps.Logger}
 	ans, err := solve(ctx, s)
 	if err != nil {
-		return rec.Finish(err), fmt.Errorf("%s: %w", method, err)
+		tr := rec.Finish(err)
+		rec.Flush(ctx)
+		return tr, fmt.Errorf("%s: %w", method, err)
 	}
 	rec.SetAnswer(ans)
-	return rec.Finish(nil), nil
+	tr := rec.Finish(nil)
+	// Live events are delivered off the run's goroutine; give the observer
+	// a bounded moment to see the last of them before the caller does.
+	rec.Flush(ctx)
+	return tr, nil
 }
 
 // Warn records a recoverable problem (a malformed reply, a dead end) on

@@ -53,8 +53,9 @@
 // database path, and any string listed in Deps.Redact. A run's context is
 // the request's, so a client that disconnects cancels its run; the
 // streaming handler runs the method in a goroutine, receives trace events
-// through a channel (back-pressure instead of unbounded buffering) and is
-// the only writer of the connection.
+// through a bounded buffer that never blocks the run (node updates
+// coalesce per node, call events beyond the bound are dropped and counted
+// in a "dropped" event) and is the only writer of the connection.
 //
 // Shutdown. Serve stops accepting connections when its context ends, lets
 // in-flight requests finish within Config.ShutdownTimeout, then cancels

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -12,10 +13,13 @@ import (
 )
 
 // Server-Sent Events of POST /v1/ask/stream. The run executes in its own
-// goroutine; its observer pushes events into a channel that the handler
-// goroutine alone writes to the connection, so writes are serialised and a
-// slow client only slows the run down (back-pressure) instead of growing a
-// buffer. When the client disconnects the request context is cancelled,
+// goroutine; the trace Recorder hands its events (off the run's goroutine)
+// to a streamBuffer that the handler goroutine alone drains to the
+// connection, so writes are serialised and a slow client never stalls the
+// run: the buffer is bounded, node events for a node already waiting are
+// coalesced into its latest state, and model/KG call events beyond the
+// bound are dropped and counted (a "dropped" event tells the client how
+// many). When the client disconnects the request context is cancelled,
 // which cancels the run; the handler waits for the run to end before it
 // returns, so shutdown can account for every run.
 
@@ -87,28 +91,106 @@ type modelCallEvent struct {
 	Error            string   `json:"error,omitempty"`
 }
 
-// chanObserver forwards trace events to the stream's channel until the
-// run's context ends.
-type chanObserver struct {
-	ctx    context.Context
-	ch     chan<- sseEvent
-	redact *redactor
+// maxPendingCalls bounds the model and KG call events waiting for a slow
+// client; node events are never dropped (at most one per node waits).
+const maxPendingCalls = 256
+
+// droppedEvent reports call events a slow client missed.
+type droppedEvent struct {
+	ModelCalls int `json:"model_calls"`
+	KGCalls    int `json:"kg_calls"`
 }
 
-func (o chanObserver) push(ev sseEvent) {
+// streamBuffer is the SSE observer: a bounded queue between the trace
+// Recorder's delivery goroutine and the handler. Its methods never block.
+type streamBuffer struct {
+	redact *redactor
+
+	mu      sync.Mutex
+	events  []sseEvent
+	calls   int
+	pending map[int]int // node id -> index of its waiting node_update
+	dropped droppedEvent
+	done    bool
+	// ready has a token whenever events or the end are waiting.
+	ready chan struct{}
+}
+
+func newStreamBuffer(redact *redactor) *streamBuffer {
+	return &streamBuffer{redact: redact, pending: map[int]int{}, ready: make(chan struct{}, 1)}
+}
+
+func (b *streamBuffer) signal() {
 	select {
-	case o.ch <- ev:
-	case <-o.ctx.Done():
+	case b.ready <- struct{}{}:
+	default:
 	}
 }
 
-func (o chanObserver) OnNode(n trace.Node)       { o.push(sseEvent{"node", n}) }
-func (o chanObserver) OnNodeUpdate(n trace.Node) { o.push(sseEvent{"node_update", n}) }
-func (o chanObserver) OnKGCall(c trace.KGCall)   { o.push(sseEvent{"kg_call", c}) }
-func (o chanObserver) OnModelCall(c trace.ModelCall) {
-	o.push(sseEvent{"model_call", modelCallEvent{Seq: c.Seq, Node: c.Node, Task: c.Task, Kind: c.Kind, N: c.N,
+// node queues a node event; an update replaces the update already
+// waiting for the same node, so at most two events (the node and its
+// latest state) wait per node.
+func (b *streamBuffer) node(name string, n trace.Node) {
+	b.mu.Lock()
+	if i, ok := b.pending[n.ID]; ok && name == "node_update" {
+		b.events[i].data = n
+	} else {
+		if name == "node_update" {
+			b.pending[n.ID] = len(b.events)
+		}
+		b.events = append(b.events, sseEvent{name, n})
+	}
+	b.mu.Unlock()
+	b.signal()
+}
+
+// call queues a call event, or counts it as dropped when the bound is
+// reached.
+func (b *streamBuffer) call(ev sseEvent, model bool) {
+	b.mu.Lock()
+	switch {
+	case b.calls < maxPendingCalls:
+		b.calls++
+		b.events = append(b.events, ev)
+	case model:
+		b.dropped.ModelCalls++
+	default:
+		b.dropped.KGCalls++
+	}
+	b.mu.Unlock()
+	b.signal()
+}
+
+// take returns the waiting events (with a "dropped" event first when calls
+// were dropped since the last take) and whether the stream has ended.
+func (b *streamBuffer) take() ([]sseEvent, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	evs := b.events
+	if b.dropped != (droppedEvent{}) {
+		evs = append([]sseEvent{{"dropped", b.dropped}}, evs...)
+		b.dropped = droppedEvent{}
+	}
+	b.events, b.calls = nil, 0
+	clear(b.pending)
+	return evs, b.done
+}
+
+func (b *streamBuffer) OnNode(n trace.Node)       { b.node("node", n) }
+func (b *streamBuffer) OnNodeUpdate(n trace.Node) { b.node("node_update", n) }
+func (b *streamBuffer) OnKGCall(c trace.KGCall)   { b.call(sseEvent{"kg_call", c}, false) }
+func (b *streamBuffer) OnModelCall(c trace.ModelCall) {
+	b.call(sseEvent{"model_call", modelCallEvent{Seq: c.Seq, Node: c.Node, Task: c.Task, Kind: c.Kind, N: c.N,
 		Outputs: c.Outputs, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
-		CacheHits: c.CacheHits, LatencyNS: int64(c.Latency), Error: o.redact.text(c.Error)}})
+		CacheHits: c.CacheHits, LatencyNS: int64(c.Latency), Error: b.redact.text(c.Error)}}, true)
+}
+
+// OnFinish marks the end of the run's events.
+func (b *streamBuffer) OnFinish() {
+	b.mu.Lock()
+	b.done = true
+	b.mu.Unlock()
+	b.signal()
 }
 
 // startEvent opens a stream.
@@ -129,8 +211,8 @@ type runResult struct {
 func (s *Server) handleAskStream(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	events := make(chan sseEvent, 64)
-	rn, err := s.ask.admit(w, r, chanObserver{ctx: ctx, ch: events, redact: s.ask.redact})
+	events := newStreamBuffer(s.ask.redact)
+	rn, err := s.ask.admit(w, r, events)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -158,13 +240,14 @@ func (s *Server) handleAskStream(w http.ResponseWriter, r *http.Request) {
 
 // pump forwards events until the run finishes, then sends the result. It
 // reports whether it received the run's result.
-func (s *Server) pump(sse *sseWriter, events <-chan sseEvent, done <-chan runResult, r *http.Request) (bool, error) {
+func (s *Server) pump(sse *sseWriter, events *streamBuffer, done <-chan runResult, r *http.Request) (bool, error) {
 	tick := time.NewTicker(pingInterval)
 	defer tick.Stop()
 	for {
 		select {
-		case ev := <-events:
-			if err := sse.send(ev); err != nil {
+		case <-events.ready:
+			evs, _ := events.take()
+			if err := sendAll(sse, evs); err != nil {
 				return false, err
 			}
 		case <-tick.C:
@@ -177,19 +260,23 @@ func (s *Server) pump(sse *sseWriter, events <-chan sseEvent, done <-chan runRes
 	}
 }
 
-// finishStream drains the events the run produced before it returned and
-// sends "result" (or "error" when the run failed without a trace).
-func (s *Server) finishStream(sse *sseWriter, events <-chan sseEvent, res runResult, r *http.Request) error {
-	for {
-		select {
-		case ev := <-events:
-			if err := sse.send(ev); err != nil {
-				return err
-			}
-			continue
-		default:
+func sendAll(sse *sseWriter, evs []sseEvent) error {
+	for _, ev := range evs {
+		if err := sse.send(ev); err != nil {
+			return err
 		}
-		break
+	}
+	return nil
+}
+
+// finishStream sends the events the run produced before it returned (the
+// run flushed its Recorder, so they are all in the buffer unless the
+// delivery was cut short) and then "result" (or "error" when the run
+// failed without a trace).
+func (s *Server) finishStream(sse *sseWriter, events *streamBuffer, res runResult, r *http.Request) error {
+	evs, _ := events.take()
+	if err := sendAll(sse, evs); err != nil {
+		return err
 	}
 	status, body := s.ask.result(r, res.tr, res.err)
 	switch {

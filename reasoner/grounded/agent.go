@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/grounded/action"
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
@@ -178,7 +179,18 @@ func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string,
 	parts := make([]string, len(cands))
 	for i, cd := range cands {
 		c.sub.AddEntity(cd.Entity, cd.Graph)
+		about := flat(cd.Description)
+		if about == "" {
+			rels, err := a.r.KG.Relations(ctx, []string{cd.ID}, store.Both)
+			if err != nil {
+				return "", fmt.Errorf("relations of %s: %w", cd.ID, err)
+			}
+			about = link.RelationsText(rels, a.r.Graphs)
+		}
 		parts[i] = fmt.Sprintf("%s (%s, %s match", cd.ID, flat(cd.Name()), cd.Match)
+		if about != "" {
+			parts[i] += "; " + about
+		}
 		if len(a.r.Graphs) > 1 {
 			parts[i] += ", graph " + cd.Graph
 		}
@@ -323,38 +335,43 @@ func (a *agent) nodeEdge(ctx context.Context, c *state, nodeArg, edge string) (s
 	return id, rel, err
 }
 
-// neighbours lists the neighbours of a node along an edge type and adds
-// the edges to the chain's graph.
+// neighbours lists a page of the neighbours of a node along an edge type,
+// most relevant to the question first (see package hood), and adds the
+// edges (and mediators' contents) to the chain's graph. The observation
+// gives the true total; the same NeighbourCheck again lists the next
+// page.
 func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) (string, error) {
 	id, rel, err := a.nodeEdge(ctx, c, nodeArg, edge)
 	if err != nil {
 		return "", err
 	}
-	edges, err := a.r.KG.Edges(ctx, []string{id}, rel.ID, rel.Dir, a.r.cfg.NeighborLimit)
+	page, err := hood.Fetch(ctx, a.r.KG, []string{id}, rel, c.shown.Of([]string{id}, rel), a.r.cfg.NeighborLimit,
+		hood.Options{Question: a.r.Question, Graphs: a.r.Graphs})
 	if err != nil {
-		return "", fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
+		return "", err
 	}
-	var parts []string
-	for _, e := range edges {
-		if e.Graph != rel.Graph {
-			continue
-		}
-		c.sub.AddEdge(e, rel.Dir, rel.InverseLabel)
-		other := e.Object
-		if rel.Dir == store.In {
-			other = e.Subject
-		}
-		if other.Literal {
-			parts = append(parts, flat(other.Name()))
-		} else {
-			parts = append(parts, c.describe(other.ID))
+	c.shown = c.shown.With([]string{id}, rel, page.Offset+len(page.Edges))
+	hood.AddTo(c.sub, page, rel)
+	parts := make([]string, len(page.Edges))
+	for i, e := range page.Edges {
+		switch {
+		case e.Far.Literal:
+			parts[i] = flat(e.Far.Name())
+		case hood.IsMediator(e.Far):
+			parts[i] = e.Text() + " (" + e.Far.ID + ")"
+		default:
+			parts[i] = c.describe(e.Far.ID)
 		}
 	}
-	obs := fmt.Sprintf("The %s neighbours of %s are: %s", rel.DisplayLabel(), c.describe(id), fmtList(parts))
-	if int64(len(parts)) < rel.Count {
-		obs += fmt.Sprintf(" (the first %d of %d)", len(parts), rel.Count)
+	label := rel.DisplayLabel()
+	if len(parts) == 0 {
+		return fmt.Sprintf("All %d %s neighbours of %s were listed before.", page.Total, label, c.describe(id)), nil
 	}
-	return obs, nil
+	note := page.Note()
+	if page.More() {
+		note += fmt.Sprintf("; repeat NeighbourCheck[%s, %s] for the next ones", id, label)
+	}
+	return fmt.Sprintf("The %s neighbours of %s are (%s): %s", label, c.describe(id), note, fmtList(parts)), nil
 }
 
 // degree counts the neighbours of a node along an edge type.

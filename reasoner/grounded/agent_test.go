@@ -38,14 +38,14 @@ func TestAgentActions(t *testing.T) {
 	}{
 		{"feature (GRBench goodreads qid 60)", "How many pages are contained in the book Inu Yasha, Volume 1?",
 			[]string{"RetrieveNode[Inu Yasha, Volume 1]", "NodeFeature[book/2284, num_pages]", "Finish[184]"}, "184",
-			[]string{`Nodes matching "Inu Yasha, Volume 1": book/2284 (Inu Yasha, Volume 1, exact match)`,
+			[]string{`Nodes matching "Inu Yasha, Volume 1": book/2284 (Inu Yasha, Volume 1, exact match; relations: `,
 				"The num pages of Inu Yasha, Volume 1 (book/2284) is: 184", ""},
 			[]string{"search:Inu Yasha, Volume 1", "features:book/2284", ""}},
 		{"neighbours by node name (qid 40)", "Which series includes the book Demelza (Poldark, #2)?",
 			[]string{"RetrieveNode[Demelza]", "NeighbourCheck[Demelza (Poldark, #2), series]", "Finish[The Poldark Saga]"},
 			"The Poldark Saga",
-			[]string{"book/6186 (Demelza (Poldark, #2), prefix match)",
-				"The series neighbours of Demelza (Poldark, #2) (book/6186) are: The Poldark Saga (series/146427)", ""},
+			[]string{"book/6186 (Demelza (Poldark, #2), prefix match; relations: ",
+				"The series neighbours of Demelza (Poldark, #2) (book/6186) are (1 in all): The Poldark Saga (series/146427)", ""},
 			[]string{"search:Demelza", "edges:book/6186/series", ""}},
 		{"degree (qid 140)", "Can you tell me the number of books similar to The Heartbreakers (The Heartbreakers Chronicles, #1)?",
 			[]string{"NodeDegree[book/15, similar_books]", "Finish[18]"}, "18",
@@ -57,7 +57,7 @@ func TestAgentActions(t *testing.T) {
 			[]string{"edges:book/6186/author", "features:author/49853", ""}},
 		{"incoming edge type by inverse label", "Which books did Winston Graham write?",
 			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza, Ross Poldark]"}, "Demelza, Ross Poldark",
-			[]string{"The author (inverse) neighbours of Winston Graham (author/49853) are: Demelza (Poldark, #2) (book/6186); Ross Poldark (Poldark, #1) (book/6185)", ""},
+			[]string{"The author (inverse) neighbours of Winston Graham (author/49853) are (2 in all): Demelza (Poldark, #2) (book/6186); Ross Poldark (Poldark, #1) (book/6185)", ""},
 			[]string{"edges:author/49853/author", ""}},
 	}
 	for _, tc := range tests {

@@ -53,6 +53,8 @@ const (
 	ParamTemperature     = "temperature"
 	ParamEvalTemperature = "eval_temperature"
 	ParamSchemaNodes     = "schema_nodes"
+	ParamExploreCalls    = "explore_calls"
+	ParamFrontier        = "frontier"
 )
 
 // Config holds a method's settings. DefaultConfig gives the paper's.
@@ -86,6 +88,12 @@ type Config struct {
 	// SchemaNodes is the number of nodes sampled to derive each graph's
 	// definition.
 	SchemaNodes int
+	// ExploreCalls bounds the model calls (pruning and End? checks) of one
+	// exploration; when they are spent the exploration stops and says so.
+	ExploreCalls int
+	// Frontier bounds the entities one exploration depth visits (the
+	// earliest seen first); the others stay unexplored tails.
+	Frontier int
 }
 
 // DefaultConfig returns the paper's settings (n = 10 steps, k = t = 3,
@@ -94,7 +102,8 @@ type Config struct {
 func DefaultConfig(i Interaction, s Strategy) Config {
 	c := Config{Interaction: i, Strategy: s, Steps: 10, K: 3, T: 3, Evaluator: Select, Votes: 3, Depth: 3,
 		RelationWidth: 3, EntityWidth: 3, AttributeWidth: 3, SearchLimit: 5, NeighborLimit: 30,
-		Temperature: 0.7, EvalTemperature: 0, SchemaNodes: 24}
+		Temperature: 0.7, EvalTemperature: 0, SchemaNodes: 24, ExploreCalls: 40,
+		Frontier: 9}
 	if s == CoT {
 		c.K, c.T, c.Temperature = 1, 1, 0
 	}
@@ -122,6 +131,8 @@ func ConfigFromParams(i Interaction, s Strategy, p reasoner.Params) (Config, err
 		c.RelationWidth = r.Int(ParamRelationWidth, c.RelationWidth)
 		c.EntityWidth = r.Int(ParamEntityWidth, c.EntityWidth)
 		c.AttributeWidth = r.Int(ParamAttributeWidth, c.AttributeWidth)
+		c.ExploreCalls = r.Int(ParamExploreCalls, c.ExploreCalls)
+		c.Frontier = r.Int(ParamFrontier, c.Frontier)
 	}
 	c.SearchLimit = r.Int(ParamSearchLimit, c.SearchLimit)
 	c.NeighborLimit = r.Int(ParamNeighborLimit, c.NeighborLimit)
@@ -159,7 +170,8 @@ func (c Config) Validate() error {
 		v    int
 	}{{ParamSteps, c.Steps}, {ParamK, c.K}, {ParamT, c.T}, {ParamVotes, c.Votes}, {ParamDepth, c.Depth},
 		{ParamRelationWidth, c.RelationWidth}, {ParamEntityWidth, c.EntityWidth}, {ParamAttributeWidth, c.AttributeWidth},
-		{ParamSearchLimit, c.SearchLimit}, {ParamNeighborLimit, c.NeighborLimit}, {ParamSchemaNodes, c.SchemaNodes}} {
+		{ParamSearchLimit, c.SearchLimit}, {ParamNeighborLimit, c.NeighborLimit}, {ParamSchemaNodes, c.SchemaNodes},
+		{ParamExploreCalls, c.ExploreCalls}, {ParamFrontier, c.Frontier}} {
 		if p.v < 1 {
 			errs = append(errs, fmt.Errorf("parameter %q must be at least 1, got %d", p.name, p.v))
 		}
@@ -180,6 +192,7 @@ func (c Config) Params() map[string]any {
 	if c.Interaction == Explore {
 		p[ParamDepth], p[ParamRelationWidth], p[ParamEntityWidth], p[ParamAttributeWidth] =
 			c.Depth, c.RelationWidth, c.EntityWidth, c.AttributeWidth
+		p[ParamExploreCalls], p[ParamFrontier] = c.ExploreCalls, c.Frontier
 	}
 	return p
 }

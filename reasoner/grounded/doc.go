@@ -81,6 +81,27 @@
 // and KG calls are tagged with the node they serve; the calls of one level
 // (thought sampling, grounding, scoring) run concurrently.
 //
+// # What the model sees
+//
+// NeighbourCheck lists the NeighborLimit neighbours most relevant to the
+// question (package hood) with the true total, "(1-30 of 133, ranked by
+// relevance to the question; repeat NeighbourCheck[...] for the next
+// ones)", and repeating it lists the next page. RetrieveNode describes
+// candidates without a description by their relations, so the agent can
+// tell two nodes of one name apart and replace a wrong topic node. The
+// exploration's tail options are ranked the same way and state the total;
+// when a list is cut, "number of <relation>" joins the attributes, so
+// counts stay answerable. Mediator (CVT) nodes appear by their contents
+// everywhere; their contents join the graph with the hop that reached
+// them, and the exploration goes on from the entities they join, so a CVT
+// hop is one depth. The graph definition is completed from relation
+// summaries over up to 500 nodes per type (package schema).
+//
+// The exploration's work is bounded: an entity is explored once per run,
+// one depth visits at most Frontier entities, and one exploration makes at
+// most ExploreCalls model calls; when they are spent it stops and its
+// observation says where.
+//
 // # The lexical policy
 //
 // lexical.Policy reads only Task fields, which every call fills (Question,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
@@ -52,7 +53,7 @@ func (r *run) rank(ctx context.Context, cands []*state) ([]*state, error) {
 
 // score rates each unrated state with the Score Vote prompt.
 func (r *run) score(ctx context.Context, cands []*state) error {
-	return parallel(len(cands), func(i int) error {
+	return fanout.Run(ctx, len(cands), 0, func(ctx context.Context, i int) error {
 		s := cands[i]
 		if s.evaluated {
 			return nil

@@ -2,11 +2,16 @@ package grounded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
@@ -14,7 +19,39 @@ import (
 
 // explorer is the automatic graph exploration: a thought, the entities it
 // mentions, Algorithm 1 from them, then the choice to answer or go on.
-type explorer struct{ r *run }
+//
+// The work is bounded: an entity is explored once per run (its finds are
+// cached and reused by every chain and level that reaches it again), and
+// one exploration makes at most Config.ExploreCalls model calls; when the
+// budget is spent it stops and its observation says so.
+type explorer struct {
+	r *run
+
+	mu sync.Mutex
+	// explored caches each explored entity's finds for the run.
+	explored map[string]*exploredEntity
+}
+
+// exploredEntity is one entity's cached exploration.
+type exploredEntity struct {
+	once  sync.Once
+	finds entityFinds
+	err   error
+}
+
+// errBudget ends an exploration whose model-call budget is spent.
+var errBudget = errors.New("model-call budget spent")
+
+// budget counts the model calls one exploration may still make.
+type budget struct{ left atomic.Int64 }
+
+// take reserves one call, or returns errBudget.
+func (b *budget) take() error {
+	if b.left.Add(-1) < 0 {
+		return errBudget
+	}
+	return nil
+}
 
 // Trace actions of exploration steps.
 const (
@@ -52,13 +89,18 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 		return err
 	}
 	edgesBefore, attrsBefore := c.sub.NumEdges(), len(c.attrs)
-	depth, err := x.explore(ctx, c)
+	depth, stopped, err := x.explore(ctx, c)
 	if err != nil {
 		return err
 	}
 	st := c.last()
 	found := slices.Concat(c.sub.EdgeTriples(c.sub.Edges()[edgesBefore:]), c.attributeLines()[attrsBefore:])
 	st.observation = "found: " + fmtList(found)
+	if stopped != "" {
+		st.observation += "\n" + stopped
+		c.extra["budget"] = stopped
+		x.r.Warn(ctx, "%s", stopped)
+	}
 	c.extra["mentions"] = strings.Join(mentions, "; ")
 	c.extra["linked"] = strings.Join(linked, ", ")
 	c.extra["depth"] = strconv.Itoa(depth)
@@ -96,37 +138,104 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 	return added, nil
 }
 
-// explore is Algorithm 1: up to Depth rounds; each visits the unvisited
-// seen entities (concurrently), keeps the model-pruned attributes,
+// explore is Algorithm 1: up to Depth rounds; each visits up to Frontier
+// unvisited seen entities (concurrently, earliest seen first; the others
+// are not explored), keeps the model-pruned attributes,
 // relations and tail entities, adds the tails to the seen entities, and
 // ends early when the model says the triples suffice. It returns the
-// number of rounds run.
-func (x *explorer) explore(ctx context.Context, c *state) (int, error) {
-	depth := 0
+// number of rounds run and, when the model-call budget stopped it, a
+// message saying so.
+func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
+	b := &budget{}
+	b.left.Store(int64(x.r.cfg.ExploreCalls))
+	depth, skipped := 0, 0
 	for depth < x.r.cfg.Depth {
-		ids := c.visitAll()
+		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
 			break
 		}
 		depth++
+		skipped += left
 		found := make([]entityFinds, len(ids))
-		err := parallel(len(ids), func(i int) error {
+		spent := make([]bool, len(ids))
+		err := fanout.Run(ctx, len(ids), 0, func(ctx context.Context, i int) error {
 			var err error
-			found[i], err = x.exploreEntity(ctx, c, ids[i])
+			found[i], err = x.exploreOnce(ctx, c, ids[i], b)
+			if errors.Is(err, errBudget) {
+				spent[i] = true
+				return nil
+			}
 			return err
 		})
 		if err != nil {
-			return depth, err
+			return depth, "", err
 		}
-		if !x.absorb(c, found) {
+		news := x.absorb(c, found)
+		if left := countTrue(spent); left > 0 {
+			c.unvisit(ids, spent)
+			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
+				"spent with %d %s left unexplored", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls, left,
+				noun(left, "entity", "entities")), nil
+		}
+		if !news {
 			continue
+		}
+		if b.take() != nil {
+			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
+				"spent before the End? check", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls), nil
 		}
 		enough, err := x.end(ctx, c)
 		if err != nil || enough {
-			return depth, err
+			return depth, "", err
 		}
 	}
-	return depth, nil
+	if skipped > 0 {
+		c.extra["frontier"] = fmt.Sprintf("%d seen entities beyond %d per depth were not explored", skipped,
+			x.r.cfg.Frontier)
+	}
+	return depth, "", nil
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+func noun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// exploreOnce explores an entity once per run: later visits (from
+// another chain, level or step) reuse the finds. A budget failure is not
+// cached, so the entity can be explored when a budget allows.
+func (x *explorer) exploreOnce(ctx context.Context, c *state, id string, b *budget) (entityFinds, error) {
+	x.mu.Lock()
+	if x.explored == nil {
+		x.explored = map[string]*exploredEntity{}
+	}
+	e, ok := x.explored[id]
+	if !ok {
+		e = &exploredEntity{}
+		x.explored[id] = e
+	}
+	x.mu.Unlock()
+	e.once.Do(func() { e.finds, e.err = x.exploreEntity(ctx, c, id, b) })
+	if e.err != nil {
+		x.mu.Lock()
+		if x.explored[id] == e {
+			delete(x.explored, id)
+		}
+		x.mu.Unlock()
+	}
+	return e.finds, e.err
 }
 
 // entityFinds is what exploring one entity kept.
@@ -138,6 +247,8 @@ type entityFinds struct {
 type foundEdge struct {
 	edge store.Edge
 	rel  store.Relation
+	// contents describe a mediator tail.
+	contents []hood.Part
 }
 
 // absorb adds the finds to c in entity order; it reports whether anything
@@ -153,6 +264,20 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 			if fe.rel.Dir == store.In {
 				tail = fe.edge.Subject
 			}
+			if len(fe.contents) > 0 {
+				// A mediator hop is one step: its contents join the graph
+				// now and their entities are explored next, not the
+				// mediator itself.
+				c.sub.SetContents(tail.ID, hood.Render(fe.contents))
+				c.seeVisited(tail.ID)
+				for _, p := range fe.contents {
+					news = c.sub.AddContentEdge(p.Edge, p.Dir, p.InverseLabel) || news
+					if !p.Value.Literal {
+						c.see(p.Value.ID)
+					}
+				}
+				continue
+			}
 			if !tail.Literal {
 				c.see(tail.ID)
 			}
@@ -165,8 +290,9 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 }
 
 // exploreEntity reads one entity's attributes and relations and keeps
-// the pruned ones with their pruned tails. It only reads c.
-func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (entityFinds, error) {
+// the pruned ones with their pruned tails. It only reads c. Every model
+// call takes one unit of b.
+func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *budget) (entityFinds, error) {
 	var out entityFinds
 	rels, err := x.r.KG.Relations(ctx, []string{id}, store.Both)
 	if err != nil {
@@ -175,22 +301,28 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (enti
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
 		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.Graphs, r.Graph)
 	})
-	literal, err := x.attributes(ctx, c, id, &out)
+	literal, err := x.attributes(ctx, c, id, &out, b)
 	if err != nil {
 		return out, err
 	}
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool { return r.Dir == store.Out && literal[r.ID] })
-	kept, err := x.pruneRelations(ctx, c, id, rels)
+	kept, err := x.pruneRelations(ctx, c, id, rels, b)
 	if err != nil {
 		return out, err
 	}
 	for _, rel := range kept {
-		edges, err := x.tails(ctx, c, id, rel)
+		edges, err := x.tails(ctx, c, id, rel, b)
 		if err != nil {
 			return out, err
 		}
 		for _, e := range edges {
-			out.edges = append(out.edges, foundEdge{edge: e, rel: rel})
+			out.edges = append(out.edges, foundEdge{edge: e.Edge, rel: rel, contents: e.Contents})
+		}
+		if int64(len(edges)) < rel.Count {
+			// The list was cut: keep the true number, which answers "how
+			// many" questions the kept tails cannot.
+			out.attrs = append(out.attrs, attribute{entity: c.name(id),
+				name: "number of " + flat(rel.DisplayLabel()), value: strconv.FormatInt(rel.Count, 10)})
 		}
 	}
 	return out, nil
@@ -198,7 +330,7 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string) (enti
 
 // attributes keeps the entity's relevant attributes in out and returns
 // the ids of its literal-valued relations.
-func (x *explorer) attributes(ctx context.Context, c *state, id string, out *entityFinds) (map[string]bool, error) {
+func (x *explorer) attributes(ctx context.Context, c *state, id string, out *entityFinds, b *budget) (map[string]bool, error) {
 	fs, err := x.r.KG.Features(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("features of %s: %w", id, err)
@@ -220,7 +352,7 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 		opts[i].Text = opts[i].ID + ": " + clip(strings.Join(values[opts[i].ID], "; "), 200)
 	}
 	name := c.name(id)
-	keep, err := x.prune(ctx, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
+	keep, err := x.prune(ctx, b, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
 		func(o []llm.Option) string {
 			return pruneAttributesPrompt(x.r.Question, name, o, x.r.cfg.AttributeWidth)
 		})
@@ -236,14 +368,18 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 }
 
 // pruneRelations keeps the relations relevant to the question.
-func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels []store.Relation) ([]store.Relation, error) {
+func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels []store.Relation, b *budget) ([]store.Relation, error) {
 	opts := make([]llm.Option, len(rels))
+	counts := map[string]int64{}
 	for i, r := range rels {
 		opts[i] = llm.Option{ID: "R" + strconv.Itoa(i+1), Text: flat(r.DisplayLabel())}
+		counts[opts[i].ID] = r.Count
 	}
 	name := c.name(id)
-	keep, err := x.prune(ctx, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: name},
-		func(o []llm.Option) string { return pruneRelationsPrompt(x.r.Question, name, o, x.r.cfg.RelationWidth) })
+	keep, err := x.prune(ctx, b, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: name},
+		func(o []llm.Option) string {
+			return pruneRelationsPrompt(x.r.Question, name, o, counts, x.r.cfg.RelationWidth)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -254,34 +390,32 @@ func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels
 	return out, nil
 }
 
-// tails fetches the edges of id along rel and keeps those to the relevant
-// tail entities.
-func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation) ([]store.Edge, error) {
-	edges, err := x.r.KG.Edges(ctx, []string{id}, rel.ID, rel.Dir, x.r.cfg.NeighborLimit)
+// tails fetches the first page of the edges of id along rel, ranked by
+// relevance to the question (package hood), and keeps those to the
+// relevant tail entities; mediator tails are shown by their contents.
+func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation, b *budget) ([]hood.Edge, error) {
+	page, err := hood.Fetch(ctx, x.r.KG, []string{id}, rel, 0, x.r.cfg.NeighborLimit,
+		hood.Options{Question: x.r.Question, Graphs: x.r.Graphs})
 	if err != nil {
-		return nil, fmt.Errorf("edges of %s along %s: %w", id, rel.ID, err)
+		return nil, err
 	}
-	edges = slices.DeleteFunc(edges, func(e store.Edge) bool { return e.Graph != rel.Graph })
-	opts := make([]llm.Option, len(edges))
-	for i, e := range edges {
-		t := e.Object
-		if rel.Dir == store.In {
-			t = e.Subject
-		}
-		opts[i] = llm.Option{ID: t.ID, Text: flat(t.Label)}
+	opts := make([]llm.Option, len(page.Edges))
+	for i, e := range page.Edges {
+		opts[i] = llm.Option{ID: e.Far.ID, Text: e.Text()}
 	}
 	head, label := c.name(id), flat(rel.DisplayLabel())
-	keep, err := x.prune(ctx, opts, x.r.cfg.EntityWidth,
+	note := page.Note()
+	keep, err := x.prune(ctx, b, opts, x.r.cfg.EntityWidth,
 		llm.Task{Name: TaskPruneEntities, Context: head + " -> " + label},
 		func(o []llm.Option) string {
-			return pruneEntitiesPrompt(x.r.Question, head, label, o, x.r.cfg.EntityWidth)
+			return pruneEntitiesPrompt(x.r.Question, head, label, note, o, x.r.cfg.EntityWidth)
 		})
 	if err != nil {
 		return nil, err
 	}
-	var out []store.Edge
+	var out []hood.Edge
 	for _, o := range keep {
-		out = append(out, edges[slices.IndexFunc(opts, func(p llm.Option) bool { return p.ID == o.ID })])
+		out = append(out, page.Edges[slices.IndexFunc(opts, func(p llm.Option) bool { return p.ID == o.ID })])
 	}
 	return out, nil
 }
@@ -290,10 +424,13 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 // built on task). Lists no longer than width are kept whole without a
 // call: pruning to the width cannot shorten them. A malformed reply keeps
 // nothing and is a warning.
-func (x *explorer) prune(ctx context.Context, opts []llm.Option, width int, task llm.Task,
+func (x *explorer) prune(ctx context.Context, b *budget, opts []llm.Option, width int, task llm.Task,
 	prompt func([]llm.Option) string) ([]llm.Option, error) {
 	if len(opts) <= width {
 		return opts, nil
+	}
+	if err := b.take(); err != nil {
+		return nil, err
 	}
 	task.Kind, task.Question, task.Options, task.Pick = llm.KindSelect, x.r.Question, opts, width
 	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(prompt(opts)), N: 1,

@@ -126,8 +126,8 @@ func TestFilm(t *testing.T) {
 		}
 		steps := stepNodes(tr)
 		wants := []struct{ op, obs string }{
-			{"search:Blade Runner", "/en/blade_runner (Blade Runner, exact match)"},
-			{"edges:/en/blade_runner//film/film/directed_by", "The directed by neighbours of Blade Runner (/en/blade_runner) are: Ridley Scott (/en/ridley_scott)"},
+			{"search:Blade Runner", "/en/blade_runner (Blade Runner, exact match; relations: starring (12)"},
+			{"edges:/en/blade_runner//film/film/directed_by", "The directed by neighbours of Blade Runner (/en/blade_runner) are (1 in all): Ridley Scott (/en/ridley_scott)"},
 			{"degree:/en/blade_runner//film/film/starring", "Blade Runner (/en/blade_runner) has "},
 		}
 		for i, w := range wants {

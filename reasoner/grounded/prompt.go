@@ -56,7 +56,8 @@ func agentPrompt(definition, question string, s *state, topics string, next stri
 	b.WriteString("Definition of the graph:\n" + definition + "\n\n")
 	b.WriteString("Question: " + flat(question) + "\n")
 	if topics != "" {
-		b.WriteString("Topic nodes: " + topics + "\n")
+		b.WriteString("Topic nodes: " + topics + " (linked automatically; if one is not what the question means, " +
+			"RetrieveNode finds the others)\n")
 	}
 	b.WriteString(s.chainText())
 	b.WriteString(next)
@@ -99,21 +100,32 @@ func extractPrompt(text string) string {
 		"Blade Runner\nEngland\n\nText: " + flat(text) + "\nRelevant Entities:"
 }
 
-// pruneRelationsPrompt is the Prune Relations prompt.
-func pruneRelationsPrompt(question, entity string, opts []llm.Option, width int) string {
+// pruneRelationsPrompt is the Prune Relations prompt; each relation shows
+// its number of edges.
+func pruneRelationsPrompt(question, entity string, opts []llm.Option, counts map[string]int64, width int) string {
+	var lines strings.Builder
+	for _, o := range opts {
+		edges := "edges"
+		if counts[o.ID] == 1 {
+			edges = "edge"
+		}
+		fmt.Fprintf(&lines, "  %s: %s (%d %s)\n", o.ID, o.Text, counts[o.ID], edges)
+	}
 	return "From the given entity and relations, select only the relevant relations to answer the question. " +
 		fmt.Sprintf("Select at most %d, most relevant first, by id, comma separated, or reply \"none\".\n\n", width) +
-		"Question: " + flat(question) + "\nHead Entity: " + entity + "\nRelations:\n" + optionLines(opts) +
+		"Question: " + flat(question) + "\nHead Entity: " + entity + "\nRelations:\n" + lines.String() +
 		"Answer:"
 }
 
-// pruneEntitiesPrompt is the Prune entities prompt.
-func pruneEntitiesPrompt(question, head, relation string, opts []llm.Option, width int) string {
+// pruneEntitiesPrompt is the Prune entities prompt. The note says which
+// part of the relation's tails is listed ("1-30 of 133, ranked by
+// relevance to the question").
+func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Option, width int) string {
 	return "You are provided with a question, a head entity, a relation and tail entities from a knowledge base. " +
 		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by id, comma "+
 			"separated, or reply \"none\".\n\n", width) +
 		"Question: " + flat(question) + "\nHead Entity: " + head + "\nRelation: " + relation +
-		"\nTail Entities:\n" + optionLines(opts) + "Relevant Entities:"
+		"\nTail Entities (" + note + "):\n" + optionLines(opts) + "Relevant Entities:"
 }
 
 // pruneAttributesPrompt is the Search Attributes prompt.

@@ -2,14 +2,13 @@ package grounded
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
@@ -156,7 +155,7 @@ func (r *run) level(ctx context.Context, frontier []*state) ([]*state, error) {
 	var mergeThought string
 	var pair [2]*state
 	doMerge := r.cfg.Strategy == GoT && len(open) >= 2
-	err := parallel(len(open)+1, func(i int) error {
+	err := fanout.Run(ctx, len(open)+1, 0, func(ctx context.Context, i int) error {
 		var err error
 		switch {
 		case i < len(open):
@@ -174,7 +173,7 @@ func (r *run) level(ctx context.Context, frontier []*state) ([]*state, error) {
 	if doMerge && mergeThought != "" {
 		children = append(children, r.addMerge(pair[0], pair[1], mergeThought))
 	}
-	err = parallel(len(children), func(i int) error {
+	err = fanout.Run(ctx, len(children), 0, func(ctx context.Context, i int) error {
 		c := children[i]
 		if err := r.inter.ground(trace.WithNode(ctx, c.id), c); err != nil {
 			return err
@@ -264,17 +263,6 @@ func (r *run) result(s *state, reason string) trace.Answer {
 	}
 	return trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value, Confident: true,
 		Node: s.id, Reason: reason, Support: support}
-}
-
-// parallel runs f(0..n-1) concurrently and joins their errors.
-func parallel(n int, f func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { errs[i] = f(i) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // generate sends one request and returns its texts.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
@@ -46,6 +47,9 @@ type state struct {
 	seen []seenEntity
 	// merge marks a GoT aggregation state.
 	merge bool
+	// shown counts the ranked neighbours NeighbourCheck listed per node
+	// and edge type, so repeating it lists the next page (copy on write).
+	shown hood.Shown
 
 	done   bool
 	answer string
@@ -63,7 +67,7 @@ type state struct {
 // child returns a new state continuing s with thought.
 func (s *state) child(thought string) *state {
 	c := &state{parents: []*state{s}, depth: s.depth + 1, sub: s.sub.Clone(),
-		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), extra: map[string]string{}}
+		attrs: slices.Clip(s.attrs), seen: slices.Clone(s.seen), shown: s.shown, extra: map[string]string{}}
 	c.steps = append(slices.Clip(s.steps), step{thought: thought})
 	return c
 }
@@ -98,17 +102,46 @@ func (s *state) see(id string) bool {
 	return true
 }
 
-// visitAll returns the ids of the seen entities not yet visited and marks
-// them visited.
-func (s *state) visitAll() []string {
-	var out []string
-	for i := range s.seen {
-		if !s.seen[i].visited {
-			s.seen[i].visited = true
-			out = append(out, s.seen[i].id)
+// seeVisited adds an entity to the seen entities as visited (a mediator,
+// whose contents are explored instead).
+func (s *state) seeVisited(id string) {
+	if i := slices.IndexFunc(s.seen, func(e seenEntity) bool { return e.id == id }); i >= 0 {
+		s.seen[i].visited = true
+		return
+	}
+	s.seen = append(s.seen, seenEntity{id: id, visited: true})
+}
+
+// unvisit marks ids[i] unvisited again where left[i] (an exploration
+// stopped before them).
+func (s *state) unvisit(ids []string, left []bool) {
+	for i, id := range ids {
+		if !left[i] {
+			continue
+		}
+		if j := slices.IndexFunc(s.seen, func(e seenEntity) bool { return e.id == id }); j >= 0 {
+			s.seen[j].visited = false
 		}
 	}
-	return out
+}
+
+// visit returns the ids of at most max seen entities not yet visited
+// (earliest seen first; max <= 0 means all) and marks every unvisited
+// entity visited: those beyond max are left out of the exploration (they
+// stay in the graph as tails). It also returns how many were left out.
+func (s *state) visit(max int) (ids []string, skipped int) {
+	for i := range s.seen {
+		if s.seen[i].visited {
+			continue
+		}
+		s.seen[i].visited = true
+		if max > 0 && len(ids) >= max {
+			skipped++
+			continue
+		}
+		ids = append(ids, s.seen[i].id)
+	}
+	return ids, skipped
 }
 
 // merged returns the GoT aggregation of a and b: both chains (their shared
@@ -207,13 +240,17 @@ func (s *state) evidence() string {
 	return strings.Join(slices.Concat(s.attributeLines(), s.tripleLines()), "\n")
 }
 
-// describe returns "Name (id)" for an entity of the state's graph, or
-// just the id.
+// describe returns "Name (id)" for an entity of the state's graph (a
+// mediator's name is its contents), or just the id.
 func (s *state) describe(id string) string {
-	if e, ok := s.sub.Entity(id); ok && flat(e.Label) != "" && flat(e.Label) != id {
-		return flat(e.Label) + " (" + id + ")"
+	n := s.sub.Name(id)
+	switch {
+	case n == id || !s.sub.Has(id):
+		return id
+	case strings.HasSuffix(n, " ("+id+")"):
+		return n
 	}
-	return id
+	return n + " (" + id + ")"
 }
 
 // name returns the display name of id in the state's graph.

@@ -28,13 +28,14 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -145,14 +146,10 @@ func (l Linker) Extract(ctx context.Context, question, text string) ([]string, e
 // LinkAll links the mentions concurrently and returns the entities in
 // mention order, each once.
 func (l Linker) LinkAll(ctx context.Context, question string, mentions []string) ([]Linked, error) {
-	results := make([][]Linked, len(mentions))
-	errs := make([]error, len(mentions))
-	var wg sync.WaitGroup
-	for i, m := range mentions {
-		wg.Go(func() { results[i], errs[i] = l.Link(ctx, question, m) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	results, err := fanout.Map(ctx, mentions, 0, func(ctx context.Context, m string) ([]Linked, error) {
+		return l.Link(ctx, question, m)
+	})
+	if err != nil {
 		return nil, err
 	}
 	var out []Linked
@@ -223,11 +220,24 @@ func bestPerGraph(cands []store.Candidate) []store.Candidate {
 // malformed reply or "none" chooses nothing, with a warning.
 func (l Linker) choose(ctx context.Context, question, mention string, cands []store.Candidate) ([]store.Candidate, error) {
 	opts := make([]llm.Option, len(cands))
+	// shown are the options as the prompt describes them: a candidate
+	// without a description is described by its relations, so that two
+	// entities with one name (a film and a video game) can be told apart.
+	// The Task keeps the plain option texts.
+	shown := make([]llm.Option, len(cands))
 	for i, c := range cands {
 		opts[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
+		if flat(c.Description) == "" {
+			rels, err := l.KG.Relations(ctx, []string{c.ID}, store.Both)
+			if err != nil {
+				return nil, fmt.Errorf("relations of candidate %s: %w", c.ID, err)
+			}
+			c.Description = RelationsText(rels, l.Graphs)
+		}
+		shown[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
 	}
 	resp, err := l.Model.Generate(ctx, llm.Request{
-		Messages: llm.Chat(l.System, SelectPrompt(question, mention, opts, len(l.Graphs))), N: 1,
+		Messages: llm.Chat(l.System, SelectPrompt(question, mention, shown, len(l.Graphs))), N: 1,
 		Temperature: l.Temperature,
 		Task: llm.Task{Kind: llm.KindSelect, Name: l.Tasks.Select, Question: question, Context: mention,
 			Options: opts, Pick: len(l.Graphs)}})
@@ -261,6 +271,52 @@ func CandidateText(c store.Candidate, multi bool) string {
 		s += " [" + c.Graph + "]"
 	}
 	return s
+}
+
+// NamePart is the name a "search again" request is about: the text before
+// a parenthesised note or a " - " or ", " explanation ("Blade Runner (the
+// 1982 film)" -> "Blade Runner"), or the whole text when that is empty.
+func NamePart(text string) string {
+	t := flat(text)
+	for _, sep := range []string{" (", " - ", ", ", " [", "; "} {
+		if i := strings.Index(t, sep); i > 0 {
+			t = t[:i]
+		}
+	}
+	t = strings.Trim(t, "\"'`*")
+	if t == "" {
+		return flat(text)
+	}
+	return t
+}
+
+// maxSummary bounds the relations that describe a candidate.
+const maxSummary = 4
+
+// RelationsText describes an entity without a description by its most
+// frequent visible relations in graphs: "relations: starring (133),
+// directed by (1)"; "" when it has none. Two entities with the same name
+// (a film and a video game) are told apart this way.
+func RelationsText(rels []store.Relation, graphs []string) string {
+	var vis []store.Relation
+	for _, r := range rels {
+		if !r.Hidden && r.Count > 0 && (len(graphs) == 0 || slices.Contains(graphs, r.Graph)) {
+			vis = append(vis, r)
+		}
+	}
+	slices.SortStableFunc(vis, func(a, b store.Relation) int { return cmp.Compare(b.Count, a.Count) })
+	var parts []string
+	for _, r := range vis[:min(len(vis), maxSummary)] {
+		l := flat(r.DisplayLabel())
+		if l == "" {
+			l = r.ID
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", l, r.Count))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "relations: " + strings.Join(parts, ", ")
 }
 
 // ExtractPrompt asks for the named entities of a text, one per line.

@@ -155,7 +155,10 @@ func TestSelectTask(t *testing.T) {
 	if tk.Kind != llm.KindSelect || tk.Pick != 2 || tk.Context != "Blade Runner" || !slices.Equal(opts, want) {
 		t.Errorf("select task %+v, options %q", tk, opts)
 	}
-	if p := sel[0].Messages[1].Content; !strings.Contains(p, "at most one per graph") || !strings.Contains(p, `"Blade Runner"`) {
+	// The prompt describes candidates without a description by their
+	// relations.
+	if p := sel[0].Messages[1].Content; !strings.Contains(p, "at most one per graph") || !strings.Contains(p, `"Blade Runner"`) ||
+		!strings.Contains(p, "a1: Blade Runner - relations: directed by (1) [a]\n") {
 		t.Errorf("select prompt %q", p)
 	}
 }
@@ -254,6 +257,17 @@ func TestCandidateText(t *testing.T) {
 	for _, tt := range tests {
 		if got := CandidateText(tt.c, tt.multi); got != tt.want {
 			t.Errorf("CandidateText = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestNamePart(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Blade Runner (the 1982 film)", "Blade Runner"}, {"\"Blade Runner\" - the film", "Blade Runner"},
+		{"Paris, France", "Paris"}, {"  Alien  ", "Alien"}, {"(x)", "(x)"}, {"", ""},
+	} {
+		if got := NamePart(tc.in); got != tc.want {
+			t.Errorf("NamePart(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

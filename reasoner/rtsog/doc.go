@@ -81,6 +81,15 @@
 // errors and cancellation end the run with an error and the partial
 // trace.
 //
+// What the model sees (package hood): a relation's tails are ranked by
+// relevance to the question and sub-questions before the MaxCandidates
+// are kept, mediator tails are named by their contents (the shared
+// renderer), a hop onto a mediator does not count towards MaxDepth, and
+// the answer prompt states each relation's true total ("Jerry Lewis
+// directed 13 in all (10 listed)"). When every path dies out without an
+// End-of-Search, the sub-questions (or the question) are linked again once
+// and the search goes on from the new topic entities.
+//
 // Hyper-parameters are read from reasoner.Params (see ConfigFromParams):
 // subquestions (n), iterations (H), width (w), max_depth, c, alpha, paths
 // (K), max_candidates, temperature, eval_temperature, search_limit and a

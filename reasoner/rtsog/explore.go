@@ -3,12 +3,12 @@ package rtsog
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
@@ -18,9 +18,6 @@ import (
 // "Score:" line (the failure is recorded as a warning).
 const FailedScore = 0.0
 
-// maxDescribed bounds the edges that describe an unlabelled entity.
-const maxDescribed = 3
-
 // proposal is the outcome of exploring one kept relation: its reward and
 // its scored tails, best first.
 type proposal struct {
@@ -29,6 +26,8 @@ type proposal struct {
 	cands []candidate
 	// tails says how many tails were scored out of how many exist.
 	tails string
+	// total is the relation's true number of tails.
+	total int64
 }
 
 // expand is the expansion with self-critic of leaf: relation exploration,
@@ -50,14 +49,10 @@ func (r *run) expand(ctx context.Context, leaf *node) ([]*node, error) {
 	if err != nil || len(kept) == 0 {
 		return nil, err
 	}
-	props := make([]proposal, len(kept))
-	errs := make([]error, len(kept))
-	var wg sync.WaitGroup
-	for i, rel := range kept {
-		wg.Go(func() { props[i], errs[i] = r.exploreRelation(nctx, leaf, rel) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	props, err := fanout.Map(nctx, kept, 0, func(ctx context.Context, rel store.Relation) (proposal, error) {
+		return r.exploreRelation(ctx, leaf, rel)
+	})
+	if err != nil {
 		return nil, err
 	}
 	children := r.addChildren(leaf, props)
@@ -121,119 +116,68 @@ func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Rela
 // exploreRelation scores the relation and, concurrently, its tails.
 func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relation) (proposal, error) {
 	p := proposal{rel: rel}
-	var srErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		p.sr, srErr = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.Question, r.subs, leaf, rel),
-			pathText(leaf), extendedText(leaf, rel, nil))
+	var cands []candidate
+	var tails string
+	err := fanout.Run(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		if i == 0 {
+			p.sr, err = r.score(ctx, TaskScoreRelation, scoreRelationPrompt(r.Question, r.subs, leaf, rel),
+				pathText(leaf), extendedText(leaf, rel, nil))
+		} else {
+			cands, tails, err = r.candidates(ctx, leaf, rel)
+		}
+		return err
 	})
-	cands, tails, err := r.candidates(ctx, leaf, rel)
-	wg.Wait()
-	if err = errors.Join(srErr, err); err != nil {
+	if err != nil {
 		return p, err
 	}
 	p.cands, p.tails = cands, tails
+	p.total = rel.Count
 	if len(cands) == 0 {
 		r.Warn(ctx, "relation %s of %s leads to no new entity", rel.ID, leaf.entity.ID)
 	}
 	return p, nil
 }
 
-// candidates fetches the tails of rel (at most MaxCandidates, skipping the
-// entities already on the path), describes the unlabelled ones and scores
-// each extended path concurrently. They are returned best first (the KG's
-// order among equal scores).
+// candidates fetches the tails of rel ranked by relevance to the question
+// (package hood: the needed tail may be the last in the store's order),
+// keeps at most MaxCandidates, skipping the entities already on the path,
+// with mediators described by their contents, and scores each extended
+// path concurrently. They are returned best first (the ranking's order
+// among equal scores); tails says how many were scored of how many exist.
 func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([]candidate, string, error) {
 	onPath := len(leaf.path())
-	edges, err := r.KG.Edges(ctx, []string{leaf.entity.ID}, rel.ID, rel.Dir, r.cfg.MaxCandidates+onPath)
+	page, err := hood.Fetch(ctx, r.KG, []string{leaf.entity.ID}, rel, 0, r.cfg.MaxCandidates+onPath,
+		hood.Options{Question: r.Question + "\n" + strings.Join(r.subs, "\n"), Graphs: r.Graphs})
 	if err != nil {
-		return nil, "", fmt.Errorf("edges %s %s of %s: %w", rel.ID, rel.Dir, leaf.entity.ID, err)
+		return nil, "", err
 	}
 	var cands []candidate
 	seen := map[string]bool{}
-	for _, e := range edges {
-		tail := e.Object
-		if rel.Dir == store.In {
-			tail = e.Subject
-		}
-		if e.Graph != rel.Graph || seen[tail.ID] || leaf.onPath(tail.ID) || len(cands) == r.cfg.MaxCandidates {
+	for _, e := range page.Edges {
+		if seen[e.Far.ID] || leaf.onPath(e.Far.ID) || len(cands) == r.cfg.MaxCandidates {
 			continue
 		}
-		seen[tail.ID] = true
-		cands = append(cands, candidate{entity: tail, edge: e})
+		seen[e.Far.ID] = true
+		cands = append(cands, candidate{entity: e.Far, edge: e.Edge, described: e.Contents, desc: hood.Render(e.Contents)})
 	}
-	tails := fmt.Sprintf("%d of %d", len(cands), rel.Count)
-	errs := make([]error, len(cands))
-	var wg sync.WaitGroup
-	for i := range cands {
-		wg.Go(func() { errs[i] = r.scoreCandidate(ctx, leaf, rel, &cands[i]) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	tails := fmt.Sprintf("%d of %d", len(cands), page.Total)
+	err = fanout.Run(ctx, len(cands), 0, func(ctx context.Context, i int) error {
+		return r.scoreCandidate(ctx, leaf, rel, &cands[i])
+	})
+	if err != nil {
 		return nil, "", err
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	return cands, tails, nil
 }
 
-// scoreCandidate describes an unlabelled tail, then has the value model
-// score the extended path.
+// scoreCandidate has the value model score the path extended by c.
 func (r *run) scoreCandidate(ctx context.Context, leaf *node, rel store.Relation, c *candidate) error {
-	if c.entity.Label == "" && !c.entity.Literal {
-		d, err := r.describe(ctx, c.entity.ID, leaf.entity.ID)
-		if err != nil {
-			return err
-		}
-		c.described, c.desc = d, describeText(d)
-	}
 	path := extendedText(leaf, rel, c)
 	s, err := r.score(ctx, TaskScorePath, scorePathPrompt(r.Question, r.subs, path), pathText(leaf), path)
 	c.score = s
 	return err
-}
-
-// describe picks up to maxDescribed outgoing edges of an unlabelled
-// entity (a Freebase CVT such as a performance or a sibling relationship)
-// to entities other than from, one per relation, so that its path can be
-// judged and its members grounded.
-func (r *run) describe(ctx context.Context, id, from string) ([]store.Edge, error) {
-	rels, err := r.KG.Relations(ctx, []string{id}, store.Out)
-	if err != nil {
-		return nil, fmt.Errorf("describe %s: %w", id, err)
-	}
-	var out []store.Edge
-	for _, rel := range rels {
-		if len(out) == maxDescribed {
-			break
-		}
-		if rel.Hidden || !slices.Contains(r.Graphs, rel.Graph) {
-			continue
-		}
-		edges, err := r.KG.Edges(ctx, []string{id}, rel.ID, store.Out, 2)
-		if err != nil {
-			return nil, fmt.Errorf("describe %s: %w", id, err)
-		}
-		for _, e := range edges {
-			if e.Object.ID != from && e.Graph == rel.Graph {
-				out = append(out, e)
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
-// describeText renders description edges: "(actor: Harrison Ford;
-// character: Rick Deckard)", "" when there are none.
-func describeText(edges []store.Edge) string {
-	if len(edges) == 0 {
-		return ""
-	}
-	parts := make([]string, len(edges))
-	for i, e := range edges {
-		parts[i] = edgeLabel(e) + ": " + flat(e.Object.Name())
-	}
-	return "(" + strings.Join(parts, "; ") + ")"
 }
 
 // score asks the value model for a reward in [0, 1]. An unreadable reply
@@ -264,7 +208,7 @@ func (r *run) addChildren(leaf *node, props []proposal) []*node {
 		}
 		best := p.cands[0]
 		c := &node{parent: leaf, depth: leaf.depth + 1, entity: best.entity, graph: p.rel.Graph, desc: best.desc,
-			described: best.described, hop: &hop{rel: p.rel, edge: best.edge}, alts: p.cands[1:], sr: p.sr,
+			described: best.described, hop: &hop{rel: p.rel, edge: best.edge}, alts: p.cands[1:], total: p.total, sr: p.sr,
 			sp: best.score, n: 1}
 		c.q = Value(r.cfg.Alpha, c.sr, c.sp)
 		c.terminal = c.entity.Literal || c.hops() >= r.cfg.MaxDepth
@@ -281,14 +225,10 @@ func (r *run) addChildren(leaf *node, props []proposal) []*node {
 // Search), which makes the child a leaf. An unreadable reply counts as
 // "no" with a warning.
 func (r *run) critique(ctx context.Context, children []*node) error {
-	eos := make([]bool, len(children))
-	errs := make([]error, len(children))
-	var wg sync.WaitGroup
-	for i, c := range children {
-		wg.Go(func() { eos[i], errs[i] = r.endOfSearch(trace.WithNode(ctx, c.id), c) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	eos, err := fanout.Map(ctx, children, 0, func(ctx context.Context, c *node) (bool, error) {
+		return r.endOfSearch(trace.WithNode(ctx, c.id), c)
+	})
+	if err != nil {
 		return err
 	}
 	for i, c := range children {

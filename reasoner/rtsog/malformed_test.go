@@ -76,6 +76,8 @@ func TestMalformedReplies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := toyOracle().model()
 			m.Rules = slices.Insert(m.Rules, 0, llm.Rule{Name: tt.task, Repeat: true, Replies: []string{tt.reply}})
+			// A search whose paths die out links the sub-questions again.
+			m.Rules = append(m.Rules, llm.Rule{Name: TaskExtract, Repeat: true, Replies: []string{"none"}})
 			tr := answerWith(t, db, m, m, toyConfig(nil), toyQuery)
 			if tt.warning != nil && !tracetest.HasWarning(tr, tt.warning...) {
 				t.Errorf("no warning with %q; warnings: %+v", tt.warning, tr.Warnings)

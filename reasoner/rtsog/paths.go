@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -182,9 +183,9 @@ func addPath(g *subgraph.Graph, n *node) {
 	}
 }
 
-func addDescribed(g *subgraph.Graph, edges []store.Edge) {
-	for _, e := range edges {
-		g.AddEdge(e, store.Out, "")
+func addDescribed(g *subgraph.Graph, parts []hood.Part) {
+	for _, p := range parts {
+		g.AddContentEdge(p.Edge, p.Dir, p.InverseLabel)
 	}
 }
 
@@ -215,11 +216,11 @@ func reaching(paths []weighted, id string) (*weighted, *node, []store.Edge) {
 	return nil, nil, nil
 }
 
-// describing returns the description edge whose object is id, or nil.
-func describing(edges []store.Edge, id string) *store.Edge {
-	for i, e := range edges {
-		if e.Object.ID == id {
-			return &edges[i]
+// describing returns the content edge that reaches id, or nil.
+func describing(parts []hood.Part, id string) *store.Edge {
+	for i, p := range parts {
+		if p.Value.ID == id {
+			return &parts[i].Edge
 		}
 	}
 	return nil

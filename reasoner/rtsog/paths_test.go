@@ -4,8 +4,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/store"
 )
+
+// part is an outgoing content edge of a mediator.
+func part(e store.Edge) hood.Part {
+	return hood.Part{Label: e.RelationLabel, Value: e.Object, Edge: e, Dir: store.Out}
+}
 
 // kennedyTree builds by hand: topic JFK -sibling s-> sib1 (described:
 // sibling RFK) with the alternative sib2 (described: sibling Ted), and
@@ -22,8 +28,8 @@ func kennedyTree() (paths []weighted, sib1, rfk *node) {
 	root := &node{}
 	topic := &node{parent: root, depth: 1, entity: jfk, graph: "fb"}
 	sib1 = &node{id: 3, parent: topic, depth: 2, entity: s1, hop: &hop{rel: siblingS, edge: edge(jfk, s1, "sibling_s")},
-		described: []store.Edge{edge(s1, robert, "sibling")}, q: 0.6,
-		alts: []candidate{{entity: s2, edge: edge(jfk, s2, "sibling_s"), described: []store.Edge{edge(s2, ted, "sibling")}}}}
+		described: []hood.Part{part(edge(s1, robert, "sibling"))}, q: 0.6,
+		alts: []candidate{{entity: s2, edge: edge(jfk, s2, "sibling_s"), described: []hood.Part{part(edge(s2, ted, "sibling"))}}}}
 	rfk = &node{id: 4, parent: sib1, depth: 3, entity: robert, hop: &hop{rel: sibling, edge: edge(s1, robert, "sibling")}, q: 0.5}
 	return []weighted{{sib1, 0.6}, {rfk, 0.5}}, sib1, rfk
 }

@@ -141,11 +141,23 @@ func answerPrompt(question string, subs []string, paths []weighted, fallback boo
 		if len(p.node.alts) > 0 {
 			b.WriteString("     other " + label(p.node.hop.rel) + ": " + altNames(p.node.alts) + "\n")
 		}
+		if p.node.hop != nil && p.node.total > 0 {
+			fmt.Fprintf(&b, "     %s %s %s\n", name(p.node.parent.entity, p.node.parent.desc), label(p.node.hop.rel),
+				totalText(p.node.total, 1+len(p.node.alts)))
+		}
 	}
 	b.WriteString("\nCurrent task: answer the question from these reasoning paths (use what you know only where " +
 		"they fall short). Give only the answer, not a sentence; separate several answers with commas.\n" +
 		"End with a line: Answer: <answer>")
 	return b.String()
+}
+
+// totalText is "13 in all (10 listed)" or "3 in all".
+func totalText(total int64, listed int) string {
+	if total > int64(listed) {
+		return fmt.Sprintf("%d in all (%d listed)", total, listed)
+	}
+	return fmt.Sprintf("%d in all", total)
 }
 
 func altNames(alts []candidate) string {

@@ -40,6 +40,8 @@ type run struct {
 	// nodes are every tree node in creation order, the root first.
 	nodes      []*node
 	expansions int
+	// relinked is set once the sub-questions were linked again.
+	relinked bool
 }
 
 // solve runs the three stages: decomposition, SC-MCTS, answer generation.
@@ -66,28 +68,46 @@ func (r *run) solve(ctx context.Context, given []string) (trace.Answer, error) {
 // addTopics adds one depth-1 node per topic entity under the root.
 func (r *run) addTopics(topics []link.Linked) {
 	for _, t := range topics {
-		n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph}
-		n.id = r.Rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
-			Text: name(t.Entity, ""), Extra: map[string]string{"entity": t.Entity.ID, "graph": t.Graph}})
-		r.root.children = append(r.root.children, n)
-		r.nodes = append(r.nodes, n)
+		r.addTopic(t)
 	}
 	r.root.expanded = true
 	r.root.exhausted = len(r.root.children) == 0
 }
 
+// addTopic adds a depth-1 node for a topic entity under the root.
+func (r *run) addTopic(t link.Linked) {
+	n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph}
+	n.id = r.Rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
+		Text: name(t.Entity, ""), Extra: map[string]string{"entity": t.Entity.ID, "graph": t.Graph}})
+	r.root.children = append(r.root.children, n)
+	r.nodes = append(r.nodes, n)
+}
+
 // search runs up to H iterations of selection, expansion with self-critic,
-// evaluation and backpropagation, and says why it stopped.
+// evaluation and backpropagation, and says why it stopped. When every
+// path has died out (or there was no topic entity) the sub-questions are
+// linked again once (relink) and the search goes on from the new topic
+// entities.
 func (r *run) search(ctx context.Context) (string, error) {
-	if len(r.root.children) == 0 {
-		return "no topic entity to search from", nil
-	}
+	rctx := trace.WithNode(ctx, r.root.id)
 	for i := range r.cfg.Iterations {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		path := r.selectPath()
+		if path == nil && r.diedOut() {
+			added, err := r.relink(rctx)
+			if err != nil {
+				return "", err
+			}
+			if added > 0 {
+				path = r.selectPath()
+			}
+		}
 		if path == nil {
+			if i == 0 && len(r.root.children) == 0 {
+				return "no topic entity to search from", nil
+			}
 			return fmt.Sprintf("the tree was exhausted after %d of %d iterations", i, r.cfg.Iterations), nil
 		}
 		if err := r.iterate(ctx, path); err != nil {
@@ -95,6 +115,21 @@ func (r *run) search(ctx context.Context) (string, error) {
 		}
 	}
 	return fmt.Sprintf("completed %d iterations", r.cfg.Iterations), nil
+}
+
+// diedOut reports whether the search has topic entities but no path the
+// self-critic stopped at (End-of-Search): every path ended in a dead end,
+// a literal or the depth limit.
+func (r *run) diedOut() bool {
+	if len(r.root.children) == 0 {
+		return false
+	}
+	for _, n := range r.nodes {
+		if n.eos {
+			return false
+		}
+	}
+	return true
 }
 
 // selectPath descends from the root by UCT among the children that are

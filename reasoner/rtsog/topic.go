@@ -15,9 +15,7 @@ import (
 // query's graphs (unknown ones are warnings), or, when none is given or
 // none is usable, the entities linked from the question's mentions.
 func (r *run) topicEntities(ctx context.Context, given []string) ([]link.Linked, error) {
-	l := link.Linker{KG: r.KG, Model: r.policy, Graphs: r.Graphs, SearchLimit: r.cfg.SearchLimit,
-		Temperature: r.cfg.EvalTemperature, System: systemPrompt, Warn: r.Warn,
-		Tasks: link.Tasks{Extract: TaskExtract, Select: TaskLink}}
+	l := r.linker()
 	if len(given) > 0 {
 		found, err := l.Lookup(ctx, given)
 		if err != nil || len(found) > 0 {
@@ -26,6 +24,54 @@ func (r *run) topicEntities(ctx context.Context, given []string) ([]link.Linked,
 		r.Warn(ctx, "none of the topic entities %v is usable; linking the question's mentions instead", given)
 	}
 	return l.Question(ctx, r.Question)
+}
+
+// linker links mentions with the policy model.
+func (r *run) linker() link.Linker {
+	return link.Linker{KG: r.KG, Model: r.policy, Graphs: r.Graphs, SearchLimit: r.cfg.SearchLimit,
+		Temperature: r.cfg.EvalTemperature, System: systemPrompt, Warn: r.Warn,
+		Tasks: link.Tasks{Extract: TaskExtract, Select: TaskLink}}
+}
+
+// relink is called once when every path from the topic entities has died
+// out: the entities of each sub-question (the question itself when there
+// are none) are linked again and those that are not topic entities yet
+// become new topic nodes, so a wrong or missing first link does not end
+// the search. It returns the number of topic nodes added.
+func (r *run) relink(ctx context.Context) (int, error) {
+	if r.relinked {
+		return 0, nil
+	}
+	r.relinked = true
+	texts := r.subs
+	if len(texts) == 0 {
+		texts = []string{r.Question}
+	}
+	added := 0
+	var names []string
+	for _, text := range texts {
+		found, err := r.linker().Question(ctx, text)
+		if err != nil {
+			return added, fmt.Errorf("re-link %q: %w", text, err)
+		}
+		for _, l := range found {
+			if slices.ContainsFunc(r.root.children, func(t *node) bool { return t.entity.ID == l.Entity.ID }) {
+				continue
+			}
+			r.addTopic(l)
+			added++
+			names = append(names, name(l.Entity, "")+" ("+l.Entity.ID+")")
+		}
+	}
+	if added > 0 {
+		r.root.exhausted = false
+		r.Warn(ctx, "every path from the topic entities died out; re-linking the sub-questions added %s",
+			strings.Join(names, ", "))
+		_ = r.Rec.UpdateNode(r.root.id, func(t *trace.Node) { setExtra(t, "relinked", strings.Join(names, ", ")) })
+	} else {
+		r.Warn(ctx, "every path from the topic entities died out and re-linking the sub-questions found no new entity")
+	}
+	return added, nil
 }
 
 // decompose has the policy model write up to SubQuestions sub-questions

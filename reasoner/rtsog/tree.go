@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
@@ -20,14 +21,16 @@ type node struct {
 
 	entity store.Entity
 	graph  string
-	// described are a few edges of an unlabelled entity (a Freebase CVT)
-	// and desc their text.
-	described []store.Edge
+	// described are the contents of a mediator (a Freebase CVT) and desc
+	// their text (hood.Render).
+	described []hood.Part
 	desc      string
 	// hop is the edge from the parent; nil for the root and topic nodes.
 	hop *hop
 	// alts are the other tails of the hop's relation, best first.
 	alts []candidate
+	// total is the hop relation's true number of tails from the parent.
+	total int64
 
 	// sr and sp are the relation and path rewards; q and n the MCTS value
 	// and visit count.
@@ -55,13 +58,23 @@ type hop struct {
 type candidate struct {
 	entity    store.Entity
 	edge      store.Edge
-	described []store.Edge
+	described []hood.Part
 	desc      string
 	score     float64
 }
 
-// hops is the length of the node's reasoning path.
-func (n *node) hops() int { return max(0, n.depth-1) }
+// hops is the length of the node's reasoning path; a hop onto a mediator
+// does not count: it and the hop out of it are one step (a CVT joins two
+// entities the way one edge does).
+func (n *node) hops() int {
+	h := 0
+	for v := n; v != nil && v.hop != nil; v = v.parent {
+		if !hood.IsMediator(v.entity) {
+			h++
+		}
+	}
+	return h
+}
 
 // stat is the node's MCTS statistics.
 func (n *node) stat() Stat { return Stat{Q: n.q, N: n.n} }
@@ -171,11 +184,11 @@ func walkFacts(n *node, details bool) []llm.Fact {
 	return out
 }
 
-// describedFacts are the description edges of e.
-func describedFacts(e store.Entity, desc string, edges []store.Edge) []llm.Fact {
-	out := make([]llm.Fact, len(edges))
-	for i, d := range edges {
-		out[i] = llm.Fact{Subject: name(e, desc), Relation: edgeLabel(d), Object: flat(d.Object.Name())}
+// describedFacts are the contents of a mediator e, as facts.
+func describedFacts(e store.Entity, desc string, parts []hood.Part) []llm.Fact {
+	out := make([]llm.Fact, len(parts))
+	for i, p := range parts {
+		out[i] = llm.Fact{Subject: name(e, desc), Relation: p.Label, Object: flat(p.Value.Name())}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package subgraph
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/llm"
@@ -13,13 +14,13 @@ import (
 func (g *Graph) names() map[string]string {
 	count := make(map[string]int, len(g.entities))
 	for _, e := range g.entities {
-		if l := flat(e.Label); l != "" {
+		if l := display(e); l != "" {
 			count[strings.ToLower(l)]++
 		}
 	}
 	out := make(map[string]string, len(g.entities))
 	for _, e := range g.entities {
-		l := flat(e.Label)
+		l := display(e)
 		switch {
 		case l == "":
 			out[e.ID] = e.ID
@@ -30,6 +31,14 @@ func (g *Graph) names() map[string]string {
 		}
 	}
 	return out
+}
+
+// display is an entity's label, or a mediator's contents.
+func display(e Entity) string {
+	if l := flat(e.Label); l != "" {
+		return l
+	}
+	return flat(e.Contents)
 }
 
 // Name returns the display name of id: its label, disambiguated with the
@@ -93,7 +102,7 @@ func (g *Graph) writeEntities(b *strings.Builder, indent string, multi bool) {
 		}
 		n++
 		b.WriteString(indent + e.ID)
-		if l := flat(e.Label); l != "" {
+		if l := display(e); l != "" {
 			b.WriteString(": " + l)
 		}
 		if d := flat(e.Description); d != "" {
@@ -128,9 +137,9 @@ func (g *Graph) partners(id string) []string {
 
 // group is the edges listed under one anchor entity and one relation.
 type group struct {
-	anchor string
-	label  string
-	lines  []string
+	key   GroupKey
+	label string
+	lines []string
 }
 
 func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]string, multi bool) {
@@ -138,22 +147,21 @@ func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]s
 		b.WriteString(indent + "(none)\n")
 		return
 	}
-	type gkey struct {
-		anchor, rel, graph string
-		dir                store.Direction
-	}
 	var anchors []string
 	byAnchor := map[string][]*group{}
-	index := map[gkey]*group{}
+	index := map[GroupKey]*group{}
 	for _, e := range g.edges {
+		if e.Content {
+			continue
+		}
 		anchor, other := e.Subject.ID, e.Object
 		if e.Dir == store.In {
 			anchor, other = e.Object.ID, e.Subject
 		}
-		k := gkey{anchor, e.Relation, e.Graph, e.Dir}
+		k := GroupKey{anchor, e.Relation, e.Graph, e.Dir}
 		gr := index[k]
 		if gr == nil {
-			gr = &group{anchor: anchor, label: relationLabel(e, multi)}
+			gr = &group{key: k, label: relationLabel(e, multi)}
 			index[k] = gr
 			if _, seen := byAnchor[anchor]; !seen {
 				anchors = append(anchors, anchor)
@@ -165,12 +173,25 @@ func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]s
 	for _, a := range anchors {
 		b.WriteString(indent + nameOf(names, store.Entity{ID: a}) + ":\n")
 		for _, gr := range byAnchor[a] {
-			b.WriteString(indent + "  " + gr.label + ":\n")
+			b.WriteString(indent + "  " + gr.label + g.totalNote(gr.key, len(gr.lines)) + ":\n")
 			for _, l := range gr.lines {
 				b.WriteString(indent + "    " + l + "\n")
 			}
 		}
 	}
+}
+
+// totalNote is " (133 in all, 12 shown)" for a group with a recorded
+// total, " (12 in all)" when it is complete, "" without a total.
+func (g *Graph) totalNote(k GroupKey, shown int) string {
+	n, ok := g.totals[k]
+	switch {
+	case !ok:
+		return ""
+	case n > int64(shown):
+		return " (" + strconv.FormatInt(n, 10) + " in all, " + strconv.Itoa(shown) + " shown)"
+	}
+	return " (" + strconv.FormatInt(n, 10) + " in all)"
 }
 
 func nameOf(names map[string]string, e store.Entity) string {

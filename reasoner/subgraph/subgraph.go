@@ -47,6 +47,10 @@ type Entity struct {
 	// Graphs are the KGs the entity was seen in, in order of discovery.
 	Graphs  []string
 	Literal bool
+	// Contents describe a mediator (a node without a label, such as a
+	// Freebase CVT): "(actor: Harrison Ford; character: Rick Deckard)". It
+	// is the entity's display name when it has no label.
+	Contents string
 }
 
 // Edge is one fetched fact.
@@ -57,6 +61,9 @@ type Edge struct {
 	// InverseLabel.
 	Dir          store.Direction
 	InverseLabel string
+	// Content marks an edge that describes a mediator: the text lists it
+	// in the mediator's name instead of under the mediator.
+	Content bool
 }
 
 // Link says that From is the same entity as To in another KG.
@@ -68,6 +75,13 @@ type Link struct {
 
 type edgeKey struct{ s, r, o, g string }
 
+// GroupKey names the edges of one relation from one entity in one
+// direction and graph: a group of the text.
+type GroupKey struct {
+	Anchor, Relation, Graph string
+	Dir                     store.Direction
+}
+
 // Graph is a local knowledge graph.
 type Graph struct {
 	index    map[string]int
@@ -75,11 +89,13 @@ type Graph struct {
 	edges    []Edge
 	edgeSet  map[edgeKey]struct{}
 	links    []Link
+	// totals are the true edge counts of groups (see SetTotal).
+	totals map[GroupKey]int64
 }
 
 // New returns an empty local graph.
 func New() *Graph {
-	return &Graph{index: map[string]int{}, edgeSet: map[edgeKey]struct{}{}}
+	return &Graph{index: map[string]int{}, edgeSet: map[edgeKey]struct{}{}, totals: map[GroupKey]int64{}}
 }
 
 // Clone returns an independent copy.
@@ -90,6 +106,10 @@ func (g *Graph) Clone() *Graph {
 		edges:    slices.Clone(g.edges),
 		edgeSet:  make(map[edgeKey]struct{}, len(g.edgeSet)),
 		links:    slices.Clone(g.links),
+		totals:   make(map[GroupKey]int64, len(g.totals)),
+	}
+	for k, v := range g.totals {
+		c.totals[k] = v
 	}
 	for k, v := range g.index {
 		c.index[k] = v
@@ -147,6 +167,58 @@ func (g *Graph) AddEdge(e store.Edge, dir store.Direction, inverseLabel string) 
 	g.edgeSet[k] = struct{}{}
 	g.edges = append(g.edges, Edge{Edge: e, Dir: dir, InverseLabel: inverseLabel})
 	return true
+}
+
+// AddContentEdge adds an edge that describes a mediator (see
+// Edge.Content), fetched in direction dir from the mediator.
+func (g *Graph) AddContentEdge(e store.Edge, dir store.Direction, inverseLabel string) bool {
+	if !g.AddEdge(e, dir, inverseLabel) {
+		return false
+	}
+	g.edges[len(g.edges)-1].Content = true
+	return true
+}
+
+// SetContents sets the contents of a mediator already in the graph. The
+// first contents stay: a mediator keeps one name however it is reached
+// again (its contents leave out the node it was reached from).
+func (g *Graph) SetContents(id, contents string) {
+	if i, ok := g.index[id]; ok && contents != "" && g.entities[i].Contents == "" {
+		g.entities[i].Contents = contents
+	}
+}
+
+// SetTotal records the true number of edges of a group, of which the
+// graph may hold only some: the text then says "(133 in all, 12 shown)".
+func (g *Graph) SetTotal(k GroupKey, total int64) {
+	if k.Dir != store.In {
+		k.Dir = store.Out
+	}
+	g.totals[k] = total
+}
+
+// Total returns a group's recorded total.
+func (g *Graph) Total(k GroupKey) (int64, bool) {
+	if k.Dir != store.In {
+		k.Dir = store.Out
+	}
+	n, ok := g.totals[k]
+	return n, ok
+}
+
+// Count returns how many edges of a group the graph holds.
+func (g *Graph) Count(k GroupKey) int {
+	n := 0
+	for _, e := range g.edges {
+		anchor := e.Subject.ID
+		if e.Dir == store.In {
+			anchor = e.Object.ID
+		}
+		if anchor == k.Anchor && e.Relation == k.Relation && e.Graph == k.Graph && e.Dir == k.Dir {
+			n++
+		}
+	}
+	return n
 }
 
 // AddLink records that from (already in the graph) is the same entity as

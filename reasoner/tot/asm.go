@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
@@ -22,12 +23,16 @@ const (
 // Action is an action of the action state machine.
 type Action string
 
-// The actions. The first three are offered in the default state; the
-// selection actions are the replies of the two selection states.
+// The actions. THINK, EXPAND_KG, SEARCH_KG and ANSWER are offered in the
+// default state; the selection actions are the replies of the two
+// selection states. SEARCH_KG is Grove's addition to the paper's
+// machine: it links a name again inside the search, so a wrong or missing
+// entity link made before the search can be repaired by it.
 const (
 	ActionThink          Action = "THINK"
 	ActionExpand         Action = "EXPAND_KG"
 	ActionAnswer         Action = "ANSWER"
+	ActionSearch         Action = "SEARCH_KG"
 	ActionSelectEntities Action = "SELECT_ENTITIES"
 	ActionSelectRelation Action = "SELECT_RELATION"
 )
@@ -72,6 +77,10 @@ type node struct {
 	history []string
 	// answerIDs are the local entities an answer names.
 	answerIDs []string
+	// shown counts, per entities+relation, the ranked edges already
+	// fetched, so choosing the relation again fetches the next page.
+	// Children share it until they change it (copy on write).
+	shown hood.Shown
 
 	value     float64
 	evaluated bool
@@ -81,7 +90,7 @@ type node struct {
 // child returns a child of n produced by action a with argument text.
 func (n *node) child(a Action, text string) *node {
 	return &node{parent: n, depth: n.depth + 1, state: next(n.state, a), action: a, text: text,
-		goal: n.goal, selected: n.selected, sub: n.sub, history: slices.Clip(n.history)}
+		goal: n.goal, selected: n.selected, sub: n.sub, history: slices.Clip(n.history), shown: n.shown}
 }
 
 // addHistory appends action lines.
@@ -91,7 +100,7 @@ func (n *node) addHistory(lines ...string) {
 
 // defaultActions returns the actions offered at a default-state node:
 // only ANSWER at max depth; otherwise THINK (not twice in a row),
-// EXPAND_KG (when there is an entity to expand) and ANSWER.
+// EXPAND_KG (when there is an entity to expand), SEARCH_KG and ANSWER.
 func defaultActions(n *node, maxDepth int) []Action {
 	if n.depth >= maxDepth {
 		return []Action{ActionAnswer}
@@ -103,7 +112,7 @@ func defaultActions(n *node, maxDepth int) []Action {
 	if len(n.sub.Expandable()) > 0 {
 		out = append(out, ActionExpand)
 	}
-	return append(out, ActionAnswer)
+	return append(out, ActionSearch, ActionAnswer)
 }
 
 // actionIDs converts actions to the strings llm.ParseAction expects.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
@@ -38,9 +39,9 @@ func TestDefaultActions(t *testing.T) {
 		n    *node
 		want []Action
 	}{
-		{"root", &node{sub: full}, []Action{ActionThink, ActionExpand, ActionAnswer}},
-		{"after THINK", &node{sub: full, action: ActionThink, depth: 1}, []Action{ActionExpand, ActionAnswer}},
-		{"nothing to expand", &node{sub: literalOnly}, []Action{ActionThink, ActionAnswer}},
+		{"root", &node{sub: full}, []Action{ActionThink, ActionExpand, ActionSearch, ActionAnswer}},
+		{"after THINK", &node{sub: full, action: ActionThink, depth: 1}, []Action{ActionExpand, ActionSearch, ActionAnswer}},
+		{"nothing to expand", &node{sub: literalOnly}, []Action{ActionThink, ActionSearch, ActionAnswer}},
 		{"max depth", &node{sub: full, depth: 7}, []Action{ActionAnswer}},
 		{"beyond max depth", &node{sub: full, depth: 9, action: ActionThink}, []Action{ActionAnswer}},
 	} {
@@ -113,9 +114,11 @@ func TestPrompts(t *testing.T) {
 	g.AddEntity(store.Entity{ID: "Q392", Label: "Bob Dylan", Description: "American singer-songwriter"}, "wikidata")
 	n := &node{sub: g, history: []string{"EXPAND_KG: find the mother of Bob Dylan", "SELECT_ENTITIES: Q392 (Bob Dylan)"},
 		state: StateSelectingRelation, selected: []string{"Q392"}}
+	rels0 := store.Relation{ID: "P25", Label: "mother", InverseLabel: "is mother of", Dir: store.In, Graph: "wikidata", Count: 3}
+	n.shown = n.shown.With(n.selected, rels0, 2)
 	rels := []relOption{{ID: "R1", Rel: store.Relation{ID: "P25", Label: "mother", Dir: store.Out, Graph: "wikidata", Count: 1}},
 		{ID: "R2", Rel: store.Relation{ID: "P25", Label: "mother", InverseLabel: "is mother of", Dir: store.In, Graph: "wikidata", Count: 3}}}
-	got := statePrompt(grandmother, n, selectRelationTask(n.selected, rels, false))
+	got := statePrompt(grandmother, n, selectRelationTask(n, rels, false))
 	want := `Question:
   Who is Bob Dylan's maternal grandmother?
 
@@ -129,11 +132,11 @@ Previous actions:
   EXPAND_KG: find the mother of Bob Dylan
   SELECT_ENTITIES: Q392 (Bob Dylan)
 
-Current task: choose the relation to follow from the selected entities [Q392].
+Current task: choose the relation to follow from the selected entities [Bob Dylan].
 The relations they have in the knowledge graph:
   R1 - mother (P25, 1 edge)
-  R2 - is mother of (P25, 3 edges)
-Reply with exactly one relation id from the list (e.g. R1), or "none".
+  R2 - is mother of (P25, 3 edges, 2 in the graph already; choose it again for the next ones)
+Edges are fetched most relevant to the question first. Reply with exactly one relation id from the list (e.g. R1), or "none".
 Selected relation:`
 	if got != want {
 		t.Errorf("prompt:\n%s\nwant:\n%s", got, want)
@@ -143,7 +146,7 @@ Selected relation:`
 		t.Errorf("default task:\n%s", def)
 	}
 	opts := []llm.Option{{ID: "Q392", Text: "Bob Dylan"}}
-	if s := selectEntitiesTask("find the mother", opts); !strings.Contains(s, "[Q392]") || !strings.Contains(s, "find the mother") {
+	if s := selectEntitiesTask("find the mother", opts); !strings.Contains(s, "  Q392 - Bob Dylan\n") || !strings.Contains(s, "find the mother") {
 		t.Errorf("select entities task:\n%s", s)
 	}
 	if s := answerPrompt(grandmother, &node{sub: g, text: "Florence\nStone"}); !strings.Contains(s, "Proposed answer: Florence Stone\n") ||
@@ -153,17 +156,25 @@ Selected relation:`
 }
 
 func TestObservation(t *testing.T) {
+	page := func(offset, n int, total int64, ranked int) hood.Page {
+		return hood.Page{Offset: offset, Edges: make([]hood.Edge, n), Total: total, Ranked: ranked}
+	}
 	for _, tc := range []struct {
-		edges, ents, fetched int
-		total                int64
-		limit                int
-		want                 string
+		edges, ents int
+		page        hood.Page
+		want        string
 	}{
-		{1, 1, 1, 1, 50, "OBSERVATION: 1 new edge, 1 new entity"},
-		{0, 2, 2, 2, 50, "OBSERVATION: 0 new edges, 2 new entities"},
-		{50, 50, 50, 30000, 50, "OBSERVATION: 50 new edges, 50 new entities (only the first 50 of 30000 edges were fetched)"},
+		{1, 1, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 1 new entity; edges shown: 1 in all"},
+		{0, 2, page(0, 2, 2, 2), "OBSERVATION: 0 new edges, 2 new entities; edges shown: 2 in all"},
+		{50, 50, page(0, 50, 133, 133), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 133, ranked by " +
+			"relevance to the question; choose the same relation again to see the next ones"},
+		{33, 33, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges shown: 101-133 of 133, ranked " +
+			"by relevance to the question"},
+		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000, ranked " +
+			"by relevance to the question; only the 1000 most relevant can be listed; choose the same relation again " +
+			"to see the next ones"},
 	} {
-		if got := observation(tc.edges, tc.ents, tc.fetched, tc.total, tc.limit); got != tc.want {
+		if got := observation(tc.edges, tc.ents, tc.page); got != tc.want {
 			t.Errorf("observation = %q, want %q", got, tc.want)
 		}
 	}

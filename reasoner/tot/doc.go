@@ -53,6 +53,21 @@
 // errors, KG errors and cancellation end the run with an error and the
 // partial trace.
 //
+// What the model sees (Grove's additions, package hood). A relation
+// expansion fetches the MaxEdges edges most relevant to the question
+// (lexical similarity of the far end's name, or of a mediator's contents,
+// then degree) instead of the store's first ones, shares the page among
+// several selected entities, and records the relation's true total: the
+// graph text says "directed (61 in all, 10 shown):", the relation options
+// say how many edges the graph already holds, and choosing the same
+// relation again fetches the next page, so every edge is reachable.
+// Mediator (CVT) nodes are named by their contents, "(actor: Harrison
+// Ford; character: Rick Deckard)", and their edges join the graph in the
+// same expansion, so a CVT hop costs one expansion, not three. SEARCH_KG
+// links a name again inside the search (the linker's select task; its
+// candidates are described by their relations when they have no
+// description), so a wrong or missing first link can be repaired.
+//
 // Unlike the reference implementation, de-duplication keeps sample order,
 // answers are taken verbatim from the parsed ANSWER line, entity ids are
 // matched exactly (never as substrings), a fact is stored once whichever

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
@@ -196,10 +197,16 @@ func checkKGCalls(t *testing.T, tr *trace.Trace) {
 	if c := find("search"); c.Args.Graph != "film" || c.Args.Text != "Blade Runner" || c.Args.Limit != 5 || c.Results == 0 || c.Node != 1 {
 		t.Errorf("search call = %+v", c)
 	}
-	if c := find("relations"); !slices.Equal(c.Args.IDs, []string{"/en/blade_runner"}) || c.Args.Dir != "both" || c.Node != 5 || c.Results < 3 {
+	// Linking describes candidates by their relations (node 1); the
+	// relation selection (node 5) lists the selected entity's relations.
+	i := slices.IndexFunc(tr.KGCalls, func(c trace.KGCall) bool { return c.Op == "relations" && c.Node == 5 })
+	if i < 0 {
+		t.Fatalf("no relations call for node 5 in %+v", tr.KGCalls)
+	}
+	if c := tr.KGCalls[i]; !slices.Equal(c.Args.IDs, []string{"/en/blade_runner"}) || c.Args.Dir != "both" || c.Results < 3 {
 		t.Errorf("relations call = %+v", c)
 	}
-	if c := find("edges"); c.Args.Relation != "/film/film/directed_by" || c.Args.Dir != "out" || c.Args.Limit != 50 ||
+	if c := find("edges"); c.Args.Relation != "/film/film/directed_by" || c.Args.Dir != "out" || c.Args.Limit != hood.DefaultFetchCap ||
 		c.Results != 1 || c.Node != 6 {
 		t.Errorf("edges call = %+v", c)
 	}

@@ -24,16 +24,22 @@ func (r *run) initialize(ctx context.Context, topics []string) (*subgraph.Graph,
 	if err != nil {
 		return nil, err
 	}
+	if _, err := r.addLinked(ctx, g, found); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// addLinked adds linked entities to g, each linked into the query's other
+// KGs, and returns the ids that were new.
+func (r *run) addLinked(ctx context.Context, g *subgraph.Graph, found []link.Linked) ([]string, error) {
 	var added []string
 	for _, l := range found {
 		if g.AddEntity(l.Entity, l.Graph) {
 			added = append(added, l.Entity.ID)
 		}
 	}
-	if err := r.linkAcross(ctx, g, added); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return added, r.linkAcross(ctx, g, added)
 }
 
 // linker links the question's mentions with the policy model.

@@ -62,6 +62,9 @@ var actionDescriptions = map[string]string{
 		"    e.g. THINK: I need the director of the film first, then the director's birthplace.",
 	string(ActionExpand): "fetch more edges of entities already in the knowledge graph; say what you are looking for.\n" +
 		"    e.g. EXPAND_KG: I should look up the country of origin of Jonathon Taylor.",
+	string(ActionSearch): "search the knowledge graph for an entity by its name and add it, when an entity the " +
+		"question needs is missing or the graph holds the wrong one (say what distinguishes it).\n" +
+		"    e.g. SEARCH_KG: Blade Runner (the 1982 film, not the video game)",
 	string(ActionAnswer): "give the final answer once the graph supports it: only the answer, not a sentence.\n" +
 		"    e.g. ANSWER: Harry Potter    or    ANSWER: [Harry Potter, Ron Weasley]    or    ANSWER: No",
 }
@@ -87,34 +90,48 @@ func forceAnswerTask() string {
 
 // selectEntitiesTask is the current task of a selecting-entities node.
 func selectEntitiesTask(goal string, opts []llm.Option) string {
-	ids := make([]string, len(opts))
-	for i, o := range opts {
-		ids[i] = o.ID
-	}
 	var b strings.Builder
 	b.WriteString("Current task: EXPAND_KG needs the entity or entities to get more information about.")
 	if goal != "" {
 		b.WriteString(" The goal of this expansion: " + flat(goal))
 	}
-	fmt.Fprintf(&b, "\nChoose among the entities of the knowledge graph: [%s]\n", strings.Join(ids, ", "))
+	b.WriteString("\nChoose among the entities of the knowledge graph:\n")
+	for _, o := range opts {
+		if o.Text == "" || o.Text == o.ID {
+			fmt.Fprintf(&b, "  %s\n", o.ID)
+		} else {
+			fmt.Fprintf(&b, "  %s - %s\n", o.ID, o.Text)
+		}
+	}
 	b.WriteString("Reply with the chosen ids, comma separated, most useful first, or \"none\".\nSelected entities:")
 	return b.String()
 }
 
-// selectRelationTask is the current task of a selecting-relation node.
-func selectRelationTask(selected []string, opts []relOption, multi bool) string {
+// selectRelationTask is the current task of a selecting-relation node:
+// each relation with its edge count and, once edges were fetched, how
+// many the graph already shows (choosing it again fetches the next ones).
+func selectRelationTask(n *node, opts []relOption, multi bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Current task: choose the relation to follow from the selected entities [%s].\n",
-		strings.Join(selected, ", "))
+		strings.Join(n.sub.Names(n.selected), ", "))
 	b.WriteString("The relations they have in the knowledge graph")
 	if multi {
 		b.WriteString(" (with the knowledge graph each belongs to)")
 	}
 	b.WriteString(":\n")
 	for _, o := range opts {
-		fmt.Fprintf(&b, "  %s - %s (%s, %d %s)\n", o.ID, relationText(o, multi), o.Rel.ID, o.Rel.Count, plural(o.Rel.Count, "edge"))
+		fmt.Fprintf(&b, "  %s - %s (%s, %d %s", o.ID, relationText(o, multi), o.Rel.ID, o.Rel.Count, plural(o.Rel.Count, "edge"))
+		if k := n.shown.Of(n.selected, o.Rel); k > 0 {
+			if int64(k) >= o.Rel.Count {
+				b.WriteString(", all in the graph already")
+			} else {
+				fmt.Fprintf(&b, ", %d in the graph already; choose it again for the next ones", k)
+			}
+		}
+		b.WriteString(")\n")
 	}
-	b.WriteString("Reply with exactly one relation id from the list (e.g. R1), or \"none\".\nSelected relation:")
+	b.WriteString("Edges are fetched most relevant to the question first. Reply with exactly one relation id from the " +
+		"list (e.g. R1), or \"none\".\nSelected relation:")
 	return b.String()
 }
 

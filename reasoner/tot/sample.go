@@ -107,8 +107,8 @@ func (r *run) sampleDefault(ctx context.Context, n *node) ([]proposal, error) {
 }
 
 // parseDefault parses a default-state reply. THINK keeps its whole text up
-// to a line that starts another action; ANSWER and EXPAND_KG keep their
-// first line. THINK and ANSWER need a text.
+// to a line that starts another action; ANSWER, SEARCH_KG and EXPAND_KG
+// keep their first line. All but EXPAND_KG need a text.
 func parseDefault(text string, allowed []string) (proposal, error) {
 	a, rest, err := llm.ParseAction(text, allowed)
 	if err != nil {
@@ -133,12 +133,17 @@ func parseDefault(text string, allowed []string) (proposal, error) {
 }
 
 // allActions are the default-state action words.
-var allActions = []string{string(ActionThink), string(ActionExpand), string(ActionAnswer)}
+var allActions = []string{string(ActionThink), string(ActionExpand), string(ActionSearch), string(ActionAnswer)}
 
 func (r *run) sampleEntities(ctx context.Context, n *node) ([]proposal, error) {
+	ents := n.sub.Expandable()
+	ids := make([]string, len(ents))
+	for i, e := range ents {
+		ids[i] = e.ID
+	}
 	var opts []llm.Option
-	for _, e := range n.sub.Expandable() {
-		opts = append(opts, llm.Option{ID: e.ID, Text: flat(e.Label)})
+	for i, name := range n.sub.Names(ids) {
+		opts = append(opts, llm.Option{ID: ids[i], Text: name})
 	}
 	if len(opts) == 0 {
 		r.Warn(ctx, "no entity to expand")
@@ -171,7 +176,7 @@ func (r *run) sampleRelation(ctx context.Context, n *node) ([]proposal, error) {
 	for i, o := range rels {
 		opts[i] = llm.Option{ID: o.ID, Text: relationText(o, multi)}
 	}
-	texts, err := r.generate(ctx, statePrompt(r.Question, n, selectRelationTask(n.selected, rels, multi)),
+	texts, err := r.generate(ctx, statePrompt(r.Question, n, selectRelationTask(n, rels, multi)),
 		r.oversample(), llm.Task{Kind: llm.KindSelect, Name: TaskSelectRelation, Question: r.Question,
 			Context: n.goal, Options: opts, Pick: 1})
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
 
@@ -108,25 +108,13 @@ func (r *run) applyAll(ctx context.Context, s *node, props []proposal) ([]*node,
 			State: string(next(s.state, p.action)), Action: string(p.action), Text: p.text})
 	}
 	children := make([]*node, len(props))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for i, p := range props {
-		wg.Go(func() {
-			c, err := r.apply(trace.WithNode(ctx, ids[i]), s, p, ids[i])
-			if err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-			}
-			children[i] = c
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	err := fanout.Run(ctx, len(props), 0, func(ctx context.Context, i int) error {
+		c, err := r.apply(trace.WithNode(ctx, ids[i]), s, props[i], ids[i])
+		children[i] = c
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var valid []*node
 	for _, c := range children {

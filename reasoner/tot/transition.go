@@ -3,9 +3,10 @@ package tot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
+	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -30,6 +31,8 @@ func (r *run) transition(ctx context.Context, n *node, p proposal) (c *node, inv
 	case ActionAnswer:
 		c.answerIDs = c.sub.Resolve(p.text)
 		c.addHistory(string(ActionAnswer) + ": " + p.text)
+	case ActionSearch:
+		invalid, err = r.searchKG(ctx, c, p.text)
 	case ActionSelectEntities:
 		c.selected = p.ids
 		c.addHistory(string(ActionSelectEntities) + ": " + r.describeEntities(n, p.ids))
@@ -39,38 +42,68 @@ func (r *run) transition(ctx context.Context, n *node, p proposal) (c *node, inv
 	return c, invalid, err
 }
 
-// describeEntities renders ids with their labels: "Q392 (Bob Dylan), Q5".
+// describeEntities renders ids with their names (a mediator's contents):
+// "Q392 (Bob Dylan), Q5".
 func (r *run) describeEntities(n *node, ids []string) string {
+	names := n.sub.Names(ids)
 	parts := make([]string, len(ids))
 	for i, id := range ids {
 		parts[i] = id
-		if e, ok := n.sub.Entity(id); ok && e.Label != "" {
-			parts[i] += " (" + flat(e.Label) + ")"
+		if names[i] != id {
+			parts[i] += " (" + names[i] + ")"
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// expandRelation fetches the edges of c.selected along o into a copy of
-// the local graph, links the new entities into the other KGs, and records
-// the action and an observation in c's history.
-func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invalid, err error) {
-	edges, err := r.KG.Edges(ctx, c.selected, o.Rel.ID, o.Rel.Dir, r.cfg.MaxEdges)
+// errNothingFound marks a SEARCH_KG that linked no new entity.
+type errNothingFound struct{ name string }
+
+func (e errNothingFound) Error() string {
+	return fmt.Sprintf("searching for %q linked no new entity", e.name)
+}
+
+// searchKG links a name again (SEARCH_KG): the linker searches it in the
+// query's graphs and the model chooses among the candidates, which are
+// added to a copy of the local graph with their cross-KG links.
+func (r *run) searchKG(ctx context.Context, c *node, name string) (invalid, err error) {
+	found, err := r.linker().Link(ctx, r.Question, link.NamePart(name))
 	if err != nil {
-		return nil, fmt.Errorf("edges of %v along %s (%s): %w", c.selected, o.Rel.ID, o.Rel.Dir, err)
+		return nil, err
+	}
+	sub := c.sub.Clone()
+	added, err := r.addLinked(ctx, sub, found)
+	if err != nil {
+		return nil, err
+	}
+	c.sub = sub
+	obs := "OBSERVATION: no new entity found"
+	if len(added) > 0 {
+		obs = "OBSERVATION: added " + r.describeEntities(c, added)
+	}
+	c.addHistory(string(ActionSearch)+": "+name, obs)
+	if len(added) == 0 {
+		return errNothingFound{name: name}, nil
+	}
+	return nil, nil
+}
+
+// expandRelation fetches the next page of the ranked edges of c.selected
+// along o (see package hood: the first MaxEdges by relevance to the
+// question, then the next ones when the relation is chosen again) into a
+// copy of the local graph, with mediators' contents and the relation's
+// totals, links the new entities into the other KGs, and records the
+// action and an observation in c's history.
+func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invalid, err error) {
+	page, err := hood.Fetch(ctx, r.KG, c.selected, o.Rel, c.shown.Of(c.selected, o.Rel), r.cfg.MaxEdges,
+		hood.Options{Question: r.Question, Graphs: r.Graphs})
+	if err != nil {
+		return nil, err
 	}
 	sub := c.sub.Clone()
 	before := sub.NumEntities()
-	newEdges, fetched := 0, 0
-	for _, e := range edges {
-		if e.Graph != o.Rel.Graph {
-			continue
-		}
-		fetched++
-		if sub.AddEdge(e, o.Rel.Dir, o.Rel.InverseLabel) {
-			newEdges++
-		}
-	}
+	newEdges := hood.AddTo(sub, page, o.Rel)
+	c.shown = c.shown.With(c.selected, o.Rel, page.Offset+len(page.Edges))
 	var newIDs []string
 	for _, e := range sub.Entities()[before:] {
 		newIDs = append(newIDs, e.ID)
@@ -81,19 +114,21 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 	c.sub = sub
 	label := relationText(*o, len(r.Graphs) > 1)
 	c.addHistory(fmt.Sprintf("%s: %s (%s, %s)", ActionSelectRelation, label, o.Rel.ID, o.Rel.Dir),
-		observation(newEdges, len(newIDs), fetched, o.Rel.Count, r.cfg.MaxEdges))
+		observation(newEdges, len(newIDs), page))
 	if newEdges == 0 && len(newIDs) == 0 {
 		return errNothingNew{relation: label}, nil
 	}
 	return nil, nil
 }
 
-// observation summarises an expansion for the history.
-func observation(newEdges, newEntities, fetched int, total int64, limit int) string {
-	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s", newEdges, noun(newEdges, "edge"), newEntities,
-		noun(newEntities, "entity"))
-	if fetched >= limit && total > int64(fetched) {
-		s += " (only the first " + strconv.Itoa(fetched) + " of " + strconv.FormatInt(total, 10) + " edges were fetched)"
+// observation summarises an expansion for the history: what was new,
+// which part of the relation's edges the graph now shows, and how to see
+// more.
+func observation(newEdges, newEntities int, p hood.Page) string {
+	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s; edges shown: %s", newEdges, noun(newEdges, "edge"), newEntities,
+		noun(newEntities, "entity"), p.Note())
+	if p.More() {
+		s += "; choose the same relation again to see the next ones"
 	}
 	return s
 }

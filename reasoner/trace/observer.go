@@ -2,9 +2,11 @@ package trace
 
 // Observer receives a run's events as they happen. Every value passed is a
 // copy the observer may keep. Calls for one run are serialised (never
-// concurrent) and arrive in the order the Recorder applied them, so a
-// node's OnNode always precedes its OnNodeUpdate. Observers must return
-// quickly and must not call back into the Recorder.
+// concurrent), come from a goroutine of the Recorder's (never the run's,
+// never under a lock) and arrive in the order the Recorder applied them,
+// so a node's OnNode always precedes its OnNodeUpdate. A slow observer
+// delays only its own events, which queue in memory; it may call the
+// Recorder's read methods (Node, Snapshot).
 type Observer interface {
 	// OnNode reports a new node.
 	OnNode(Node)
@@ -14,6 +16,12 @@ type Observer interface {
 	OnModelCall(ModelCall)
 	// OnKGCall reports a finished KG call.
 	OnKGCall(KGCall)
+}
+
+// Finisher is an Observer that wants to know when a run's stream ends:
+// OnFinish is called once, after the last event of a finished run.
+type Finisher interface {
+	OnFinish()
 }
 
 // Funcs adapts functions to an Observer; nil fields ignore their event.
@@ -65,6 +73,15 @@ func Tee(obs ...Observer) Observer {
 }
 
 type tee []Observer
+
+// OnFinish tells every observer that is a Finisher.
+func (t tee) OnFinish() {
+	for _, o := range t {
+		if f, ok := o.(Finisher); ok {
+			f.OnFinish()
+		}
+	}
+}
 
 func (t tee) OnNode(n Node) {
 	for _, o := range t {

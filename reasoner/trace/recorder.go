@@ -28,10 +28,16 @@ type Meta struct {
 // Recorder builds a Trace concurrently-safely and reports each change to
 // its Observer. It implements llm.Recorder (model calls) and KGRecorder
 // (KG calls).
+//
+// Events are queued under the Recorder's lock (so they keep the order in
+// which changes were applied) and delivered by a goroutine of the
+// Recorder's outside any lock: an observer can never block a run or
+// deadlock by calling back. Finish ends the stream; Flush waits (boundedly)
+// for its delivery.
 type Recorder struct {
 	mu    sync.Mutex
 	t     Trace
-	obs   Observer
+	out   *dispatcher
 	start time.Time
 }
 
@@ -40,7 +46,10 @@ var _ llm.Recorder = (*Recorder)(nil)
 // NewRecorder starts a trace for meta. obs may be nil.
 func NewRecorder(meta Meta, obs Observer) *Recorder {
 	now := time.Now()
-	r := &Recorder{obs: obs, start: now}
+	r := &Recorder{start: now}
+	if obs != nil {
+		r.out = newDispatcher(obs)
+	}
 	r.t = Trace{
 		Method:        meta.Method,
 		Params:        cloneParams(meta.Params),
@@ -87,9 +96,8 @@ func (r *Recorder) AddNode(n Node) int {
 	n = n.Clone()
 	n.ID = len(r.t.Nodes) + 1
 	r.t.Nodes = append(r.t.Nodes, n)
-	if r.obs != nil {
-		r.obs.OnNode(n.Clone())
-	}
+	ev := n.Clone()
+	r.emit(func(o Observer) { o.OnNode(ev) })
 	return n.ID
 }
 
@@ -104,9 +112,8 @@ func (r *Recorder) UpdateNode(id int, f func(*Node)) error {
 	n := &r.t.Nodes[id-1]
 	f(n)
 	n.ID = id
-	if r.obs != nil {
-		r.obs.OnNodeUpdate(n.Clone())
-	}
+	c := n.Clone()
+	r.emit(func(o Observer) { o.OnNodeUpdate(c) })
 	return nil
 }
 
@@ -172,9 +179,8 @@ func (r *Recorder) AddModelCall(mc ModelCall) {
 	tt.Tokens = tt.PromptTokens + tt.CompletionTokens
 	tt.CacheHits += mc.CacheHits
 	tt.ModelTime += mc.Latency
-	if r.obs != nil {
-		r.obs.OnModelCall(mc.Clone())
-	}
+	ev := mc.Clone()
+	r.emit(func(o Observer) { o.OnModelCall(ev) })
 }
 
 // RecordKGCall implements KGRecorder: it adds one KG call, tagged with the
@@ -193,9 +199,8 @@ func (r *Recorder) RecordKGCall(ctx context.Context, c KGCall) {
 		r.t.Totals.KGErrors++
 	}
 	r.t.Totals.KGTime += c.Latency
-	if r.obs != nil {
-		r.obs.OnKGCall(c.Clone())
-	}
+	ev := c.Clone()
+	r.emit(func(o Observer) { o.OnKGCall(ev) })
 }
 
 // WrapModel returns m wrapped so that every call is recorded here.
@@ -236,6 +241,9 @@ func (r *Recorder) Finish(err error) *Trace {
 		r.t.Error = err.Error()
 	}
 	r.markChosen()
+	if r.out != nil {
+		r.out.close()
+	}
 	r.t.Totals.WallTime = time.Since(r.start)
 	t := r.t.Clone()
 	r.fillTotals(t)
@@ -256,14 +264,21 @@ func (r *Recorder) markChosen() {
 			continue
 		}
 		n.Chosen = true
-		if r.obs != nil {
-			r.obs.OnNodeUpdate(n.Clone())
-		}
+		c := n.Clone()
+		r.emit(func(o Observer) { o.OnNodeUpdate(c) })
 		for _, p := range n.Parents {
 			if p >= 1 && p <= len(r.t.Nodes) {
 				queue = append(queue, p)
 			}
 		}
+	}
+}
+
+// emit queues an event for the observer (r.mu held, so events keep the
+// order of the changes they report). The event must own its values.
+func (r *Recorder) emit(ev func(Observer)) {
+	if r.out != nil {
+		r.out.push(ev)
 	}
 }
 

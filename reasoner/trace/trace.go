@@ -10,7 +10,9 @@
 // A Recorder builds a Trace while a method runs. It is safe for concurrent
 // use, hands out node ids (1-based, so 0 means "no node"), and reports
 // every change to an optional Observer as it happens, which is how the
-// server streams a growing tree. Model and KG calls are captured by
+// server streams a growing tree. Events are delivered in order from a
+// goroutine of the Recorder's, never under its lock, so a slow observer
+// never holds up the run (see Observer and Recorder.Flush). Model and KG calls are captured by
 // wrappers rather than by the methods themselves: Recorder.WrapModel
 // observes an llm.Model through the llm package's Recorder hook, and
 // Recorder.WrapKG returns a TracingKG that records every store.KG call.

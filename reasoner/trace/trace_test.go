@@ -60,6 +60,9 @@ func TestRecorderTree(t *testing.T) {
 	}
 	r.SetAnswer(Answer{Found: true, Text: "x", Node: merged})
 	tr := r.Finish(nil)
+	if !r.Flush(context.Background()) {
+		t.Fatal("events not delivered")
+	}
 	var chosen []int
 	for _, n := range tr.Nodes {
 		if n.Chosen {
@@ -310,5 +313,70 @@ func TestTee(t *testing.T) {
 	want := []string{"node 1", "kg edges", "model t", "update 1"}
 	if !slices.Equal(a.events, want) || !slices.Equal(b.events, want) {
 		t.Errorf("events %v %v", a.events, b.events)
+	}
+}
+
+// blocking is an observer stuck in its first call until release closes;
+// it then checks it can read the Recorder (no lock is held).
+type blocking struct {
+	rec     *Recorder
+	release chan struct{}
+	mu      sync.Mutex
+	seen    int
+	read    bool
+	done    bool
+}
+
+func (b *blocking) event() {
+	<-b.release
+	_, ok := b.rec.Node(1)
+	b.mu.Lock()
+	b.seen++
+	b.read = b.read || ok
+	b.mu.Unlock()
+}
+func (b *blocking) OnNode(Node)           { b.event() }
+func (b *blocking) OnNodeUpdate(Node)     { b.event() }
+func (b *blocking) OnModelCall(ModelCall) { b.event() }
+func (b *blocking) OnKGCall(KGCall)       { b.event() }
+func (b *blocking) OnFinish()             { b.mu.Lock(); b.done = true; b.mu.Unlock() }
+
+// TestBlockedObserverNeverBlocksRun records a whole run while the observer
+// is stuck: every Recorder call returns, Flush gives up after its bound,
+// and once released the observer gets every event in order, then OnFinish.
+func TestBlockedObserverNeverBlocksRun(t *testing.T) {
+	b := &blocking{release: make(chan struct{})}
+	r := NewRecorder(Meta{Method: "m", Question: "q?"}, b)
+	b.rec = r
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		id := r.AddNode(Node{State: "root"})
+		for i := range 100 {
+			_ = r.UpdateNode(id, func(n *Node) { n.Value = float64(i) })
+			r.AddModelCall(ModelCall{Task: "t"})
+			r.RecordKGCall(context.Background(), KGCall{Op: "edges"})
+		}
+		r.SetAnswer(Answer{Found: true, Node: id})
+		r.Finish(nil)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run blocked on a stuck observer")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if r.Flush(ctx) {
+		t.Fatal("Flush reported delivery while the observer is stuck")
+	}
+	close(b.release)
+	if !r.Flush(context.Background()) {
+		t.Fatal("events not delivered after release")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if want := 1 + 100*3 + 1; b.seen != want || !b.read || !b.done {
+		t.Errorf("observer saw %d events (want %d), read=%v, finished=%v", b.seen, want, b.read, b.done)
 	}
 }

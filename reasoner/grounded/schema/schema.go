@@ -28,8 +28,22 @@
 // Inspection stops after Options.MaxNodes nodes that have visible
 // relations (nodes with none, such as predicate nodes that only carry a
 // label, do not count but are bounded too), so the cost is a few KG calls
-// per sampled node whatever the size of the graph. A schema is a sample:
-// an edge type that none of the sampled nodes has is missing from it.
+// per sampled node whatever the size of the graph.
+//
+//  4. Completion from relation summaries: a sample of one node per edge
+//     type misses what few nodes of a type have (a Freebase performance's
+//     character is on one performance in nine). So each type's members
+//     (its inspected nodes and, in a graph without declared types, up to
+//     Options.MemberCap neighbours along each edge type; in a typed graph a
+//     neighbour's type is not known without a call per node) are
+//     summarised with one KG.Relations call over all of them, which
+//     returns every relation any of them has; the ones the sample missed are added as edge types or,
+//     when literal-valued, as features. The cost stays a few KG calls per
+//     type, and a feature or edge type is only missing when none of a
+//     type's first MemberCap nodes has it.
+//
+// Unnamed nodes (mediators such as Freebase CVTs) appear in examples as
+// "(unnamed node)", never by their ids.
 package schema
 
 import (
@@ -46,6 +60,7 @@ import (
 const (
 	DefaultMaxNodes   = 24
 	DefaultProbeLimit = 2
+	DefaultMemberCap  = 500
 )
 
 // DefaultProbes are the prefix searches that seed the sample.
@@ -59,6 +74,8 @@ type Options struct {
 	Probes []string
 	// ProbeLimit is the number of candidates taken per probe.
 	ProbeLimit int
+	// MemberCap bounds the nodes of a type summarised by the completion.
+	MemberCap int
 }
 
 func (o Options) withDefaults() Options {
@@ -70,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProbeLimit <= 0 {
 		o.ProbeLimit = DefaultProbeLimit
+	}
+	if o.MemberCap <= 0 {
+		o.MemberCap = DefaultMemberCap
 	}
 	return o
 }
@@ -129,6 +149,9 @@ func Derive(ctx context.Context, kg store.KG, graph string, seeds []string, opts
 	if err := d.run(ctx); err != nil {
 		return nil, err
 	}
+	if err := d.complete(ctx); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", graph, err)
+	}
 	return d.def, nil
 }
 
@@ -155,6 +178,8 @@ type deriver struct {
 	pending map[string][]edgeRef
 	// typeOf is the type of every inspected node.
 	typeOf map[string]string
+	// members are the inspected nodes of each type, in order.
+	members map[string][]string
 }
 
 func (d *deriver) enqueue(id string, fresh bool) {
@@ -239,6 +264,10 @@ func (d *deriver) inspect(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	d.typeOf[id] = typ
+	if d.members == nil {
+		d.members = map[string][]string{}
+	}
+	d.members[typ] = append(d.members[typ], id)
 	for _, ref := range d.pending[id] {
 		d.def.Types[ref.typ].Edges[ref.edge].Target = typ
 	}
@@ -342,7 +371,7 @@ func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relatio
 	}
 	t := &d.def.Types[ti]
 	t.Edges = append(t.Edges, EdgeType{Relation: r.ID, Name: name, Dir: r.Dir,
-		Example: short(from.Name()) + " -> " + short(to.Name())})
+		Example: exampleName(from) + " -> " + exampleName(to)})
 	switch typ, seen := d.typeOf[to.ID]; {
 	case to.Literal:
 	case seen:
@@ -352,6 +381,123 @@ func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relatio
 		d.enqueue(to.ID, true)
 	}
 	return nil
+}
+
+// complete adds to every type the edge types and features its members
+// have that the sample missed (step 4 of the package comment).
+func (d *deriver) complete(ctx context.Context) error {
+	for ti := range d.def.Types {
+		members, err := d.typeMembers(ctx, ti)
+		if err != nil {
+			return err
+		}
+		if len(members) == 0 {
+			continue
+		}
+		rels, err := d.kg.Relations(ctx, members, store.Both)
+		if err != nil {
+			return fmt.Errorf("relations of %d %q nodes: %w", len(members), d.def.Types[ti].Name, err)
+		}
+		for _, r := range rels {
+			if r.Hidden || r.Graph != d.graph || r.Count == 0 || r.ID == store.GroveNodeType {
+				continue
+			}
+			if err := d.add(ctx, ti, members, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// typeMembers returns up to MemberCap nodes of type ti: the inspected
+// ones and, for untyped nodes, their neighbours along each edge type.
+func (d *deriver) typeMembers(ctx context.Context, ti int) ([]string, error) {
+	t := d.def.Types[ti]
+	out := slices.Clone(d.members[t.Name])
+	seen := map[string]bool{}
+	for _, id := range out {
+		seen[id] = true
+	}
+	addAll := func(es []store.Edge, dir store.Direction) {
+		for _, e := range es {
+			n := e.Object
+			if dir == store.In {
+				n = e.Subject
+			}
+			if !n.Literal && !seen[n.ID] && len(out) < d.opts.MemberCap {
+				seen[n.ID] = true
+				out = append(out, n.ID)
+			}
+		}
+	}
+	if t.Name != "" {
+		// A typed graph's neighbours along an edge type can be of several
+		// types (authors, publishers and series all point at books with
+		// "book"), so only the inspected nodes are known to be of type t.
+		return out, nil
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	sample := slices.Clone(out)
+	for _, e := range t.Edges {
+		es, err := d.kg.Edges(ctx, sample, e.Relation, e.Dir, d.opts.MemberCap)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours along %s: %w", e.Relation, err)
+		}
+		addAll(es, e.Dir)
+	}
+	return out, nil
+}
+
+// add records relation r of type ti's members when the type lacks it: a
+// feature when its values are literals, an edge type otherwise.
+func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Relation) error {
+	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
+	if d.edges[k] {
+		return nil
+	}
+	d.edges[k] = true
+	es, err := d.kg.Edges(ctx, members, r.ID, r.Dir, 1)
+	if err != nil {
+		return fmt.Errorf("edges of %s: %w", r.ID, err)
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	name := strings.TrimSpace(r.DisplayLabel())
+	if name == "" {
+		name = r.ID
+	}
+	from, to := es[0].Subject, es[0].Object
+	if r.Dir == store.In {
+		from, to = to, from
+	}
+	t := &d.def.Types[ti]
+	switch {
+	case to.Literal && r.Dir == store.Out:
+		if !slices.Contains(t.Features, name) {
+			t.Features = append(t.Features, name)
+		}
+	case to.Literal:
+	default:
+		e := EdgeType{Relation: r.ID, Name: name, Dir: r.Dir, Example: exampleName(from) + " -> " + exampleName(to)}
+		if typ, ok := d.typeOf[to.ID]; ok {
+			e.Target = typ
+		}
+		t.Edges = append(t.Edges, e)
+	}
+	return nil
+}
+
+// exampleName is a node's name in an example: its label, or "(unnamed
+// node)" for a mediator without one.
+func exampleName(e store.Entity) string {
+	if !e.Literal && strings.TrimSpace(e.Label) == "" {
+		return "(unnamed node)"
+	}
+	return short(e.Name())
 }
 
 // maxExample bounds a name in an example.

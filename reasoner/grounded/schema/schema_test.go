@@ -157,7 +157,7 @@ func TestDeriveUntyped(t *testing.T) {
 	if e, ok := edgeNamed(u, "directed by", store.Out); !ok || e.Example != "Blade Runner -> Ridley Scott" {
 		t.Errorf("directed by = %+v, %v", e, ok)
 	}
-	if e, ok := edgeNamed(u, "actor", store.Out); !ok || e.Example != "_:film/p1 -> Harrison Ford" {
+	if e, ok := edgeNamed(u, "actor", store.Out); !ok || e.Example != "(unnamed node) -> Harrison Ford" {
 		t.Errorf("actor (two hops from the seed) = %+v, %v", e, ok)
 	}
 	if _, ok := edgeNamed(u, "directed", store.In); !ok {
@@ -175,5 +175,47 @@ func TestDeriveUntyped(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestDeriveCompletesFromSummaries: the sampled performance has no
+// character; another performance has one. The completion over the
+// members' relation summaries lists it anyway, and the unnamed
+// performance never appears by its id.
+func TestDeriveCompletesFromSummaries(t *testing.T) {
+	const nq = `
+</en/blade_runner> <name> "Blade Runner" .
+</en/harrison_ford> <name> "Harrison Ford" .
+</en/rutger_hauer> <name> "Rutger Hauer" .
+</en/blade_runner> </film/film/starring> _:p1 .
+</en/blade_runner> </film/film/starring> _:p2 .
+_:p1 </film/performance/actor> </en/harrison_ford> .
+_:p2 </film/performance/actor> </en/rutger_hauer> .
+_:p2 </film/performance/character> "Roy Batty" .
+_:p2 </film/performance/special_performance_type> </en/voice> .
+</en/voice> <name> "Voice" .
+`
+	db := storetest.Open(t, map[string]string{"film": nq})
+	for _, tc := range []struct {
+		name     string
+		maxNodes int
+	}{{"one sampled node", 1}, {"default budget", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Derive(context.Background(), db, "film", []string{"/en/blade_runner"},
+				Options{MaxNodes: tc.maxNodes, Probes: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := d.Types[0]
+			if !slices.Contains(u.Features, "character") {
+				t.Errorf("features %v lack character\n%s", u.Features, d.Text())
+			}
+			if _, ok := edgeNamed(u, "special performance type", store.Out); !ok {
+				t.Errorf("edge types lack special performance type\n%s", d.Text())
+			}
+			if strings.Contains(d.Text(), "_:film/") {
+				t.Errorf("definition shows a mediator id:\n%s", d.Text())
+			}
+		})
 	}
 }

@@ -1,0 +1,121 @@
+package grounded
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/store"
+)
+
+// The tests of what the model sees (issue 13) on the kgfixture film graph,
+// whose lists are longer than the caps.
+
+func filmFixture(t *testing.T) store.KG {
+	t.Helper()
+	return kgfixture.Open(t)
+}
+
+func filmQuery(question string, topics ...string) reasoner.Query {
+	return reasoner.Query{Question: question, Graphs: []string{kgfixture.Graph}, TopicEntities: topics}
+}
+
+// TestAgentWrongLinkAndCVT: the topic entity is the video game (a wrong
+// link); RetrieveNode tells the two "Blade Runner"s apart by their
+// relations, NeighbourCheck ranks the needed performance (the last of
+// 133) first and shows it by its contents, with the true total.
+func TestAgentWrongLinkAndCVT(t *testing.T) {
+	m := agentModel([]string{"The topic node may be the wrong Blade Runner."}, []string{
+		"RetrieveNode[Blade Runner]", "NeighbourCheck[" + kgfixture.BladeRunner + ", starring]", "Finish[Harrison Ford]"}, nil)
+	tr := answer(t, filmFixture(t), m, nil, DefaultConfig(Agent, CoT),
+		filmQuery("Who played Rick Deckard in the film Blade Runner?", kgfixture.BladeRunnerGame))
+	if tr.Answer.Text != "Harrison Ford" || !slices.Equal(tr.Answer.Entities, []string{kgfixture.HarrisonFord}) {
+		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
+	}
+	steps := stepNodes(tr)
+	for i, want := range []string{
+		kgfixture.BladeRunner + " (Blade Runner, exact match; relations: starring (133)",
+		"The starring neighbours of Blade Runner (" + kgfixture.BladeRunner + ") are (1-30 of 133, ranked by " +
+			"relevance to the question; repeat NeighbourCheck[" + kgfixture.BladeRunner + ", starring] for the next " +
+			"ones): (actor: Harrison Ford; character: Rick Deckard) (_:film/perf132); ",
+	} {
+		if obs := steps[i].Extra["observation"]; !strings.Contains(obs, want) {
+			t.Errorf("step %d observation lacks %q:\n%s", i+1, want, obs)
+		}
+	}
+}
+
+// TestAgentPagesEveryNeighbour: repeating NeighbourCheck lists the next
+// ranked page until all 61 films were listed, then says so.
+func TestAgentPagesEveryNeighbour(t *testing.T) {
+	check := "NeighbourCheck[" + kgfixture.RidleyScott + ", directed]"
+	m := agentModel([]string{"I list his films."}, []string{check, check, check, check, "Finish[done]"}, nil)
+	tr := answer(t, filmFixture(t), m, nil, DefaultConfig(Agent, CoT),
+		filmQuery("List the films of Ridley Scott.", kgfixture.RidleyScott))
+	steps := stepNodes(tr)
+	for i, want := range []string{"(1-30 of 61,", "(31-60 of 61,", "(61-61 of 61,", "All 61 directed neighbours"} {
+		if obs := steps[i].Extra["observation"]; !strings.Contains(obs, want) {
+			t.Errorf("step %d observation lacks %q:\n%.300s", i+1, want, obs)
+		}
+	}
+}
+
+// TestExploreCVTHopAndCount: one exploration depth reaches the actor
+// through a performance CVT (shown by its contents), and a cut list keeps
+// its true count.
+func TestExploreCVTHopAndCount(t *testing.T) {
+	pickDeckard := func(c fcall) string {
+		for _, o := range c.Req.Task.Options {
+			if strings.Contains(o.Text, "Rick Deckard") {
+				return o.ID
+			}
+		}
+		return "none"
+	}
+	m := exploreModel(map[string]func(fcall) string{
+		TaskPruneRelations: always("starring"),
+		TaskPruneEntities:  pickDeckard,
+		TaskDecide:         always("ANSWER: Harrison Ford"),
+	})
+	cfg := cfgWith(Explore, CoT, func(c *Config) { c.Depth = 1 })
+	tr := answer(t, filmFixture(t), m, nil, cfg, filmQuery("Who played Rick Deckard in Blade Runner?", kgfixture.BladeRunner))
+	if tr.Answer.Text != "Harrison Ford" || !slices.Equal(tr.Answer.Entities, []string{kgfixture.HarrisonFord}) {
+		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
+	}
+	obs := stepNodes(tr)[0].Extra["observation"]
+	for _, want := range []string{
+		"Blade Runner -> starring -> (actor: Harrison Ford; character: Rick Deckard)",
+		"(actor: Harrison Ford; character: Rick Deckard) -> actor -> Harrison Ford",
+		"Blade Runner -> number of starring -> 133",
+	} {
+		if !strings.Contains(obs, want) {
+			t.Errorf("observation lacks %q:\n%s", want, obs)
+		}
+	}
+	ents := m.calls(TaskPruneEntities)
+	if len(ents) != 1 || !strings.Contains(ents[0].Prompt(), "Tail Entities (1-30 of 133, ranked by relevance") {
+		t.Errorf("entity pruning does not state the total: %d calls", len(ents))
+	}
+}
+
+// TestExploreBudget: with a budget of one model call the exploration
+// stops and says so, instead of exploring on.
+func TestExploreBudget(t *testing.T) {
+	m := exploreModel(map[string]func(fcall) string{
+		TaskPruneRelations: always("directed"),
+		TaskPruneEntities:  always("none"),
+		TaskDecide:         always("ANSWER: unknown"),
+	})
+	cfg := cfgWith(Explore, CoT, func(c *Config) { c.ExploreCalls = 1 })
+	tr := answer(t, filmFixture(t), m, nil, cfg, filmQuery("Which films did Ridley Scott direct?", kgfixture.RidleyScott))
+	s := stepNodes(tr)[0]
+	if !strings.Contains(s.Extra["observation"], "exploration stopped at depth 1 of 3: its budget of 1 model calls was spent") {
+		t.Errorf("observation %q", s.Extra["observation"])
+	}
+	if n := len(m.calls(TaskPruneRelations)) + len(m.calls(TaskPruneEntities)) + len(m.calls(TaskEnd)); n > 1 {
+		t.Errorf("%d exploration calls with a budget of 1", n)
+	}
+}

@@ -1,0 +1,204 @@
+package hood
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
+	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+func fixture(t *testing.T) store.KG {
+	t.Helper()
+	return kgfixture.Open(t)
+}
+
+func relation(t *testing.T, kg store.KG, id, rel string, dir store.Direction) store.Relation {
+	t.Helper()
+	rels, err := kg.Relations(context.Background(), []string{id}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rels, func(r store.Relation) bool { return r.ID == rel && r.Dir == dir })
+	if i < 0 {
+		t.Fatalf("%s has no relation %s (%s)", id, rel, dir)
+	}
+	return rels[i]
+}
+
+// TestFetchRanksTheLastEdgeFirst: the needed edge is the last of 61 in
+// the store's order, beyond any first-N cap, and ranks first.
+func TestFetchRanksTheLastEdgeFirst(t *testing.T) {
+	kg := fixture(t)
+	ctx := context.Background()
+	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
+	plain, err := kg.Edges(ctx, []string{kgfixture.RidleyScott}, rel.ID, rel.Dir, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(plain, func(e store.Edge) bool { return e.Subject.ID == kgfixture.Gladiator }) {
+		t.Fatal("fixture broken: Gladiator is among the store's first 50 edges")
+	}
+	tests := []struct {
+		question string
+		first    string
+	}{
+		{"When was Gladiator by Ridley Scott released?", kgfixture.Gladiator},
+		{"Which film did Ridley Scott direct with Scott Picture 07 in its title?", "/m/a_scott_film_07"},
+	}
+	for _, tc := range tests {
+		p, err := Fetch(ctx, kg, []string{kgfixture.RidleyScott}, rel, 0, 10, Options{Question: tc.question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Edges) != 10 || p.Edges[0].Far.ID != tc.first || p.Total != kgfixture.ScottFilms || !p.More() {
+			t.Fatalf("%q: page %d edges, first %s, total %d, more %v", tc.question, len(p.Edges), p.Edges[0].Far.ID,
+				p.Total, p.More())
+		}
+		if note := p.Note(); !strings.Contains(note, "1-10 of 61") {
+			t.Errorf("note %q", note)
+		}
+	}
+}
+
+// TestFetchPagesCoverEverything: consecutive pages never repeat an edge
+// and together reach every edge.
+func TestFetchPagesCoverEverything(t *testing.T) {
+	kg := fixture(t)
+	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
+	seen := map[string]bool{}
+	for off := 0; ; off += 25 {
+		p, err := Fetch(context.Background(), kg, []string{kgfixture.RidleyScott}, rel, off, 25, Options{Question: "films?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Edges {
+			if seen[e.Far.ID] {
+				t.Fatalf("%s on two pages", e.Far.ID)
+			}
+			seen[e.Far.ID] = true
+		}
+		if !p.More() {
+			break
+		}
+	}
+	if len(seen) != kgfixture.ScottFilms {
+		t.Fatalf("pages reached %d of %d edges", len(seen), kgfixture.ScottFilms)
+	}
+}
+
+// TestFetchMediators: performance CVTs are described by their contents,
+// rank by them (the needed one is the last of 133), and land in a local
+// graph under their contents with the true total.
+func TestFetchMediators(t *testing.T) {
+	kg := fixture(t)
+	rel := relation(t, kg, kgfixture.BladeRunner, kgfixture.Starring, store.Out)
+	p, err := Fetch(context.Background(), kg, []string{kgfixture.BladeRunner}, rel, 0, 5,
+		Options{Question: "Who played Rick Deckard in Blade Runner?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Edges[0].Text(); got != "(actor: Harrison Ford; character: Rick Deckard)" {
+		t.Fatalf("first performance %q", got)
+	}
+	for _, e := range p.Edges {
+		if !IsMediator(e.Far) || len(e.Contents) != 2 {
+			t.Errorf("performance %s contents %+v", e.Far.ID, e.Contents)
+		}
+	}
+	g := subgraph.New()
+	g.AddEntity(store.Entity{ID: kgfixture.BladeRunner, Label: "Blade Runner"}, kgfixture.Graph)
+	AddTo(g, p, rel)
+	text := g.Render()
+	for _, want := range []string{"starring (133 in all, 5 shown):", "      (actor: Harrison Ford; character: Rick Deckard)\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("graph text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "_:film/perf132\n") {
+		t.Errorf("graph text shows a bare mediator id as a name:\n%s", text)
+	}
+	if ids := g.Resolve("Harrison Ford"); len(ids) != 1 || ids[0] != kgfixture.HarrisonFord {
+		t.Errorf("Harrison Ford resolves to %v", ids)
+	}
+}
+
+// TestFetchSharesPagesBetweenEntities: with two entities, the one with
+// 61 edges cannot use up a page of 10.
+func TestFetchSharesPagesBetweenEntities(t *testing.T) {
+	kg := fixture(t)
+	ids := []string{kgfixture.RidleyScott, kgfixture.JerryLewis}
+	rels, err := kg.Relations(context.Background(), ids, store.In)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := rels[slices.IndexFunc(rels, func(r store.Relation) bool { return r.ID == kgfixture.DirectedBy })]
+	p, err := Fetch(context.Background(), kg, ids, rel, 0, 10, Options{Question: "films?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, e := range p.Edges {
+		per[e.From]++
+	}
+	if per[kgfixture.RidleyScott] != 5 || per[kgfixture.JerryLewis] != 5 {
+		t.Errorf("page split %v, want 5 each", per)
+	}
+	if p.Total != kgfixture.ScottFilms+kgfixture.LewisFilms || p.Totals[kgfixture.JerryLewis] != kgfixture.LewisFilms {
+		t.Errorf("totals %d %v", p.Total, p.Totals)
+	}
+}
+
+func TestSimilarity(t *testing.T) {
+	q := Terms("Who directed the films Gladiator and Alien?")
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Gladiator", true}, {"The Alien", true}, {"Scott Picture 01", false}, {"", false}, {"the of", false},
+	}
+	for _, tc := range tests {
+		if got := Similarity(q, tc.text) > 0; got != tc.want {
+			t.Errorf("Similarity(%q) > 0 = %v", tc.text, got)
+		}
+	}
+	if Similarity(q, "Gladiator") <= Similarity(q, "Gladiator Two") {
+		t.Error("a wholly matched text should outrank a partly matched one")
+	}
+}
+
+// countingKG counts the edges Edges returns.
+type countingKG struct {
+	store.KG
+	edges int
+}
+
+func (c *countingKG) Edges(ctx context.Context, ids []string, rel string, dir store.Direction, limit int) ([]store.Edge, error) {
+	es, err := c.KG.Edges(ctx, ids, rel, dir, limit)
+	c.edges += len(es)
+	return es, err
+}
+
+// TestContentsOfAHubAreBounded: an unnamed hub (a type node without a
+// label) looks like a mediator; describing it reads a few edges, not all
+// of its members, and it gets no contents.
+func TestContentsOfAHubAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<hub_owner> <name> \"Owner\" .\n<hub_owner> <kind> <hub> .\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "<m%04d> <kind> <hub> .\n", i)
+	}
+	kg := &countingKG{KG: storetest.Open(t, map[string]string{"g": b.String()})}
+	parts, err := Contents(context.Background(), kg, []string{"hub"}, map[string]string{"hub": "hub_owner"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts["hub"]) != 0 || kg.edges > 2*DefaultMaxParts+1 {
+		t.Errorf("contents %v read %d edges", parts["hub"], kg.edges)
+	}
+}
