@@ -16,44 +16,6 @@ import (
 	"github.com/grove-kg/grove/ingest/synth"
 )
 
-// plainEntity is a full typed decoding of an entity, the baseline.
-type plainEntity struct {
-	Type         string                 `json:"type"`
-	ID           string                 `json:"id"`
-	Labels       map[string]plainText   `json:"labels"`
-	Descriptions map[string]plainText   `json:"descriptions"`
-	Aliases      map[string][]plainText `json:"aliases"`
-	Claims       map[string][]struct {
-		ID       string `json:"id"`
-		Rank     string `json:"rank"`
-		Mainsnak struct {
-			Snaktype  string `json:"snaktype"`
-			Property  string `json:"property"`
-			Datatype  string `json:"datatype"`
-			Datavalue struct {
-				Type  string          `json:"type"`
-				Value json.RawMessage `json:"value"`
-			} `json:"datavalue"`
-		} `json:"mainsnak"`
-		Qualifiers map[string][]struct {
-			Property  string `json:"property"`
-			Datavalue struct {
-				Type  string          `json:"type"`
-				Value json.RawMessage `json:"value"`
-			} `json:"datavalue"`
-		} `json:"qualifiers"`
-	} `json:"claims"`
-	Sitelinks map[string]struct {
-		Site  string `json:"site"`
-		Title string `json:"title"`
-	} `json:"sitelinks"`
-}
-
-type plainText struct {
-	Language string `json:"language"`
-	Value    string `json:"value"`
-}
-
 // repeatedSample is the sample's entity lines repeated n times as one dump.
 func repeatedSample(b *testing.B, n int) (dump []byte, lines [][]byte) {
 	for _, l := range bytes.Split(sample(b), []byte("\n")) {
@@ -101,7 +63,7 @@ func BenchmarkRead(b *testing.B) {
 		start := cpuTime(b)
 		for b.Loop() {
 			for _, l := range lines {
-				var e plainEntity
+				var e PlainEntity
 				if err := json.Unmarshal(l, &e); err != nil {
 					b.Fatal(err)
 				}
@@ -154,7 +116,7 @@ func BenchmarkDumpLike(b *testing.B) {
 		start := cpuTime(b)
 		for b.Loop() {
 			for _, l := range lines {
-				var e plainEntity
+				var e PlainEntity
 				if err := json.Unmarshal(l, &e); err != nil {
 					b.Fatal(err)
 				}
