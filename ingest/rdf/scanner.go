@@ -1,6 +1,7 @@
 package rdf
 
 import (
+	"bytes"
 	"errors"
 	"io"
 )
@@ -74,15 +75,29 @@ func (s *scanner) peek() int { return s.at(0) }
 
 // skip consumes n bytes (which must be available), tracking lines.
 func (s *scanner) skip(n int) {
-	for _, c := range s.buf[s.pos : s.pos+n] {
-		if c == '\n' {
-			s.line++
-			s.col = 1
-		} else {
-			s.col++
-		}
-	}
+	b := s.buf[s.pos : s.pos+n]
 	s.pos += n
+	if n == 1 && b[0] != '\n' {
+		s.col++
+		return
+	}
+	if k := bytes.Count(b, newline); k > 0 {
+		s.line += int64(k)
+		s.col = n - bytes.LastIndexByte(b, '\n')
+		return
+	}
+	s.col += n
+}
+
+var newline = []byte{'\n'}
+
+// window returns the bytes available after pos without reading more,
+// reading once if none are.
+func (s *scanner) window() []byte {
+	if s.pos >= s.end {
+		s.fill(1)
+	}
+	return s.buf[s.pos:s.end]
 }
 
 // err returns the read error that stopped the input, nil at a clean end.

@@ -1,6 +1,7 @@
 package rdf
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -447,6 +448,9 @@ func (t *turtle) iriRef() (string, error) {
 		return "", t.unexpected("an IRI in '<...>'")
 	}
 	t.s.skip(1)
+	if iri, ok := t.plainIRI(); ok {
+		return t.resolve(iri)
+	}
 	t.tok = t.tok[:0]
 	for {
 		c := t.s.peek()
@@ -475,6 +479,49 @@ func (t *turtle) iriRef() (string, error) {
 		t.tok = append(t.tok, byte(c))
 		t.s.skip(1)
 	}
+}
+
+// plainIRI is the fast path of iriRef: an IRI without escapes that ends
+// inside the scanner's window.
+func (t *turtle) plainIRI() (string, bool) {
+	win := t.s.window()
+	i := bytes.IndexByte(win, '>')
+	if i < 0 || i > t.s.max {
+		return "", false
+	}
+	raw := win[:i]
+	for _, c := range raw {
+		if iriBad[c] || c == '\\' || c >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	iri := string(raw)
+	t.s.skip(i + 1)
+	return iri, true
+}
+
+// plainString is the fast path of quoted: a short string without escapes
+// or line breaks that ends inside the scanner's window. It starts after
+// the opening quote q.
+func (t *turtle) plainString(q byte) (string, bool) {
+	win := t.s.window()
+	if len(win) > t.s.max {
+		win = win[:t.s.max]
+	}
+	for i, c := range win {
+		switch c {
+		case q:
+			if !utf8.Valid(win[:i]) {
+				return "", false
+			}
+			s := string(win[:i])
+			t.s.skip(i + 1)
+			return s, true
+		case '\\', '\n', '\r':
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // tooLongOr reports a term over the size limit, a read error, or msg.
@@ -578,6 +625,9 @@ func (t *turtle) quoted() (string, error) {
 		t.s.skip(3)
 	} else {
 		t.s.skip(1)
+		if s, ok := t.plainString(byte(q)); ok {
+			return s, nil
+		}
 	}
 	t.tok = t.tok[:0]
 	for {

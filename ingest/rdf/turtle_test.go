@@ -188,3 +188,39 @@ func FuzzTurtle(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTurtle parses the same synthetic graph as N-Triples with the
+// N-Triples reader (baseline), as N-Triples with the Turtle reader, and
+// as grouped Turtle (prefixes, ';' and ',') with the Turtle reader.
+func BenchmarkTurtle(b *testing.B) {
+	var nt, ttl strings.Builder
+	ttl.WriteString("@prefix e: <http://example.org/entity/> .\n@prefix p: <http://example.org/prop/> .\n")
+	for s := 0; s < 20000; s++ {
+		fmt.Fprintf(&ttl, "e:Q%d p:label \"Entity %d\"@en ;\n  p:P31 e:Q%d , e:Q%d ;\n  p:P577 \"%d\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n", s, s, s%10, s%97, 1900+s%100)
+		fmt.Fprintf(&nt, "<http://example.org/entity/Q%d> <http://example.org/prop/label> \"Entity %d\"@en .\n", s, s)
+		fmt.Fprintf(&nt, "<http://example.org/entity/Q%d> <http://example.org/prop/P31> <http://example.org/entity/Q%d> .\n", s, s%10)
+		fmt.Fprintf(&nt, "<http://example.org/entity/Q%d> <http://example.org/prop/P31> <http://example.org/entity/Q%d> .\n", s, s%97)
+		fmt.Fprintf(&nt, "<http://example.org/entity/Q%d> <http://example.org/prop/P577> \"%d\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n", s, 1900+s%100)
+	}
+	cases := []struct {
+		name string
+		rd   source.Reader
+		data string
+	}{
+		{"baseline=ntriples-reader", New(Options{}), nt.String()},
+		{"turtle-reader/ntriples-input", NewTurtle(Options{}), nt.String()},
+		{"turtle-reader/turtle-input", NewTurtle(Options{}), ttl.String()},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var n int
+			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
+			for b.Loop() {
+				if err := c.rd.Read(b.Context(), "bench", strings.NewReader(c.data), sink); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
+		})
+	}
+}
