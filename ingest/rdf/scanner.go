@@ -18,6 +18,7 @@ type scanner struct {
 	buf      []byte
 	pos, end int
 	rerr     error // the first read error (io.EOF at the end)
+	empty    int   // consecutive reads that returned nothing
 	max      int
 	line     int64 // 1-based line of buf[pos]
 	col      int   // 1-based byte column of buf[pos]
@@ -53,10 +54,15 @@ func (s *scanner) fill(n int) bool {
 		}
 		m, err := s.r.Read(s.buf[s.end:])
 		s.end += m
-		if err != nil {
+		switch {
+		case err != nil:
 			s.rerr = err
-		} else if m == 0 {
-			s.rerr = io.ErrNoProgress
+		case m > 0:
+			s.empty = 0
+		default: // as bufio: tolerate a few empty reads
+			if s.empty++; s.empty >= 100 {
+				s.rerr = io.ErrNoProgress
+			}
 		}
 	}
 	return true
