@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/ingest/internal/memtest"
 	"github.com/grove-kg/grove/ingest/source"
 )
 
@@ -45,26 +44,11 @@ func TestSyntaxReadersStream(t *testing.T) {
 				io.WriteString(cw, tt.tail)
 				pw.Close()
 			}()
-			peak := make(chan uint64)
-			stop := make(chan struct{})
-			go func() {
-				var ms runtime.MemStats
-				var p uint64
-				for {
-					select {
-					case <-stop:
-						peak <- p
-						return
-					case <-time.After(5 * time.Millisecond):
-						runtime.ReadMemStats(&ms)
-						p = max(p, ms.HeapInuse)
-					}
-				}
-			}()
 			var n int64
-			err := tt.rd.Read(context.Background(), "big", pr, source.WriterFunc(func(quad.Quad) error { n++; return nil }))
-			close(stop)
-			p := <-peak
+			var err error
+			p := memtest.PeakHeap(func() {
+				err = tt.rd.Read(context.Background(), "big", pr, source.WriterFunc(func(quad.Quad) error { n++; return nil }))
+			})
 			if err != nil || n < 500_000 {
 				t.Fatalf("%d quads, %v", n, err)
 			}
