@@ -18,7 +18,7 @@ type wdEntity struct {
 // TestWikidataShape checks that the output is a valid dump array and that
 // its distributions match the calibration in the package comment.
 func TestWikidataShape(t *testing.T) {
-	const n = 20000
+	const n = 6000
 	var buf bytes.Buffer
 	st, err := WriteWikidata(&buf, WikidataConfig{Entities: n, Seed: 7})
 	if err != nil {
