@@ -215,12 +215,16 @@ func BenchmarkTurtle(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var n int
 			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
+			b.SetBytes(int64(len(c.data)))
+			cpu := cpuTime()
 			for b.Loop() {
 				if err := c.rd.Read(b.Context(), "bench", strings.NewReader(c.data), sink); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
+			b.ReportMetric(float64(n)/(cpuTime()-cpu).Seconds(), "quads/cpu-s")
 		})
 	}
 }
