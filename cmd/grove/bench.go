@@ -34,6 +34,22 @@ func (a *app) genCmd() *cobra.Command {
 many label languages, sitelinks; see ingest/synth). A .zst or .gz output is compressed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var gen func(io.Writer) (any, string, error)
+			switch format {
+			case "ntriples", "nt":
+				gen = func(w io.Writer) (any, string, error) {
+					s, err := synth.Write(w, synth.Config{Quads: quads, Seed: seed})
+					return s, fmt.Sprintf("%d quads, %d entities, %d literals", s.Quads, s.Entities, s.Literals), err
+				}
+			case "wikidata-json", "wikidata", "json":
+				gen = func(w io.Writer) (any, string, error) {
+					s, err := synth.WriteWikidata(w, synth.WikidataConfig{Entities: entities, Seed: seed})
+					return s, fmt.Sprintf("%d entities (%d properties), %d statements, %d MB uncompressed",
+						s.Entities, s.Properties, s.Statements, s.Bytes>>20), err
+				}
+			default:
+				return fmt.Errorf("--format %q: want ntriples or wikidata-json", format)
+			}
 			f, err := os.Create(out)
 			if err != nil {
 				return err
@@ -43,24 +59,9 @@ many label languages, sitelinks; see ingest/synth). A .zst or .gz output is comp
 			if err != nil {
 				return err
 			}
-			var st any
-			var summary string
-			switch format {
-			case "ntriples", "nt":
-				s, err := synth.Write(w, synth.Config{Quads: quads, Seed: seed})
-				if err != nil {
-					return err
-				}
-				st, summary = s, fmt.Sprintf("%d quads, %d entities, %d literals", s.Quads, s.Entities, s.Literals)
-			case "wikidata-json", "wikidata", "json":
-				s, err := synth.WriteWikidata(w, synth.WikidataConfig{Entities: entities, Seed: seed})
-				if err != nil {
-					return err
-				}
-				st, summary = s, fmt.Sprintf("%d entities (%d properties), %d statements, %d MB uncompressed",
-					s.Entities, s.Properties, s.Statements, s.Bytes>>20)
-			default:
-				return fmt.Errorf("--format %q: want ntriples or wikidata-json", format)
+			st, summary, err := gen(w)
+			if err != nil {
+				return err
 			}
 			if err := w.Close(); err != nil {
 				return err
