@@ -18,7 +18,7 @@ func resolveIRI(base, ref string) string {
 	case r.path == "":
 		t.path, t.query, t.hasQuery = b.path, b.query, b.hasQuery
 		if r.hasQuery {
-			t.query = r.query
+			t.query, t.hasQuery = r.query, true
 		}
 		t.hasAuth = b.hasAuth
 	case r.path[0] == '/':

@@ -690,25 +690,40 @@ func (t *turtle) number() (quad.Value, error) {
 		n += 1 + frac
 		digits += frac
 		typ = xsdDec
+	} else if t.s.at(n) == '.' && digits > 0 && t.exponent(n+1) > 0 {
+		n++ // "1.e3" is a double
 	}
 	if digits == 0 {
 		return nil, t.unexpected("a number")
 	}
 	if c := t.s.at(n); c == 'e' || c == 'E' {
-		m := n + 1
-		if c := t.s.at(m); c == '+' || c == '-' {
-			m++
-		}
-		exp := t.digits(m)
+		exp := t.exponent(n)
 		if exp == 0 {
 			return nil, t.errf("bad exponent in number")
 		}
-		n = m + exp
+		n += exp
 		typ = xsdDouble
 	}
 	lex := string(t.s.buf[t.s.pos : t.s.pos+n])
 	t.s.skip(n)
 	return quad.TypedString{Value: quad.String(lex), Type: typ}, nil
+}
+
+// exponent returns the length of an exponent ("e", sign, digits) at
+// offset i, or 0.
+func (t *turtle) exponent(i int) int {
+	if c := t.s.at(i); c != 'e' && c != 'E' {
+		return 0
+	}
+	m := i + 1
+	if c := t.s.at(m); c == '+' || c == '-' {
+		m++
+	}
+	d := t.digits(m)
+	if d == 0 {
+		return 0
+	}
+	return m + d - i
 }
 
 // digits counts the ASCII digits from offset i.
