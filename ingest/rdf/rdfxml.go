@@ -38,6 +38,10 @@ const (
 // scoped by Options.Graph, nodes without an id get "<graph>/<file>#<n>".
 // rdf:parseType="Literal" content is re-serialized with explicit xmlns
 // declarations (not exclusive canonical XML) and typed rdf:XMLLiteral.
+// Property attributes take the in-scope xml:lang, as the W3C grammar says
+// (section 7.2.11: literal-language := e.language) and rdflib does; rapper
+// leaves them untagged, so the rapper-checked fixtures have no property
+// attribute under an xml:lang.
 //
 // A malformed document is a *source.Error naming the file and line. XML
 // cannot be resynchronised after an error, so it stops the read even with
