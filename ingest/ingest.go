@@ -206,7 +206,7 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 	br := bufio.NewReaderSize(f, 1<<20)
 	format := r.opts.Format
 	if format == input.FormatAuto {
-		if format, err = input.Sniff(br); err != nil {
+		if format, err = input.SniffName(br, path); err != nil {
 			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
 		}
 	}
@@ -253,6 +253,10 @@ func (r *run) reader(f input.Format) (source.Reader, error) {
 		return rdf.New(rdf.Options{Options: so, Dialect: rdf.Freebase{}}), nil
 	case input.FormatWikidataTruthy:
 		return rdf.New(rdf.Options{Options: so, Dialect: rdf.WikidataTruthy{}}), nil
+	case input.FormatTurtle:
+		return rdf.NewTurtle(rdf.Options{Options: so}), nil
+	case input.FormatRDFXML:
+		return rdf.NewRDFXML(rdf.Options{Options: so}), nil
 	case input.FormatWikidataJSON:
 		o := r.opts.Wikidata
 		o.Options = so

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
 
@@ -21,53 +22,86 @@ import (
 )
 
 func (a *app) genCmd() *cobra.Command {
-	var quads int64
+	var quads, entities int64
 	var seed uint64
-	var out string
+	var out, format string
 	cmd := &cobra.Command{
 		Use:   "gen",
-		Short: "Generate a Wikidata-shaped N-Triples file for benchmarks (power-law degrees, ~30% literals, labels)",
-		Args:  cobra.NoArgs,
+		Short: "Generate benchmark input: Wikidata-shaped N-Triples, or a Wikidata-JSON-dump-like file",
+		Long: `Generate benchmark input. --format ntriples (default) writes a Wikidata-shaped graph
+(power-law degrees, ~30% literals, labels) of --quads triples; --format wikidata-json writes
+--entities entities shaped like the real latest-all.json dump (claims, qualifiers, references,
+many label languages, sitelinks; see ingest/synth). A .zst or .gz output is compressed.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var gen func(io.Writer) (any, string, error)
+			switch format {
+			case "ntriples", "nt":
+				gen = func(w io.Writer) (any, string, error) {
+					s, err := synth.Write(w, synth.Config{Quads: quads, Seed: seed})
+					return s, fmt.Sprintf("%d quads, %d entities, %d literals", s.Quads, s.Entities, s.Literals), err
+				}
+			case "wikidata-json", "wikidata", "json":
+				gen = func(w io.Writer) (any, string, error) {
+					s, err := synth.WriteWikidata(w, synth.WikidataConfig{Entities: entities, Seed: seed})
+					return s, fmt.Sprintf("%d entities (%d properties), %d statements, %d MB uncompressed",
+						s.Entities, s.Properties, s.Statements, s.Bytes>>20), err
+				}
+			default:
+				return fmt.Errorf("--format %q: want ntriples or wikidata-json", format)
+			}
 			f, err := os.Create(out)
 			if err != nil {
 				return err
 			}
-			var w io.WriteCloser = f
-			if strings.HasSuffix(out, ".zst") {
-				zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest))
-				if err != nil {
-					return err
-				}
-				w = zw
-			}
-			st, err := synth.Write(w, synth.Config{Quads: quads, Seed: seed})
+			defer f.Close()
+			w, err := compressor(f, out)
 			if err != nil {
 				return err
 			}
-			if w != io.WriteCloser(f) {
-				if err := w.Close(); err != nil {
-					return err
-				}
+			st, summary, err := gen(w)
+			if err != nil {
+				return err
+			}
+			if err := w.Close(); err != nil {
+				return err
 			}
 			if err := f.Close(); err != nil {
 				return err
 			}
 			return a.emit(st, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "%s: %d quads, %d entities, %d literals\n", out, st.Quads, st.Entities, st.Literals)
+				_, err := fmt.Fprintf(w, "%s: %s\n", out, summary)
 				return err
 			})
 		},
 	}
-	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "number of triples")
+	cmd.Flags().StringVar(&format, "format", "ntriples", "ntriples or wikidata-json")
+	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "number of triples (ntriples)")
+	cmd.Flags().Int64Var(&entities, "entities", 1_000_000, "number of entities (wikidata-json)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
-	cmd.Flags().StringVar(&out, "out", "synthetic.nt", "output file (.zst compresses)")
+	cmd.Flags().StringVar(&out, "out", "synthetic.nt", "output file (.zst or .gz compresses)")
 	return cmd
 }
 
+// compressor wraps f in the compression its name asks for; Close
+// flushes it (and leaves f open).
+func compressor(f *os.File, name string) (io.WriteCloser, error) {
+	switch {
+	case strings.HasSuffix(name, ".zst"):
+		return zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	case strings.HasSuffix(name, ".gz"):
+		return gzip.NewWriterLevel(f, gzip.BestSpeed)
+	}
+	return nopCloser{f}, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
 func (a *app) benchCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Whole-process benchmarks against baselines run in the same command"}
-	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG(), a.benchHTTP())
+	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG(), a.benchHTTP(), a.benchWikidata())
 	return cmd
 }
 

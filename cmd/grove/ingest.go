@@ -29,7 +29,7 @@ func (a *app) ingestCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest FILE...",
-		Short: "Load dump files (N-Triples/N-Quads, Freebase, Wikidata JSON or truthy, GRBench, MusicBrainz) into a graph",
+		Short: "Load dump files (N-Triples/N-Quads, Turtle, RDF/XML, Freebase, Wikidata JSON or truthy, GRBench, MusicBrainz) into a graph",
 		Long: `Load dump files into a named graph. Compression (gzip, zstd, bzip2, xz) and format are
 detected from the content unless --format is given. By default the whole run is validated
 before anything is written: a bad line stops with file:line and the reason and leaves the

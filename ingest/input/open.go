@@ -14,10 +14,8 @@
 // gzip and zstd use github.com/klauspost/compress (its gzip needs about 15%
 // less CPU than compress/gzip on the film sample, see BenchmarkGunzip; zstd
 // decodes blocks on several goroutines and accepts "--long=31" windows).
-// bzip2 uses the standard library. There is no xz decoder in the module
-// graph, so xz input is piped through the system's "xz -dc" when it is on
-// PATH; otherwise Open fails with a message asking to decompress the file
-// first. Single-threaded decoders (gzip, bzip2, xz) run in a read-ahead
+// bzip2 uses the standard library and xz github.com/ulikunitz/xz, in
+// process (no "xz" program is needed). Single-threaded decoders (gzip, bzip2, xz) run in a read-ahead
 // goroutine that fills a few large buffers, so decompression overlaps with
 // parsing on a second core.
 //
@@ -197,11 +195,10 @@ func (f *File) decoder(br *bufio.Reader) error {
 	case Bzip2:
 		f.readAhead(bzip2.NewReader(br))
 	case Xz:
-		xr, err := startXz(br)
+		xr, err := newXz(br)
 		if err != nil {
 			return err
 		}
-		f.close = append([]func() error{xr.Close}, f.close...)
 		f.readAhead(xr)
 	default:
 		f.r = br

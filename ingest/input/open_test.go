@@ -5,13 +5,13 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 func readFile(t *testing.T, path string) []byte {
@@ -61,11 +61,6 @@ func TestOpenFixtures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			if tc.comp == Xz {
-				if _, err := exec.LookPath("xz"); err != nil {
-					t.Skip("no xz program")
-				}
-			}
 			got, f := openAll(t, filepath.Join("testdata", tc.file))
 			if f.Compression() != tc.comp {
 				t.Errorf("compression %v, want %v", f.Compression(), tc.comp)
@@ -98,7 +93,9 @@ func TestOpenRoundTrip(t *testing.T) {
 	zw, _ := zstd.NewWriter(&zs)
 	zw.Write(plain.Bytes())
 	zw.Close()
-	for name, data := range map[string][]byte{"multi.gz": gz.Bytes(), "big.zst": zs.Bytes()} {
+	// Two concatenated xz streams, as "xz -dc" accepts.
+	xzData := append(xzBytes(t, plain.Bytes()[:half]), xzBytes(t, plain.Bytes()[half:])...)
+	for name, data := range map[string][]byte{"multi.gz": gz.Bytes(), "big.zst": zs.Bytes(), "multi.xz": xzData} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -162,11 +159,9 @@ func TestOpenErrors(t *testing.T) {
 	if err := readErr(bad); err == nil || !strings.Contains(err.Error(), "bzip2") {
 		t.Errorf("corrupt bzip2: %v", err)
 	}
-	if _, err := exec.LookPath("xz"); err == nil {
-		badXz := write("corrupt.xz", "\xfd7zXZ\x00 then garbage")
-		if err := readErr(badXz); err == nil || !strings.Contains(err.Error(), "xz -dc") {
-			t.Errorf("corrupt xz: %v", err)
-		}
+	badXz := write("corrupt.xz", "\xfd7zXZ\x00 then garbage")
+	if err := readErr(badXz); err == nil || !strings.Contains(err.Error(), badXz+": xz") {
+		t.Errorf("corrupt xz: %v", err)
 	}
 }
 
@@ -193,15 +188,7 @@ func TestCloseEarly(t *testing.T) {
 	zw.Write(plain.Bytes())
 	zw.Close()
 	files := map[string][]byte{"big.gz": gz.Bytes()}
-	if _, err := exec.LookPath("xz"); err == nil {
-		cmd := exec.Command("xz", "-0", "-c")
-		cmd.Stdin = bytes.NewReader(plain.Bytes())
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files["big.xz"] = out
-	}
+	files["big.xz"] = xzBytes(t, plain.Bytes())
 	for name, data := range files {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -222,4 +209,21 @@ func TestCloseEarly(t *testing.T) {
 			t.Errorf("%s: read after Close succeeded", name)
 		}
 	}
+}
+
+// xzBytes compresses data with github.com/ulikunitz/xz.
+func xzBytes(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := xz.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -28,6 +29,8 @@ const (
 	FormatFreebase
 	FormatGRBench
 	FormatMusicBrainz
+	FormatTurtle
+	FormatRDFXML
 )
 
 var formatNames = [...]string{
@@ -39,6 +42,8 @@ var formatNames = [...]string{
 	FormatFreebase:       "freebase",
 	FormatGRBench:        "grbench",
 	FormatMusicBrainz:    "musicbrainz",
+	FormatTurtle:         "turtle",
+	FormatRDFXML:         "rdfxml",
 }
 
 // String returns the format's --format name.
@@ -56,7 +61,8 @@ func FormatNames() []string { return append([]string(nil), formatNames[:]...) }
 var ErrUnknownFormat = errors.New("unknown input format")
 
 // ParseFormat parses a --format value: a name from FormatNames or one of the
-// aliases nt, nq, n-triples, n-quads, wikidata, json, truthy, fb, mb;
+// aliases nt, nq, n-triples, n-quads, wikidata, json, truthy, fb, mb, ttl,
+// rdf, rdf/xml, xml, owl;
 // "" means auto.
 func ParseFormat(s string) (Format, error) {
 	name := strings.ToLower(strings.TrimSpace(s))
@@ -80,6 +86,10 @@ func ParseFormat(s string) (Format, error) {
 		return FormatFreebase, nil
 	case "mb":
 		return FormatMusicBrainz, nil
+	case "ttl":
+		return FormatTurtle, nil
+	case "rdf", "rdf/xml", "rdf-xml", "xml", "owl":
+		return FormatRDFXML, nil
 	}
 	return FormatAuto, fmt.Errorf("%w %q: want one of %s", ErrUnknownFormat, s, strings.Join(formatNames[:], ", "))
 }
@@ -97,13 +107,20 @@ func ParseFormat(s string) (Format, error) {
 //     FormatWikidataJSON; a JSON line with MusicBrainz WS/2 fields
 //     ("sort-name", "relations", "life-span", "type-id",
 //     "disambiguation"): FormatMusicBrainz;
-//   - '<', '_' or '#': N-Triples/N-Quads. The complete lines in the window
+//   - "<?xml", "<!" (comment, DOCTYPE) or an XML start tag followed by an
+//     xmlns declaration in the window: FormatRDFXML;
+//   - after any leading '#' comment lines, '@prefix'/'@base', the SPARQL
+//     keywords PREFIX/BASE, a prefixed name ("ex:alice ...") or '[' / '('
+//     opening a statement: FormatTurtle;
+//   - '<' or '_': N-Triples/N-Quads. The complete lines in the window
 //     are parsed: a subject or predicate under rdf.freebase.com makes it
 //     FormatFreebase, a subject under www.wikidata.org/entity/ or
 //     wikiba.se/ontology FormatWikidataTruthy, a fourth term FormatNQuads,
-//     otherwise FormatNTriples.
+//     otherwise FormatNTriples; but lines that only Turtle allows (a
+//     statement continued with ';' or ',', or not a complete N-Triples
+//     statement while no line is one) make it FormatTurtle.
 //
-// RDF/XML and Turtle get an error saying so.
+// SniffName also looks at the file name.
 func Sniff(r *bufio.Reader) (Format, error) {
 	window, err := r.Peek(r.Size())
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
@@ -131,20 +148,86 @@ func classify(window []byte, eof bool) (Format, error) {
 	}
 	switch b[0] {
 	case '[':
+		if looksTurtle(b) {
+			return FormatTurtle, nil
+		}
 		return classifyArray(b)
 	case '{':
 		return classifyObject(b)
-	case '@':
-		return FormatAuto, fmt.Errorf("%w: looks like Turtle (starts with %q); convert it to N-Triples", ErrUnknownFormat, firstLine(b))
 	case '<':
-		if bytes.HasPrefix(b, []byte("<?xml")) || bytes.HasPrefix(b, []byte("<rdf:RDF")) {
-			return FormatAuto, fmt.Errorf("%w: looks like XML/RDF-XML; convert it to N-Triples", ErrUnknownFormat)
+		if looksXML(b) {
+			return FormatRDFXML, nil
 		}
-		return classifyRDF(b, eof), nil
-	case '_', '#':
+	}
+	if looksTurtle(b) {
+		return FormatTurtle, nil
+	}
+	switch b[0] {
+	case '<', '_', '#':
 		return classifyRDF(b, eof), nil
 	}
 	return FormatAuto, fmt.Errorf("%w: starts with %q", ErrUnknownFormat, firstLine(b))
+}
+
+// xmlElement matches an XML start tag (not an IRI such as <http://...>).
+var xmlElement = regexp.MustCompile(`^<[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?[\s>/]`)
+
+// looksXML: an XML declaration, comment or DOCTYPE, or a start tag with a
+// namespace declaration in the window.
+func looksXML(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("<?xml")) || bytes.HasPrefix(b, []byte("<!")) ||
+		(xmlElement.Match(b) && bytes.Contains(b, []byte("xmlns")))
+}
+
+// turtleStart matches the first statement of a Turtle document that is not
+// N-Triples: a directive, a prefixed-name subject, or a blank node property
+// list or collection as subject.
+var turtleStart = regexp.MustCompile(`^(?i:@prefix|@base|prefix\s|base\s)|^[A-Za-z][\w.-]*:[^\s/]*\s|^:[^\s]*\s|^\[\s*(\]|<|[A-Za-z]*:)|^\(\s`)
+
+// looksTurtle skips comment lines and white space and matches turtleStart.
+func looksTurtle(b []byte) bool {
+	for len(b) > 0 && b[0] == '#' {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		b = bytes.TrimLeft(b[i+1:], " \t\r\n")
+	}
+	return turtleStart.Match(b)
+}
+
+// SniffName is Sniff with a hint from the file name (compression
+// extensions removed): a ".ttl" or ".turtle" file that Sniff takes for
+// N-Triples is read as Turtle (which includes N-Triples), and a ".rdf",
+// ".owl" or ".rdfxml" file that Sniff cannot name as RDF/XML.
+func SniffName(r *bufio.Reader, name string) (Format, error) {
+	f, err := Sniff(r)
+	switch formatExtension(name) {
+	case FormatTurtle:
+		if err == nil && f == FormatNTriples {
+			return FormatTurtle, nil
+		}
+	case FormatRDFXML:
+		if err != nil {
+			return FormatRDFXML, nil
+		}
+	}
+	return f, err
+}
+
+// formatExtension names the format a file name's extension suggests.
+func formatExtension(name string) Format {
+	name = strings.ToLower(name)
+	for byExtension(name) != None {
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	switch filepath.Ext(name) {
+	case ".ttl", ".turtle":
+		return FormatTurtle
+	case ".rdf", ".owl", ".rdfxml":
+		return FormatRDFXML
+	}
+	return FormatAuto
 }
 
 func classifyArray(b []byte) (Format, error) {
@@ -182,12 +265,10 @@ func isWikidataEntity(b []byte) bool {
 func classifyRDF(b []byte, eof bool) Format {
 	whole := b
 	if !eof {
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			b = b[:i+1]
-		}
+		b = b[:bytes.LastIndexByte(b, '\n')+1] // complete lines only
 	}
 	p := rdf.NewParser("", false)
-	format, parsed := FormatNTriples, false
+	format, parsed, failed := FormatNTriples, false, false
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -196,7 +277,14 @@ func classifyRDF(b []byte, eof bool) Format {
 			b = nil
 		}
 		q, ok, err := p.Parse(line)
-		if err != nil || !ok {
+		if err != nil {
+			if turtleOnly(line) {
+				return FormatTurtle
+			}
+			failed = true
+			continue
+		}
+		if !ok {
 			continue
 		}
 		parsed = true
@@ -214,7 +302,17 @@ func classifyRDF(b []byte, eof bool) Format {
 			}
 		}
 	}
+	if !parsed && failed {
+		return FormatTurtle
+	}
 	return format
+}
+
+// turtleOnly reports a line that is not N-Triples but typical Turtle: a
+// statement continued with ';' or ','.
+func turtleOnly(line []byte) bool {
+	line = bytes.TrimRight(line, " \t\r")
+	return len(line) > 0 && (line[len(line)-1] == ';' || line[len(line)-1] == ',')
 }
 
 // dialectOf names the RDF dialect a subject and predicate belong to, or

@@ -55,6 +55,15 @@ func TestSniff(t *testing.T) {
 		{"musicbrainz json fields late", "{\"begin-area\":{\"name\":\"Aberdeen\",\"id\":\"a640b45c-c173-49b1-8030-973603e895b5\"},\"gender\":null,\"country\":\"US\",\"sort-name\":\"Nirvana\"}\n", FormatMusicBrainz},
 		{"musicbrainz tar", string(tarOf(t, "mbdump/artist")), FormatMusicBrainz},
 		{"musicbrainz tar metadata first", string(tarOf(t, "TIMESTAMP", "COPYING")), FormatMusicBrainz},
+		{"turtle prefix", "@prefix wd: <http://www.wikidata.org/entity/> .\n", FormatTurtle},
+		{"turtle comment then base", "# export\n# v2\n@base <http://e/> .\n", FormatTurtle},
+		{"turtle sparql prefix", "PREFIX e: <http://e/>\ne:a e:b e:c .\n", FormatTurtle},
+		{"turtle prefixed subject", "foaf:me foaf:name \"x\" .\n", FormatTurtle},
+		{"turtle property list subject", "[ <http://e/p> 1 ] <http://e/q> 2 .\n", FormatTurtle},
+		{"turtle semicolon", "<http://e/s> <http://e/p> <http://e/o> ;\n  <http://e/q> \"x\" .\n", FormatTurtle},
+		{"turtle relative only", "<s> <p> <o>, <o2> .\n", FormatTurtle},
+		{"rdfxml declaration", "<?xml version=\"1.0\"?>\n<rdf:RDF>", FormatRDFXML},
+		{"rdfxml root", "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">", FormatRDFXML},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,8 +83,6 @@ func TestSniffErrors(t *testing.T) {
 	}{
 		{"empty", "", "empty input"},
 		{"blank", " \n\t\n", "empty input"},
-		{"turtle", "@prefix wd: <http://www.wikidata.org/entity/> .\n", "Turtle"},
-		{"rdfxml", "<?xml version=\"1.0\"?>\n<rdf:RDF>", "XML"},
 		{"csv", "id,name\n1,x\n", "starts with \"id,name\""},
 		{"json array", "[1, 2, 3]", "not a Wikidata entity dump"},
 		{"json object", "{\"hello\": \"world\"}\n", "neither GRBench"},
@@ -147,6 +154,25 @@ func TestSniffTruncatedWindow(t *testing.T) {
 	}
 }
 
+func TestSniffName(t *testing.T) {
+	tests := []struct {
+		input, name string
+		want        Format
+	}{
+		{"<http://e/s> <http://e/p> <http://e/o> .\n", "kg.ttl.gz", FormatTurtle},
+		{"<http://e/s> <http://e/p> <http://e/o> .\n", "kg.nt", FormatNTriples},
+		{"<Ontology xmlns=\"http://www.w3.org/2002/07/owl#\"/>", "onto.owl", FormatRDFXML},
+		{"<foaf:Person xmlns:foaf=\"http://xmlns.com/foaf/0.1/\"/>", "me.rdf.xz", FormatRDFXML},
+		{"{\"paper_nodes\": {}}", "graph.ttl", FormatGRBench},
+	}
+	for _, tc := range tests {
+		got, err := SniffName(bufio.NewReaderSize(strings.NewReader(tc.input), 4096), tc.name)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: SniffName = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	for _, name := range FormatNames() {
 		f, err := ParseFormat(name)
@@ -157,14 +183,15 @@ func TestParseFormat(t *testing.T) {
 	aliases := map[string]Format{
 		"": FormatAuto, "NT": FormatNTriples, "n-quads": FormatNQuads, " wikidata ": FormatWikidataJSON,
 		"truthy": FormatWikidataTruthy, "fb": FormatFreebase, "mb": FormatMusicBrainz, "json": FormatWikidataJSON,
+		"ttl": FormatTurtle, "rdf/xml": FormatRDFXML, "owl": FormatRDFXML,
 	}
 	for s, want := range aliases {
 		if f, err := ParseFormat(s); err != nil || f != want {
 			t.Errorf("ParseFormat(%q) = %v, %v; want %v", s, f, err, want)
 		}
 	}
-	if _, err := ParseFormat("turtle"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "wikidata-truthy") {
-		t.Errorf("ParseFormat(turtle) error %v", err)
+	if _, err := ParseFormat("n3"); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "wikidata-truthy") {
+		t.Errorf("ParseFormat(n3) error %v", err)
 	}
 	if s := Format(99).String(); s != "Format(99)" {
 		t.Errorf("Format(99).String() = %q", s)

@@ -7,9 +7,9 @@
 // series, instrument, genre); each holds mbdump/<entity>, one WS/2 JSON
 // document per line. The reader takes the tar stream (entity type from the
 // member name) or plain JSON lines (entity type from Options.EntityType, or
-// guessed per document from fields only that type has). Go's standard
-// library has no xz and the module graph has no xz package, so .xz input is
-// refused with the advice to run "xz -d" first. Documents are decoded one
+// guessed per document from fields only that type has). An xz-compressed
+// archive handed to Read directly is decoded in process
+// (github.com/ulikunitz/xz); input.Open normally does that first. Documents are decoded one
 // line at a time; a bad one is reported with file, line and field
 // ("artist.tar/mbdump/artist:12: relations[3].url.resource: ...") and, with
 // SkipInvalid, skipped whole.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 	json "github.com/goccy/go-json"
+	"github.com/ulikunitz/xz"
 
 	"github.com/grove-kg/grove/ingest/source"
 )
@@ -75,10 +76,20 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 		return fmt.Errorf("musicbrainz: %s: %w", name, err)
 	}
+	if bytes.HasPrefix(head, xzMagic) {
+		// A .tar.xz given to the reader directly (input.Open has usually
+		// decompressed it already): decode it in process, one level only.
+		xr, err := xz.NewReader(br)
+		if err != nil {
+			return source.Errorf(name, 0, "", "xz: %w", err)
+		}
+		br = bufio.NewReaderSize(xr, 64<<10)
+		if head, err = br.Peek(512); err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("musicbrainz: %s: xz: %w", name, err)
+		}
+	}
 	run := newRun(rd.opts, w)
 	switch {
-	case bytes.HasPrefix(head, xzMagic):
-		return source.Errorf(name, 0, "", "xz-compressed: decompress with xz -d first (Go's standard library has no xz)")
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		err = run.tar(ctx, name, br)
 	case len(bytes.TrimSpace(head)) == 0 || bytes.TrimLeft(head, " \t\r\n")[0] == '{':

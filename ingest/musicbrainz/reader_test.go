@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
+	"github.com/ulikunitz/xz"
 
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
@@ -406,7 +408,7 @@ func TestInputErrors(t *testing.T) {
 		input []byte
 		want  string
 	}{
-		{"xz", append([]byte{0xfd, '7', 'z', 'X', 'Z', 0}, "rest"...), "decompress with xz -d first"},
+		{"xz", append([]byte{0xfd, '7', 'z', 'X', 'Z', 0}, "rest"...), "dump.tar: xz:"},
 		{"not a dump", []byte("artist\tname\n"), "not a MusicBrainz JSON dump"},
 		{"truncated tar", tarData[:700], "dump.tar"},
 		{"bad entity type", []byte(`{"id":"x"}`), `unknown entity type "artists"`},
@@ -422,6 +424,32 @@ func TestInputErrors(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestTarXz reads the archive xz-compressed, as MusicBrainz publishes it:
+// the quads are those of the plain tar.
+func TestTarXz(t *testing.T) {
+	tarData := dumpTar(t)
+	var buf bytes.Buffer
+	zw, err := xz.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(tarData)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := read(t, Options{}, "dump.tar", tarData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(t, Options{}, "dump.tar.xz", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("tar.xz gave %d quads, plain tar %d (or they differ)", len(got), len(want))
 	}
 }
 

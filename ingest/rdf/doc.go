@@ -1,5 +1,21 @@
 // Package rdf reads N-Triples and N-Quads dumps, plain or as the Freebase
-// and Wikidata truthy dialects, and implements source.Reader.
+// and Wikidata truthy dialects, and implements source.Reader. It also reads
+// Turtle (TurtleReader) and RDF/XML (RDFXMLReader), the formats private
+// knowledge graphs are usually exported in.
+//
+// # Turtle and RDF/XML
+//
+// Both are parsed here rather than with github.com/knakk/rdf (pinned at
+// v0.0.0-20190304171630-8521bf4c5042, tried first): its Turtle decoder
+// stops silently at a statement ending "; ." (dropping the rest of the
+// file), names anonymous blank nodes "_:bN" so that they merge with labelled
+// ones, prints to stderr, and lexes on a goroutine whose runtime panics
+// cannot be recovered; its RDF/XML decoder rejects DOCTYPE entities (&xsd;),
+// drops inherited xml:lang, leaves collection members unresolved and
+// attaches properties after a collection to the wrong subject. The readers
+// here stream (one statement or XML token at a time), share the N-Triples
+// reader's term conventions, dialects and transforms, and are checked
+// against serdi and rapper on the fixtures in testdata/.
 //
 // # Parsing
 //

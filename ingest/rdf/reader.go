@@ -91,7 +91,7 @@ func New(opts Options) *Reader {
 // (wrapping a *SyntaxError) through Options.Skip. Errors from w stop the read.
 func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
 	p := NewParser(rd.opts.Graph, rd.opts.Strict)
-	emit, finish := rd.emitter(w)
+	emit, finish := newEmitter(rd.opts, w)
 	lr := newLineReader(r, rd.opts.MaxLineBytes)
 	for lineNo := int64(1); ; lineNo++ {
 		if lineNo%ctxCheckEvery == 0 {
@@ -127,11 +127,11 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 	}
 }
 
-// emitter chains the dialect's mapper, the transform and w. finish runs the
-// mapper's Finish, if it has one.
-func (rd *Reader) emitter(w source.Writer) (emit func(quad.Quad) error, finish func() error) {
+// newEmitter chains the dialect's mapper, the transform and w. finish runs
+// the mapper's Finish, if it has one. Every reader of this package uses it.
+func newEmitter(opts Options, w source.Writer) (emit func(quad.Quad) error, finish func() error) {
 	out := w.WriteQuad
-	if t := rd.opts.Transform; t != nil {
+	if t := opts.Transform; t != nil {
 		out = func(q quad.Quad) error {
 			q, ok := t(q)
 			if !ok {
@@ -141,10 +141,10 @@ func (rd *Reader) emitter(w source.Writer) (emit func(quad.Quad) error, finish f
 		}
 	}
 	finish = func() error { return nil }
-	if rd.opts.Dialect == nil {
+	if opts.Dialect == nil {
 		return out, finish
 	}
-	m := rd.opts.Dialect.NewMapper(languages(rd.opts.Languages))
+	m := opts.Dialect.NewMapper(languages(opts.Languages))
 	if f, ok := m.(Finisher); ok {
 		finish = func() error { return f.Finish(out) }
 	}

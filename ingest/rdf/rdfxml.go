@@ -1,0 +1,592 @@
+package rdf
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+	"golang.org/x/text/encoding/htmlindex"
+
+	"github.com/grove-kg/grove/ingest/source"
+)
+
+const (
+	xmlNS         = "http://www.w3.org/XML/1998/namespace"
+	rdfXMLLiteral = quad.IRI(rdfNS + "XMLLiteral")
+)
+
+// RDFXMLReader reads RDF/XML documents (W3C RDF 1.1 XML Syntax: node and
+// property elements, typed node elements, property attributes, rdf:about,
+// rdf:ID, rdf:nodeID, rdf:resource, rdf:datatype, xml:lang and xml:base
+// scoping, rdf:li numbering, rdf:parseType Resource, Collection and
+// Literal, reification through rdf:ID on property elements, DOCTYPE
+// entity declarations such as &xsd;, and any encoding the XML declaration
+// names). It implements source.Reader.
+//
+// It streams: encoding/xml hands over one token at a time and each triple
+// is written as soon as its subject, predicate and object are known, so
+// memory is bounded by the element nesting (at most maxNesting levels) and
+// the longest text node (Options.MaxLineBytes), not by the document.
+// Blank nodes are named as by the Turtle reader: rdf:nodeID values are
+// scoped by Options.Graph, nodes without an id get "<graph>/<file>#<n>".
+// rdf:parseType="Literal" content is re-serialized with explicit xmlns
+// declarations (not exclusive canonical XML) and typed rdf:XMLLiteral.
+// Property attributes take the in-scope xml:lang, as the W3C grammar says
+// (section 7.2.11: literal-language := e.language) and rdflib does; rapper
+// leaves them untagged, so the rapper-checked fixtures have no property
+// attribute under an xml:lang.
+//
+// A malformed document is a *source.Error naming the file and line. XML
+// cannot be resynchronised after an error, so it stops the read even with
+// SkipInvalid (after reporting it through Options.Skip, which counts it).
+type RDFXMLReader struct {
+	opts Options
+}
+
+var _ source.Reader = (*RDFXMLReader)(nil)
+
+// NewRDFXML returns an RDF/XML reader.
+func NewRDFXML(opts Options) *RDFXMLReader { return &RDFXMLReader{opts: opts} }
+
+// Read parses r and writes its triples to w.
+func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
+	emit, finish := newEmitter(rd.opts, w)
+	max := rd.opts.MaxLineBytes
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	dec := xml.NewDecoder(r)
+	dec.CharsetReader = charsetReader
+	dec.Entity = map[string]string{}
+	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, name), emit: emit, strict: rd.opts.Strict, max: max}
+	if err := x.document(); err != nil {
+		var pe *xmlError
+		if errors.As(err, &pe) {
+			se := &source.Error{File: name, Line: pe.line, Err: pe.err}
+			if err := rd.opts.Skip(se); err != nil {
+				return err
+			}
+			return se // the rest of the document cannot be read
+		}
+		line, _ := dec.InputPos()
+		return fmt.Errorf("%s:%d: %w", name, line, err)
+	}
+	if err := finish(); err != nil {
+		return fmt.Errorf("%s: end of input: %w", name, err)
+	}
+	return nil
+}
+
+// charsetReader decodes the encodings an XML declaration may name.
+func charsetReader(label string, in io.Reader) (io.Reader, error) {
+	enc, err := htmlindex.Get(label)
+	if err != nil {
+		return nil, fmt.Errorf("unsupported encoding %q: %w", label, err)
+	}
+	return enc.NewDecoder().Reader(in), nil
+}
+
+// xmlError is a syntax error at a line of the document.
+type xmlError struct {
+	line int64
+	err  error
+}
+
+func (e *xmlError) Error() string { return e.err.Error() }
+func (e *xmlError) Unwrap() error { return e.err }
+
+// rdfxml is the state of one RDF/XML parse.
+type rdfxml struct {
+	ctx    context.Context
+	dec    *xml.Decoder
+	blanks blankNamer
+	emit   func(quad.Quad) error
+	strict bool
+	max    int
+	depth  int
+	tokens int
+}
+
+// scope is the in-scope xml:base and xml:lang of an element.
+type scope struct {
+	base, lang string
+}
+
+func (x *rdfxml) errf(format string, args ...any) error {
+	line, _ := x.dec.InputPos()
+	return &xmlError{line: int64(line), err: fmt.Errorf(format, args...)}
+}
+
+// token returns the next XML token; syntax errors become xmlErrors.
+func (x *rdfxml) token() (xml.Token, error) {
+	if x.tokens++; x.tokens%ctxCheckEvery == 0 {
+		if err := x.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	tok, err := x.dec.Token()
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return nil, &xmlError{line: int64(se.Line), err: fmt.Errorf("XML: %s", se.Msg)}
+	}
+	return tok, err
+}
+
+// entityDecl matches the internal general entities of a DOCTYPE.
+var entityDecl = regexp.MustCompile(`<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)')\s*>`)
+
+func (x *rdfxml) document() error {
+	for {
+		tok, err := x.token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.Directive:
+			for _, m := range entityDecl.FindAllSubmatch([]byte("<!"+string(t)+">"), -1) {
+				x.dec.Entity[string(m[1])] = string(m[2]) + string(m[3])
+			}
+		case xml.StartElement:
+			sc := scope{}.with(t, x)
+			if t.Name.Space == rdfNS && t.Name.Local == "RDF" {
+				if err := x.nodeElementList(sc); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := x.nodeElement(t, scope{}); err != nil {
+				return err
+			}
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return x.errf("text outside of any element")
+			}
+		}
+	}
+}
+
+// with returns the scope inside el.
+func (sc scope) with(el xml.StartElement, x *rdfxml) scope {
+	for _, a := range el.Attr {
+		if a.Name.Space != xmlNS {
+			continue
+		}
+		switch a.Name.Local {
+		case "lang":
+			sc.lang = a.Value
+		case "base":
+			sc.base = x.resolve(sc, a.Value)
+			if i := strings.IndexByte(sc.base, '#'); i >= 0 {
+				sc.base = sc.base[:i]
+			}
+		}
+	}
+	return sc
+}
+
+// resolve resolves an IRI reference against the scope's base.
+func (x *rdfxml) resolve(sc scope, ref string) string {
+	if hasScheme(ref) || sc.base == "" {
+		return ref
+	}
+	return resolveIRI(sc.base, ref)
+}
+
+func (x *rdfxml) iri(sc scope, ref string) (quad.IRI, error) {
+	iri := x.resolve(sc, ref)
+	if x.strict && !hasScheme(iri) {
+		return "", x.errf("relative IRI <%s> without a base IRI", iri)
+	}
+	return quad.IRI(iri), nil
+}
+
+// nodeElementList reads node elements until the enclosing end tag.
+func (x *rdfxml) nodeElementList(sc scope) error {
+	for {
+		tok, err := x.token()
+		if err != nil {
+			return x.eof(err, "the end of rdf:RDF")
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if _, err := x.nodeElement(t, sc); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			return nil
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return x.errf("text %q where a node element was expected", bytes.TrimSpace(t))
+			}
+		}
+	}
+}
+
+// eof turns an unexpected end of input into a syntax error.
+func (x *rdfxml) eof(err error, what string) error {
+	if err == io.EOF {
+		return x.errf("unexpected end of input before %s", what)
+	}
+	return err
+}
+
+func (x *rdfxml) enter() error {
+	if x.depth++; x.depth > maxNesting {
+		return x.errf("elements nested deeper than %d levels", maxNesting)
+	}
+	return nil
+}
+
+func isRDF(n xml.Name, local string) bool { return n.Space == rdfNS && n.Local == local }
+
+// isSyntaxAttr reports attributes that are not property attributes.
+func isSyntaxAttr(a xml.Attr) bool {
+	switch {
+	case a.Name.Space == xmlNS, a.Name.Space == "xmlns", a.Name.Space == "" && a.Name.Local == "xmlns":
+		return true
+	case strings.HasPrefix(strings.ToLower(a.Name.Local), "xml") && a.Name.Space == "":
+		return true
+	case a.Name.Space == rdfNS:
+		switch a.Name.Local {
+		case "about", "ID", "nodeID", "resource", "datatype", "parseType", "aboutEach", "aboutEachPrefix", "bagID":
+			return true
+		}
+	}
+	return false
+}
+
+func attr(el xml.StartElement, local string) (string, bool) {
+	for _, a := range el.Attr {
+		if a.Name.Space == rdfNS && a.Name.Local == local {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// subjectOf returns the node an element with rdf:about, rdf:ID or
+// rdf:nodeID (or none: a fresh blank node) stands for.
+func (x *rdfxml) subjectOf(el xml.StartElement, sc scope) (quad.Value, error) {
+	if v, ok := attr(el, "about"); ok {
+		return x.iri(sc, v)
+	}
+	if v, ok := attr(el, "ID"); ok {
+		return x.iri(sc, "#"+v)
+	}
+	if v, ok := attr(el, "nodeID"); ok {
+		if v == "" {
+			return nil, x.errf("empty rdf:nodeID")
+		}
+		return x.blanks.labelled([]byte(v)), nil
+	}
+	return x.blanks.fresh(), nil
+}
+
+// propertyAttrs emits the property attributes of el on subj.
+func (x *rdfxml) propertyAttrs(subj quad.Value, el xml.StartElement, sc scope) error {
+	for _, a := range el.Attr {
+		if isSyntaxAttr(a) {
+			continue
+		}
+		if a.Name.Space == "" {
+			return x.errf("attribute %q has no namespace", a.Name.Local)
+		}
+		pred := quad.IRI(a.Name.Space + a.Name.Local)
+		var obj quad.Value = quad.String(a.Value)
+		if isRDF(a.Name, "type") {
+			iri, err := x.iri(sc, a.Value)
+			if err != nil {
+				return err
+			}
+			obj = iri
+		} else if sc.lang != "" {
+			obj = quad.LangString{Value: quad.String(a.Value), Lang: sc.lang}
+		}
+		if err := x.emit(quad.Quad{Subject: subj, Predicate: pred, Object: obj}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeElement reads a node element whose start tag is el and returns the
+// node it describes.
+func (x *rdfxml) nodeElement(el xml.StartElement, outer scope) (quad.Value, error) {
+	if err := x.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { x.depth-- }()
+	sc := outer.with(el, x)
+	subj, err := x.subjectOf(el, sc)
+	if err != nil {
+		return nil, err
+	}
+	if el.Name.Space == "" {
+		return nil, x.errf("element <%s> has no namespace", el.Name.Local)
+	}
+	if !isRDF(el.Name, "Description") {
+		if err := x.emit(quad.Quad{Subject: subj, Predicate: rdfType, Object: quad.IRI(el.Name.Space + el.Name.Local)}); err != nil {
+			return nil, err
+		}
+	}
+	if err := x.propertyAttrs(subj, el, sc); err != nil {
+		return nil, err
+	}
+	return subj, x.propertyElements(subj, sc)
+}
+
+// propertyElements reads property elements of subj until the enclosing
+// end tag.
+func (x *rdfxml) propertyElements(subj quad.Value, sc scope) error {
+	li := 0
+	for {
+		tok, err := x.token()
+		if err != nil {
+			return x.eof(err, "an end tag")
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := x.propertyElement(subj, t, sc, &li); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			return nil
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return x.errf("text %q where a property element was expected", bytes.TrimSpace(t))
+			}
+		}
+	}
+}
+
+// propertyElement reads one property element of subj.
+func (x *rdfxml) propertyElement(subj quad.Value, el xml.StartElement, outer scope, li *int) error {
+	if err := x.enter(); err != nil {
+		return err
+	}
+	defer func() { x.depth-- }()
+	sc := outer.with(el, x)
+	if el.Name.Space == "" {
+		return x.errf("element <%s> has no namespace", el.Name.Local)
+	}
+	pred := quad.IRI(el.Name.Space + el.Name.Local)
+	if isRDF(el.Name, "li") {
+		*li++
+		pred = quad.IRI(rdfNS + "_" + strconv.Itoa(*li))
+	}
+	obj, err := x.propertyValue(subj, pred, el, sc)
+	if err != nil {
+		return err
+	}
+	if err := x.emit(quad.Quad{Subject: subj, Predicate: pred, Object: obj}); err != nil {
+		return err
+	}
+	if id, ok := attr(el, "ID"); ok {
+		return x.reify(sc, id, subj, pred, obj)
+	}
+	return nil
+}
+
+// propertyValue reads the content of a property element and returns its
+// object, emitting any triples the content describes.
+func (x *rdfxml) propertyValue(subj, pred quad.Value, el xml.StartElement, sc scope) (quad.Value, error) {
+	if pt, ok := attr(el, "parseType"); ok {
+		switch pt {
+		case "Resource":
+			obj := x.blanks.fresh()
+			return obj, x.propertyElements(obj, sc)
+		case "Collection":
+			return x.collection(sc)
+		default: // "Literal" and unknown values
+			s, err := x.innerXML()
+			return quad.TypedString{Value: quad.String(s), Type: rdfXMLLiteral}, err
+		}
+	}
+	text, child, err := x.content(sc)
+	if err != nil {
+		return nil, err
+	}
+	if child != nil {
+		return child, nil
+	}
+	res, hasRes := attr(el, "resource")
+	node, hasNode := attr(el, "nodeID")
+	_, hasDT := attr(el, "datatype")
+	hasProps := false
+	for _, a := range el.Attr {
+		hasProps = hasProps || !isSyntaxAttr(a)
+	}
+	if strings.TrimSpace(text) != "" || hasDT || !(hasRes || hasNode || hasProps) {
+		return x.literal(el, sc, text), nil
+	}
+	var obj quad.Value
+	switch {
+	case hasRes:
+		if obj, err = x.iri(sc, res); err != nil {
+			return nil, err
+		}
+	case hasNode:
+		obj = x.blanks.labelled([]byte(node))
+	default:
+		obj = x.blanks.fresh()
+	}
+	return obj, x.propertyAttrs(obj, el, sc)
+}
+
+func (x *rdfxml) literal(el xml.StartElement, sc scope, text string) quad.Value {
+	if dt, ok := attr(el, "datatype"); ok {
+		iri := quad.IRI(x.resolve(sc, dt))
+		if iri == xsdString {
+			return quad.String(text)
+		}
+		return quad.TypedString{Value: quad.String(text), Type: iri}
+	}
+	if sc.lang != "" {
+		return quad.LangString{Value: quad.String(text), Lang: sc.lang}
+	}
+	return quad.String(text)
+}
+
+// content reads a property element's content up to its end tag: text, or
+// one node element (returned as child).
+func (x *rdfxml) content(sc scope) (text string, child quad.Value, err error) {
+	var buf []byte
+	for {
+		tok, err := x.token()
+		if err != nil {
+			return "", nil, x.eof(err, "an end tag")
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			if child != nil && len(bytes.TrimSpace(t)) > 0 {
+				return "", nil, x.errf("text after a node element in a property element")
+			}
+			if len(buf)+len(t) > x.max {
+				return "", nil, x.errf("%v (limit %d bytes)", errTokenTooLong, x.max)
+			}
+			buf = append(buf, t...)
+		case xml.StartElement:
+			if child != nil || len(bytes.TrimSpace(buf)) > 0 {
+				return "", nil, x.errf("a property element holds either text or one node element")
+			}
+			if child, err = x.nodeElement(t, sc); err != nil {
+				return "", nil, err
+			}
+		case xml.EndElement:
+			return string(buf), child, nil
+		}
+	}
+}
+
+// collection reads the node elements of rdf:parseType="Collection" and
+// returns the list's head.
+func (x *rdfxml) collection(sc scope) (quad.Value, error) {
+	var head, cur quad.Value = rdfNil, nil
+	for {
+		tok, err := x.token()
+		if err != nil {
+			return nil, x.eof(err, "the end of the collection")
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			item, err := x.nodeElement(t, sc)
+			if err != nil {
+				return nil, err
+			}
+			next := x.blanks.fresh()
+			if cur == nil {
+				head = next
+			} else if err := x.emit(quad.Quad{Subject: cur, Predicate: rdfRest, Object: next}); err != nil {
+				return nil, err
+			}
+			cur = next
+			if err := x.emit(quad.Quad{Subject: cur, Predicate: rdfFirst, Object: item}); err != nil {
+				return nil, err
+			}
+		case xml.EndElement:
+			if cur != nil {
+				return head, x.emit(quad.Quad{Subject: cur, Predicate: rdfRest, Object: rdfNil})
+			}
+			return head, nil
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return nil, x.errf("text in a collection")
+			}
+		}
+	}
+}
+
+// innerXML re-serializes the content of a parseType="Literal" element.
+func (x *rdfxml) innerXML() (string, error) {
+	var sb strings.Builder
+	level := 0
+	for {
+		tok, err := x.token()
+		if err != nil {
+			return "", x.eof(err, "the end of the XML literal")
+		}
+		if sb.Len() > x.max {
+			return "", x.errf("%v (limit %d bytes)", errTokenTooLong, x.max)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			level++
+			sb.WriteString("<" + t.Name.Local)
+			if t.Name.Space != "" {
+				sb.WriteString(` xmlns="` + escapeAttr(t.Name.Space) + `"`)
+			}
+			for _, a := range t.Attr {
+				if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+					continue
+				}
+				sb.WriteString(" " + a.Name.Local + `="` + escapeAttr(a.Value) + `"`)
+			}
+			sb.WriteString(">")
+		case xml.EndElement:
+			if level == 0 {
+				return sb.String(), nil
+			}
+			level--
+			sb.WriteString("</" + t.Name.Local + ">")
+		case xml.CharData:
+			xml.EscapeText(&sb, t)
+		case xml.Comment:
+			sb.WriteString("<!--" + string(t) + "-->")
+		}
+	}
+}
+
+func escapeAttr(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// reify emits the reification of a statement named by rdf:ID.
+func (x *rdfxml) reify(sc scope, id string, s, p, o quad.Value) error {
+	stmt, err := x.iri(sc, "#"+id)
+	if err != nil {
+		return err
+	}
+	for _, q := range []quad.Quad{
+		{Subject: stmt, Predicate: rdfType, Object: quad.IRI(rdfNS + "Statement")},
+		{Subject: stmt, Predicate: quad.IRI(rdfNS + "subject"), Object: s},
+		{Subject: stmt, Predicate: quad.IRI(rdfNS + "predicate"), Object: p},
+		{Subject: stmt, Predicate: quad.IRI(rdfNS + "object"), Object: o},
+	} {
+		if err := x.emit(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package rdf
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/ingest/source"
+)
+
+// TestRDFXMLMatchesRapper converts the fixtures with rapper and with the
+// RDF/XML reader and compares the graphs: people.rdf is a realistic
+// export, edge.rdf the corners of the syntax (xml:base and xml:lang
+// scoping, rdf:li numbering, nested parseType, typed nodes in collections).
+func TestRDFXMLMatchesRapper(t *testing.T) {
+	for _, name := range []string{"people.rdf", "edge.rdf"} {
+		t.Run(name, func(t *testing.T) {
+			fixture := "testdata/" + name
+			want := referenceNTriples(t, "raptor2-utils", "rapper", "-q", "-i", "rdfxml", "-o", "ntriples", fixture)
+			got, err := readWith(t, NewRDFXML(Options{Strict: true}), name, fixtureBytes(t, fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d triples, rapper %d", len(got), len(want))
+			}
+			sameGraph(t, got, want)
+		})
+	}
+}
+
+// TestRDFXMLEncoding reads a Latin-1 document.
+func TestRDFXMLEncoding(t *testing.T) {
+	doc := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:e=\"http://e/\">" +
+		"<rdf:Description rdf:about=\"http://e/s\"><e:p>caf\xe9</e:p></rdf:Description></rdf:RDF>"
+	qs, err := readWith(t, NewRDFXML(Options{}), "l1.rdf", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Object != quad.String("café") {
+		t.Errorf("got %v", qs)
+	}
+}
+
+// TestRDFXMLPropertyAttributeLanguage: property attributes take the
+// in-scope xml:lang (W3C grammar 7.2.11), where rapper differs.
+func TestRDFXMLPropertyAttributeLanguage(t *testing.T) {
+	doc := `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/" xml:lang="de">
+<rdf:Description rdf:about="http://e/s" e:p="kurz"/></rdf:RDF>`
+	qs, err := readWith(t, NewRDFXML(Options{}), "l.rdf", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Object != (quad.LangString{Value: "kurz", Lang: "de"}) {
+		t.Errorf("got %v", qs)
+	}
+}
+
+func TestRDFXMLBlankScopes(t *testing.T) {
+	doc := `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/">
+<rdf:Description rdf:nodeID="x"><e:p><rdf:Description/></e:p></rdf:Description></rdf:RDF>`
+	qs, err := readWith(t, NewRDFXML(Options{Options: source.Options{Graph: "kg"}}), "a.rdf", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].NQuad() != `_:kg/x <http://e/p> _:kg/a.rdf#1 .` {
+		t.Errorf("got %v", qs)
+	}
+}
+
+func TestRDFXMLErrors(t *testing.T) {
+	const head = `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/">` + "\n"
+	tests := []struct{ name, doc, want string }{
+		{"not closed", head + `<rdf:Description rdf:about="http://e/s">` + "\n<e:p>x</e:p>\n", "bad.rdf:4: XML: unexpected EOF"},
+		{"mismatched", head + `<rdf:Description rdf:about="http://e/s"><e:p>x</e:q></rdf:Description></rdf:RDF>`, "bad.rdf:2: XML: element <p> closed by </q>"},
+		{"text and element", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p>x<e:C/></e:p></rdf:Description></rdf:RDF>", "bad.rdf:3: a property element holds either text or one node element"},
+		{"unknown entity", head + `<rdf:Description rdf:about="&foo;s"/></rdf:RDF>`, "invalid character entity &foo;"},
+		{"relative", head + `<rdf:Description rdf:about="s"><e:p>x</e:p></rdf:Description></rdf:RDF>`, "relative IRI <s> without a base IRI"},
+		{"deep", head + strings.Repeat(`<e:C><e:p>`, maxNesting), "nested deeper"},
+		{"no namespace", head + `<rdf:Description rdf:about="http://e/s"><p>x</p></rdf:Description></rdf:RDF>`, "element <p> has no namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := readWith(t, NewRDFXML(Options{Strict: true}), "bad.rdf", []byte(tt.doc))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+			var se *source.Error
+			if !errors.As(err, &se) || se.File != "bad.rdf" || se.Line == 0 {
+				t.Errorf("error %v is not a positioned *source.Error", err)
+			}
+		})
+	}
+}
+
+func FuzzRDFXML(f *testing.F) {
+	f.Add(string(fixtureBytes(f, "testdata/people.rdf")))
+	f.Add(string(fixtureBytes(f, "testdata/edge.rdf")))
+	f.Add(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/"><e:T rdf:about="http://e/s" e:a="1"><e:p rdf:parseType="Collection"><e:T/></e:p><rdf:li>x</rdf:li></e:T></rdf:RDF>`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		qs, err := readWith(t, NewRDFXML(Options{MaxLineBytes: 1 << 16}), "fuzz.rdf", []byte(doc))
+		if err != nil {
+			return
+		}
+		for _, q := range qs {
+			if q.Subject == nil || q.Predicate == nil || q.Object == nil {
+				t.Fatalf("incomplete quad %v", q)
+			}
+		}
+	})
+}
