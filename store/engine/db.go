@@ -122,6 +122,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, err)
 	}
+	if !opts.InMemory && !opts.ReadOnly {
+		removeStaleSpills(dir, log)
+	}
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
 		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
 	if err := db.init(); err != nil {

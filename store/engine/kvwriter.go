@@ -14,6 +14,9 @@ import (
 // what Badger's StreamWriter needs to write sorted tables directly.
 type kvWriter interface {
 	Set(stream uint32, key, val []byte) error
+	// Done ends streams: their last tables are written now, before any
+	// later stream's (no Set on them may follow).
+	Done(streams ...uint32) error
 	Flush() error
 	Cancel()
 }
@@ -84,6 +87,27 @@ func (s *streamSink) write(b *streamBuf) error {
 	return nil
 }
 
+func (s *streamSink) Done(streams ...uint32) error {
+	for _, id := range streams {
+		s.mu.Lock()
+		b, ok := s.bufs[id]
+		s.mu.Unlock()
+		if !ok {
+			continue // never written: nothing to end
+		}
+		b.kv = pb.KV{StreamId: id, StreamDone: true}
+		badger.KVToBuffer(&b.kv, b.buf)
+		if err := s.write(b); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		delete(s.bufs, id)
+		s.mu.Unlock()
+		_ = b.buf.Release()
+	}
+	return nil
+}
+
 func (s *streamSink) Flush() error {
 	defer s.release()
 	for _, b := range s.bufs {
@@ -115,5 +139,6 @@ type batchSink struct{ wb *badger.WriteBatch }
 func (b *batchSink) Set(_ uint32, key, val []byte) error {
 	return b.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
 }
-func (b *batchSink) Flush() error { return b.wb.Flush() }
-func (b *batchSink) Cancel()      { b.wb.Cancel() }
+func (b *batchSink) Done(...uint32) error { return nil }
+func (b *batchSink) Flush() error         { return b.wb.Flush() }
+func (b *batchSink) Cancel()              { b.wb.Cancel() }
