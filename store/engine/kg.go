@@ -430,25 +430,29 @@ func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 		return out, err
 	}
 	for _, gi := range groups {
-		members, err := readList(txn, groupKey(nil, space, tid, gi.b, gi.g), nil)
-		if err != nil {
+		// Read the list chunk by chunk and stop at the limit: a hub's
+		// incoming list can hold millions of ids.
+		err := eachChunk(txn, groupKey(nil, space, tid, gi.b, gi.g), func(members []uint64) (bool, error) {
+			for _, m := range members {
+				if limit > 0 && len(out) >= limit {
+					return false, nil
+				}
+				if seen[m] {
+					continue
+				}
+				seen[m] = true
+				e, err := db.entity(txn, m)
+				if err != nil {
+					return false, err
+				}
+				if !e.Literal {
+					out = append(out, e)
+				}
+			}
+			return true, nil
+		})
+		if err != nil || (limit > 0 && len(out) >= limit) {
 			return out, err
-		}
-		for _, m := range members {
-			if limit > 0 && len(out) >= limit {
-				return out, nil
-			}
-			if seen[m] {
-				continue
-			}
-			seen[m] = true
-			e, err := db.entity(txn, m)
-			if err != nil {
-				return out, err
-			}
-			if !e.Literal {
-				out = append(out, e)
-			}
 		}
 	}
 	return out, nil

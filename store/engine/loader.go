@@ -40,7 +40,7 @@ type LoadOptions struct {
 	Files []string
 	// MaxMemory bounds the memory the load keeps (read batches and sort
 	// buffers); the rest is spilled to temporary files beside the
-	// database. Default DefaultMaxMemory; at least 64 MiB is used.
+	// database. Default DefaultMaxMemory; at least 1 MiB is used.
 	MaxMemory int64
 	// Progress, if set, receives the phase of the commit and how far it
 	// is (Total < 0 when unknown). It is called from the committing
@@ -48,8 +48,13 @@ type LoadOptions struct {
 	Progress func(LoadProgress)
 }
 
-// DefaultMaxMemory is the memory budget of a load when none is given.
-const DefaultMaxMemory = 2 << 30
+// DefaultMaxMemory is the memory budget of a load when none is given;
+// minMaxMemory is the smallest budget used (tests use it to force many
+// batches and sorted runs).
+const (
+	DefaultMaxMemory = 2 << 30
+	minMaxMemory     = 1 << 20
+)
 
 // LoadProgress reports one commit phase: "dictionary", "map", "write",
 // "labels".
@@ -132,7 +137,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	}
 	db.writeMu.Lock()
 	db.mu.RLock()
-	l := &Loader{db: db, ctx: context.Background(), opts: opts, budget: max(opts.MaxMemory, 64<<20),
+	l := &Loader{db: db, ctx: context.Background(), opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
 		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1}
 	if g, ok := db.graphs[opts.Graph]; ok {

@@ -87,6 +87,32 @@ func readListLimit(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]ui
 	}
 }
 
+// eachChunk decodes a posting list one chunk at a time and passes the ids
+// to fn (the slice is reused: fn must not keep it) until fn returns false.
+func eachChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool, error)) error {
+	var ids []uint64
+	key := append([]byte(nil), group...)
+	for chunk := uint32(0); ; chunk++ {
+		item, err := txn.Get(withChunk(key[:len(group)], chunk))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		err = item.Value(func(v []byte) (err error) {
+			ids, err = decodeChunk(ids[:0], v, chunk == 0)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("posting list %x: %w", group, err)
+		}
+		more, err := fn(ids)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
 // listCount returns the total length of a posting list (0 if absent).
 func listCount(txn *badger.Txn, group []byte) (int64, error) {
 	item, err := txn.Get(withChunk(append([]byte(nil), group...), 0))
