@@ -46,6 +46,10 @@ type Options struct {
 	GRBench grbench.Options
 	// MusicBrainz holds the MusicBrainz reader's own options.
 	MusicBrainz musicbrainz.Options
+	// MaxMemory bounds the memory the bulk loader keeps (read batches and
+	// sort buffers; the rest is spilled beside the database). 0 means
+	// engine.DefaultMaxMemory.
+	MaxMemory int64
 	// Progress, if set, receives progress reports about twice a second.
 	Progress func(Progress)
 	Logger   *slog.Logger
@@ -62,6 +66,12 @@ type Progress struct {
 	Skipped    int64
 	Elapsed    time.Duration
 	Committing bool
+	// Phase is the bulk load's phase once reading is done ("dictionary",
+	// "map", "write", "labels"), with its progress in quads where known
+	// (PhaseTotal < 0: unknown).
+	Phase                 string
+	PhaseDone, PhaseTotal int64
+	PhaseElapsed          time.Duration
 }
 
 // Result summarises a run.
@@ -84,12 +94,14 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	if len(files) == 0 {
 		return Result{}, errors.New("ingest: no input files")
 	}
-	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files})
+	r := newRun(opts, files)
+	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files,
+		MaxMemory: opts.MaxMemory, Progress: r.onPhase})
 	if err != nil {
+		r.stop()
 		return Result{}, err
 	}
 	defer l.Close()
-	r := newRun(opts, files)
 	defer r.stop()
 	for _, f := range files {
 		fr, err := r.readFile(ctx, f, l)
@@ -135,6 +147,7 @@ type run struct {
 	total      int64
 	cur        atomic.Pointer[input.File]
 	committing atomic.Bool
+	phase      atomic.Pointer[phaseState]
 	start      time.Time
 	quit       chan struct{}
 	wg         sync.WaitGroup
@@ -181,9 +194,28 @@ func (r *run) report() {
 	}
 }
 
+// phaseState is the bulk load's latest phase report.
+type phaseState struct {
+	engine.LoadProgress
+	start time.Time
+}
+
+// onPhase records the loader's phase reports; the first report of a phase
+// starts its clock.
+func (r *run) onPhase(p engine.LoadProgress) {
+	st := &phaseState{LoadProgress: p, start: time.Now()}
+	if old := r.phase.Load(); old != nil && old.Phase == p.Phase {
+		st.start = old.start
+	}
+	r.phase.Store(st)
+}
+
 func (r *run) snapshot() Progress {
 	p := Progress{Done: r.done.Load(), Total: r.total, Quads: r.quads.Load(), Skipped: r.skipped.Load(),
 		Elapsed: time.Since(r.start), Committing: r.committing.Load()}
+	if ph := r.phase.Load(); ph != nil {
+		p.Phase, p.PhaseDone, p.PhaseTotal, p.PhaseElapsed = ph.Phase, ph.Done, ph.Total, time.Since(ph.start)
+	}
 	if f := r.cur.Load(); f != nil {
 		p.File = f.Name()
 		p.Done += f.CompressedRead()

@@ -38,14 +38,20 @@ type quadSorter struct {
 	name  string
 	order quadOrder
 	buf   []qids
+	tmp   []qids   // radix sort scratch
+	dig   []uint16 // radix sort digits
 	limit int
 	runs  []string
 }
 
-// newQuadSorter sorts in order with at most budget bytes of records in
-// memory (at least 64k records).
+// sortBytesPerQuad is the memory one buffered record costs: itself, its
+// radix-sort scratch copy and digit.
+const sortBytesPerQuad = 2*quadRecLen + 2
+
+// newQuadSorter sorts in order with at most budget bytes of records and
+// sort scratch in memory (at least 64k records).
 func newQuadSorter(sd *spillDir, name string, order quadOrder, budget int64) *quadSorter {
-	limit := max(int(budget/quadRecLen), 1<<16)
+	limit := max(int(budget/sortBytesPerQuad), 1<<16)
 	return &quadSorter{sd: sd, name: name, order: order, limit: limit}
 }
 
@@ -61,7 +67,17 @@ func (s *quadSorter) add(q qids) error {
 }
 
 func (s *quadSorter) sortBuf() {
-	slices.SortFunc(s.buf, s.order.cmp)
+	if len(s.buf) == 0 {
+		return
+	}
+	if cap(s.tmp) < len(s.buf) {
+		s.tmp = make([]qids, len(s.buf), cap(s.buf))
+		s.dig = make([]uint16, len(s.buf), cap(s.buf))
+	}
+	sorted := radixSortQuads(s.buf, s.tmp, s.dig, s.order)
+	if &sorted[0] != &s.buf[0] {
+		s.buf, s.tmp = sorted, s.buf
+	}
 	s.buf = slices.Compact(s.buf)
 }
 
@@ -98,7 +114,7 @@ func (s *quadSorter) finish() (*quadMerger, error) {
 	if len(s.runs) == 0 {
 		s.sortBuf()
 		m.mem = s.buf
-		s.buf = nil
+		s.buf, s.tmp, s.dig = nil, nil, nil
 		return m, nil
 	}
 	if len(s.buf) > 0 {
@@ -106,7 +122,7 @@ func (s *quadSorter) finish() (*quadMerger, error) {
 			return nil, err
 		}
 	}
-	s.buf = nil
+	s.buf, s.tmp, s.dig = nil, nil, nil
 	for _, p := range s.runs {
 		r, err := openSpill(p, 256<<10)
 		if err != nil {

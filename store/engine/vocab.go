@@ -79,14 +79,21 @@ type spilledBatch struct {
 // spill writes the batch to sd and resets it.
 func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 	n := len(b.terms)
-	order := make([]uint32, n)
-	for i := range order {
-		order[i] = uint32(i)
+	type entry struct {
+		term string
+		id   uint32
 	}
-	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(b.terms[x], b.terms[y]) })
+	sorted := make([]entry, n)
+	for i, t := range b.terms {
+		sorted[i] = entry{t, uint32(i)}
+	}
+	b.ids = nil // the map is no longer needed: free it before the sort
+	slices.SortFunc(sorted, func(x, y entry) int { return strings.Compare(x.term, y.term) })
+	order := make([]uint32, n)
 	rank := make([]uint32, n)
-	for i, o := range order {
-		rank[o] = uint32(i)
+	for i, e := range sorted {
+		order[i] = e.id
+		rank[e.id] = uint32(i)
 	}
 	sb := spilledBatch{nterms: n, nquads: int64(len(b.quads))}
 	var err error
