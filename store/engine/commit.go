@@ -402,7 +402,11 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 		if count {
 			cs.added[cg] += int64(len(cs.list) - old)
 		}
-		return sum.add(ca, sumEntry{cb, cg, int64(len(cs.list))})
+		e := sumEntry{p: cb, g: cg, count: int64(len(cs.list))}
+		if e.inline() {
+			e.ids = slices.Clone(cs.list)
+		}
+		return sum.add(ca, e)
 	}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
@@ -481,7 +485,8 @@ func (w *summaryWriter) flush() error {
 }
 
 // mergeGroup unions cs.list with the stored list under cs.key, writes the
-// result and returns the stored list's length.
+// result's chunks (none for a small S or O group, which the node block
+// holds inline) and returns the stored list's length.
 func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 	old := 0
 	if !cs.fresh {
@@ -491,6 +496,9 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 		}
 		old = len(stored)
 		cs.list = unionSorted(stored, cs.list)
+	}
+	if stream != streamPred && len(cs.list) <= inlineMax {
+		return old, nil
 	}
 	for i, chunk := range splitChunks(cs.list) {
 		if err := cs.sink.Set(stream, withChunk(cs.key, uint32(i)), chunk); err != nil {

@@ -21,7 +21,7 @@ import (
 )
 
 // formatVersion is stored in the database and checked on open.
-const formatVersion = 2
+const formatVersion = 3
 
 // Meta keys.
 var (

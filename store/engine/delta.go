@@ -207,7 +207,7 @@ func (u *updater) dropOrphans(q qids) error {
 // referenced reports whether any quad uses id as subject, object,
 // predicate or label.
 func (u *updater) referenced(id uint64) (bool, error) {
-	for _, prefix := range [][]byte{prefix1(spaceSPO, id), prefix1(spaceOPS, id), prefix1(spacePred, id)} {
+	for _, prefix := range [][]byte{summaryKey(spaceSPO, id), summaryKey(spaceOPS, id), prefix1(spacePred, id)} {
 		if hasPrefix(u.txn, prefix) {
 			return true, nil
 		}
@@ -234,15 +234,15 @@ func (u *updater) missing(d graph.Delta) error {
 }
 
 // edit inserts or removes id in the posting list under group and rewrites
-// it, keeping the node summary of S and O groups in step. It reports
-// whether the list changed and whether it was empty before.
+// it (S and O groups through their node block, inline or chunked). It
+// reports whether the list changed and whether it was empty before.
 func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty bool, err error) {
 	list, err := readList(u.txn, group, nil)
 	if err != nil {
 		return false, false, err
 	}
-	oldChunks := (len(list) + chunkSize - 1) / chunkSize
-	wasEmpty = len(list) == 0
+	oldLen := len(list)
+	wasEmpty = oldLen == 0
 	if insert {
 		list, changed = insertSorted(list, id)
 	} else {
@@ -251,17 +251,14 @@ func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty 
 	if !changed {
 		return false, wasEmpty, nil
 	}
-	if err := u.writeList(group, list, oldChunks); err != nil {
-		return true, wasEmpty, err
-	}
-	if group[0] == spaceSPO || group[0] == spaceOPS {
+	if isNodeGroup(group) {
 		a, b, g := getID(group[1:]), getID(group[9:]), getID(group[17:])
-		err = setSummaryCount(u.txn, group[0], a, b, g, int64(len(list)))
+		return true, wasEmpty, setGroup(u.txn, group[0], a, b, g, list, int64(oldLen))
 	}
-	return true, wasEmpty, err
+	return true, wasEmpty, u.writeList(group, list, (oldLen+chunkSize-1)/chunkSize)
 }
 
-// writeList stores a posting list, deleting chunks it no longer needs.
+// writeList stores a P posting list, deleting chunks it no longer needs.
 func (u *updater) writeList(group []byte, list []uint64, oldChunks int) error {
 	chunks := splitChunks(list)
 	if len(list) == 0 {

@@ -67,13 +67,15 @@ func (db *DB) reloadMeta() error {
 }
 
 // recount recomputes the exact stats from the indexes: quads per graph from
-// the chunk-0 totals of the S lists, relations per graph from the P lists.
+// the subjects' node blocks, relations per graph from the P lists.
 func (db *DB) recount() error {
 	return db.bdb.Update(func(txn *badger.Txn) error {
 		quads := map[uint64]int64{}
 		rels := map[uint64]int64{}
-		err := scanGroups(txn, []byte{spaceSPO}, func(gi groupInfo) error {
-			quads[gi.g] += gi.count
+		err := scanSummaries(txn, spaceSPO, func(_ uint64, es []sumEntry) error {
+			for _, e := range es {
+				quads[e.g] += e.count
+			}
 			return nil
 		})
 		if err != nil {

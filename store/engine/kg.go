@@ -228,7 +228,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 				break
 			}
 		}
-		members, err := readListLimit(txn, groupKey(nil, space, tid, p, gi.g), nil, left)
+		members, err := groupMembers(txn, space, gi, nil, left)
 		if err != nil {
 			return out, err
 		}
@@ -294,7 +294,7 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 		if q, ok := strings.CutPrefix(pi.id, store.QualifierPrefix); ok {
 			name = db.predLabelByID(txn, q)
 		}
-		vals, err := readList(txn, groupKey(nil, spaceSPO, t, gi.b, gi.g), nil)
+		vals, err := groupMembers(txn, spaceSPO, gi, nil, 0)
 		if err != nil {
 			return err
 		}
@@ -432,7 +432,7 @@ func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 	for _, gi := range groups {
 		// Read the list chunk by chunk and stop at the limit: a hub's
 		// incoming list can hold millions of ids.
-		err := eachChunk(txn, groupKey(nil, space, tid, gi.b, gi.g), func(members []uint64) (bool, error) {
+		err := groupChunks(txn, space, gi, func(members []uint64) (bool, error) {
 			for _, m := range members {
 				if limit > 0 && len(out) >= limit {
 					return false, nil
@@ -527,8 +527,8 @@ func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []st
 	for _, space := range []byte{spaceSPO, spaceOPS} {
 		var targets []uint64
 		err := relationGroups(txn, space, tid, p, func(gi groupInfo) error {
-			vals, err := readList(txn, groupKey(nil, space, tid, p, gi.g), nil)
-			targets = append(targets, vals...)
+			var err error
+			targets, err = groupMembers(txn, space, gi, targets, 0)
 			return err
 		})
 		if err != nil {
