@@ -250,7 +250,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 		}
 		ids.g = uint32(l.gLocal)
 	}
-	l.batch.quads = append(l.batch.quads, ids)
+	l.batch.addQuad(ids)
 	l.read++
 	l.noteLabel(q, ids)
 	if l.batch.size() >= l.budget/4 {
@@ -261,7 +261,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 
 // spillBatch writes the current batch to the spill directory.
 func (l *Loader) spillBatch() error {
-	if len(l.batch.quads) == 0 {
+	if l.batch.nquads == 0 {
 		return nil
 	}
 	sb, err := l.batch.spill(l.sd)

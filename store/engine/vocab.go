@@ -41,9 +41,21 @@ const termOverhead = 72
 type readBatch struct {
 	ids    map[string]uint32
 	terms  []string
-	quads  []lquad
+	quads  [][]lquad // blocks of quadBlock, so growing never copies
+	nquads int
 	labels []batchLabel
 	bytes  int64
+}
+
+const quadBlock = 1 << 16
+
+func (b *readBatch) addQuad(q lquad) {
+	if len(b.quads) == 0 || len(b.quads[len(b.quads)-1]) == quadBlock {
+		b.quads = append(b.quads, make([]lquad, 0, quadBlock))
+	}
+	last := &b.quads[len(b.quads)-1]
+	*last = append(*last, q)
+	b.nquads++
 }
 
 func (b *readBatch) intern(enc []byte) uint32 {
@@ -61,12 +73,12 @@ func (b *readBatch) intern(enc []byte) uint32 {
 	return id
 }
 
-func (b *readBatch) size() int64 { return b.bytes + int64(len(b.quads))*16 }
+func (b *readBatch) size() int64 { return b.bytes + int64(b.nquads)*16 }
 
 func (b *readBatch) reset() {
 	b.ids = nil
 	b.terms, b.quads, b.labels = nil, nil, nil
-	b.bytes = 0
+	b.bytes, b.nquads = 0, 0
 }
 
 // spilledBatch names the files of one spilled batch.
@@ -95,7 +107,7 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 		order[i] = e.id
 		rank[e.id] = uint32(i)
 	}
-	sb := spilledBatch{nterms: n, nquads: int64(len(b.quads))}
+	sb := spilledBatch{nterms: n, nquads: int64(b.nquads)}
 	var err error
 	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
 		var lb [binary.MaxVarintLen64]byte
@@ -113,15 +125,19 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 		return sb, err
 	}
 	if sb.quads, err = writeSpill(sd, "quads", func(w io.Writer) error {
-		var rec [16]byte
-		for _, q := range b.quads {
-			binary.LittleEndian.PutUint32(rec[0:], rank[q.s])
-			binary.LittleEndian.PutUint32(rec[4:], rank[q.p])
-			binary.LittleEndian.PutUint32(rec[8:], rank[q.o])
-			binary.LittleEndian.PutUint32(rec[12:], rank[q.g])
-			if _, err := w.Write(rec[:]); err != nil {
+		rec := make([]byte, 16*quadBlock)
+		for i, blk := range b.quads {
+			for j, q := range blk {
+				r := rec[16*j:]
+				binary.LittleEndian.PutUint32(r[0:], rank[q.s])
+				binary.LittleEndian.PutUint32(r[4:], rank[q.p])
+				binary.LittleEndian.PutUint32(r[8:], rank[q.o])
+				binary.LittleEndian.PutUint32(r[12:], rank[q.g])
+			}
+			if _, err := w.Write(rec[:16*len(blk)]); err != nil {
 				return err
 			}
+			b.quads[i] = nil // written: release the block
 		}
 		return nil
 	}); err != nil {
