@@ -84,18 +84,44 @@ func TestSummaryMerge(t *testing.T) {
 	}
 }
 
+func TestIDBlock(t *testing.T) {
+	var s idSlots
+	s[0], s[3], s[15] = []byte("Ia"), []byte(""), []byte("Bxyz")
+	got, err := decodeIDBlock(s.encode())
+	if err != nil || got.count() != 3 || string(got[0]) != "Ia" || got[3] == nil || len(got[3]) != 0 || string(got[15]) != "Bxyz" || got[1] != nil {
+		t.Fatalf("round trip = %q, %v", got, err)
+	}
+	for _, bad := range [][]byte{{5, 'a'}, slices.Repeat([]byte{1}, idBlockSize+1)} {
+		if _, err := decodeIDBlock(bad); err == nil {
+			t.Errorf("decodeIDBlock(%v) accepted", bad)
+		}
+	}
+}
+
 // FuzzDecoders feeds arbitrary bytes to every decoder of stored values:
 // they must return an error or a value, never panic or loop.
 func FuzzDecoders(f *testing.F) {
 	f.Add(encodeChunk(nil, []uint64{1, 5, 9}, true, 3))
 	f.Add(encodeSummary([]sumEntry{{p: 1, g: 2, count: 1, ids: []uint64{3}}, {p: 2, g: 2, count: 30}}))
 	f.Add([]byte("LenBerlin"))
+	f.Add([]byte{3, 'I', 'a', 0, 1})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = decodeChunk(nil, b, true)
 		_, _ = decodeChunk(nil, b, false)
 		_, _ = chunkTotal(b)
 		_, _ = decodeSummary(b, nil)
+		if s, err := decodeIDBlock(b); err == nil {
+			s2, err := decodeIDBlock(s.encode())
+			if err != nil {
+				t.Fatalf("id block round trip: %v", err)
+			}
+			for i := range s {
+				if (s[i] == nil) != (s2[i] == nil) || string(s[i]) != string(s2[i]) {
+					t.Fatalf("id block slot %d: %q -> %q", i, s[i], s2[i])
+				}
+			}
+		}
 		if v, err := decodeTerm(b); err == nil {
 			enc, err := encodeTerm(nil, v)
 			if err != nil {

@@ -321,36 +321,88 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 			return err
 		}
 	}
-	for _, t := range dict.reserved {
-		if err := cs.sink.Set(streamIDFix, idKey(t.id), []byte(t.enc)); err != nil {
-			return err
-		}
-	}
 	ir, err := openSpill(dict.idsFile, 1<<20)
 	if err != nil {
 		return err
 	}
 	defer ir.Close()
-	for {
+	// Reserved ids (an interrupted load's) are all below this load's new
+	// ids, so the two lists in sequence are in id order.
+	reserved := dict.reserved
+	next := func() (uint64, []byte, bool, error) {
+		if len(reserved) > 0 {
+			t := reserved[0]
+			reserved = reserved[1:]
+			return t.id, []byte(t.enc), true, nil
+		}
 		err := ir.readFull(idb[:])
 		if errors.Is(err, io.EOF) {
-			break
+			return 0, nil, false, nil
 		} else if err != nil {
-			return err
+			return 0, nil, false, err
 		}
 		k, err := binary.ReadUvarint(ir.r)
 		if err != nil {
-			return fmt.Errorf("temporary file %s: %w", dict.idsFile, err)
+			return 0, nil, false, fmt.Errorf("temporary file %s: %w", dict.idsFile, err)
 		}
-		term = slices.Grow(term[:0], int(k))[:k]
-		if err := ir.readFull(term); err != nil {
+		t := make([]byte, k)
+		return getID(idb[:]), t, true, ir.readFull(t)
+	}
+	w := idBlockWriter{cs: cs}
+	for {
+		id, t, ok, err := next()
+		if err != nil {
 			return err
 		}
-		if err := cs.sink.Set(streamID, idKey(getID(idb[:])), term); err != nil {
+		if !ok {
+			break
+		}
+		if err := w.add(id, t); err != nil {
 			return err
 		}
 	}
-	return cs.sink.Done(streamTerm, streamID, streamIDFix)
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return cs.sink.Done(streamTerm, streamID)
+}
+
+// idBlockWriter groups id -> term entries (in id order) into blocks,
+// merged with the stored block unless the database was empty.
+type idBlockWriter struct {
+	cs    *commitState
+	block uint64
+	slots idSlots
+	open  bool
+}
+
+func (w *idBlockWriter) add(id uint64, term []byte) error {
+	b := id >> idBlockBits
+	if w.open && b != w.block {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if !w.open {
+		w.block, w.open, w.slots = b, true, idSlots{}
+		if !w.cs.fresh {
+			stored, err := readIDBlock(w.cs.txn, id)
+			if err != nil {
+				return err
+			}
+			w.slots = stored
+		}
+	}
+	w.slots[id&(idBlockSize-1)] = term
+	return nil
+}
+
+func (w *idBlockWriter) flush() error {
+	if !w.open {
+		return nil
+	}
+	w.open = false
+	return w.cs.sink.Set(streamID, idBlockKey(w.block<<idBlockBits), w.slots.encode())
 }
 
 // writeSorted writes the S (space S, quads in s, p, g, o order) or O lists

@@ -106,7 +106,7 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 	u.stats.Nodes++
 	var v8 [idLen]byte
 	putID(v8[:], id)
-	if err := u.txn.Set(idKey(id), enc); err != nil {
+	if err := setTermBytes(u.txn, id, enc); err != nil {
 		return 0, err
 	}
 	return id, u.txn.Set(termKey(enc), v8[:])
@@ -189,11 +189,11 @@ func (u *updater) dropOrphans(q qids) error {
 		if used {
 			continue
 		}
-		enc, err := getValue(u.txn, idKey(id))
+		enc, err := termBytes(u.txn, id)
 		if err != nil {
 			return err
 		}
-		if err := u.txn.Delete(idKey(id)); err != nil {
+		if err := setTermBytes(u.txn, id, nil); err != nil {
 			return err
 		}
 		if err := u.txn.Delete(termKey(enc)); err != nil {

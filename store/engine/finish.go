@@ -87,7 +87,15 @@ func (db *DB) recount() error {
 		var nodes int64
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceID}})
 		for it.Rewind(); it.Valid(); it.Next() {
-			nodes++
+			err := it.Item().Value(func(v []byte) error {
+				s, err := decodeIDBlock(v)
+				nodes += int64(s.count())
+				return err
+			})
+			if err != nil {
+				it.Close()
+				return fmt.Errorf("id block %x: %w", it.Item().Key(), err)
+			}
 		}
 		it.Close()
 		return db.writeCounts(txn, quads, rels, nodes)

@@ -273,11 +273,21 @@ func (s *scanner) fillPred(key, val []byte) error {
 	return nil
 }
 
-func (s *scanner) fillNodes(key, _ []byte) error {
-	if len(key) != 1+idLen {
+// fillNodes expands an id block into the nodes it holds.
+func (s *scanner) fillNodes(key, val []byte) error {
+	first, ok := idBlockFirst(key)
+	if !ok {
 		return fmt.Errorf("corrupt key %x", key)
 	}
-	s.buf = append(s.buf, nodeRef(getID(key[1:])))
+	slots, err := decodeIDBlock(val)
+	if err != nil {
+		return fmt.Errorf("id block %x: %w", key, err)
+	}
+	for i, t := range slots {
+		if t != nil {
+			s.buf = append(s.buf, nodeRef(first+uint64(i)))
+		}
+	}
 	return nil
 }
 
@@ -350,7 +360,7 @@ func (a *allIndex) Contains(ctx context.Context, r refs.Ref) bool {
 			if !a.nodes {
 				return nil
 			}
-			_, err := txn.Get(idKey(uint64(r)))
+			_, err := termBytes(txn, uint64(r))
 			found = err == nil
 			return nil
 		case quadRef:

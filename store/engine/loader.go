@@ -24,7 +24,6 @@ const (
 	streamMeta
 	streamSumO  // R O <id>: summaries of incoming groups
 	streamSumS  // R S <id>: summaries of outgoing groups
-	streamIDFix // i<id> of terms an interrupted load had already written
 )
 
 // LoadOptions configure a bulk load.

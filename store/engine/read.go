@@ -40,15 +40,11 @@ func (db *DB) term(txn *badger.Txn, id uint64) (quad.Value, error) {
 	if v, ok := db.terms.Get(id); ok {
 		return v, nil
 	}
-	item, err := txn.Get(idKey(id))
+	b, err := termBytes(txn, id)
 	if err != nil {
 		return nil, fmt.Errorf("term %d: %w", id, err)
 	}
-	var v quad.Value
-	err = item.Value(func(b []byte) (err error) {
-		v, err = decodeTerm(b)
-		return err
-	})
+	v, err := decodeTerm(b)
 	if err != nil {
 		return nil, fmt.Errorf("term %d: %w", id, err)
 	}
