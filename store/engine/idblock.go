@@ -54,7 +54,7 @@ func decodeIDBlock(v []byte) (idSlots, error) {
 		}
 		v = v[k:]
 		if n > 0 {
-			s[i] = v[:n-1:n-1]
+			s[i] = v[: n-1 : n-1]
 			v = v[n-1:]
 		}
 	}

@@ -22,8 +22,8 @@ const (
 	streamOPS
 	streamPred
 	streamMeta
-	streamSumO  // R O <id>: summaries of incoming groups
-	streamSumS  // R S <id>: summaries of outgoing groups
+	streamSumO // R O <id>: summaries of incoming groups
+	streamSumS // R S <id>: summaries of outgoing groups
 )
 
 // LoadOptions configure a bulk load.
