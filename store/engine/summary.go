@@ -176,45 +176,6 @@ func findEntry(es []sumEntry, p, g uint64) (sumEntry, bool) {
 	return es[i], true
 }
 
-// setGroup stores one group's members in a read-write transaction: inline
-// in the node block when small, else in chunks (deleting chunks the list
-// no longer needs, oldCount being the stored count); an empty list
-// removes the group.
-func setGroup(txn *badger.Txn, space byte, id, p, g uint64, list []uint64, oldCount int64) error {
-	es, err := readSummary(txn, space, id)
-	if err != nil {
-		return err
-	}
-	e := sumEntry{p: p, g: g, count: int64(len(list))}
-	group := groupKey(nil, space, id, p, g)
-	oldChunks := 0
-	if oldCount > inlineMax {
-		oldChunks = int((oldCount + chunkSize - 1) / chunkSize)
-	}
-	newChunks := 0
-	if e.inline() {
-		e.ids = slices.Clone(list)
-	} else {
-		chunks := splitChunks(list)
-		newChunks = len(chunks)
-		for i, c := range chunks {
-			if err := txn.Set(withChunk(slices.Clone(group), uint32(i)), c); err != nil {
-				return err
-			}
-		}
-	}
-	for i := newChunks; i < oldChunks; i++ {
-		if err := txn.Delete(withChunk(slices.Clone(group), uint32(i))); err != nil {
-			return err
-		}
-	}
-	es = mergeSummary(es, []sumEntry{e})
-	if len(es) == 0 {
-		return txn.Delete(summaryKey(space, id))
-	}
-	return txn.Set(summaryKey(space, id), encodeSummary(es))
-}
-
 // relationGroups visits a node's groups of one predicate in one direction,
 // from its summary (no iterator: one point read).
 func relationGroups(txn *badger.Txn, space byte, id, p uint64, fn func(groupInfo) error) error {
