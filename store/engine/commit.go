@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -27,6 +28,62 @@ type commitState struct {
 	preds     *quadSorter      // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
+	blocks    *storedBlocks // stored node blocks of the space being written
+}
+
+// storedBlocks reads the stored node blocks of one direction in ascending
+// node order with one iterator (the loader writes nodes in that order), so
+// merging with a database that holds other graphs is a sequential scan
+// rather than a point read per group.
+type storedBlocks struct {
+	it    *badger.Iterator
+	space byte
+	node  uint64
+	es    []sumEntry
+	ok    bool
+}
+
+func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
+	it.Rewind()
+	return &storedBlocks{it: it, space: space}
+}
+
+// entries returns the stored block of node (nil if none).
+func (s *storedBlocks) entries(node uint64) ([]sumEntry, error) {
+	if s.ok && s.node == node {
+		return s.es, nil
+	}
+	s.node, s.ok, s.es = node, true, nil
+	key := summaryKey(s.space, node)
+	for steps := 0; s.it.Valid(); steps++ {
+		c := bytes.Compare(s.it.Item().Key(), key)
+		if c > 0 {
+			return nil, nil
+		}
+		if c == 0 {
+			err := s.it.Item().Value(func(v []byte) (err error) {
+				s.es, err = decodeSummary(v, nil)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("node block %x: %w", key, err)
+			}
+			return s.es, nil
+		}
+		if steps == 4 {
+			s.it.Seek(key)
+			continue
+		}
+		s.it.Next()
+	}
+	return nil, nil
+}
+
+func (s *storedBlocks) Close() {
+	if s != nil {
+		s.it.Close()
+	}
 }
 
 // commit runs the phases of a bulk load: dictionary merge, mapping the
@@ -274,9 +331,18 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	go func() {
 		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
 		defer ocs.txn.Discard()
+		if !ocs.fresh {
+			ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
+			defer ocs.blocks.Close()
+		}
 		errc <- l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
 	}()
+	if !cs.fresh {
+		cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+	}
 	err := l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+	cs.blocks.Close()
+	cs.blocks = nil
 	if oerr := <-errc; err == nil {
 		err = oerr
 	}
@@ -526,7 +592,7 @@ func (w *summaryWriter) flush() error {
 	es := w.entries
 	slices.SortFunc(es, cmpEntry)
 	if !w.cs.fresh {
-		old, err := readSummary(w.cs.txn, w.space, w.node)
+		old, err := w.cs.blocks.entries(w.node)
 		if err != nil {
 			return err
 		}
@@ -542,7 +608,13 @@ func (w *summaryWriter) flush() error {
 func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 	old := 0
 	if !cs.fresh {
-		stored, err := readList(cs.txn, cs.key, nil)
+		var stored []uint64
+		var err error
+		if isNodeGroup(cs.key) {
+			stored, err = cs.storedGroup()
+		} else {
+			stored, err = readList(cs.txn, cs.key, nil)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -558,6 +630,27 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 		}
 	}
 	return old, nil
+}
+
+// storedGroup returns the stored members of the S or O group cs.key.
+func (cs *commitState) storedGroup() ([]uint64, error) {
+	es, err := cs.blocks.entries(getID(cs.key[1:]))
+	if err != nil {
+		return nil, err
+	}
+	e, ok := findEntry(es, getID(cs.key[9:]), getID(cs.key[17:]))
+	switch {
+	case !ok:
+		return nil, nil
+	case e.inline():
+		return e.ids, nil
+	}
+	var out []uint64
+	err = eachStoredChunk(cs.txn, cs.key, func(ids []uint64) (bool, error) {
+		out = append(out, ids...)
+		return true, nil
+	})
+	return out, err
 }
 
 // writePred writes the predicate -> subjects lists.
