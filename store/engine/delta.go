@@ -26,7 +26,8 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
 	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{}, labels: map[uint64]*labelindex.Builder{},
-		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{}}
+		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{},
+		blocks: map[string][]sumEntry{}}
 	db.mu.RLock()
 	u.next, u.stats = db.nextID, db.stats
 	for _, g := range db.graphs {
@@ -76,6 +77,7 @@ type updater struct {
 	// The batch's write-back state (overlay.go).
 	pending map[string]pendingVal
 	groups  map[string]*groupEdit
+	blocks  map[string][]sumEntry // decoded node blocks
 	order   []string
 	orphans map[uint64]bool // terms a delete may have left unused
 }
@@ -369,7 +371,7 @@ type quadWriter struct {
 	buf []graph.Delta
 }
 
-const quadWriterBatch = 1000
+const quadWriterBatch = 10000
 
 func (w *quadWriter) WriteQuad(q quad.Quad) error {
 	_, err := w.WriteQuads([]quad.Quad{q})

@@ -48,13 +48,23 @@ func (u *updater) value(key []byte) ([]byte, bool, error) {
 func (u *updater) set(key, v []byte) { u.pending[string(key)] = pendingVal{v: v} }
 func (u *updater) remove(key []byte) { u.pending[string(key)] = pendingVal{del: true} }
 
-// summary returns a node block as the batch sees it.
+// summary returns a node block as the batch sees it (decoded once per
+// batch; writeGroups updates the decoded copy and encodes it once).
 func (u *updater) summary(space byte, id uint64) ([]sumEntry, error) {
-	v, ok, err := u.value(summaryKey(space, id))
-	if err != nil || !ok {
+	key := string(summaryKey(space, id))
+	if es, ok := u.blocks[key]; ok {
+		return es, nil
+	}
+	v, ok, err := u.value([]byte(key))
+	var es []sumEntry
+	if err == nil && ok {
+		es, err = decodeSummary(v, nil)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return decodeSummary(v, nil)
+	u.blocks[key] = es
+	return es, nil
 }
 
 // group loads (once per batch) the posting list under a group key.
@@ -157,9 +167,10 @@ func (ge *groupEdit) edit(id uint64, insert bool) bool {
 	return true
 }
 
-// write stores every group the batch changed and their node blocks.
+// writeGroups stores every group the batch changed and their node blocks.
 func (u *updater) writeGroups() error {
 	slices.Sort(u.order)
+	changed := map[string]bool{}
 	for _, k := range u.order {
 		ge := u.groups[k]
 		if ge.count == ge.storedCount && !slices.Contains(ge.dirty, true) {
@@ -167,6 +178,16 @@ func (u *updater) writeGroups() error {
 		}
 		if err := u.writeGroup([]byte(k), ge); err != nil {
 			return err
+		}
+		if isNodeGroup([]byte(k)) {
+			changed[string(summaryKey(k[0], getID([]byte(k[1:]))))] = true
+		}
+	}
+	for key := range changed {
+		if es := u.blocks[key]; len(es) == 0 {
+			u.remove([]byte(key))
+		} else {
+			u.set([]byte(key), encodeSummary(es))
 		}
 	}
 	return nil
@@ -218,12 +239,7 @@ func (u *updater) writeGroup(key []byte, ge *groupEdit) error {
 	if err != nil {
 		return err
 	}
-	es = mergeSummary(es, []sumEntry{{p: b, g: g, count: ge.count, ids: list}})
-	if len(es) == 0 {
-		u.remove(summaryKey(space, a))
-	} else {
-		u.set(summaryKey(space, a), encodeSummary(es))
-	}
+	u.blocks[string(summaryKey(space, a))] = mergeSummary(es, []sumEntry{{p: b, g: g, count: ge.count, ids: list}})
 	return nil
 }
 
