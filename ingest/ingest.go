@@ -2,10 +2,11 @@
 // call: it opens each file (decompressing gzip, zstd, bzip2 or xz), detects
 // its format, streams it through the matching reader and loads the quads.
 //
-// The bulk path (the default) buffers a whole run in the engine's Loader and
-// writes nothing until every file has been read without error, so a bad line
-// stops the command with file:line and the reason and leaves the database as
-// it was. With SkipInvalid, bad records are counted, a sample is logged, and
+// The bulk path (the default) streams a whole run into the engine's Loader,
+// which keeps at most Options.MaxMemory in memory (the rest is spilled to
+// temporary files beside the database) and writes nothing until every file
+// has been read without error, so a bad line stops the command with
+// file:line and the reason and leaves the database as it was. With SkipInvalid, bad records are counted, a sample is logged, and
 // the load goes on. The incremental path applies small updates and deletes
 // through transactions instead.
 package ingest
