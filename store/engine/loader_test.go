@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -276,5 +277,22 @@ func TestNeighborsHubLimit(t *testing.T) {
 	}
 	if _, err := db.Neighbors(context.Background(), "hub", "", store.In, 0); err == nil {
 		t.Error("reading the whole corrupt list should fail")
+	}
+}
+
+// TestSpillDiskFull: a full disk while spilling is reported as such (the
+// load has not written anything to the database at that point).
+func TestSpillDiskFull(t *testing.T) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	sd := &spillDir{path: t.TempDir()}
+	w := &spillWriter{f: f, w: bufio.NewWriterSize(f, 16), path: "/dev/full", sd: sd}
+	_, werr := w.Write(make([]byte, 64))
+	cerr := w.Close()
+	err = errors.Join(werr, cerr)
+	if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error = %v, want a disk-full error", err)
 	}
 }
