@@ -93,7 +93,7 @@ func (s *storedBlocks) Close() {
 // leaves the database exactly as it was.
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	st := LoadStats{Read: l.read}
-	if err := l.spillBatch(); err != nil {
+	if err := l.spillBatch(false); err != nil {
 		return st, err
 	}
 	st.Batches = len(l.batches)

@@ -104,6 +104,7 @@ type Loader struct {
 	sd       *spillDir
 	batch    readBatch
 	batches  []spilledBatch
+	spilling chan spillResult // the batch being spilled in the background
 	graphEnc string            // encoded term of opts.Graph
 	graphs   map[string]string // encoded graph-label term -> graph name
 	gLocal   int64             // local id of graphEnc in the batch, or -1
@@ -252,23 +253,58 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	l.batch.addQuad(ids)
 	l.read++
 	l.noteLabel(q, ids)
-	if l.batch.size() >= l.budget/4 {
-		return l.spillBatch()
+	if l.batch.size() >= l.budget/5 {
+		return l.spillBatch(true)
 	}
 	return nil
 }
 
-// spillBatch writes the current batch to the spill directory.
-func (l *Loader) spillBatch() error {
+// spillResult is the outcome of a batch spilled in the background.
+type spillResult struct {
+	sb  spilledBatch
+	err error
+}
+
+// spillBatch writes the current batch to the spill directory. With async,
+// the batch is sorted and written by another goroutine while reading goes
+// on (at most one batch in flight, so two batches fit in the budget).
+func (l *Loader) spillBatch(async bool) error {
+	if err := l.waitSpill(); err != nil {
+		return err
+	}
 	if l.batch.nquads == 0 {
 		return nil
 	}
-	sb, err := l.batch.spill(l.sd)
-	if err != nil {
-		return fmt.Errorf("bulk load: %w", err)
+	b := l.batch
+	l.batch, l.gLocal = readBatch{}, -1
+	if !async {
+		sb, err := b.spill(l.sd)
+		if err != nil {
+			return fmt.Errorf("bulk load: %w", err)
+		}
+		l.batches = append(l.batches, sb)
+		return nil
 	}
-	l.gLocal = -1
-	l.batches = append(l.batches, sb)
+	ch := make(chan spillResult, 1)
+	l.spilling = ch
+	go func() {
+		sb, err := b.spill(l.sd)
+		ch <- spillResult{sb, err}
+	}()
+	return nil
+}
+
+// waitSpill waits for the batch being spilled in the background.
+func (l *Loader) waitSpill() error {
+	if l.spilling == nil {
+		return nil
+	}
+	r := <-l.spilling
+	l.spilling = nil
+	if r.err != nil {
+		return fmt.Errorf("bulk load: %w", r.err)
+	}
+	l.batches = append(l.batches, r.sb)
 	return nil
 }
 
@@ -327,6 +363,7 @@ func (l *Loader) Close() error {
 		return nil
 	}
 	l.done = true
+	_ = l.waitSpill() // its files are removed with the directory
 	l.batch.reset()
 	l.batches, l.labels = nil, nil
 	err := l.sd.remove()

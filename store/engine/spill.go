@@ -19,11 +19,11 @@ import (
 // when the load ends, whether it commits, fails or is cancelled.
 const spillPrefix = "ingest-spill-"
 
-// spillDir is the temporary directory of one bulk load. Its methods are not
-// safe for concurrent use except written, which is read by progress reports.
+// spillDir is the temporary directory of one bulk load. create and drop
+// may be called from several goroutines.
 type spillDir struct {
 	path    string
-	seq     int
+	seq     atomic.Int64
 	written atomic.Int64 // bytes written to spill files so far
 	peak    atomic.Int64 // largest total size of live spill files
 	live    atomic.Int64
@@ -52,8 +52,7 @@ func (s *spillDir) remove() error {
 
 // create opens a new spill file.
 func (s *spillDir) create(name string) (*spillWriter, error) {
-	s.seq++
-	p := filepath.Join(s.path, fmt.Sprintf("%06d-%s", s.seq, name))
+	p := filepath.Join(s.path, fmt.Sprintf("%06d-%s", s.seq.Add(1), name))
 	f, err := os.Create(p)
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file: %w", diskErr(err))
