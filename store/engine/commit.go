@@ -572,11 +572,20 @@ type summaryWriter struct {
 	stream  uint32
 	node    uint64
 	entries []sumEntry
+	old     []sumEntry // the node's stored block (not fresh)
 }
 
 func (w *summaryWriter) add(node uint64, e sumEntry) error {
 	if len(w.entries) > 0 && node != w.node {
 		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if len(w.entries) == 0 && !w.cs.fresh {
+		// Read the stored block now: the stored-block iterator only moves
+		// forward, and the next node's groups move it past this node.
+		var err error
+		if w.old, err = w.cs.blocks.entries(node); err != nil {
 			return err
 		}
 	}
@@ -592,13 +601,9 @@ func (w *summaryWriter) flush() error {
 	es := w.entries
 	slices.SortFunc(es, cmpEntry)
 	if !w.cs.fresh {
-		old, err := w.cs.blocks.entries(w.node)
-		if err != nil {
-			return err
-		}
-		es = mergeSummary(old, es)
+		es = mergeSummary(w.old, es)
 	}
-	w.entries = w.entries[:0]
+	w.entries, w.old = w.entries[:0], nil
 	return w.cs.sink.Set(w.stream, summaryKey(w.space, w.node), encodeSummary(es))
 }
 

@@ -104,7 +104,7 @@ type Loader struct {
 	sd       *spillDir
 	batch    readBatch
 	batches  []spilledBatch
-	spilling chan spillResult // the batch being spilled in the background
+	spilling chan spillResult  // the batch being spilled in the background
 	graphEnc string            // encoded term of opts.Graph
 	graphs   map[string]string // encoded graph-label term -> graph name
 	gLocal   int64             // local id of graphEnc in the batch, or -1

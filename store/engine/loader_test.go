@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -115,6 +116,16 @@ func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 			t.Errorf("batches = %d, %d; the tiny budget should force several", st1.Batches, st2.Batches)
 		}
 		dumps = append(dumps, dumpKeys(t, db))
+		var want []quad.Quad
+		for g, qs := range map[string][]quad.Quad{"a": first, "b": second} {
+			for _, q := range qs {
+				q.Label = quad.IRI(g)
+				want = append(want, q)
+			}
+		}
+		if got := quadSet(t, db); !maps.Equal(got, setOf(want)) {
+			t.Errorf("budget %d: %d quads stored, want %d", mem, len(got), len(setOf(want)))
+		}
 		rels, err := db.Relations(context.Background(), []string{"hub0"}, store.In)
 		if err != nil || len(rels) == 0 {
 			t.Errorf("hub relations = %v, %v", rels, err)
