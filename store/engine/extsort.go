@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 )
@@ -88,10 +89,12 @@ func (s *quadSorter) spill() error {
 	if err != nil {
 		return err
 	}
-	var rec [quadRecLen]byte
+	var enc runEncoder
+	enc.order = s.order
+	var rec []byte
 	for _, q := range s.buf {
-		encodeQuadRec(rec[:], q)
-		if _, err := w.Write(rec[:]); err != nil {
+		rec = enc.append(rec[:0], q)
+		if _, err := w.Write(rec); err != nil {
 			w.abort()
 			return err
 		}
@@ -129,7 +132,7 @@ func (s *quadSorter) finish() (*quadMerger, error) {
 			m.Close()
 			return nil, err
 		}
-		src := &runReader{r: r, path: p}
+		src := &runReader{r: r, path: p, order: s.order}
 		ok, err := src.next()
 		if err != nil {
 			r.Close()
@@ -147,34 +150,93 @@ func (s *quadSorter) finish() (*quadMerger, error) {
 	return m, nil
 }
 
-func encodeQuadRec(b []byte, q qids) {
-	binary.LittleEndian.PutUint64(b[0:], q.s)
-	binary.LittleEndian.PutUint64(b[8:], q.p)
-	binary.LittleEndian.PutUint64(b[16:], q.o)
-	binary.LittleEndian.PutUint64(b[24:], q.g)
+// Sorted runs are stored compactly: each record names the first key field
+// (in the run's order) that differs from the previous record, the
+// difference of that field, and the following fields in full, all as
+// uvarints. Records of one node or group share their leading fields, so a
+// record takes a few bytes instead of 32.
+
+// keys returns the fields of q in the order's sequence.
+func (o quadOrder) keys(q qids) [4]uint64 {
+	switch o {
+	case orderOPS:
+		return [4]uint64{q.o, q.p, q.g, q.s}
+	case orderPGS:
+		return [4]uint64{q.p, q.g, q.s, q.o}
+	}
+	return [4]uint64{q.s, q.p, q.g, q.o}
 }
 
-func decodeQuadRec(b []byte) qids {
-	return qids{s: binary.LittleEndian.Uint64(b[0:]), p: binary.LittleEndian.Uint64(b[8:]),
-		o: binary.LittleEndian.Uint64(b[16:]), g: binary.LittleEndian.Uint64(b[24:])}
+// quad is the inverse of keys.
+func (o quadOrder) quad(k [4]uint64) qids {
+	switch o {
+	case orderOPS:
+		return qids{o: k[0], p: k[1], g: k[2], s: k[3]}
+	case orderPGS:
+		return qids{p: k[0], g: k[1], s: k[2], o: k[3]}
+	}
+	return qids{s: k[0], p: k[1], g: k[2], o: k[3]}
 }
+
+// runEncoder writes the records of one sorted run.
+type runEncoder struct {
+	order quadOrder
+	prev  [4]uint64
+}
+
+func (e *runEncoder) append(dst []byte, q qids) []byte {
+	k := e.order.keys(q)
+	i := 0
+	for i < 4 && k[i] == e.prev[i] {
+		i++
+	}
+	dst = append(dst, byte(i))
+	if i < 4 {
+		dst = binary.AppendUvarint(dst, k[i]-e.prev[i])
+		for j := i + 1; j < 4; j++ {
+			dst = binary.AppendUvarint(dst, k[j])
+		}
+	}
+	e.prev = k
+	return dst
+}
+
+var errBadRun = errors.New("corrupt sorted run")
 
 // runReader is one sorted run being merged.
 type runReader struct {
-	r    *spillReader
-	path string
-	cur  qids
-	rec  [quadRecLen]byte
+	r     *spillReader
+	path  string
+	order quadOrder
+	prev  [4]uint64
+	cur   qids
 }
 
 func (r *runReader) next() (bool, error) {
-	err := r.r.readFull(r.rec[:])
+	i, err := r.r.r.ReadByte()
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	} else if err != nil {
 		return false, err
 	}
-	r.cur = decodeQuadRec(r.rec[:])
+	if i > 4 {
+		return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+	}
+	k := r.prev
+	if i < 4 {
+		d, err := binary.ReadUvarint(r.r.r)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+		}
+		k[i] += d
+		for j := int(i) + 1; j < 4; j++ {
+			if k[j], err = binary.ReadUvarint(r.r.r); err != nil {
+				return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+			}
+		}
+	}
+	r.prev = k
+	r.cur = r.order.quad(k)
 	return true, nil
 }
 
