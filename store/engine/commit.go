@@ -16,6 +16,8 @@ import (
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // commitState carries the counters of one commit.
@@ -256,7 +258,13 @@ func (l *Loader) mapLabels(path string, m []uint64) error {
 		if err := r.readFull(text); err != nil {
 			return err
 		}
-		l.labels = append(l.labels, labelEntry{g: m[g], text: string(text), id: m[s]})
+		b := l.labels[m[g]]
+		if b == nil {
+			b = labelindex.NewBuilder()
+			l.labels[m[g]] = b
+		}
+		b.Add(string(text), m[s]) // the builder keeps a compact normalized copy
+		l.nlabels++
 	}
 }
 

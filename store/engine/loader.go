@@ -12,6 +12,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // Stream ids of the bulk load, one per keyspace.
@@ -83,12 +84,6 @@ type newTerm struct {
 	enc string
 }
 
-type labelEntry struct {
-	g    uint64
-	text string
-	id   uint64
-}
-
 // Loader is a bulk load in progress. Quads added with WriteQuad are read
 // in batches bounded by LoadOptions.MaxMemory and spilled to temporary
 // files; nothing reaches the database until Commit, so a failed or
@@ -110,7 +105,8 @@ type Loader struct {
 	gLocal   int64             // local id of graphEnc in the batch, or -1
 	labelP   map[string]bool
 	labelCfg store.LabelConfig
-	labels   []labelEntry
+	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
+	nlabels  int64
 	nextID   uint64
 	metaNext uint64
 	newCount int64
@@ -139,7 +135,8 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	db.mu.RLock()
 	l := &Loader{db: db, ctx: context.Background(), opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
 		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
-		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1}
+		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
+		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
 		l.labelCfg = g.LabelCfg
 	} else if opts.Labels != nil {
