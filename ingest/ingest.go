@@ -51,7 +51,8 @@ type Options struct {
 	// sort buffers; the rest is spilled beside the database). 0 means
 	// engine.DefaultMaxMemory.
 	MaxMemory int64
-	// Progress, if set, receives progress reports about twice a second.
+	// Progress, if set, receives progress reports about twice a second and
+	// at every change of the bulk load's phase; calls never overlap.
 	Progress func(Progress)
 	Logger   *slog.Logger
 	// MaxSamples is how many skipped records are logged (default 10).
@@ -149,6 +150,7 @@ type run struct {
 	cur        atomic.Pointer[input.File]
 	committing atomic.Bool
 	phase      atomic.Pointer[phaseState]
+	progressMu sync.Mutex // serialises Options.Progress calls
 	start      time.Time
 	quit       chan struct{}
 	wg         sync.WaitGroup
@@ -187,10 +189,10 @@ func (r *run) report() {
 	for {
 		select {
 		case <-r.quit:
-			r.opts.Progress(r.snapshot())
+			r.emit()
 			return
 		case <-t.C:
-			r.opts.Progress(r.snapshot())
+			r.emit()
 		}
 	}
 }
@@ -205,10 +207,21 @@ type phaseState struct {
 // starts its clock.
 func (r *run) onPhase(p engine.LoadProgress) {
 	st := &phaseState{LoadProgress: p, start: time.Now()}
-	if old := r.phase.Load(); old != nil && old.Phase == p.Phase {
+	old := r.phase.Load()
+	if old != nil && old.Phase == p.Phase {
 		st.start = old.start
 	}
 	r.phase.Store(st)
+	if r.opts.Progress != nil && (old == nil || old.Phase != p.Phase) {
+		r.emit() // every phase change is reported, however short the phase
+	}
+}
+
+// emit sends one snapshot to Options.Progress; calls never overlap.
+func (r *run) emit() {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.opts.Progress(r.snapshot())
 }
 
 func (r *run) snapshot() Progress {

@@ -177,6 +177,8 @@ func (pl *phaseLogger) update(p ingest.Progress) {
 		phase = "read"
 	}
 	if pl.phase != "" && phase != pl.phase {
+		pl.last.Elapsed = p.Elapsed // the previous phase ended when this one began
+		pl.last.Quads = p.Quads
 		pl.done()
 		pl.start = p.Elapsed
 	}
@@ -185,8 +187,11 @@ func (pl *phaseLogger) update(p ingest.Progress) {
 
 func (pl *phaseLogger) done() {
 	took := pl.last.Elapsed - pl.start
-	pl.log.Info("ingest phase done", "phase", pl.phase, "quads", pl.last.Quads, "took", took.Round(time.Millisecond),
-		"quads_per_s", int64(float64(pl.last.Quads)/max(took.Seconds(), 1e-9)))
+	args := []any{"phase", pl.phase, "quads", pl.last.Quads, "took", took.Round(time.Millisecond)}
+	if took > 10*time.Millisecond {
+		args = append(args, "quads_per_s", int64(float64(pl.last.Quads)/took.Seconds()))
+	}
+	pl.log.Info("ingest phase done", args...)
 }
 
 // parseSize reads a byte size: a number with an optional unit (B, KB, MB,
