@@ -111,7 +111,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 			stored = &storedDict{it: it}
 		}
 		var err error
-		dict, err = l.mergeVocab(stored)
+		dict, err = l.mergeVocab(ctx, stored)
 		return err
 	})
 	if err != nil {

@@ -92,7 +92,6 @@ type newTerm struct {
 // concurrent use.
 type Loader struct {
 	db       *DB
-	ctx      context.Context
 	opts     LoadOptions
 	budget   int64
 	start    time.Time
@@ -133,7 +132,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	}
 	db.writeMu.Lock()
 	db.mu.RLock()
-	l := &Loader{db: db, ctx: context.Background(), opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
+	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
 		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
 		labels: map[uint64]*labelindex.Builder{}}
@@ -380,10 +379,10 @@ func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 		return LoadStats{}, errors.New("bulk load: already committed or closed")
 	}
 	defer l.Close()
-	if ctx != nil {
-		l.ctx = ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	st, err := l.commit(l.ctx)
+	st, err := l.commit(ctx)
 	if err != nil {
 		return st, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -245,7 +246,7 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 // mergeVocab assigns global ids to the terms of every batch; see the top
 // of this file. l.graphs maps encoded graph-label terms to graph names;
 // their global ids are recorded in names.
-func (l *Loader) mergeVocab(stored *storedDict) (dictResult, error) {
+func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult, error) {
 	res := dictResult{next: l.nextID}
 	var readers []*vocabReader
 	defer func() {
@@ -314,7 +315,7 @@ func (l *Loader) mergeVocab(stored *storedDict) (dictResult, error) {
 	var idb [idLen]byte
 	for n := 0; len(h) > 0; n++ {
 		if n%(1<<16) == 0 {
-			if err := ctxErr(l.ctx); err != nil {
+			if err := ctxErr(ctx); err != nil {
 				return fail(err)
 			}
 			l.progress("dictionary", int64(n), -1)
