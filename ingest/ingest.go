@@ -2,10 +2,11 @@
 // call: it opens each file (decompressing gzip, zstd, bzip2 or xz), detects
 // its format, streams it through the matching reader and loads the quads.
 //
-// The bulk path (the default) buffers a whole run in the engine's Loader and
-// writes nothing until every file has been read without error, so a bad line
-// stops the command with file:line and the reason and leaves the database as
-// it was. With SkipInvalid, bad records are counted, a sample is logged, and
+// The bulk path (the default) streams a whole run into the engine's Loader,
+// which keeps at most Options.MaxMemory in memory (the rest is spilled to
+// temporary files beside the database) and writes nothing until every file
+// has been read without error, so a bad line stops the command with
+// file:line and the reason and leaves the database as it was. With SkipInvalid, bad records are counted, a sample is logged, and
 // the load goes on. The incremental path applies small updates and deletes
 // through transactions instead.
 package ingest
@@ -46,7 +47,12 @@ type Options struct {
 	GRBench grbench.Options
 	// MusicBrainz holds the MusicBrainz reader's own options.
 	MusicBrainz musicbrainz.Options
-	// Progress, if set, receives progress reports about twice a second.
+	// MaxMemory bounds the memory the bulk loader keeps (read batches and
+	// sort buffers; the rest is spilled beside the database). 0 means
+	// engine.DefaultMaxMemory.
+	MaxMemory int64
+	// Progress, if set, receives progress reports about twice a second and
+	// at every change of the bulk load's phase; calls never overlap.
 	Progress func(Progress)
 	Logger   *slog.Logger
 	// MaxSamples is how many skipped records are logged (default 10).
@@ -62,6 +68,12 @@ type Progress struct {
 	Skipped    int64
 	Elapsed    time.Duration
 	Committing bool
+	// Phase is the bulk load's phase once reading is done ("dictionary",
+	// "map", "write", "labels"), with its progress in quads where known
+	// (PhaseTotal < 0: unknown).
+	Phase                 string
+	PhaseDone, PhaseTotal int64
+	PhaseElapsed          time.Duration
 }
 
 // Result summarises a run.
@@ -84,12 +96,14 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	if len(files) == 0 {
 		return Result{}, errors.New("ingest: no input files")
 	}
-	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files})
+	r := newRun(opts, files)
+	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files,
+		MaxMemory: opts.MaxMemory, Progress: r.onPhase})
 	if err != nil {
+		r.stop()
 		return Result{}, err
 	}
 	defer l.Close()
-	r := newRun(opts, files)
 	defer r.stop()
 	for _, f := range files {
 		fr, err := r.readFile(ctx, f, l)
@@ -135,6 +149,8 @@ type run struct {
 	total      int64
 	cur        atomic.Pointer[input.File]
 	committing atomic.Bool
+	phase      atomic.Pointer[phaseState]
+	progressMu sync.Mutex // serialises Options.Progress calls
 	start      time.Time
 	quit       chan struct{}
 	wg         sync.WaitGroup
@@ -173,17 +189,47 @@ func (r *run) report() {
 	for {
 		select {
 		case <-r.quit:
-			r.opts.Progress(r.snapshot())
+			r.emit()
 			return
 		case <-t.C:
-			r.opts.Progress(r.snapshot())
+			r.emit()
 		}
 	}
+}
+
+// phaseState is the bulk load's latest phase report.
+type phaseState struct {
+	engine.LoadProgress
+	start time.Time
+}
+
+// onPhase records the loader's phase reports; the first report of a phase
+// starts its clock.
+func (r *run) onPhase(p engine.LoadProgress) {
+	st := &phaseState{LoadProgress: p, start: time.Now()}
+	old := r.phase.Load()
+	if old != nil && old.Phase == p.Phase {
+		st.start = old.start
+	}
+	r.phase.Store(st)
+	if r.opts.Progress != nil && (old == nil || old.Phase != p.Phase) {
+		r.emit() // every phase change is reported, however short the phase
+	}
+}
+
+// emit sends one snapshot to Options.Progress; calls never overlap.
+func (r *run) emit() {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.opts.Progress(r.snapshot())
 }
 
 func (r *run) snapshot() Progress {
 	p := Progress{Done: r.done.Load(), Total: r.total, Quads: r.quads.Load(), Skipped: r.skipped.Load(),
 		Elapsed: time.Since(r.start), Committing: r.committing.Load()}
+	if ph := r.phase.Load(); ph != nil {
+		p.Phase, p.PhaseDone, p.PhaseTotal, p.PhaseElapsed = ph.Phase, ph.Done, ph.Total, time.Since(ph.start)
+	}
 	if f := r.cur.Load(); f != nil {
 		p.File = f.Name()
 		p.Done += f.CompressedRead()

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,7 @@ func (a *app) ingestCmd() *cobra.Command {
 		noSitelinks       bool
 		ids               []string
 		memLimit          int64
+		maxMemory         string
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest FILE...",
@@ -42,13 +45,21 @@ transactions instead of the bulk loader.`,
 			if err != nil {
 				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
 			}
-			if memLimit > 0 {
-				// A soft limit makes the GC work harder instead of letting
-				// the heap double during a large load.
-				debug.SetMemoryLimit(memLimit)
+			budget, err := parseSize(maxMemory)
+			if err != nil {
+				return fmt.Errorf("--max-memory: %w", err)
+			}
+			if cmd.Flags().Changed("mem-limit") {
+				budget = memLimit
+			}
+			if budget > 0 {
+				// The loader keeps its batches and sort buffers within the
+				// budget; a soft limit of the same size makes the GC work
+				// harder instead of letting the heap double.
+				debug.SetMemoryLimit(budget)
 			}
 			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
-				KeepLabels: keep, Logger: a.log}
+				KeepLabels: keep, Logger: a.log, MaxMemory: budget}
 			if w, err := a.openWriter(cmd.Context()); err != nil {
 				return err
 			} else if w != nil {
@@ -68,9 +79,13 @@ transactions instead of the bulk loader.`,
 				}
 			}
 			var bar *progressbar.ProgressBar
+			var pl *phaseLogger
 			if !quiet && !a.jsonOut() && isTerminal(a.stderr) {
 				bar = newBar(a.stderr)
 				opts.Progress = func(p ingest.Progress) { updateBar(bar, p) }
+			} else if !quiet && !a.jsonOut() {
+				pl = &phaseLogger{log: slog.New(slog.NewTextHandler(a.stderr, nil))}
+				opts.Progress = pl.update
 			}
 			var res ingest.Result
 			if incremental || del {
@@ -84,6 +99,9 @@ transactions instead of the bulk loader.`,
 			}
 			if err != nil {
 				return err
+			}
+			if pl != nil && pl.phase != "" {
+				pl.done()
 			}
 			return a.emit(res, func(w io.Writer) error { return printIngest(w, res, graph) })
 		},
@@ -102,7 +120,9 @@ transactions instead of the bulk loader.`,
 	fl.BoolVar(&lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
 	fl.BoolVar(&noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
 	fl.StringSliceVar(&ids, "wikidata-ids", nil, "Wikidata JSON: keep only these entity ids")
-	fl.Int64Var(&memLimit, "mem-limit", 2<<30, "soft memory limit in bytes for the Go heap during the load (0 = none)")
+	fl.StringVar(&maxMemory, "max-memory", "2GiB", "memory budget of the bulk load (e.g. 512MiB, 8GiB): batches and sort runs beyond it are spilled to temporary files beside the database")
+	fl.Int64Var(&memLimit, "mem-limit", 0, "deprecated: --max-memory in bytes")
+	_ = fl.MarkDeprecated("mem-limit", "use --max-memory")
 	return cmd
 }
 
@@ -117,8 +137,22 @@ func newBar(w io.Writer) *progressbar.ProgressBar {
 	)
 }
 
-// updateBar shows compressed bytes (with ETA) and quads/s.
+// updateBar shows compressed bytes (with ETA) and quads/s while reading,
+// then each commit phase with its own count, rate and ETA.
 func updateBar(bar *progressbar.ProgressBar, p ingest.Progress) {
+	if p.Phase != "" {
+		if p.PhaseTotal > 0 && bar.GetMax64() != p.PhaseTotal {
+			bar.ChangeMax64(p.PhaseTotal)
+		}
+		rate := float64(p.PhaseDone) / max(p.PhaseElapsed.Seconds(), 1e-9)
+		desc := fmt.Sprintf("%s: %d, %.0f/s", p.Phase, p.PhaseDone, rate)
+		if p.PhaseTotal > 0 && rate > 0 {
+			desc += fmt.Sprintf(", ETA %s", (time.Duration(float64(p.PhaseTotal-p.PhaseDone)/rate) * time.Second).Round(time.Second))
+		}
+		bar.Describe(desc)
+		_ = bar.Set64(p.PhaseDone)
+		return
+	}
 	if p.Total > 0 && bar.GetMax64() != p.Total {
 		bar.ChangeMax64(p.Total)
 	}
@@ -132,6 +166,61 @@ func updateBar(bar *progressbar.ProgressBar, p ingest.Progress) {
 	}
 	bar.Describe(desc)
 	_ = bar.Set64(min(p.Done, max(p.Total, p.Done)))
+}
+
+// phaseLogger writes one log line per finished phase (read, dictionary,
+// map, write, labels) when stderr is not a terminal.
+type phaseLogger struct {
+	log   *slog.Logger
+	phase string
+	start time.Duration
+	last  ingest.Progress
+}
+
+func (pl *phaseLogger) update(p ingest.Progress) {
+	phase := p.Phase
+	if phase == "" {
+		phase = "read"
+	}
+	if pl.phase != "" && phase != pl.phase {
+		pl.last.Elapsed = p.Elapsed // the previous phase ended when this one began
+		pl.last.Quads = p.Quads
+		pl.done()
+		pl.start = p.Elapsed
+	}
+	pl.phase, pl.last = phase, p
+}
+
+func (pl *phaseLogger) done() {
+	took := pl.last.Elapsed - pl.start
+	args := []any{"phase", pl.phase, "quads", pl.last.Quads, "took", took.Round(time.Millisecond)}
+	if took > 10*time.Millisecond {
+		args = append(args, "quads_per_s", int64(float64(pl.last.Quads)/took.Seconds()))
+	}
+	pl.log.Info("ingest phase done", args...)
+}
+
+// parseSize reads a byte size: a number with an optional unit (B, KB, MB,
+// GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024; K, M, G, T
+// as powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 512MiB, 2GiB)", s)
+	}
+	mult := map[string]float64{"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "kb": 1e3, "m": 1 << 20, "mib": 1 << 20,
+		"mb": 1e6, "g": 1 << 30, "gib": 1 << 30, "gb": 1e9, "t": 1 << 40, "tib": 1 << 40, "tb": 1e12}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, fmt.Errorf("bad size unit in %q (want B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s)
+	}
+	return int64(f * m), nil
 }
 
 func printIngest(w io.Writer, res ingest.Result, graph string) error {

@@ -55,15 +55,46 @@ func TestTermRoundTrip(t *testing.T) {
 }
 
 func TestSummaryMerge(t *testing.T) {
-	old := []sumEntry{{1, 9, 3}, {2, 9, 1}, {5, 9, 7}}
-	got := mergeSummary(old, []sumEntry{{2, 9, 0}, {3, 9, 4}, {5, 9, 8}})
-	want := []sumEntry{{1, 9, 3}, {3, 9, 4}, {5, 9, 8}}
-	if !slices.Equal(got, want) {
+	big := func(p, g uint64, n int64) sumEntry { return sumEntry{p: p, g: g, count: n} }
+	small := func(p, g uint64, ids ...uint64) sumEntry {
+		return sumEntry{p: p, g: g, count: int64(len(ids)), ids: ids}
+	}
+	old := []sumEntry{small(1, 9, 4, 5, 6), small(2, 9, 7), big(5, 9, 70)}
+	got := mergeSummary(old, []sumEntry{{p: 2, g: 9}, small(3, 9, 1, 2, 3, 4), big(5, 9, 80)})
+	want := []sumEntry{small(1, 9, 4, 5, 6), small(3, 9, 1, 2, 3, 4), big(5, 9, 80)}
+	eq := func(a, b []sumEntry) bool {
+		return slices.EqualFunc(a, b, func(x, y sumEntry) bool {
+			return x.p == y.p && x.g == y.g && x.count == y.count && slices.Equal(x.ids, y.ids)
+		})
+	}
+	if !eq(got, want) {
 		t.Fatalf("merge = %v, want %v", got, want)
 	}
 	dec, err := decodeSummary(encodeSummary(want), nil)
-	if err != nil || !slices.Equal(dec, want) {
+	if err != nil || !eq(dec, want) {
 		t.Fatalf("round trip = %v, %v", dec, err)
+	}
+	// An inline flag on a large group, or a missing one on a small group,
+	// is corruption.
+	bad := [][]byte{{1, 1, 1, byte(20<<1 | 1)}, {1, 1, 1, 2 << 1}}
+	for _, b := range bad {
+		if _, err := decodeSummary(b, nil); err == nil {
+			t.Errorf("decodeSummary(%v) accepted", b)
+		}
+	}
+}
+
+func TestIDBlock(t *testing.T) {
+	var s idSlots
+	s[0], s[3], s[15] = []byte("Ia"), []byte(""), []byte("Bxyz")
+	got, err := decodeIDBlock(s.encode())
+	if err != nil || got.count() != 3 || string(got[0]) != "Ia" || got[3] == nil || len(got[3]) != 0 || string(got[15]) != "Bxyz" || got[1] != nil {
+		t.Fatalf("round trip = %q, %v", got, err)
+	}
+	for _, bad := range [][]byte{{5, 'a'}, slices.Repeat([]byte{1}, idBlockSize+1)} {
+		if _, err := decodeIDBlock(bad); err == nil {
+			t.Errorf("decodeIDBlock(%v) accepted", bad)
+		}
 	}
 }
 
@@ -71,14 +102,26 @@ func TestSummaryMerge(t *testing.T) {
 // they must return an error or a value, never panic or loop.
 func FuzzDecoders(f *testing.F) {
 	f.Add(encodeChunk(nil, []uint64{1, 5, 9}, true, 3))
-	f.Add(encodeSummary([]sumEntry{{1, 2, 3}}))
+	f.Add(encodeSummary([]sumEntry{{p: 1, g: 2, count: 1, ids: []uint64{3}}, {p: 2, g: 2, count: 30}}))
 	f.Add([]byte("LenBerlin"))
+	f.Add([]byte{3, 'I', 'a', 0, 1})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = decodeChunk(nil, b, true)
 		_, _ = decodeChunk(nil, b, false)
 		_, _ = chunkTotal(b)
 		_, _ = decodeSummary(b, nil)
+		if s, err := decodeIDBlock(b); err == nil {
+			s2, err := decodeIDBlock(s.encode())
+			if err != nil {
+				t.Fatalf("id block round trip: %v", err)
+			}
+			for i := range s {
+				if (s[i] == nil) != (s2[i] == nil) || string(s[i]) != string(s2[i]) {
+					t.Fatalf("id block slot %d: %q -> %q", i, s[i], s2[i])
+				}
+			}
+		}
 		if v, err := decodeTerm(b); err == nil {
 			enc, err := encodeTerm(nil, v)
 			if err != nil {

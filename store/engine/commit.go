@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +16,9 @@ import (
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
-)
 
-// parallelIndexLimit is the largest load whose S and O lists are written
-// concurrently from two copies of the quads (32 bytes each).
-const parallelIndexLimit = 4 << 20
+	"github.com/grove-kg/grove/store/labelindex"
+)
 
 // commitState carries the counters of one commit.
 type commitState struct {
@@ -26,23 +27,106 @@ type commitState struct {
 	txn       *badger.Txn
 	added     map[uint64]int64 // graph label -> quads added
 	relations map[uint64]int64 // graph label -> new (p, g) groups
-	preds     []qids           // (p, g, s) of new (s, p, g) groups
+	preds     *quadSorter      // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
+	blocks    *storedBlocks // stored node blocks of the space being written
 }
 
+// storedBlocks reads the stored node blocks of one direction in ascending
+// node order with one iterator (the loader writes nodes in that order), so
+// merging with a database that holds other graphs is a sequential scan
+// rather than a point read per group.
+type storedBlocks struct {
+	it    *badger.Iterator
+	space byte
+	node  uint64
+	es    []sumEntry
+	ok    bool
+}
+
+func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
+	it.Rewind()
+	return &storedBlocks{it: it, space: space}
+}
+
+// entries returns the stored block of node (nil if none).
+func (s *storedBlocks) entries(node uint64) ([]sumEntry, error) {
+	if s.ok && s.node == node {
+		return s.es, nil
+	}
+	s.node, s.ok, s.es = node, true, nil
+	key := summaryKey(s.space, node)
+	for steps := 0; s.it.Valid(); steps++ {
+		c := bytes.Compare(s.it.Item().Key(), key)
+		if c > 0 {
+			return nil, nil
+		}
+		if c == 0 {
+			err := s.it.Item().Value(func(v []byte) (err error) {
+				s.es, err = decodeSummary(v, nil)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("node block %x: %w", key, err)
+			}
+			return s.es, nil
+		}
+		if steps == 4 {
+			s.it.Seek(key)
+			continue
+		}
+		s.it.Next()
+	}
+	return nil, nil
+}
+
+func (s *storedBlocks) Close() {
+	if s != nil {
+		s.it.Close()
+	}
+}
+
+// commit runs the phases of a bulk load: dictionary merge, mapping the
+// batches to global ids into the S and O sorters, writing every keyspace,
+// and the label indexes. Everything up to the write phase only touches
+// the temporary directory, so a failure there (a full disk, a cancel)
+// leaves the database exactly as it was.
 func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
-	l.newCount = int64(len(l.newTerms))
-	st := LoadStats{Read: l.read, Terms: l.newCount}
-	t0 := time.Now()
-	// The dictionary is only needed while reading: new terms are in
-	// newTerms. Dropping it here frees its memory before the sort.
-	l.dict = nil
-	l.quads = l.buf.flatten()
-	sortQuads(l.quads, func(a, b qids) int { return cmp4(a.s, b.s, a.p, b.p, a.g, b.g, a.o, b.o) })
-	l.quads = slices.Compact(l.quads)
-	l.db.log.Debug("bulk load sort", "quads", len(l.quads), "took", time.Since(t0))
-	l.txn.Discard()
+	st := LoadStats{Read: l.read}
+	if err := l.spillBatch(false); err != nil {
+		return st, err
+	}
+	st.Batches = len(l.batches)
+	var dict dictResult
+	err := l.phase(ctx, "dictionary", func() error {
+		var stored *storedDict
+		if !l.empty {
+			txn := l.db.bdb.NewTransaction(false)
+			defer txn.Discard()
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceTerm}, PrefetchValues: false})
+			defer it.Close()
+			it.Rewind()
+			stored = &storedDict{it: it}
+		}
+		var err error
+		dict, err = l.mergeVocab(ctx, stored)
+		return err
+	})
+	if err != nil {
+		return st, err
+	}
+	l.nextID, l.newCount = dict.next, dict.newCount
+	st.Terms = dict.newCount
+	spo := newQuadSorter(l.sd, "spo", orderSPO, l.budget/6)
+	ops := newQuadSorter(l.sd, "ops", orderOPS, l.budget/6)
+	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {
+		return st, err
+	}
+	if err := l.checkDiskSpace(); err != nil {
+		return st, err
+	}
 	cs, err := l.openSink()
 	if err != nil {
 		return st, err
@@ -55,21 +139,22 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		cs.sink.Cancel()
 		return st, err
 	}
-	if err := l.writeAll(ctx, cs); err != nil {
-		cs.sink.Cancel()
-		cs.txn.Discard()
-		return st, err
-	}
+	err = l.phase(ctx, "write", func() error { return l.writeAll(ctx, cs, dict, spo, ops) })
 	cs.txn.Discard()
-	l.quads = nil // written; the label index build below needs the memory more
+	if err != nil {
+		cs.sink.Cancel()
+		return st, diskErr(err)
+	}
 	t := time.Now()
 	if err := cs.sink.Flush(); err != nil {
-		return st, err
+		return st, diskErr(err)
 	}
 	l.db.log.Debug("bulk load flush", "took", time.Since(t))
-	t = time.Now()
-	labels, err := l.finish(ctx, cs)
-	l.db.log.Debug("bulk load finish (labels, meta)", "took", time.Since(t))
+	var labels int64
+	err = l.phase(ctx, "labels", func() (err error) {
+		labels, err = l.finish(ctx, cs)
+		return err
+	})
 	if err != nil {
 		return st, err
 	}
@@ -77,16 +162,123 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		st.Added += n
 	}
 	st.Labels = labels
+	st.TempBytes = l.sd.peak.Load()
 	st.Duration = time.Since(l.start)
 	return st, nil
 }
 
+// phase runs one phase of the commit and logs it.
+func (l *Loader) phase(ctx context.Context, name string, fn func() error) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	l.progress(name, 0, -1)
+	t := time.Now()
+	err := fn()
+	if err == nil {
+		err = ctxErr(ctx)
+	}
+	l.db.log.Info("bulk load phase", "graph", l.opts.Graph, "phase", name, "quads", l.read,
+		"took", time.Since(t).Round(time.Millisecond), "temp_bytes", l.sd.live.Load(), "ok", err == nil)
+	return err
+}
+
+// mapBatches maps every batch's quads to global ids and feeds the sorters;
+// the label entries are collected for the search index.
+func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
+	var done int64
+	for i := range l.batches {
+		b := &l.batches[i]
+		m, err := readMapping(b.mapping, b.nterms)
+		if err != nil {
+			return err
+		}
+		r, err := openSpill(b.quads, 1<<20)
+		if err != nil {
+			return err
+		}
+		var rec [16]byte
+		for {
+			if done%(1<<16) == 0 {
+				if err := ctxErr(ctx); err != nil {
+					r.Close()
+					return err
+				}
+				l.progress("map", done, l.read)
+			}
+			err := r.readFull(rec[:])
+			if errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				r.Close()
+				return err
+			}
+			q := qids{s: m[binary.LittleEndian.Uint32(rec[0:])], p: m[binary.LittleEndian.Uint32(rec[4:])],
+				o: m[binary.LittleEndian.Uint32(rec[8:])], g: m[binary.LittleEndian.Uint32(rec[12:])]}
+			if err := spo.add(q); err != nil {
+				r.Close()
+				return err
+			}
+			if err := ops.add(q); err != nil {
+				r.Close()
+				return err
+			}
+			done++
+		}
+		r.Close()
+		if err := l.mapLabels(b.labels, m); err != nil {
+			return err
+		}
+		for _, p := range []string{b.vocab, b.quads, b.labels, b.mapping} {
+			l.sd.drop(p)
+		}
+	}
+	return nil
+}
+
+// mapLabels reads a batch's label entries in global ids.
+func (l *Loader) mapLabels(path string, m []uint64) error {
+	r, err := openSpill(path, 256<<10)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var text []byte
+	for {
+		s, err := binary.ReadUvarint(r.r)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		g, err2 := binary.ReadUvarint(r.r)
+		n, err3 := binary.ReadUvarint(r.r)
+		if err = errors.Join(err, err2, err3); err != nil || s >= uint64(len(m)) || g >= uint64(len(m)) {
+			return fmt.Errorf("temporary file %s is corrupt: %v", path, err)
+		}
+		text = slices.Grow(text[:0], int(n))[:n]
+		if err := r.readFull(text); err != nil {
+			return err
+		}
+		b := l.labels[m[g]]
+		if b == nil {
+			b = labelindex.NewBuilder()
+			l.labels[m[g]] = b
+		}
+		b.Add(string(text), m[s]) // the builder keeps a compact normalized copy
+		l.nlabels++
+	}
+}
+
 // openSink picks the fastest writer that is safe for the database's state.
+// The StreamWriter's Prepare drops every key, so it is used only after a
+// positive check that the keyspace is empty; otherwise the tables go in
+// incrementally above the stored data.
 func (l *Loader) openSink() (*commitState, error) {
 	db := l.db
-	db.mu.RLock()
-	fresh := len(db.graphs) == 0 && db.stats.Quads == 0
-	db.mu.RUnlock()
+	any, err := db.hasKeys(nil)
+	if err != nil {
+		return nil, fmt.Errorf("check for stored data: %w", err)
+	}
+	fresh := !any && db.Interrupted() == nil
 	cs := &commitState{fresh: fresh, added: map[uint64]int64{}, relations: map[uint64]int64{}}
 	sink, err := newStreamSink(db.bdb, fresh)
 	if err != nil {
@@ -133,150 +325,248 @@ func writeFileSync(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// writeAll emits every keyspace in key order. The dictionary streams and
-// the edge streams are independent, so they are written concurrently.
-func (l *Loader) writeAll(ctx context.Context, cs *commitState) error {
+// writeAll emits every keyspace in key order: the dictionary first (its
+// streams are closed before any list is written, so a crash never leaves
+// a list naming an id whose term is not stored), then the S and O lists
+// concurrently (independent streams, one goroutine each), the P lists and
+// the meta keys.
+func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult, spo, ops *quadSorter) error {
+	if err := l.writeDict(ctx, cs, dict); err != nil {
+		return err
+	}
+	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- l.timed(ctx, "dictionary", func() error {
-			if err := l.writeIDs(ctx, cs); err != nil {
-				return err
-			}
-			if err := l.writeTerms(ctx, cs); err != nil {
-				return err
-			}
-			// Written: free the new terms while the edge streams go on.
-			l.newTerms = nil
-			return nil
-		})
+		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
+		defer ocs.txn.Discard()
+		if !ocs.fresh {
+			ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
+			defer ocs.blocks.Close()
+		}
+		errc <- l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
 	}()
-	err := l.timed(ctx, "spo+ops", func() error { return l.writeIndexes(ctx, cs) })
-	if derr := <-errc; err == nil {
-		err = derr
+	if !cs.fresh {
+		cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+	}
+	err := l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+	cs.blocks.Close()
+	cs.blocks = nil
+	if oerr := <-errc; err == nil {
+		err = oerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := l.timed(ctx, "pred", func() error { return l.writePred(ctx, cs) }); err != nil {
+	if err := l.writePred(ctx, cs); err != nil {
 		return err
 	}
-	return l.timed(ctx, "meta", func() error { return l.writeMeta(ctx, cs) })
+	return l.writeMeta(ctx, cs)
 }
 
-// timed runs one step of the commit and logs its duration.
-func (l *Loader) timed(ctx context.Context, step string, fn func() error) error {
-	if err := ctxErr(ctx); err != nil {
+// writeDict streams the new dictionary entries from the merge's files.
+func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
+	r, err := openSpill(dict.termsFile, 1<<20)
+	if err != nil {
 		return err
 	}
-	t := time.Now()
-	err := fn()
-	l.db.log.Debug("bulk load step", "step", step, "took", time.Since(t))
-	return err
-}
-
-func (l *Loader) writeIDs(_ context.Context, cs *commitState) error {
-	slices.SortFunc(l.newTerms, func(a, b newTerm) int { return cmp.Compare(a.id, b.id) })
-	for _, t := range l.newTerms {
-		if err := cs.sink.Set(streamID, idKey(t.id), []byte(t.enc)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (l *Loader) writeTerms(_ context.Context, cs *commitState) error {
-	slices.SortFunc(l.newTerms, func(a, b newTerm) int { return cmp.Compare(a.enc, b.enc) })
-	var v [idLen]byte
-	for _, t := range l.newTerms {
-		putID(v[:], t.id)
-		if err := cs.sink.Set(streamTerm, termKey([]byte(t.enc)), v[:]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeSPO writes the (s, p, g) -> objects lists; quads are sorted by s, p, g, o.
-func (l *Loader) writeSPO(ctx context.Context, cs *commitState) error {
-	return l.writeGroups(ctx, cs, l.quads, spaceSPO, streamSPO,
-		func(q qids) (uint64, uint64, uint64, uint64) { return q.s, q.p, q.g, q.o },
-		func(q qids, old int) {
-			if old == 0 {
-				cs.preds = append(cs.preds, qids{s: q.s, p: q.p, g: q.g})
+	defer r.Close()
+	var term []byte
+	var idb [idLen]byte
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
 			}
-		}, true)
-}
-
-// writeIndexes writes the S lists and, concurrently on a copy re-sorted by
-// o, p, g, s, the O lists: the two streams are independent, and the
-// StreamWriter accepts writes from several goroutines.
-func (l *Loader) writeIndexes(ctx context.Context, cs *commitState) error {
-	if len(l.quads) > parallelIndexLimit {
-		// Large loads re-sort in place: a second copy of every quad would
-		// cost more memory than the parallelism gains.
-		if err := l.writeSPO(ctx, cs); err != nil {
+		}
+		k, err := binary.ReadUvarint(r.r)
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("temporary file %s: %w", dict.termsFile, err)
+		}
+		term = slices.Grow(term[:0], int(k))[:k]
+		if err := r.readFull(term); err != nil {
 			return err
 		}
-		sortQuads(l.quads, func(a, b qids) int { return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s) })
-		return l.writeGroups(ctx, cs, l.quads, spaceOPS, streamOPS,
-			func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }, nil, false)
+		if err := r.readFull(idb[:]); err != nil {
+			return err
+		}
+		if err := cs.sink.Set(streamTerm, termKey(term), idb[:]); err != nil {
+			return err
+		}
 	}
-	ops := slices.Clone(l.quads)
-	errc := make(chan error, 1)
-	go func() {
-		sortQuads(ops, func(a, b qids) int { return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s) })
-		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
-		defer ocs.txn.Discard()
-		errc <- l.writeGroups(ctx, ocs, ops, spaceOPS, streamOPS,
-			func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }, nil, false)
-	}()
-	err := l.writeSPO(ctx, cs)
-	if oerr := <-errc; err == nil {
-		err = oerr
+	ir, err := openSpill(dict.idsFile, 1<<20)
+	if err != nil {
+		return err
 	}
-	return err
+	defer ir.Close()
+	// Reserved ids (an interrupted load's) are all below this load's new
+	// ids, so the two lists in sequence are in id order.
+	reserved := dict.reserved
+	next := func() (uint64, []byte, bool, error) {
+		if len(reserved) > 0 {
+			t := reserved[0]
+			reserved = reserved[1:]
+			return t.id, []byte(t.enc), true, nil
+		}
+		err := ir.readFull(idb[:])
+		if errors.Is(err, io.EOF) {
+			return 0, nil, false, nil
+		} else if err != nil {
+			return 0, nil, false, err
+		}
+		k, err := binary.ReadUvarint(ir.r)
+		if err != nil {
+			return 0, nil, false, fmt.Errorf("temporary file %s: %w", dict.idsFile, err)
+		}
+		t := make([]byte, k)
+		return getID(idb[:]), t, true, ir.readFull(t)
+	}
+	w := idBlockWriter{cs: cs}
+	for {
+		id, t, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if err := w.add(id, t); err != nil {
+			return err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return cs.sink.Done(streamTerm, streamID)
+}
+
+// idBlockWriter groups id -> term entries (in id order) into blocks,
+// merged with the stored block unless the database was empty.
+type idBlockWriter struct {
+	cs    *commitState
+	block uint64
+	slots idSlots
+	open  bool
+}
+
+func (w *idBlockWriter) add(id uint64, term []byte) error {
+	b := id >> idBlockBits
+	if w.open && b != w.block {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if !w.open {
+		w.block, w.open, w.slots = b, true, idSlots{}
+		if !w.cs.fresh {
+			stored, err := readIDBlock(w.cs.txn, id)
+			if err != nil {
+				return err
+			}
+			w.slots = stored
+		}
+	}
+	w.slots[id&(idBlockSize-1)] = term
+	return nil
+}
+
+func (w *idBlockWriter) flush() error {
+	if !w.open {
+		return nil
+	}
+	w.open = false
+	return w.cs.sink.Set(streamID, idBlockKey(w.block<<idBlockBits), w.slots.encode())
+}
+
+// writeSorted writes the S (space S, quads in s, p, g, o order) or O lists
+// from a sorter.
+func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter, space byte, stream uint32) error {
+	m, err := s.finish()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	fields := func(q qids) (uint64, uint64, uint64, uint64) { return q.s, q.p, q.g, q.o }
+	var onGroup func(q qids, old int) error
+	if space == spaceOPS {
+		fields = func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }
+	} else {
+		onGroup = func(q qids, old int) error {
+			if old == 0 {
+				return cs.preds.add(qids{s: q.s, p: q.p, g: q.g})
+			}
+			return nil
+		}
+	}
+	return l.writeGroups(ctx, cs, m.next, space, stream, fields, onGroup, space == spaceSPO)
 }
 
 // writeGroups walks sorted quads, merges each group with the stored list
 // and writes its chunks, and writes each node's summary once all its
 // groups are done. fields maps a quad to (a, b, g, member).
-func (l *Loader) writeGroups(ctx context.Context, cs *commitState, qs []qids, space byte, stream uint32,
-	fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int), count bool) error {
+func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (qids, bool, error), space byte,
+	stream uint32, fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int) error, count bool) error {
 	sum := &summaryWriter{cs: cs, space: space, stream: streamSumS}
 	if space == spaceOPS {
 		sum.stream = streamSumO
 	}
-	for i := 0; i < len(qs); {
-		if i%(1<<16) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-		}
-		a, b, g, _ := fields(qs[i])
-		cs.list = cs.list[:0]
-		j := i
-		for ; j < len(qs); j++ {
-			a2, b2, g2, m := fields(qs[j])
-			if a2 != a || b2 != b || g2 != g {
-				break
-			}
-			cs.list = append(cs.list, m)
-		}
-		cs.key = groupKey(cs.key, space, a, b, g)
+	var first qids
+	var ca, cb, cg uint64
+	open := false
+	flush := func() error {
+		cs.key = groupKey(cs.key, space, ca, cb, cg)
 		old, err := l.mergeGroup(cs, stream)
 		if err != nil {
 			return err
 		}
 		if onGroup != nil {
-			onGroup(qs[i], old)
+			if err := onGroup(first, old); err != nil {
+				return err
+			}
 		}
 		if count {
-			cs.added[g] += int64(len(cs.list) - old)
+			cs.added[cg] += int64(len(cs.list) - old)
 		}
-		if err := sum.add(a, sumEntry{b, g, int64(len(cs.list))}); err != nil {
+		e := sumEntry{p: cb, g: cg, count: int64(len(cs.list))}
+		if e.inline() {
+			e.ids = slices.Clone(cs.list)
+		}
+		return sum.add(ca, e)
+	}
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+			if count {
+				l.progress("write", int64(n), l.read)
+			}
+		}
+		q, ok, err := next()
+		if err != nil {
 			return err
 		}
-		i = j
+		if !ok {
+			break
+		}
+		a, b, g, m := fields(q)
+		if open && (a != ca || b != cb || g != cg) {
+			if err := flush(); err != nil {
+				return err
+			}
+			open = false
+		}
+		if !open {
+			first, ca, cb, cg, open = q, a, b, g, true
+			cs.list = cs.list[:0]
+		}
+		cs.list = append(cs.list, m)
+	}
+	if open {
+		if err := flush(); err != nil {
+			return err
+		}
 	}
 	return sum.flush()
 }
@@ -290,11 +580,20 @@ type summaryWriter struct {
 	stream  uint32
 	node    uint64
 	entries []sumEntry
+	old     []sumEntry // the node's stored block (not fresh)
 }
 
 func (w *summaryWriter) add(node uint64, e sumEntry) error {
 	if len(w.entries) > 0 && node != w.node {
 		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if len(w.entries) == 0 && !w.cs.fresh {
+		// Read the stored block now: the stored-block iterator only moves
+		// forward, and the next node's groups move it past this node.
+		var err error
+		if w.old, err = w.cs.blocks.entries(node); err != nil {
 			return err
 		}
 	}
@@ -310,27 +609,33 @@ func (w *summaryWriter) flush() error {
 	es := w.entries
 	slices.SortFunc(es, cmpEntry)
 	if !w.cs.fresh {
-		old, err := readSummary(w.cs.txn, w.space, w.node)
-		if err != nil {
-			return err
-		}
-		es = mergeSummary(old, es)
+		es = mergeSummary(w.old, es)
 	}
-	w.entries = w.entries[:0]
+	w.entries, w.old = w.entries[:0], nil
 	return w.cs.sink.Set(w.stream, summaryKey(w.space, w.node), encodeSummary(es))
 }
 
 // mergeGroup unions cs.list with the stored list under cs.key, writes the
-// result and returns the stored list's length.
+// result's chunks (none for a small S or O group, which the node block
+// holds inline) and returns the stored list's length.
 func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 	old := 0
 	if !cs.fresh {
-		stored, err := readList(cs.txn, cs.key, nil)
+		var stored []uint64
+		var err error
+		if isNodeGroup(cs.key) {
+			stored, err = cs.storedGroup()
+		} else {
+			stored, err = readList(cs.txn, cs.key, nil)
+		}
 		if err != nil {
 			return 0, err
 		}
 		old = len(stored)
 		cs.list = unionSorted(stored, cs.list)
+	}
+	if stream != streamPred && len(cs.list) <= inlineMax {
+		return old, nil
 	}
 	for i, chunk := range splitChunks(cs.list) {
 		if err := cs.sink.Set(stream, withChunk(cs.key, uint32(i)), chunk); err != nil {
@@ -340,25 +645,74 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 	return old, nil
 }
 
+// storedGroup returns the stored members of the S or O group cs.key.
+func (cs *commitState) storedGroup() ([]uint64, error) {
+	es, err := cs.blocks.entries(getID(cs.key[1:]))
+	if err != nil {
+		return nil, err
+	}
+	e, ok := findEntry(es, getID(cs.key[9:]), getID(cs.key[17:]))
+	switch {
+	case !ok:
+		return nil, nil
+	case e.inline():
+		return e.ids, nil
+	}
+	var out []uint64
+	err = eachStoredChunk(cs.txn, cs.key, func(ids []uint64) (bool, error) {
+		out = append(out, ids...)
+		return true, nil
+	})
+	return out, err
+}
+
 // writePred writes the predicate -> subjects lists.
-func (l *Loader) writePred(_ context.Context, cs *commitState) error {
-	ps := cs.preds
-	slices.SortFunc(ps, func(a, b qids) int { return cmp4(a.p, b.p, a.g, b.g, a.s, b.s, 0, 0) })
-	for i := 0; i < len(ps); {
-		j := i
-		cs.list = cs.list[:0]
-		for ; j < len(ps) && ps[j].p == ps[i].p && ps[j].g == ps[i].g; j++ {
-			cs.list = append(cs.list, ps[j].s)
-		}
-		cs.key = predKey(cs.key, ps[i].p, ps[i].g)
+func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
+	m, err := cs.preds.finish()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	var p, g uint64
+	open := false
+	flush := func() error {
+		cs.key = predKey(cs.key, p, g)
 		old, err := l.mergeGroup(cs, streamPred)
 		if err != nil {
 			return err
 		}
 		if old == 0 {
-			cs.relations[ps[i].g]++
+			cs.relations[g]++
 		}
-		i = j
+		return nil
+	}
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+		}
+		q, ok, err := m.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if open && (q.p != p || q.g != g) {
+			if err := flush(); err != nil {
+				return err
+			}
+			open = false
+		}
+		if !open {
+			p, g, open = q.p, q.g, true
+			cs.list = cs.list[:0]
+		}
+		cs.list = append(cs.list, q.s)
+	}
+	if open {
+		return flush()
 	}
 	return nil
 }
@@ -380,8 +734,11 @@ func (l *Loader) writeMeta(_ context.Context, cs *commitState) error {
 		}
 		gm, ok := graphs[name]
 		if !ok {
-			gm = GraphMeta{Name: name, Label: g, LabelCfg: l.labelCfg}
+			gm = GraphMeta{Name: name, LabelCfg: l.labelCfg}
 		}
+		// The label id of this load: a graph emptied by deletes lost its
+		// label term, so its record may name a dropped id.
+		gm.Label = g
 		gm.Quads += n
 		gm.Relations += cs.relations[g]
 		graphs[name] = gm
@@ -427,9 +784,6 @@ func graphNameOf(v quad.Value) string {
 	}
 	return quad.StringOf(v)
 }
-
-// sortQuads sorts in place.
-func sortQuads(qs []qids, f func(a, b qids) int) { slices.SortFunc(qs, f) }
 
 func cmp4(a1, b1, a2, b2, a3, b3, a4, b4 uint64) int {
 	if c := cmp.Compare(a1, b1); c != 0 {

@@ -21,7 +21,7 @@ import (
 )
 
 // formatVersion is stored in the database and checked on open.
-const formatVersion = 2
+const formatVersion = 3
 
 // Meta keys.
 var (
@@ -130,6 +130,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	bdb, err := badger.Open(bopts)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	if !opts.InMemory && !opts.ReadOnly {
+		removeStaleSpills(dir, log)
 	}
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
 		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}

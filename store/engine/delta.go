@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
@@ -22,7 +23,9 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{}}
+	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{},
+		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{},
+		blocks: map[string][]sumEntry{}}
 	db.mu.RLock()
 	u.next, u.stats = db.nextID, db.stats
 	for _, g := range db.graphs {
@@ -36,6 +39,15 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 			if err := u.apply(d); err != nil {
 				return err
 			}
+		}
+		if err := u.writeGroups(); err != nil {
+			return err
+		}
+		if err := u.dropOrphans(); err != nil {
+			return err
+		}
+		if err := u.flush(); err != nil {
+			return err
 		}
 		if err := u.stageLabels(in); err != nil {
 			return err
@@ -68,6 +80,12 @@ type updater struct {
 	graphs map[uint64]*GraphMeta
 	staged []stagedLabels // label index updates, see stageLabels
 	key    []byte
+	// The batch's write-back state (overlay.go).
+	pending map[string]pendingVal
+	groups  map[string]*groupEdit
+	blocks  map[string][]sumEntry // decoded node blocks
+	order   []string
+	orphans map[uint64]bool // terms a delete may have left unused
 }
 
 func (u *updater) apply(d graph.Delta) error {
@@ -102,19 +120,18 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	id, ok, err := termIDEncoded(u.txn, enc)
+	id, ok, err := u.termID(enc)
 	if err != nil || ok || !create {
 		return id, err
 	}
 	id = u.next
 	u.next++
 	u.stats.Nodes++
-	var v8 [idLen]byte
-	putID(v8[:], id)
-	if err := u.txn.Set(idKey(id), enc); err != nil {
+	if err := u.setTerm(id, enc); err != nil {
 		return 0, err
 	}
-	return id, u.txn.Set(termKey(enc), v8[:])
+	u.set(termKey(enc), binary.BigEndian.AppendUint64(nil, id))
+	return id, nil
 }
 
 func (u *updater) add(d graph.Delta, q qids) error {
@@ -161,46 +178,73 @@ func (u *updater) del(d graph.Delta, q qids) error {
 		return err
 	}
 	gm := u.graph(q.g, d.Quad.Label)
-	n, err := listCount(u.txn, groupKey(nil, spaceSPO, q.s, q.p, q.g))
+	sg, err := u.group(groupKey(nil, spaceSPO, q.s, q.p, q.g))
 	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if sg.count == 0 {
 		if _, _, err := u.edit(predKey(nil, q.p, q.g), q.s, false); err != nil {
 			return err
 		}
-		if left, err := listCount(u.txn, predKey(nil, q.p, q.g)); err == nil && left == 0 {
+		pg, err := u.group(predKey(nil, q.p, q.g))
+		if err != nil {
+			return err
+		}
+		if pg.count == 0 {
 			gm.Relations--
 		}
 	}
 	gm.Quads--
 	u.stats.Quads--
-	return u.dropOrphans(q)
+	for _, id := range []uint64{q.s, q.p, q.o, q.g} {
+		if id != 0 {
+			u.orphans[id] = true
+		}
+	}
+	return nil
 }
 
 // dropOrphans deletes the dictionary entries of terms that no quad
-// references any more, so node counts stay exact as in every Cayley store.
-// Ids are never reused.
-func (u *updater) dropOrphans(q qids) error {
-	for _, id := range []uint64{q.s, q.p, q.o, q.g} {
-		if id == 0 {
-			continue
+// references any more after the batch (checked once per term, against
+// the batch's write-back state), so node counts stay exact as in every
+// Cayley store. Ids are never reused.
+func (u *updater) dropOrphans() error {
+	if len(u.orphans) == 0 {
+		return nil
+	}
+	livePreds := map[uint64]bool{} // predicates with a non-empty P list edited by the batch
+	for k, ge := range u.groups {
+		if k[0] == spacePred && ge.count > 0 {
+			livePreds[getID([]byte(k[1:]))] = true
 		}
-		used, err := u.referenced(id)
+	}
+	ids := make([]uint64, 0, len(u.orphans))
+	for id := range u.orphans {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		used, err := u.referenced(id, livePreds)
 		if err != nil {
 			return err
 		}
 		if used {
 			continue
 		}
-		enc, err := getValue(u.txn, idKey(id))
+		v, _, err := u.value(idBlockKey(id))
 		if err != nil {
 			return err
 		}
-		if err := u.txn.Delete(idKey(id)); err != nil {
+		slots, err := decodeIDBlock(v)
+		if err != nil {
 			return err
 		}
-		if err := u.txn.Delete(termKey(enc)); err != nil {
+		enc := slots[id&(idBlockSize-1)]
+		if enc == nil {
+			continue
+		}
+		u.remove(termKey(enc))
+		if err := u.setTerm(id, nil); err != nil {
 			return err
 		}
 		u.stats.Nodes--
@@ -209,25 +253,36 @@ func (u *updater) dropOrphans(q qids) error {
 }
 
 // referenced reports whether any quad uses id as subject, object,
-// predicate or label.
-func (u *updater) referenced(id uint64) (bool, error) {
-	for _, prefix := range [][]byte{prefix1(spaceSPO, id), prefix1(spaceOPS, id), prefix1(spacePred, id)} {
-		if hasPrefix(u.txn, prefix) {
-			return true, nil
+// predicate or label, as the batch leaves the store.
+func (u *updater) referenced(id uint64, livePreds map[uint64]bool) (bool, error) {
+	for _, space := range []byte{spaceSPO, spaceOPS} {
+		if _, ok, err := u.value(summaryKey(space, id)); err != nil || ok {
+			return ok, err
 		}
+	}
+	if livePreds[id] {
+		return true, nil
 	}
 	if gm, ok := u.graphs[id]; ok && gm.Quads > 0 {
 		return true, nil
 	}
-	return false, nil
-}
-
-// hasPrefix reports whether any key starts with prefix.
-func hasPrefix(txn *badger.Txn, prefix []byte) bool {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+	// A stored P list of id that the batch did not empty. The batch's
+	// writes are still in memory, so this iterator has no pending writes
+	// to sort.
+	it := u.txn.NewIterator(badger.IteratorOptions{Prefix: prefix1(spacePred, id), PrefetchValues: false})
 	defer it.Close()
-	it.Rewind()
-	return it.Valid()
+	for it.Rewind(); it.Valid(); {
+		k := it.Item().Key()
+		if len(k) < predGroup {
+			return false, fmt.Errorf("corrupt predicate key %x", k)
+		}
+		ge, edited := u.groups[string(k[:predGroup])]
+		if !edited || ge.count > 0 {
+			return true, nil
+		}
+		it.Seek(append(predKey(nil, id, getID(k[9:])+1), 0, 0, 0, 0))
+	}
+	return false, nil
 }
 
 func (u *updater) missing(d graph.Delta) error {
@@ -237,51 +292,16 @@ func (u *updater) missing(d graph.Delta) error {
 	return &graph.DeltaError{Delta: d, Err: graph.ErrQuadNotExist}
 }
 
-// edit inserts or removes id in the posting list under group and rewrites
-// it, keeping the node summary of S and O groups in step. It reports
-// whether the list changed and whether it was empty before.
+// edit inserts or removes id in the posting list under group (in the
+// batch's write-back state). It reports whether the list changed and
+// whether it was empty before.
 func (u *updater) edit(group []byte, id uint64, insert bool) (changed, wasEmpty bool, err error) {
-	list, err := readList(u.txn, group, nil)
+	ge, err := u.group(group)
 	if err != nil {
 		return false, false, err
 	}
-	oldChunks := (len(list) + chunkSize - 1) / chunkSize
-	wasEmpty = len(list) == 0
-	if insert {
-		list, changed = insertSorted(list, id)
-	} else {
-		list, changed = removeSorted(list, id)
-	}
-	if !changed {
-		return false, wasEmpty, nil
-	}
-	if err := u.writeList(group, list, oldChunks); err != nil {
-		return true, wasEmpty, err
-	}
-	if group[0] == spaceSPO || group[0] == spaceOPS {
-		a, b, g := getID(group[1:]), getID(group[9:]), getID(group[17:])
-		err = setSummaryCount(u.txn, group[0], a, b, g, int64(len(list)))
-	}
-	return true, wasEmpty, err
-}
-
-// writeList stores a posting list, deleting chunks it no longer needs.
-func (u *updater) writeList(group []byte, list []uint64, oldChunks int) error {
-	chunks := splitChunks(list)
-	if len(list) == 0 {
-		chunks = nil
-	}
-	for i, c := range chunks {
-		if err := u.txn.Set(withChunk(append([]byte(nil), group...), uint32(i)), c); err != nil {
-			return err
-		}
-	}
-	for i := len(chunks); i < oldChunks; i++ {
-		if err := u.txn.Delete(withChunk(append([]byte(nil), group...), uint32(i))); err != nil {
-			return err
-		}
-	}
-	return nil
+	wasEmpty = ge.count == 0
+	return ge.edit(id, insert), wasEmpty, nil
 }
 
 // graph returns the record of the graph with label id g, creating it.
@@ -292,6 +312,15 @@ func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
 	gm := &GraphMeta{Label: g, LabelCfg: defaultLabelConfig()}
 	if label != nil {
 		gm.Name = graphNameOf(label)
+	}
+	for id, old := range u.graphs {
+		if old.Name == gm.Name {
+			// A stale record of the same graph: emptying a graph drops
+			// its label term, so a later add interns a new id. The graph
+			// stays one record (one meta key), under the new id.
+			gm.LabelCfg, gm.Labels, gm.LabelGen, gm.LabelSegs = old.LabelCfg, old.Labels, old.LabelGen, old.LabelSegs
+			delete(u.graphs, id)
+		}
 	}
 	u.graphs[g] = gm
 	return gm
@@ -325,7 +354,7 @@ type quadWriter struct {
 	buf []graph.Delta
 }
 
-const quadWriterBatch = 1000
+const quadWriterBatch = 10000
 
 func (w *quadWriter) WriteQuad(q quad.Quad) error {
 	_, err := w.WriteQuads([]quad.Quad{q})

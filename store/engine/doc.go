@@ -5,36 +5,72 @@
 //
 // # Layout
 //
-// Every term (IRI, blank node, literal) is stored once in a dictionary,
-// term -> 8-byte id and id -> term. Quads are not stored one key each:
-// edges are grouped into posting lists of sorted, delta-encoded ids,
+// Every term (IRI, blank node, literal) is stored once in a dictionary:
+// term -> 8-byte id, and id -> term packed 16 consecutive ids per key (ids
+// are handed out sequentially). Quads are not stored one key each: for
+// every node and direction one node block lists its (predicate, graph,
+// count) groups and holds the members of small groups (at most 8) inline;
+// larger groups are posting lists of sorted, delta-encoded ids in chunks of
+// up to 4,096 ids,
 //
-//	S <s> <p> <g> <chunk>   objects of (s, p) in graph g
-//	O <o> <p> <g> <chunk>   subjects of (o, p) in graph g
+//	R <S|O> <node>          node block: (p, g, count [, members]) per group
+//	S <s> <p> <g> <chunk>   objects of a large (s, p) group in graph g
+//	O <o> <p> <g> <chunk>   subjects of a large (o, p) group in graph g
 //	P <p> <g> <chunk>       subjects having p in graph g
-//	R <S|O> <node>          node summary: (p, g, count) of each of its groups
 //
-// split into chunks of 4,096 ids; chunk 0 starts with the list's length.
-// The node summaries make the questions reasoners ask most — which
-// relations does this entity have, how many edges each — one point read,
-// whatever the entity's degree (a hub such as Wikidata's "human" has
-// millions of incoming edges but a few hundred relations). See keys.go for
-// the exact encoding.
+// so a typical entity costs one key per direction, and the questions
+// reasoners ask most — which relations does this entity have, how many
+// edges each, what are its few values — are one point read whatever the
+// entity's degree (a hub such as Wikidata's "human" has millions of
+// incoming edges but a few hundred relations). See keys.go, summary.go and
+// idblock.go for the exact encodings. Bulk and incremental writes use this
+// one layout.
 //
-// # Writing
+// # Bulk loads
 //
-// The bulk Loader buffers a whole run in memory (32 bytes per quad plus
-// the new terms), so a run that fails to parse leaves the database
-// untouched. Commit sorts the quads, merges every group with what is
-// stored (re-ingesting a file changes nothing) and writes each keyspace as
-// a sorted stream through Badger's StreamWriter, directly into tables.
-// Before writing it leaves a marker file with the id range it reserves; a
-// crash mid-write therefore leaves the earlier data intact and is reported
-// on the next open, and re-running the same load completes it and
-// recomputes the counters. Small updates and deletes go through
-// ApplyDeltas in ordinary transactions, which keep the lists, summaries,
-// counters and dictionary (terms no quad uses any more are dropped) in
-// step; Cayley's writers use this path.
+// The bulk Loader keeps memory bounded by LoadOptions.MaxMemory whatever
+// the input size, with QLever's scheme for dictionary encoding: the input
+// is read in batches, each with a dense batch-local vocabulary; a full
+// batch is spilled (vocabulary sorted by term, quads in local ids) to a
+// temporary directory inside the database directory. Commit then runs
+// these phases, each logged and reported to LoadOptions.Progress:
+//
+//   - dictionary: one k-way merge of the batch vocabularies with the stored
+//     dictionary (an iterator over the term keys) gives every term its
+//     global id — new ids in term order, so both dictionary keyspaces
+//     come out sorted — and writes each batch's local -> global array;
+//   - map: each batch's quads go through its array into two external
+//     sorters (radix-sorted runs on disk) for the S and O orders;
+//   - write: merging the runs streams every keyspace in key order through
+//     Badger's StreamWriter (the dictionary first, then the S and O sides
+//     concurrently, merged with stored blocks and lists by a sequential
+//     scan, then the P lists and the counters);
+//   - labels: the label and alias entries found while reading are merged
+//     into each graph's label index.
+//
+// Nothing touches the database before the write phase: a parse error, a
+// cancelled context (SIGINT) or a full disk while spilling leave it as it
+// was, and the temporary files are removed in every case (a later Open
+// removes those of a killed process). Before writing, the loader checks the
+// free disk space and leaves a marker with the id range it reserves; a
+// crash mid-write leaves the earlier data intact and is reported on the
+// next open, and re-running the same load completes it (loads are
+// idempotent) and recomputes the counters. The dictionary streams are
+// closed before any list is written, so a list never names an id whose
+// term was not stored. StreamWriter.Prepare (which drops every key) is used
+// only after a positive check that the keyspace is empty.
+//
+// # Incremental writes
+//
+// ApplyDeltas (Cayley's writers, `grove ingest --incremental`) applies a
+// batch of any practical size in one Badger transaction: the batch edits
+// decoded node blocks and posting lists in memory and then writes each
+// touched key once — only the changed chunks of a large list, plus its
+// chunk 0, which holds the total — so its cost follows the change rather
+// than the number of deltas times the list sizes. Terms that no quad uses
+// any more are dropped from the dictionary at the end of the batch. Either
+// every delta is applied or none; a batch too large for one Badger
+// transaction fails whole (use the bulk loader for such loads).
 //
 // # Reading
 //

@@ -67,13 +67,15 @@ func (db *DB) reloadMeta() error {
 }
 
 // recount recomputes the exact stats from the indexes: quads per graph from
-// the chunk-0 totals of the S lists, relations per graph from the P lists.
+// the subjects' node blocks, relations per graph from the P lists.
 func (db *DB) recount() error {
 	return db.bdb.Update(func(txn *badger.Txn) error {
 		quads := map[uint64]int64{}
 		rels := map[uint64]int64{}
-		err := scanGroups(txn, []byte{spaceSPO}, func(gi groupInfo) error {
-			quads[gi.g] += gi.count
+		err := scanSummaries(txn, spaceSPO, func(_ uint64, es []sumEntry) error {
+			for _, e := range es {
+				quads[e.g] += e.count
+			}
 			return nil
 		})
 		if err != nil {
@@ -85,7 +87,15 @@ func (db *DB) recount() error {
 		var nodes int64
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceID}})
 		for it.Rewind(); it.Valid(); it.Next() {
-			nodes++
+			err := it.Item().Value(func(v []byte) error {
+				s, err := decodeIDBlock(v)
+				nodes += int64(s.count())
+				return err
+			})
+			if err != nil {
+				it.Close()
+				return fmt.Errorf("id block %x: %w", it.Item().Key(), err)
+			}
 		}
 		it.Close()
 		return db.writeCounts(txn, quads, rels, nodes)

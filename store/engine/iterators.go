@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cayleygraph/cayley/graph/iterator"
@@ -11,8 +12,9 @@ import (
 )
 
 // quadShape is the set of quads having one node in one direction. Scanning
-// reads the index whose keys start with that direction (S, O or P lists);
-// a label has no index of its own, so it scans the S index and filters.
+// reads the node's block (subjects, objects: inline groups directly, large
+// groups chunk by chunk) or the P lists; a label has no index of its own,
+// so it scans the subjects' node blocks and filters.
 // Lookups never touch the database: a quad reference carries its ids.
 type quadShape struct {
 	db *DB
@@ -30,14 +32,14 @@ func (s *quadShape) Iterate() iterator.Scanner {
 	sc := &scanner{db: s.db}
 	switch s.d {
 	case quad.Subject:
-		sc.prefix, sc.fill = prefix1(spaceSPO, s.id), sc.fillSPO
+		sc.prefix, sc.fill = summaryKey(spaceSPO, s.id), sc.fillBlock
 	case quad.Object:
-		sc.prefix, sc.fill = prefix1(spaceOPS, s.id), sc.fillOPS
+		sc.prefix, sc.fill = summaryKey(spaceOPS, s.id), sc.fillBlock
 	case quad.Predicate:
 		sc.prefix, sc.fill = prefix1(spacePred, s.id), sc.fillPred
 	case quad.Label:
 		g := s.id
-		sc.prefix, sc.fill = []byte{spaceSPO}, sc.fillSPO
+		sc.prefix, sc.fill = []byte{spaceSummary, spaceSPO}, sc.fillBlock
 		sc.keep = func(_, _, kg uint64) bool { return kg == g }
 	default:
 		sc.err = fmt.Errorf("invalid direction %v", s.d)
@@ -137,6 +139,11 @@ type scanner struct {
 	err    error
 	ids    []uint64
 	closed bool
+	// pending are the chunked groups of the current node block, read one
+	// chunk per advance so a hub never loads its whole list at once.
+	pending []groupInfo
+	space   byte
+	chunk   uint32
 }
 
 func (s *scanner) Next(ctx context.Context) bool {
@@ -160,6 +167,9 @@ func (s *scanner) Next(ctx context.Context) bool {
 
 // advance loads the next key's references into buf.
 func (s *scanner) advance() bool {
+	if len(s.pending) > 0 {
+		return s.advancePending()
+	}
 	if s.it == nil {
 		s.txn = s.db.bdb.NewTransaction(false)
 		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefix, PrefetchValues: false})
@@ -187,35 +197,62 @@ func (s *scanner) decode(chunk uint32, val []byte) error {
 	return err
 }
 
-func (s *scanner) fillSPO(key, val []byte) error {
-	sub, p, g, chunk, ok := splitGroup(key)
-	if !ok {
+// fillBlock expands a node block (key R<S|O><id>): inline groups at once,
+// chunked groups later through pending.
+func (s *scanner) fillBlock(key, val []byte) error {
+	if len(key) != 2+idLen {
 		return fmt.Errorf("corrupt key %x", key)
 	}
-	if s.keep != nil && !s.keep(sub, p, g) {
-		return nil
+	s.space = key[1]
+	node := getID(key[2:])
+	es, err := decodeSummary(val, nil)
+	if err != nil {
+		return fmt.Errorf("node block %x: %w", key, err)
 	}
-	if err := s.decode(chunk, val); err != nil {
-		return err
-	}
-	for _, o := range s.ids {
-		s.buf = append(s.buf, quadRef{s: sub, p: p, o: o, g: g})
+	for _, e := range es {
+		if s.keep != nil && !s.keep(node, e.p, e.g) {
+			continue
+		}
+		if !e.inline() {
+			s.pending = append(s.pending, groupInfo{a: node, b: e.p, g: e.g, count: e.count})
+			continue
+		}
+		for _, m := range e.ids {
+			s.buf = append(s.buf, s.ref(node, e.p, e.g, m))
+		}
 	}
 	return nil
 }
 
-func (s *scanner) fillOPS(key, val []byte) error {
-	o, p, g, chunk, ok := splitGroup(key)
-	if !ok {
-		return fmt.Errorf("corrupt key %x", key)
+// ref builds the quad reference of member m of group (a, b, g).
+func (s *scanner) ref(a, b, g, m uint64) refs.Ref {
+	if s.space == spaceOPS {
+		return quadRef{s: m, p: b, o: a, g: g}
 	}
-	if err := s.decode(chunk, val); err != nil {
-		return err
+	return quadRef{s: a, p: b, o: m, g: g}
+}
+
+// advancePending loads the next chunk of the first pending group.
+func (s *scanner) advancePending() bool {
+	s.buf, s.pos = s.buf[:0], 0
+	gi := s.pending[0]
+	item, err := s.txn.Get(withChunk(groupKey(nil, s.space, gi.a, gi.b, gi.g), s.chunk))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		s.pending, s.chunk = s.pending[1:], 0
+		return true
+	} else if err != nil {
+		s.err = err
+		return false
 	}
-	for _, sub := range s.ids {
-		s.buf = append(s.buf, quadRef{s: sub, p: p, o: o, g: g})
+	s.err = item.Value(func(v []byte) error { return s.decode(s.chunk, v) })
+	if s.err != nil {
+		return false
 	}
-	return nil
+	s.chunk++
+	for _, m := range s.ids {
+		s.buf = append(s.buf, s.ref(gi.a, gi.b, gi.g, m))
+	}
+	return true
 }
 
 // fillPred expands the subjects having p into their (s, p, g) lists.
@@ -240,11 +277,21 @@ func (s *scanner) fillPred(key, val []byte) error {
 	return nil
 }
 
-func (s *scanner) fillNodes(key, _ []byte) error {
-	if len(key) != 1+idLen {
+// fillNodes expands an id block into the nodes it holds.
+func (s *scanner) fillNodes(key, val []byte) error {
+	first, ok := idBlockFirst(key)
+	if !ok {
 		return fmt.Errorf("corrupt key %x", key)
 	}
-	s.buf = append(s.buf, nodeRef(getID(key[1:])))
+	slots, err := decodeIDBlock(val)
+	if err != nil {
+		return fmt.Errorf("id block %x: %w", key, err)
+	}
+	for i, t := range slots {
+		if t != nil {
+			s.buf = append(s.buf, nodeRef(first+uint64(i)))
+		}
+	}
 	return nil
 }
 
@@ -281,8 +328,8 @@ func (a *allShape) SubIterators() []iterator.Shape                  { return nil
 func (a *allShape) Optimize(context.Context) (iterator.Shape, bool) { return a, false }
 
 func (a *allShape) Iterate() iterator.Scanner {
-	sc := &scanner{db: a.db, prefix: []byte{spaceSPO}}
-	sc.fill = sc.fillSPO
+	sc := &scanner{db: a.db, prefix: []byte{spaceSummary, spaceSPO}}
+	sc.fill = sc.fillBlock
 	if a.nodes {
 		sc.prefix, sc.fill = []byte{spaceID}, sc.fillNodes
 	}
@@ -317,7 +364,7 @@ func (a *allIndex) Contains(ctx context.Context, r refs.Ref) bool {
 			if !a.nodes {
 				return nil
 			}
-			_, err := txn.Get(idKey(uint64(r)))
+			_, err := termBytes(txn, uint64(r))
 			found = err == nil
 			return nil
 		case quadRef:

@@ -9,17 +9,19 @@ import (
 //
 //	m<name>                      meta: format version, next id, stats, graphs
 //	t<term>                      term -> id (8 bytes)
-//	i<id>                        id -> term
+//	i<id/16>                     id -> term, 16 ids per key (idblock.go)
 //	S<s><p><g><chunk>            posting list of objects o for (s, p, g)
 //	O<o><p><g><chunk>            posting list of subjects s for (o, p, g)
 //	P<p><g><chunk>               posting list of subjects s having p in g
-//	R<S|O><id>                   node summary: (p, g, count) of every group
+//	R<S|O><id>                   node block: (p, g, count) of every group,
+//	                             with the members of small groups inline
 //
-// A posting list is split into chunks of at most chunkSize ids (chunk is a
-// 4-byte big-endian number). Chunk 0 starts with the total number of ids in
-// the list, so the count of a (s, p, g) group, i.e. the per-(subject,
-// predicate) summary, is one key read: listing the relations of a hub costs
-// O(relations), not O(edges).
+// S and O chunk keys exist only for groups of more than inlineMax members
+// (summary.go); smaller groups live in the node block. A posting list is
+// split into chunks of at most chunkSize ids (chunk is a 4-byte big-endian
+// number). Chunk 0 starts with the total number of ids in the list. The
+// count of every group of a node is in its block, so listing the
+// relations of a hub costs O(relations), not O(edges).
 const (
 	spaceMeta  = 'm'
 	spaceTerm  = 't'
@@ -37,14 +39,6 @@ const (
 
 func putID(b []byte, id uint64) { binary.BigEndian.PutUint64(b, id) }
 func getID(b []byte) uint64     { return binary.BigEndian.Uint64(b) }
-
-// idKey is the key of the id -> term entry.
-func idKey(id uint64) []byte {
-	k := make([]byte, 1+idLen)
-	k[0] = spaceID
-	putID(k[1:], id)
-	return k
-}
 
 // termKey is the key of the term -> id entry.
 func termKey(term []byte) []byte {

@@ -252,7 +252,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 				break
 			}
 		}
-		members, err := readListLimit(txn, groupKey(nil, space, tid, p, gi.g), nil, left)
+		members, err := groupMembers(txn, space, gi, nil, left)
 		if err != nil {
 			return out, err
 		}
@@ -318,7 +318,7 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 		if q, ok := strings.CutPrefix(pi.id, store.QualifierPrefix); ok {
 			name = db.predLabelByID(txn, q)
 		}
-		vals, err := readList(txn, groupKey(nil, spaceSPO, t, gi.b, gi.g), nil)
+		vals, err := groupMembers(txn, spaceSPO, gi, nil, 0)
 		if err != nil {
 			return err
 		}
@@ -465,25 +465,29 @@ func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 		return out, err
 	}
 	for _, gi := range groups {
-		members, err := readList(txn, groupKey(nil, space, tid, gi.b, gi.g), nil)
-		if err != nil {
+		// Read the list chunk by chunk and stop at the limit: a hub's
+		// incoming list can hold millions of ids.
+		err := groupChunks(txn, space, gi, func(members []uint64) (bool, error) {
+			for _, m := range members {
+				if limit > 0 && len(out) >= limit {
+					return false, nil
+				}
+				if seen[m] {
+					continue
+				}
+				seen[m] = true
+				e, err := db.entity(txn, m)
+				if err != nil {
+					return false, err
+				}
+				if !e.Literal {
+					out = append(out, e)
+				}
+			}
+			return true, nil
+		})
+		if err != nil || (limit > 0 && len(out) >= limit) {
 			return out, err
-		}
-		for _, m := range members {
-			if limit > 0 && len(out) >= limit {
-				return out, nil
-			}
-			if seen[m] {
-				continue
-			}
-			seen[m] = true
-			e, err := db.entity(txn, m)
-			if err != nil {
-				return out, err
-			}
-			if !e.Literal {
-				out = append(out, e)
-			}
 		}
 	}
 	return out, nil
@@ -558,8 +562,8 @@ func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []st
 	for _, space := range []byte{spaceSPO, spaceOPS} {
 		var targets []uint64
 		err := relationGroups(txn, space, tid, p, func(gi groupInfo) error {
-			vals, err := readList(txn, groupKey(nil, space, tid, p, gi.g), nil)
-			targets = append(targets, vals...)
+			var err error
+			targets, err = groupMembers(txn, space, gi, targets, 0)
 			return err
 		})
 		if err != nil {

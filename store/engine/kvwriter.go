@@ -14,6 +14,9 @@ import (
 // what Badger's StreamWriter needs to write sorted tables directly.
 type kvWriter interface {
 	Set(stream uint32, key, val []byte) error
+	// Done ends streams: their last tables are written now, before any
+	// later stream's (no Set on them may follow).
+	Done(streams ...uint32) error
 	Flush() error
 	Cancel()
 }
@@ -38,6 +41,11 @@ type streamBuf struct {
 // for a database with no committed data); otherwise the tables go in one
 // level above the existing data.
 func newStreamSink(bdb *badger.DB, fresh bool) (*streamSink, error) {
+	if !fresh {
+		if err := settleForIncremental(bdb); err != nil {
+			return nil, err
+		}
+	}
 	sw := bdb.NewStreamWriter()
 	var err error
 	if fresh {
@@ -84,6 +92,27 @@ func (s *streamSink) write(b *streamBuf) error {
 	return nil
 }
 
+func (s *streamSink) Done(streams ...uint32) error {
+	for _, id := range streams {
+		s.mu.Lock()
+		b, ok := s.bufs[id]
+		s.mu.Unlock()
+		if !ok {
+			continue // never written: nothing to end
+		}
+		b.kv = pb.KV{StreamId: id, StreamDone: true}
+		badger.KVToBuffer(&b.kv, b.buf)
+		if err := s.write(b); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		delete(s.bufs, id)
+		s.mu.Unlock()
+		_ = b.buf.Release()
+	}
+	return nil
+}
+
 func (s *streamSink) Flush() error {
 	defer s.release()
 	for _, b := range s.bufs {
@@ -115,5 +144,39 @@ type batchSink struct{ wb *badger.WriteBatch }
 func (b *batchSink) Set(_ uint32, key, val []byte) error {
 	return b.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
 }
-func (b *batchSink) Flush() error { return b.wb.Flush() }
-func (b *batchSink) Cancel()      { b.wb.Cancel() }
+func (b *batchSink) Done(...uint32) error { return nil }
+func (b *batchSink) Flush() error         { return b.wb.Flush() }
+func (b *batchSink) Cancel()              { b.wb.Cancel() }
+
+// settleForIncremental makes sure an incremental StreamWriter has a free
+// level above all stored data. PrepareIncremental writes one level above
+// the highest non-empty level; when that is L0 (ApplyDeltas data flushed
+// from a memtable) it flattens the tree and then assumes the data sits on
+// the last level, which Badger's Flatten does not promise: the new tables
+// would overlap stored ones in the same level and the flush fails
+// ("Levels Controller err: Inter: Biggest(j-1)", found by TestDifferential,
+// seed 31). So the tree is flattened here, and the caller falls back to
+// write batches unless the data then sits at L2 or below.
+func settleForIncremental(bdb *badger.DB) error {
+	top := topLevel(bdb)
+	if top == 0 {
+		if err := bdb.Flatten(1); err != nil {
+			return fmt.Errorf("flatten before incremental stream: %w", err)
+		}
+		top = topLevel(bdb)
+	}
+	if top >= 0 && top < 2 {
+		return fmt.Errorf("no free level above the stored data (highest is L%d)", top)
+	}
+	return nil
+}
+
+// topLevel is the highest LSM level holding a table, -1 for none.
+func topLevel(bdb *badger.DB) int {
+	for _, l := range bdb.Levels() {
+		if l.NumTables > 0 {
+			return l.Level
+		}
+	}
+	return -1
+}

@@ -12,6 +12,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // Stream ids of the bulk load, one per keyspace.
@@ -37,6 +38,29 @@ type LoadOptions struct {
 	Labels *store.LabelConfig
 	// Files are recorded in the interrupted-ingest marker.
 	Files []string
+	// MaxMemory bounds the memory the load keeps (read batches and sort
+	// buffers); the rest is spilled to temporary files beside the
+	// database. Default DefaultMaxMemory; at least 1 MiB is used.
+	MaxMemory int64
+	// Progress, if set, receives the phase of the commit and how far it
+	// is (Total < 0 when unknown). It is called from the committing
+	// goroutine and must not block.
+	Progress func(LoadProgress)
+}
+
+// DefaultMaxMemory is the memory budget of a load when none is given;
+// minMaxMemory is the smallest budget used (tests use it to force many
+// batches and sorted runs).
+const (
+	DefaultMaxMemory = 2 << 30
+	minMaxMemory     = 1 << 20
+)
+
+// LoadProgress reports one commit phase: "dictionary", "map", "write",
+// "labels".
+type LoadProgress struct {
+	Phase       string
+	Done, Total int64
 }
 
 // LoadStats summarises a committed load.
@@ -47,6 +71,10 @@ type LoadStats struct {
 	Labels   int64         `json:"labels"`
 	Duration time.Duration `json:"duration_ns"`
 	Writer   string        `json:"writer"`
+	// Batches is the number of read batches spilled; TempBytes the peak
+	// size of the temporary files.
+	Batches   int   `json:"batches"`
+	TempBytes int64 `json:"temp_bytes"`
 }
 
 type qids struct{ s, p, o, g uint64 }
@@ -56,38 +84,37 @@ type newTerm struct {
 	enc string
 }
 
-type labelEntry struct {
-	g    uint64
-	text string
-	id   uint64
-}
-
-// Loader is a bulk load in progress. Quads added with WriteQuad are only
-// buffered; nothing reaches the database until Commit, so a failed or
+// Loader is a bulk load in progress. Quads added with WriteQuad are read
+// in batches bounded by LoadOptions.MaxMemory and spilled to temporary
+// files; nothing reaches the database until Commit, so a failed or
 // abandoned load leaves the stored data exactly as it was. Only one Loader
-// (or other writer) is active at a time.
+// (or other writer) is active at a time; a Loader is not safe for
+// concurrent use.
 type Loader struct {
 	db       *DB
 	opts     LoadOptions
+	budget   int64
 	start    time.Time
-	graph    uint64
-	dict     map[string]uint64
-	newTerms []newTerm
-	newCount int64      // len(newTerms) when the commit began
-	buf      quadBuffer // quads as read, in blocks
-	quads    []qids     // all quads, contiguous, from Commit on
-	labels   []labelEntry
-	labelP   map[uint64]bool
+	sd       *spillDir
+	batch    readBatch
+	batches  []spilledBatch
+	spilling chan spillResult  // the batch being spilled in the background
+	graphEnc string            // encoded term of opts.Graph
+	graphs   map[string]string // encoded graph-label term -> graph name
+	gLocal   int64             // local id of graphEnc in the batch, or -1
+	labelP   map[string]bool
 	labelCfg store.LabelConfig
+	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
+	nlabels  int64
 	nextID   uint64
 	metaNext uint64
+	newCount int64
 	scratch  []byte
-	txn      *badger.Txn
 	names    map[uint64]string // graph label id -> graph name
 	read     int64
 	done     bool
-	// empty is set when the database has no committed data, so no term
-	// can already be stored and dictionary lookups are skipped.
+	// empty is set when the database positively has no dictionary, so no
+	// term can already be stored and dictionary lookups are skipped.
 	empty bool
 }
 
@@ -100,71 +127,90 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	if db.opts.ReadOnly {
 		return nil, errors.New("bulk load: database is read-only")
 	}
+	if opts.MaxMemory <= 0 {
+		opts.MaxMemory = DefaultMaxMemory
+	}
 	db.writeMu.Lock()
 	db.mu.RLock()
-	l := &Loader{db: db, opts: opts, start: time.Now(), dict: map[string]uint64{},
-		nextID: db.nextID, labelP: map[uint64]bool{}, labelCfg: store.DefaultLabelConfig(),
-		names: map[uint64]string{}}
+	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
+		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
+		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
+		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
 		l.labelCfg = g.LabelCfg
 	} else if opts.Labels != nil {
 		l.labelCfg = *opts.Labels
 	}
 	db.mu.RUnlock()
-	l.metaNext = db.committedNextID()
-	l.empty = l.metaNext == 1 && db.Interrupted() == nil
-	l.txn = db.bdb.NewTransaction(false)
-	var err error
-	if l.graph, err = l.intern(quad.IRI(opts.Graph)); err != nil {
-		l.Close()
-		return nil, err
+	fail := func(err error) (*Loader, error) {
+		_ = l.sd.remove()
+		db.writeMu.Unlock()
+		return nil, fmt.Errorf("bulk load: %w", err)
 	}
-	l.names[l.graph] = opts.Graph
+	var err error
+	if l.metaNext, err = db.committedNextID(); err != nil {
+		return fail(err)
+	}
+	hasTerms, err := db.hasKeys([]byte{spaceTerm})
+	if err != nil {
+		return fail(err)
+	}
+	l.empty = !hasTerms && db.Interrupted() == nil
+	enc, err := encodeTerm(nil, quad.IRI(opts.Graph))
+	if err != nil {
+		return fail(err)
+	}
+	l.graphEnc = string(enc)
+	l.graphs[l.graphEnc] = opts.Graph
+	if l.sd, err = newSpillDir(db); err != nil {
+		return fail(err)
+	}
 	return l, nil
 }
 
 // committedNextID is the id counter recorded in meta (without reservations
-// of an interrupted load).
-func (db *DB) committedNextID() uint64 {
+// of an interrupted load): 1 when the key is absent, an error when it
+// cannot be read or is corrupt.
+func (db *DB) committedNextID() (uint64, error) {
 	var next uint64 = 1
-	_ = db.bdb.View(func(txn *badger.Txn) error {
-		if v, err := getValue(txn, metaNextID); err == nil && len(v) == 8 {
-			next = binary.BigEndian.Uint64(v)
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		v, err := getValue(txn, metaNextID)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+			return nil
+		case err != nil:
+			return fmt.Errorf("read id counter: %w", err)
+		case len(v) != 8:
+			return fmt.Errorf("corrupt id counter (%d bytes)", len(v))
 		}
+		next = binary.BigEndian.Uint64(v)
 		return nil
 	})
-	return next
+	return next, err
 }
 
-// intern returns the id of v, allocating one for a new term.
-func (l *Loader) intern(v quad.Value) (uint64, error) {
+// hasKeys reports whether any key starts with prefix (an empty prefix:
+// any key at all).
+func (db *DB) hasKeys(prefix []byte) (bool, error) {
+	var found bool
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+		defer it.Close()
+		it.Rewind()
+		found = it.Valid()
+		return nil
+	})
+	return found, err
+}
+
+// intern returns the batch-local id of v.
+func (l *Loader) intern(v quad.Value) (uint32, error) {
 	enc, err := encodeTerm(l.scratch[:0], v)
 	if err != nil {
 		return 0, err
 	}
 	l.scratch = enc
-	if id, ok := l.dict[string(enc)]; ok {
-		return id, nil
-	}
-	key := string(enc)
-	var id uint64
-	var found bool
-	if !l.empty {
-		if id, found, err = termIDEncoded(l.txn, enc); err != nil {
-			return 0, err
-		}
-	}
-	if !found {
-		id = l.nextID
-		l.nextID++
-	}
-	// Ids at or above the committed counter belong to an interrupted load:
-	// write them again so both dictionary directions exist.
-	if !found || id >= l.metaNext {
-		l.newTerms = append(l.newTerms, newTerm{id, key})
-	}
-	l.dict[key] = id
-	return id, nil
+	return l.batch.intern(enc), nil
 }
 
 // WriteQuad buffers one quad. The subject must be an IRI or blank node and
@@ -176,7 +222,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	if err := validQuad(q); err != nil {
 		return err
 	}
-	var ids qids
+	var ids lquad
 	var err error
 	if ids.s, err = l.intern(q.Subject); err != nil {
 		return err
@@ -187,32 +233,91 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	if ids.o, err = l.intern(q.Object); err != nil {
 		return err
 	}
-	ids.g = l.graph
 	if l.opts.KeepLabels && q.Label != nil {
 		if ids.g, err = l.intern(q.Label); err != nil {
 			return err
 		}
-		l.names[ids.g] = graphNameOf(q.Label)
+		if _, ok := l.graphs[string(l.scratch)]; !ok {
+			l.graphs[string(l.scratch)] = graphNameOf(q.Label)
+		}
+	} else {
+		if l.gLocal < 0 {
+			l.gLocal = int64(l.batch.intern([]byte(l.graphEnc)))
+		}
+		ids.g = uint32(l.gLocal)
 	}
-	l.buf.add(ids)
+	l.batch.addQuad(ids)
 	l.read++
 	l.noteLabel(q, ids)
+	if l.batch.size() >= l.budget/5 {
+		return l.spillBatch(true)
+	}
+	return nil
+}
+
+// spillResult is the outcome of a batch spilled in the background.
+type spillResult struct {
+	sb  spilledBatch
+	err error
+}
+
+// spillBatch writes the current batch to the spill directory. With async,
+// the batch is sorted and written by another goroutine while reading goes
+// on (at most one batch in flight, so two batches fit in the budget).
+func (l *Loader) spillBatch(async bool) error {
+	if err := l.waitSpill(); err != nil {
+		return err
+	}
+	if l.batch.nquads == 0 {
+		return nil
+	}
+	b := l.batch
+	l.batch, l.gLocal = readBatch{}, -1
+	if !async {
+		sb, err := b.spill(l.sd)
+		if err != nil {
+			return fmt.Errorf("bulk load: %w", err)
+		}
+		l.batches = append(l.batches, sb)
+		return nil
+	}
+	ch := make(chan spillResult, 1)
+	l.spilling = ch
+	go func() {
+		sb, err := b.spill(l.sd)
+		ch <- spillResult{sb, err}
+	}()
+	return nil
+}
+
+// waitSpill waits for the batch being spilled in the background.
+func (l *Loader) waitSpill() error {
+	if l.spilling == nil {
+		return nil
+	}
+	r := <-l.spilling
+	l.spilling = nil
+	if r.err != nil {
+		return fmt.Errorf("bulk load: %w", r.err)
+	}
+	l.batches = append(l.batches, r.sb)
 	return nil
 }
 
 // noteLabel records labels and aliases for the graph's search index.
-func (l *Loader) noteLabel(q quad.Quad, ids qids) {
-	isLabel, ok := l.labelP[ids.p]
+func (l *Loader) noteLabel(q quad.Quad, ids lquad) {
+	p := predicateName(q.Predicate)
+	isLabel, ok := l.labelP[p]
 	if !ok {
-		p := predicateName(q.Predicate)
 		isLabel = slices.Contains(l.labelCfg.Label, p) || slices.Contains(l.labelCfg.Alias, p)
-		l.labelP[ids.p] = isLabel
+		l.labelP[p] = isLabel
 	}
 	if !isLabel {
 		return
 	}
 	if text := literalText(q.Object); text != "" {
-		l.labels = append(l.labels, labelEntry{ids.g, text, ids.s})
+		l.batch.labels = append(l.batch.labels, batchLabel{ids.s, ids.g, text})
+		l.batch.bytes += int64(len(text)) + 32
 	}
 }
 
@@ -247,31 +352,48 @@ func validQuad(q quad.Quad) error {
 // Len is the number of quads buffered so far.
 func (l *Loader) Len() int64 { return l.read }
 
-// Close abandons the load (if not committed) and releases the write lock.
+// Close abandons the load (if not committed), removes its temporary files
+// and releases the write lock.
 func (l *Loader) Close() error {
 	if l.done {
 		return nil
 	}
 	l.done = true
-	l.txn.Discard()
-	l.quads, l.dict, l.buf = nil, nil, quadBuffer{}
+	_ = l.waitSpill() // its files are removed with the directory
+	l.batch.reset()
+	l.batches, l.labels = nil, nil
+	err := l.sd.remove()
 	l.db.writeMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("bulk load: remove temporary files: %w", err)
+	}
 	return nil
 }
 
 // Commit writes the buffered quads. On error the stored data is unchanged
 // in content (a crash mid-write leaves a marker; re-running the same load
-// completes it, since loads are idempotent).
+// completes it, since loads are idempotent). Cancelling ctx stops the
+// commit; the temporary files are removed in every case.
 func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 	if l.done {
 		return LoadStats{}, errors.New("bulk load: already committed or closed")
 	}
 	defer l.Close()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	st, err := l.commit(ctx)
 	if err != nil {
 		return st, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}
 	return st, nil
+}
+
+// progress reports a phase to LoadOptions.Progress.
+func (l *Loader) progress(phase string, done, total int64) {
+	if l.opts.Progress != nil {
+		l.opts.Progress(LoadProgress{Phase: phase, Done: done, Total: total})
+	}
 }
 
 // predicateName is the text of a predicate value (an IRI without brackets).
@@ -280,34 +402,4 @@ func predicateName(v quad.Value) string {
 		return string(iri)
 	}
 	return quad.StringOf(v)
-}
-
-// quadBuffer collects quads in fixed-size blocks, so that a growing load
-// never copies (and briefly doubles) one huge slice.
-type quadBuffer struct {
-	blocks [][]qids
-	n      int
-}
-
-const quadBlock = 1 << 20
-
-func (b *quadBuffer) add(q qids) {
-	if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1]) == quadBlock {
-		b.blocks = append(b.blocks, make([]qids, 0, quadBlock))
-	}
-	last := &b.blocks[len(b.blocks)-1]
-	*last = append(*last, q)
-	b.n++
-}
-
-// flatten moves the blocks into one slice, releasing each block as soon as
-// it is copied.
-func (b *quadBuffer) flatten() []qids {
-	out := make([]qids, 0, b.n)
-	for i := range b.blocks {
-		out = append(out, b.blocks[i]...)
-		b.blocks[i] = nil
-	}
-	b.blocks, b.n = nil, 0
-	return out
 }

@@ -40,15 +40,11 @@ func (db *DB) term(txn *badger.Txn, id uint64) (quad.Value, error) {
 	if v, ok := db.terms.Get(id); ok {
 		return v, nil
 	}
-	item, err := txn.Get(idKey(id))
+	b, err := termBytes(txn, id)
 	if err != nil {
 		return nil, fmt.Errorf("term %d: %w", id, err)
 	}
-	var v quad.Value
-	err = item.Value(func(b []byte) (err error) {
-		v, err = decodeTerm(b)
-		return err
-	})
+	v, err := decodeTerm(b)
 	if err != nil {
 		return nil, fmt.Errorf("term %d: %w", id, err)
 	}
@@ -61,34 +57,106 @@ func readList(txn *badger.Txn, group []byte, dst []uint64) ([]uint64, error) {
 	return readListLimit(txn, group, dst, 0)
 }
 
+// isNodeGroup reports whether group is an S or O group key (whose members
+// may be inline in the node block) rather than a P key.
+func isNodeGroup(group []byte) bool {
+	return len(group) == groupLen && (group[0] == spaceSPO || group[0] == spaceOPS)
+}
+
+// lookupGroup finds an S or O group's entry in its node block.
+func lookupGroup(txn *badger.Txn, group []byte) (sumEntry, bool, error) {
+	es, err := readSummary(txn, group[0], getID(group[1:]))
+	if err != nil {
+		return sumEntry{}, false, err
+	}
+	e, ok := findEntry(es, getID(group[9:]), getID(group[17:]))
+	return e, ok, nil
+}
+
 // readListLimit reads at most limit ids (limit <= 0: all) of a posting list.
 func readListLimit(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]uint64, error) {
-	for chunk := uint32(0); ; chunk++ {
-		item, err := txn.Get(withChunk(append([]byte(nil), group...), chunk))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return dst, nil
-		} else if err != nil {
-			return dst, err
+	err := eachChunk(txn, group, func(ids []uint64) (bool, error) {
+		if limit > 0 && len(dst)+len(ids) >= limit {
+			dst = append(dst, ids[:limit-len(dst)]...)
+			return false, nil
 		}
-		lim := -1
-		if limit > 0 {
-			lim = limit
+		dst = append(dst, ids...)
+		return true, nil
+	})
+	return dst, err
+}
+
+// eachChunk decodes a posting list one chunk at a time (an inline group is
+// one chunk) and passes the ids to fn (the slice is reused: fn must not
+// keep it) until fn returns false.
+func eachChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool, error)) error {
+	if isNodeGroup(group) {
+		e, ok, err := lookupGroup(txn, group)
+		if err != nil || !ok {
+			return err
+		}
+		if e.inline() {
+			_, err := fn(e.ids)
+			return err
+		}
+	}
+	return eachStoredChunk(txn, group, fn)
+}
+
+// groupChunks is eachChunk for a group whose node-block entry is known.
+func groupChunks(txn *badger.Txn, space byte, gi groupInfo, fn func(ids []uint64) (bool, error)) error {
+	if gi.count <= inlineMax {
+		_, err := fn(gi.ids)
+		return err
+	}
+	return eachStoredChunk(txn, groupKey(nil, space, gi.a, gi.b, gi.g), fn)
+}
+
+// groupMembers reads at most limit (<= 0: all) members of a group whose
+// node-block entry is known.
+func groupMembers(txn *badger.Txn, space byte, gi groupInfo, dst []uint64, limit int) ([]uint64, error) {
+	err := groupChunks(txn, space, gi, func(ids []uint64) (bool, error) {
+		if limit > 0 && len(dst)+len(ids) >= limit {
+			dst = append(dst, ids[:limit-len(dst)]...)
+			return false, nil
+		}
+		dst = append(dst, ids...)
+		return true, nil
+	})
+	return dst, err
+}
+
+// eachStoredChunk walks the chunk keys of a group.
+func eachStoredChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool, error)) error {
+	var ids []uint64
+	key := append([]byte(nil), group...)
+	for chunk := uint32(0); ; chunk++ {
+		item, err := txn.Get(withChunk(key[:len(group)], chunk))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		} else if err != nil {
+			return err
 		}
 		err = item.Value(func(v []byte) (err error) {
-			dst, err = decodeChunkLimit(dst, v, chunk == 0, lim)
+			ids, err = decodeChunk(ids[:0], v, chunk == 0)
 			return err
 		})
 		if err != nil {
-			return dst, fmt.Errorf("posting list %x: %w", group, err)
+			return fmt.Errorf("posting list %x: %w", group, err)
 		}
-		if limit > 0 && len(dst) >= limit {
-			return dst[:limit], nil
+		more, err := fn(ids)
+		if err != nil || !more {
+			return err
 		}
 	}
 }
 
 // listCount returns the total length of a posting list (0 if absent).
 func listCount(txn *badger.Txn, group []byte) (int64, error) {
+	if isNodeGroup(group) {
+		e, _, err := lookupGroup(txn, group)
+		return e.count, err
+	}
 	item, err := txn.Get(withChunk(append([]byte(nil), group...), 0))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, nil
@@ -103,39 +171,33 @@ func listCount(txn *badger.Txn, group []byte) (int64, error) {
 	return n, err
 }
 
-// groupInfo is one (a, b, g) posting-list group found by scanGroups.
+// groupInfo is one (a, b, g) posting-list group of a node block.
 type groupInfo struct {
 	a, b, g uint64
 	count   int64
+	ids     []uint64 // members of an inline group
 }
 
-// scanGroups visits every group under prefix (an S/O key prefix of 1, 9 or
-// 17 bytes) reading only chunk 0 of each group.
-func scanGroups(txn *badger.Txn, prefix []byte, fn func(groupInfo) error) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+// scanSummaries visits every node block of one direction (space S or O).
+func scanSummaries(txn *badger.Txn, space byte, fn func(node uint64, es []sumEntry) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
 	defer it.Close()
-	for it.Rewind(); it.Valid(); {
-		item := it.Item()
-		a, b, g, chunk, ok := splitGroup(item.Key())
-		if !ok {
-			return fmt.Errorf("corrupt index key %x", item.Key())
+	var es []sumEntry
+	for it.Rewind(); it.Valid(); it.Next() {
+		k := it.Item().Key()
+		if len(k) != 2+idLen {
+			return fmt.Errorf("corrupt node block key %x", k)
 		}
-		if chunk != 0 {
-			it.Seek(withChunk(groupKey(nil, item.Key()[0], a, b, g+1), 0))
-			continue
-		}
-		var n int64
-		err := item.Value(func(v []byte) (err error) {
-			n, err = chunkTotal(v)
+		err := it.Item().Value(func(v []byte) (err error) {
+			es, err = decodeSummary(v, es[:0])
 			return err
 		})
 		if err != nil {
+			return fmt.Errorf("node block %x: %w", k, err)
+		}
+		if err := fn(getID(k[2:]), es); err != nil {
 			return err
 		}
-		if err := fn(groupInfo{a, b, g, n}); err != nil {
-			return err
-		}
-		it.Seek(withChunk(groupKey(nil, item.Key()[0], a, b, g), 1))
 	}
 	return nil
 }

@@ -15,16 +15,7 @@ import (
 
 // buildSearch merges this load's labels into each touched graph's index.
 func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
-	byGraph := map[uint64]*labelindex.Builder{}
-	for _, e := range l.labels {
-		b := byGraph[e.g]
-		if b == nil {
-			b = labelindex.NewBuilder()
-			byGraph[e.g] = b
-		}
-		b.Add(e.text, e.id)
-	}
-	for g, b := range byGraph {
+	for g, b := range l.labels {
 		if err := ctxErr(ctx); err != nil {
 			return 0, err
 		}
@@ -32,7 +23,7 @@ func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
-	return int64(len(l.labels)), nil
+	return l.nlabels, nil
 }
 
 // Search finds entity candidates for a mention.

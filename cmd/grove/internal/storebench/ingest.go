@@ -20,6 +20,7 @@ import (
 	ckv "github.com/cayleygraph/cayley/graph/kv"
 	ckvbadger "github.com/cayleygraph/cayley/graph/kv/badger"
 	"github.com/cayleygraph/cayley/graph/memstore"
+	"github.com/cayleygraph/cayley/writer"
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/ingest"
@@ -34,7 +35,15 @@ const (
 	SystemGrove     = "grove"
 	SystemCayleyKV  = "cayley-kv-badger"
 	SystemCayleyMem = "cayley-memstore"
+	// SystemGroveWriter is Grove's incremental path: Cayley's quad writer
+	// (graph/writer, what `cayley load` uses) adding WriterBatch quads per
+	// AddQuadSet, each one ApplyDeltas transaction.
+	SystemGroveWriter = "grove-writer"
 )
+
+// WriterBatch is the AddQuadSet size of SystemGroveWriter: Cayley's own
+// default batch for loads.
+const WriterBatch = 10000
 
 // IngestResult is one system's bulk load of one file.
 type IngestResult struct {
@@ -63,6 +72,8 @@ func IngestOne(ctx context.Context, system, file, dir string, limit int64) (Inge
 		res.Quads, err = ingestCayleyKV(ctx, file, dir, limit)
 	case SystemCayleyMem:
 		res.Quads, err = ingestCayleyMem(ctx, file, limit)
+	case SystemGroveWriter:
+		res.Quads, err = ingestGroveWriter(ctx, file, dir, limit)
 	default:
 		err = fmt.Errorf("unknown system %q", system)
 	}
@@ -90,6 +101,34 @@ func ingestGrove(ctx context.Context, file, dir string, limit int64) (int64, err
 	defer db.Close()
 	r, err := ingest.Run(ctx, db, []string{file}, ingest.Options{Graph: "bench"})
 	return r.Load.Added, err
+}
+
+// ingestGroveWriter loads through Cayley's quad writer into the engine.
+func ingestGroveWriter(ctx context.Context, file, dir string, limit int64) (int64, error) {
+	engine.Register()
+	db, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	w, err := writer.NewSingleReplication(db, graph.Options{"ignore_duplicate": true})
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]quad.Quad, 0, WriterBatch)
+	n, err := readQuads(ctx, file, limit, func(q quad.Quad) error {
+		buf = append(buf, q)
+		if len(buf) < WriterBatch {
+			return nil
+		}
+		err := w.AddQuadSet(buf)
+		buf = buf[:0]
+		return err
+	})
+	if err == nil && len(buf) > 0 {
+		err = w.AddQuadSet(buf)
+	}
+	return n, err
 }
 
 // readQuads streams the quads of an N-Triples file with Grove's reader

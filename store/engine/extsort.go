@@ -1,0 +1,325 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// External sort of quads. A quadSorter keeps at most its budget of 32-byte
+// records in memory; a full buffer is sorted, de-duplicated and written to
+// a spill file as one sorted run. finish returns a merger that streams all
+// runs in order, without duplicates. Not safe for concurrent use.
+
+// quadOrder is the sort order of a sorter.
+type quadOrder uint8
+
+const (
+	orderSPO quadOrder = iota // s, p, g, o
+	orderOPS                  // o, p, g, s
+	orderPGS                  // p, g, s
+)
+
+func (o quadOrder) cmp(a, b qids) int {
+	switch o {
+	case orderOPS:
+		return cmp4(a.o, b.o, a.p, b.p, a.g, b.g, a.s, b.s)
+	case orderPGS:
+		return cmp4(a.p, b.p, a.g, b.g, a.s, b.s, a.o, b.o)
+	}
+	return cmp4(a.s, b.s, a.p, b.p, a.g, b.g, a.o, b.o)
+}
+
+const quadRecLen = 32
+
+type quadSorter struct {
+	sd    *spillDir
+	name  string
+	order quadOrder
+	buf   []qids
+	tmp   []qids   // radix sort scratch
+	dig   []uint16 // radix sort digits
+	limit int
+	runs  []string
+}
+
+// sortBytesPerQuad is the memory one buffered record costs: itself, its
+// radix-sort scratch copy and digit.
+const sortBytesPerQuad = 2*quadRecLen + 2
+
+// newQuadSorter sorts in order with at most budget bytes of records and
+// sort scratch in memory (at least 64k records).
+func newQuadSorter(sd *spillDir, name string, order quadOrder, budget int64) *quadSorter {
+	limit := max(int(budget/sortBytesPerQuad), 1<<16)
+	return &quadSorter{sd: sd, name: name, order: order, limit: limit}
+}
+
+func (s *quadSorter) add(q qids) error {
+	if s.buf == nil {
+		s.buf = make([]qids, 0, min(s.limit, 1<<20))
+	}
+	s.buf = append(s.buf, q)
+	if len(s.buf) >= s.limit {
+		return s.spill()
+	}
+	return nil
+}
+
+func (s *quadSorter) sortBuf() {
+	if len(s.buf) == 0 {
+		return
+	}
+	if cap(s.tmp) < len(s.buf) {
+		s.tmp = make([]qids, len(s.buf), cap(s.buf))
+		s.dig = make([]uint16, len(s.buf), cap(s.buf))
+	}
+	sorted := radixSortQuads(s.buf, s.tmp, s.dig, s.order)
+	if &sorted[0] != &s.buf[0] {
+		s.buf, s.tmp = sorted, s.buf
+	}
+	s.buf = slices.Compact(s.buf)
+}
+
+// spill writes the buffer as one sorted run.
+func (s *quadSorter) spill() error {
+	s.sortBuf()
+	w, err := s.sd.create(s.name)
+	if err != nil {
+		return err
+	}
+	var enc runEncoder
+	enc.order = s.order
+	var rec []byte
+	for _, q := range s.buf {
+		rec = enc.append(rec[:0], q)
+		if _, err := w.Write(rec); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	s.runs = append(s.runs, w.path)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// spilled reports whether any run went to disk.
+func (s *quadSorter) spilled() bool { return len(s.runs) > 0 }
+
+// finish ends input. If nothing was spilled, the merger reads the sorted
+// buffer; otherwise the rest is spilled too and the runs are merged.
+func (s *quadSorter) finish() (*quadMerger, error) {
+	m := &quadMerger{order: s.order, sd: s.sd}
+	if len(s.runs) == 0 {
+		s.sortBuf()
+		m.mem = s.buf
+		s.buf, s.tmp, s.dig = nil, nil, nil
+		return m, nil
+	}
+	if len(s.buf) > 0 {
+		if err := s.spill(); err != nil {
+			return nil, err
+		}
+	}
+	s.buf, s.tmp, s.dig = nil, nil, nil
+	for _, p := range s.runs {
+		r, err := openSpill(p, 256<<10)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		src := &runReader{r: r, path: p, order: s.order}
+		ok, err := src.next()
+		if err != nil {
+			r.Close()
+			m.Close()
+			return nil, err
+		}
+		m.all = append(m.all, src)
+		if ok {
+			m.heap = append(m.heap, src)
+		}
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m, nil
+}
+
+// Sorted runs are stored compactly: each record names the first key field
+// (in the run's order) that differs from the previous record, the
+// difference of that field, and the following fields in full, all as
+// uvarints. Records of one node or group share their leading fields, so a
+// record takes a few bytes instead of 32.
+
+// keys returns the fields of q in the order's sequence.
+func (o quadOrder) keys(q qids) [4]uint64 {
+	switch o {
+	case orderOPS:
+		return [4]uint64{q.o, q.p, q.g, q.s}
+	case orderPGS:
+		return [4]uint64{q.p, q.g, q.s, q.o}
+	}
+	return [4]uint64{q.s, q.p, q.g, q.o}
+}
+
+// quad is the inverse of keys.
+func (o quadOrder) quad(k [4]uint64) qids {
+	switch o {
+	case orderOPS:
+		return qids{o: k[0], p: k[1], g: k[2], s: k[3]}
+	case orderPGS:
+		return qids{p: k[0], g: k[1], s: k[2], o: k[3]}
+	}
+	return qids{s: k[0], p: k[1], g: k[2], o: k[3]}
+}
+
+// runEncoder writes the records of one sorted run.
+type runEncoder struct {
+	order quadOrder
+	prev  [4]uint64
+}
+
+func (e *runEncoder) append(dst []byte, q qids) []byte {
+	k := e.order.keys(q)
+	i := 0
+	for i < 4 && k[i] == e.prev[i] {
+		i++
+	}
+	dst = append(dst, byte(i))
+	if i < 4 {
+		dst = binary.AppendUvarint(dst, k[i]-e.prev[i])
+		for j := i + 1; j < 4; j++ {
+			dst = binary.AppendUvarint(dst, k[j])
+		}
+	}
+	e.prev = k
+	return dst
+}
+
+var errBadRun = errors.New("corrupt sorted run")
+
+// runReader is one sorted run being merged.
+type runReader struct {
+	r     *spillReader
+	path  string
+	order quadOrder
+	prev  [4]uint64
+	cur   qids
+}
+
+func (r *runReader) next() (bool, error) {
+	i, err := r.r.r.ReadByte()
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if i > 4 {
+		return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+	}
+	k := r.prev
+	if i < 4 {
+		d, err := binary.ReadUvarint(r.r.r)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+		}
+		k[i] += d
+		for j := int(i) + 1; j < 4; j++ {
+			if k[j], err = binary.ReadUvarint(r.r.r); err != nil {
+				return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+			}
+		}
+	}
+	r.prev = k
+	r.cur = r.order.quad(k)
+	return true, nil
+}
+
+// quadMerger streams the sorted, distinct quads of a sorter.
+type quadMerger struct {
+	order quadOrder
+	sd    *spillDir
+	mem   []qids
+	pos   int
+	heap  []*runReader
+	all   []*runReader
+	last  qids
+	any   bool
+}
+
+// next returns the next distinct quad in order.
+func (m *quadMerger) next() (qids, bool, error) {
+	for {
+		q, ok, err := m.pop()
+		if err != nil || !ok {
+			return q, ok, err
+		}
+		if m.any && q == m.last {
+			continue
+		}
+		m.last, m.any = q, true
+		return q, true, nil
+	}
+}
+
+func (m *quadMerger) pop() (qids, bool, error) {
+	if m.heap == nil {
+		if m.pos >= len(m.mem) {
+			return qids{}, false, nil
+		}
+		m.pos++
+		return m.mem[m.pos-1], true, nil
+	}
+	if len(m.heap) == 0 {
+		return qids{}, false, nil
+	}
+	top := m.heap[0]
+	q := top.cur
+	ok, err := top.next()
+	if err != nil {
+		return q, false, err
+	}
+	if !ok {
+		last := len(m.heap) - 1
+		m.heap[0] = m.heap[last]
+		m.heap = m.heap[:last]
+		if len(m.heap) == 0 {
+			return q, true, nil
+		}
+	}
+	m.down(0)
+	return q, true, nil
+}
+
+func (m *quadMerger) down(i int) {
+	h := m.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && m.order.cmp(h[r].cur, h[l].cur) < 0 {
+			j = r
+		}
+		if m.order.cmp(h[j].cur, h[i].cur) >= 0 {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// Close releases the runs and deletes their files.
+func (m *quadMerger) Close() {
+	for _, r := range m.all {
+		r.r.Close()
+		m.sd.drop(r.path)
+	}
+	m.all, m.heap, m.mem = nil, nil, nil
+}

@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cayleygraph/quad"
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// synthQuads makes n quads over a skewed set of nodes, with literals and
+// labels, so that batches share terms and hubs span several chunks.
+func synthQuads(seed uint64, n int) []quad.Quad {
+	r := rand.New(rand.NewPCG(seed, 7))
+	node := func() quad.Value {
+		if r.IntN(4) == 0 {
+			return quad.IRI(fmt.Sprintf("hub%d", r.IntN(3)))
+		}
+		return quad.IRI(fmt.Sprintf("n%d", r.IntN(n/3+1)))
+	}
+	qs := make([]quad.Quad, 0, n)
+	for i := 0; i < n; i++ {
+		s := quad.IRI(fmt.Sprintf("n%d", r.IntN(n/3+1)))
+		switch r.IntN(5) {
+		case 0:
+			qs = append(qs, quad.Quad{Subject: s, Predicate: quad.IRI(store.RDFSLabel),
+				Object: quad.LangString{Value: quad.String(fmt.Sprintf("label %d", r.IntN(n))), Lang: "en"}})
+		case 1:
+			qs = append(qs, quad.Quad{Subject: s, Predicate: quad.IRI("year"), Object: quad.Int(r.IntN(300) + 1800)})
+		default:
+			qs = append(qs, quad.Quad{Subject: s, Predicate: quad.IRI(fmt.Sprintf("p%d", r.IntN(20))), Object: node()})
+		}
+	}
+	return qs
+}
+
+// dumpKeys returns every key and value of the database (meta included).
+func dumpKeys(t *testing.T, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.DefaultIteratorOptions)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			out[string(it.Item().KeyCopy(nil))] = string(v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func loadWith(t *testing.T, db *DB, graph string, qs []quad.Quad, maxMem int64) LoadStats {
+	t.Helper()
+	l, err := db.NewLoader(LoadOptions{Graph: graph, MaxMemory: maxMem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, q := range qs {
+		if err := l.WriteQuad(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := l.Commit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func assertSameKeys(t *testing.T, a, b map[string]string) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Errorf("key counts differ: %d vs %d", len(a), len(b))
+	}
+	n := 0
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			if n++; n <= 5 {
+				t.Errorf("key %q: %q vs %q (present %v)", k, v, w, ok)
+			}
+		}
+	}
+}
+
+// TestBoundedLoadMatchesOneBatch: a load cut into many batches and sorted
+// runs by a tiny memory budget writes exactly the keys of a load done in
+// one batch, into an empty database and into one holding another graph.
+func TestBoundedLoadMatchesOneBatch(t *testing.T) {
+	first, second := synthQuads(1, 40000), synthQuads(2, 30000)
+	var dumps []map[string]string
+	for _, mem := range []int64{DefaultMaxMemory, minMaxMemory} {
+		db, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st1 := loadWith(t, db, "a", first, mem)
+		st2 := loadWith(t, db, "b", second, mem)
+		if mem == minMaxMemory && (st1.Batches < 3 || st2.Batches < 3) {
+			t.Errorf("batches = %d, %d; the tiny budget should force several", st1.Batches, st2.Batches)
+		}
+		dumps = append(dumps, dumpKeys(t, db))
+		var want []quad.Quad
+		for g, qs := range map[string][]quad.Quad{"a": first, "b": second} {
+			for _, q := range qs {
+				q.Label = quad.IRI(g)
+				want = append(want, q)
+			}
+		}
+		if got := quadSet(t, db); !maps.Equal(got, setOf(want)) {
+			t.Errorf("budget %d: %d quads stored, want %d", mem, len(got), len(setOf(want)))
+		}
+		rels, err := db.Relations(context.Background(), []string{"hub0"}, store.In)
+		if err != nil || len(rels) == 0 {
+			t.Errorf("hub relations = %v, %v", rels, err)
+		}
+		db.Close()
+	}
+	assertSameKeys(t, dumps[0], dumps[1])
+}
+
+func spillDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), spillPrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestSpillFilesRemoved: the temporary directory is gone after a commit, an
+// abandoned load and a cancelled commit; a cancelled commit changes nothing.
+func TestSpillFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	qs := synthQuads(3, 20000)
+	loadWith(t, db, "a", qs, minMaxMemory)
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("after commit: %v", d)
+	}
+	before := dumpKeys(t, db)
+
+	l, err := db.NewLoader(LoadOptions{Graph: "b", MaxMemory: minMaxMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range synthQuads(4, 20000) {
+		if err := l.WriteQuad(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(spillDirs(t, dir)) != 1 {
+		t.Errorf("a running load should have one spill directory")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Commit(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled commit = %v", err)
+	}
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("after cancel: %v", d)
+	}
+	assertSameKeys(t, before, dumpKeys(t, db))
+
+	l, err = db.NewLoader(LoadOptions{Graph: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.WriteQuad(qs[0])
+	l.Close()
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("after close: %v", d)
+	}
+	// A directory left by a killed process is removed on the next open.
+	if err := os.Mkdir(dir+"/"+spillPrefix+"stale", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("after reopen: %v", d)
+	}
+}
+
+// TestCorruptIDCounterStopsLoad: an unreadable id counter must fail the
+// load instead of being taken for an empty database (which would skip the
+// dictionary lookups and give stored terms second ids).
+func TestCorruptIDCounterStopsLoad(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loadQuads(t, db, "a", synthQuads(5, 100))
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaNextID, []byte{1, 2, 3}) }); err != nil {
+		t.Fatal(err)
+	}
+	l, err := db.NewLoader(LoadOptions{Graph: "b"})
+	if err == nil {
+		l.Close()
+		t.Fatal("load with a corrupt id counter started")
+	}
+	if !strings.Contains(err.Error(), "id counter") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+// TestLoadKeepsForeignKeys: the StreamWriter's Prepare (which drops every
+// key) runs only when the keyspace is positively empty, not whenever no
+// graph is registered.
+func TestLoadKeepsForeignKeys(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set([]byte("x-foreign"), []byte("keep")) }); err != nil {
+		t.Fatal(err)
+	}
+	loadQuads(t, db, "a", synthQuads(6, 100))
+	if got := dumpKeys(t, db)["x-foreign"]; got != "keep" {
+		t.Errorf("foreign key = %q after a load into a database without graphs", got)
+	}
+}
+
+// TestNeighborsHubLimit: Neighbors with a limit reads only the chunks it
+// needs. The hub's second chunk is corrupted: reading the whole list (as
+// a limit-blind implementation does) fails, stopping at the limit does not.
+func TestNeighborsHubLimit(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var qs []quad.Quad
+	for i := 0; i < chunkSize+500; i++ {
+		qs = append(qs, quad.Quad{Subject: quad.IRI(fmt.Sprintf("e%05d", i)), Predicate: quad.IRI("type"), Object: quad.IRI("hub")})
+	}
+	loadQuads(t, db, "g", qs)
+	var key []byte
+	err = db.bdb.View(func(txn *badger.Txn) error {
+		hub, _, err := db.termID(txn, quad.IRI("hub"))
+		if err != nil {
+			return err
+		}
+		p, _, err := db.termID(txn, quad.IRI("type"))
+		g, _, _ := db.termID(txn, quad.IRI("g"))
+		key = withChunk(groupKey(nil, spaceOPS, hub, p, g), 1)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(key, []byte{0xff}) }); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := db.Neighbors(context.Background(), "hub", "", store.In, 10)
+	if err != nil || len(ns) != 10 {
+		t.Fatalf("neighbors = %d, %v", len(ns), err)
+	}
+	if _, err := db.Neighbors(context.Background(), "hub", "", store.In, 0); err == nil {
+		t.Error("reading the whole corrupt list should fail")
+	}
+}
+
+// TestSpillDiskFull: a full disk while spilling is reported as such (the
+// load has not written anything to the database at that point).
+func TestSpillDiskFull(t *testing.T) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	sd := &spillDir{path: t.TempDir()}
+	w := &spillWriter{f: f, w: bufio.NewWriterSize(f, 16), path: "/dev/full", sd: sd}
+	_, werr := w.Write(make([]byte, 64))
+	cerr := w.Close()
+	err = errors.Join(werr, cerr)
+	if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error = %v, want a disk-full error", err)
+	}
+}

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// Spill files. A bulk load keeps at most its memory budget in RAM; the rest
+// goes to temporary files in one directory beside the database (inside the
+// database directory, so that it is on the same disk and a later Open can
+// find and remove what a killed load left behind). The directory is removed
+// when the load ends, whether it commits, fails or is cancelled.
+const spillPrefix = "ingest-spill-"
+
+// spillDir is the temporary directory of one bulk load. create and drop
+// may be called from several goroutines.
+type spillDir struct {
+	path    string
+	seq     atomic.Int64
+	written atomic.Int64 // bytes written to spill files so far
+	peak    atomic.Int64 // largest total size of live spill files
+	live    atomic.Int64
+}
+
+// newSpillDir creates the spill directory of a load into db.
+func newSpillDir(db *DB) (*spillDir, error) {
+	base := db.dir
+	if db.opts.InMemory || base == "" {
+		base = os.TempDir()
+	}
+	p, err := os.MkdirTemp(base, spillPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("create temporary directory for the load: %w", diskErr(err))
+	}
+	return &spillDir{path: p}, nil
+}
+
+// remove deletes the directory and everything in it.
+func (s *spillDir) remove() error {
+	if s == nil {
+		return nil
+	}
+	return os.RemoveAll(s.path)
+}
+
+// create opens a new spill file.
+func (s *spillDir) create(name string) (*spillWriter, error) {
+	p := filepath.Join(s.path, fmt.Sprintf("%06d-%s", s.seq.Add(1), name))
+	f, err := os.Create(p)
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file: %w", diskErr(err))
+	}
+	return &spillWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: p, sd: s}, nil
+}
+
+// drop removes one spill file that is no longer needed.
+func (s *spillDir) drop(path string) {
+	if fi, err := os.Stat(path); err == nil {
+		s.live.Add(-fi.Size())
+	}
+	_ = os.Remove(path)
+}
+
+// removeStaleSpills deletes spill directories that a killed load left in
+// the database directory.
+func removeStaleSpills(dir string, log interface{ Info(string, ...any) }) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), spillPrefix) {
+			if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
+				log.Info("removed temporary files of an interrupted load", "dir", e.Name())
+			}
+		}
+	}
+}
+
+// spillWriter is a buffered temporary file. Errors name the file and say
+// plainly when the disk is full.
+type spillWriter struct {
+	f    *os.File
+	w    *bufio.Writer
+	path string
+	n    int64
+	sd   *spillDir
+}
+
+func (w *spillWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write temporary file %s: %w", w.path, diskErr(err))
+	}
+	return n, nil
+}
+
+// Close flushes and closes the file; the data is not synced (spill files
+// do not outlive the process that reads them).
+func (w *spillWriter) Close() error {
+	ferr := w.w.Flush()
+	cerr := w.f.Close()
+	w.sd.written.Add(w.n)
+	live := w.sd.live.Add(w.n)
+	for {
+		p := w.sd.peak.Load()
+		if live <= p || w.sd.peak.CompareAndSwap(p, live) {
+			break
+		}
+	}
+	if err := errors.Join(ferr, cerr); err != nil {
+		return fmt.Errorf("write temporary file %s: %w", w.path, diskErr(err))
+	}
+	return nil
+}
+
+// abort closes and removes a file after an error.
+func (w *spillWriter) abort() {
+	_ = w.f.Close()
+	_ = os.Remove(w.path)
+}
+
+// errDiskFull marks errors caused by a full disk.
+var errDiskFull = errors.New("disk full")
+
+// diskErr adds errDiskFull to ENOSPC errors, so that callers and users see
+// the cause at once.
+func diskErr(err error) error {
+	if err != nil && errors.Is(err, syscall.ENOSPC) && !errors.Is(err, errDiskFull) {
+		return fmt.Errorf("%w (free space on the database's disk and re-run): %w", errDiskFull, err)
+	}
+	return err
+}
+
+// spillReader reads a spill file sequentially.
+type spillReader struct {
+	f *os.File
+	r *bufio.Reader
+}
+
+func openSpill(path string, buf int) (*spillReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read temporary file: %w", err)
+	}
+	return &spillReader{f: f, r: bufio.NewReaderSize(f, buf)}, nil
+}
+
+func (r *spillReader) Close() error { return r.f.Close() }
+
+// readFull reads len(p) bytes; io.EOF only at a record boundary.
+func (r *spillReader) readFull(p []byte) error {
+	_, err := io.ReadFull(r.r, p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("temporary file %s is truncated: %w", r.f.Name(), err)
+	}
+	return err
+}
+
+// bytesPerQuadWritten is a generous estimate of what one loaded quad costs
+// on disk while it is written (tables plus the value log Badger keeps
+// until it is garbage collected), used to refuse a load that cannot fit.
+const bytesPerQuadWritten = 64
+
+// checkDiskSpace refuses to start writing when the database's disk clearly
+// cannot hold the load, so that a full disk is reported before anything is
+// written and the database stays as it was.
+func (l *Loader) checkDiskSpace() error {
+	if l.db.opts.InMemory {
+		return nil
+	}
+	free, ok := freeDisk(l.db.dir)
+	if !ok {
+		return nil
+	}
+	need := uint64(l.read)*bytesPerQuadWritten + uint64(l.sd.live.Load())/4
+	if free < need {
+		return fmt.Errorf("%w: the load needs about %d MiB on %s, %d MiB are free; nothing was written",
+			errDiskFull, need>>20, l.db.dir, free>>20)
+	}
+	return nil
+}

@@ -1,0 +1,413 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Bounded-memory dictionary encoding (the scheme of QLever's index
+// builder). The input is read in batches sized from the memory budget.
+// Each batch has its own dense vocabulary (term -> local id) and keeps its
+// quads in local ids; a full batch is spilled with its vocabulary sorted by
+// term and its quads renumbered to the sorted positions. One k-way merge of
+// all batch vocabularies with the stored dictionary (a Badger iterator over
+// the t keyspace, also sorted by term) then gives every term its global id:
+// stored terms keep theirs, new terms get sequential ids in term order, so
+// both dictionary keyspaces come out in key order. The merge writes per
+// batch a dense local -> global array, read sequentially because local ids
+// are sorted positions; mapping a batch's quads needs only its own array.
+
+// lquad is a quad in batch-local ids.
+type lquad struct{ s, p, o, g uint32 }
+
+// batchLabel is a label or alias found while reading, in batch-local ids.
+type batchLabel struct {
+	s, g uint32
+	text string
+}
+
+// termOverhead approximates the memory of one batch term beyond its bytes
+// (map entry, string header, slice slot).
+const termOverhead = 72
+
+// readBatch is the batch being read.
+type readBatch struct {
+	ids    map[string]uint32
+	terms  []string
+	quads  [][]lquad // blocks of quadBlock, so growing never copies
+	nquads int
+	labels []batchLabel
+	bytes  int64
+}
+
+const quadBlock = 1 << 16
+
+func (b *readBatch) addQuad(q lquad) {
+	if len(b.quads) == 0 || len(b.quads[len(b.quads)-1]) == quadBlock {
+		b.quads = append(b.quads, make([]lquad, 0, quadBlock))
+	}
+	last := &b.quads[len(b.quads)-1]
+	*last = append(*last, q)
+	b.nquads++
+}
+
+func (b *readBatch) intern(enc []byte) uint32 {
+	if b.ids == nil {
+		b.ids = map[string]uint32{}
+	}
+	if id, ok := b.ids[string(enc)]; ok {
+		return id
+	}
+	key := string(enc)
+	id := uint32(len(b.terms))
+	b.terms = append(b.terms, key)
+	b.ids[key] = id
+	b.bytes += int64(len(key)) + termOverhead
+	return id
+}
+
+func (b *readBatch) size() int64 { return b.bytes + int64(b.nquads)*16 }
+
+func (b *readBatch) reset() {
+	b.ids = nil
+	b.terms, b.quads, b.labels = nil, nil, nil
+	b.bytes, b.nquads = 0, 0
+}
+
+// spilledBatch names the files of one spilled batch.
+type spilledBatch struct {
+	vocab, quads, labels, mapping string
+	nterms                        int
+	nquads                        int64
+}
+
+// spill writes the batch to sd and resets it.
+func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
+	n := len(b.terms)
+	type entry struct {
+		term string
+		id   uint32
+	}
+	sorted := make([]entry, n)
+	for i, t := range b.terms {
+		sorted[i] = entry{t, uint32(i)}
+	}
+	b.ids = nil // the map is no longer needed: free it before the sort
+	slices.SortFunc(sorted, func(x, y entry) int { return strings.Compare(x.term, y.term) })
+	order := make([]uint32, n)
+	rank := make([]uint32, n)
+	for i, e := range sorted {
+		order[i] = e.id
+		rank[e.id] = uint32(i)
+	}
+	sb := spilledBatch{nterms: n, nquads: int64(b.nquads)}
+	var err error
+	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
+		var lb [binary.MaxVarintLen64]byte
+		for _, o := range order {
+			t := b.terms[o]
+			if _, err := w.Write(lb[:binary.PutUvarint(lb[:], uint64(len(t)))]); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(w, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return sb, err
+	}
+	if sb.quads, err = writeSpill(sd, "quads", func(w io.Writer) error {
+		rec := make([]byte, 16*quadBlock)
+		for i, blk := range b.quads {
+			for j, q := range blk {
+				r := rec[16*j:]
+				binary.LittleEndian.PutUint32(r[0:], rank[q.s])
+				binary.LittleEndian.PutUint32(r[4:], rank[q.p])
+				binary.LittleEndian.PutUint32(r[8:], rank[q.o])
+				binary.LittleEndian.PutUint32(r[12:], rank[q.g])
+			}
+			if _, err := w.Write(rec[:16*len(blk)]); err != nil {
+				return err
+			}
+			b.quads[i] = nil // written: release the block
+		}
+		return nil
+	}); err != nil {
+		return sb, err
+	}
+	if sb.labels, err = writeSpill(sd, "labels", func(w io.Writer) error {
+		var rec []byte
+		for _, l := range b.labels {
+			rec = binary.AppendUvarint(rec[:0], uint64(rank[l.s]))
+			rec = binary.AppendUvarint(rec, uint64(rank[l.g]))
+			rec = binary.AppendUvarint(rec, uint64(len(l.text)))
+			rec = append(rec, l.text...)
+			if _, err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return sb, err
+	}
+	b.reset()
+	return sb, nil
+}
+
+// writeSpill creates a spill file, fills it and returns its path.
+func writeSpill(sd *spillDir, name string, fill func(io.Writer) error) (string, error) {
+	w, err := sd.create(name)
+	if err != nil {
+		return "", err
+	}
+	if err := fill(w); err != nil {
+		w.abort()
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	return w.path, nil
+}
+
+// vocabReader reads one batch's sorted vocabulary during the merge and
+// writes the batch's local -> global array.
+type vocabReader struct {
+	r   *spillReader
+	cur []byte
+	out *spillWriter
+}
+
+func (v *vocabReader) next() (bool, error) {
+	n, err := binary.ReadUvarint(v.r.r)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("temporary file %s: %w", v.r.f.Name(), err)
+	}
+	v.cur = slices.Grow(v.cur[:0], int(n))[:n]
+	return true, v.r.readFull(v.cur)
+}
+
+// dictResult is what the vocabulary merge produced.
+type dictResult struct {
+	termsFile string    // t entries in key order: uvarint len, term, 8-byte id
+	idsFile   string    // i entries of new ids in key order: 8-byte id, uvarint len, term
+	reserved  []newTerm // terms of an interrupted load found again, to write again
+	newCount  int64
+	next      uint64
+}
+
+// storedDict looks terms up in the stored dictionary in ascending order,
+// stepping an iterator forward and seeking over long gaps.
+type storedDict struct {
+	it *badger.Iterator
+}
+
+func (s *storedDict) find(term []byte) (uint64, bool, error) {
+	if s == nil {
+		return 0, false, nil
+	}
+	it := s.it
+	for steps := 0; it.Valid(); steps++ {
+		c := bytes.Compare(it.Item().Key()[1:], term)
+		if c == 0 {
+			var id uint64
+			err := it.Item().Value(func(v []byte) error {
+				if len(v) != idLen {
+					return fmt.Errorf("corrupt dictionary entry for %q", term)
+				}
+				id = getID(v)
+				return nil
+			})
+			return id, err == nil, err
+		}
+		if c > 0 {
+			return 0, false, nil
+		}
+		if steps == 8 {
+			it.Seek(termKey(term))
+			continue
+		}
+		it.Next()
+	}
+	return 0, false, nil
+}
+
+// mergeVocab assigns global ids to the terms of every batch; see the top
+// of this file. l.graphs maps encoded graph-label terms to graph names;
+// their global ids are recorded in names.
+func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult, error) {
+	res := dictResult{next: l.nextID}
+	var readers []*vocabReader
+	defer func() {
+		for _, v := range readers {
+			v.r.Close()
+			if v.out != nil {
+				v.out.abort()
+			}
+		}
+	}()
+	var h []*vocabReader
+	for i := range l.batches {
+		r, err := openSpill(l.batches[i].vocab, 64<<10)
+		if err != nil {
+			return res, err
+		}
+		v := &vocabReader{r: r}
+		readers = append(readers, v)
+		if v.out, err = l.sd.create("map"); err != nil {
+			return res, err
+		}
+		l.batches[i].mapping = v.out.path
+		ok, err := v.next()
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			h = append(h, v)
+		}
+	}
+	less := func(a, b *vocabReader) bool { return bytes.Compare(a.cur, b.cur) < 0 }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(h[c+1], h[c]) {
+				c++
+			}
+			if !less(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	tw, err := l.sd.create("terms")
+	if err != nil {
+		return res, err
+	}
+	iw, err := l.sd.create("ids")
+	if err != nil {
+		tw.abort()
+		return res, err
+	}
+	fail := func(err error) (dictResult, error) {
+		tw.abort()
+		iw.abort()
+		return res, err
+	}
+	var term, rec []byte
+	var idb [idLen]byte
+	for n := 0; len(h) > 0; n++ {
+		if n%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return fail(err)
+			}
+			l.progress("dictionary", int64(n), -1)
+		}
+		term = append(term[:0], h[0].cur...)
+		id, found, err := stored.find(term)
+		if err != nil {
+			return fail(err)
+		}
+		if !found {
+			id = res.next
+			res.next++
+			res.newCount++
+			rec = binary.BigEndian.AppendUint64(rec[:0], id)
+			rec = binary.AppendUvarint(rec, uint64(len(term)))
+			if _, err := iw.Write(append(rec, term...)); err != nil {
+				return fail(err)
+			}
+		} else if id >= l.metaNext {
+			// Written by an interrupted load: write both directions again.
+			res.reserved = append(res.reserved, newTerm{id, string(term)})
+		}
+		if !found || id >= l.metaNext {
+			rec = binary.AppendUvarint(rec[:0], uint64(len(term)))
+			rec = append(rec, term...)
+			if _, err := tw.Write(binary.BigEndian.AppendUint64(rec, id)); err != nil {
+				return fail(err)
+			}
+		}
+		if name, ok := l.graphs[string(term)]; ok {
+			l.names[id] = name
+		}
+		putID(idb[:], id)
+		for len(h) > 0 && bytes.Equal(h[0].cur, term) {
+			v := h[0]
+			if _, err := v.out.Write(idb[:]); err != nil {
+				return fail(err)
+			}
+			ok, err := v.next()
+			if err != nil {
+				return fail(err)
+			}
+			if !ok {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			down(0)
+		}
+	}
+	for _, v := range readers {
+		out := v.out
+		v.out = nil
+		if err := out.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		iw.abort()
+		return res, err
+	}
+	if err := iw.Close(); err != nil {
+		return res, err
+	}
+	res.termsFile, res.idsFile = tw.path, iw.path
+	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
+	return res, nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// readMapping loads a batch's local -> global array.
+func readMapping(path string, n int) ([]uint64, error) {
+	r, err := openSpill(path, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m := make([]uint64, n)
+	var b [idLen]byte
+	for i := range m {
+		if err := r.readFull(b[:]); err != nil {
+			return nil, fmt.Errorf("id map %s: %w", path, err)
+		}
+		m[i] = getID(b[:])
+	}
+	return m, nil
+}
