@@ -57,7 +57,7 @@ func TestAgentActions(t *testing.T) {
 			[]string{"edges:book/6186/author", "features:author/49853", ""}},
 		{"incoming edge type by inverse label", "Which books did Winston Graham write?",
 			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza, Ross Poldark]"}, "Demelza, Ross Poldark",
-			[]string{"The author (inverse) neighbours of Winston Graham (author/49853) are (2 in all): Demelza (Poldark, #2) (book/6186); Ross Poldark (Poldark, #1) (book/6185)", ""},
+			[]string{"The author (inverse) neighbours of Winston Graham (author/49853) are (2 in all): Ross Poldark (Poldark, #1) (book/6185); Demelza (Poldark, #2) (book/6186)", ""},
 			[]string{"edges:author/49853/author", ""}},
 	}
 	for _, tc := range tests {
