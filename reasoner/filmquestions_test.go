@@ -1,7 +1,6 @@
 package reasoner_test
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -187,38 +185,13 @@ type hardRecord struct {
 	Type     string   `json:"type"`
 }
 
-// openFilm loads data/film.nq.gz into an in-memory database.
-func openFilm(t *testing.T) *engine.DB {
-	t.Helper()
-	f, err := os.Open("../data/film.nq.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := storetest.Parse("film", gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := engine.Open("", engine.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	storetest.Load(t, db, "film", qs)
-	return db
-}
-
 // TestHardFilmQuestions checks every gold answer of the hard film
 // questions against the KG (and that every answer is a non-empty set).
 func TestHardFilmQuestions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the film sample")
 	}
-	g := &gold{t: t, kg: openFilm(t)}
+	g := &gold{t: t, kg: storetest.Film(t)}
 	var want []hardRecord
 	for _, q := range hardQuestions {
 		a := q.gold(g)
