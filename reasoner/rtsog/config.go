@@ -33,8 +33,15 @@ type Config struct {
 	// the reasoning path stack.
 	Paths int
 	// MaxCandidates bounds the tail entities fetched and scored for one
-	// relation (the KG's deterministic order decides which).
+	// relation at once: one page of the relation's tails ranked by
+	// relevance to the question (package hood).
 	MaxCandidates int
+	// Pages bounds the pages of MaxCandidates tails that one relation's
+	// entity exploration may score: when a relation has more tails than a
+	// page, the value model also scores "more" (the next page) and the
+	// next page is scored when "more" beats every tail scored so far.
+	// 1 turns paging off.
+	Pages int
 	// Temperature is used by the policy model to write sub-questions and
 	// the final answer.
 	Temperature float64
@@ -58,6 +65,7 @@ const (
 	ParamAlpha           = "alpha"
 	ParamPaths           = "paths"
 	ParamMaxCandidates   = "max_candidates"
+	ParamPages           = "pages"
 	ParamTemperature     = "temperature"
 	ParamEvalTemperature = "eval_temperature"
 	ParamSearchLimit     = "search_limit"
@@ -65,11 +73,11 @@ const (
 
 // DefaultConfig returns the paper's settings for WebQSP, CWQ and
 // WebQuestions: n=3, H=24, w=7, depth 5, alpha 0.33, K=10, temperature
-// 0.7. The paper does not state c; 1.0 is used. MaxCandidates,
+// 0.7. The paper does not state c; 1.0 is used. MaxCandidates, Pages,
 // EvalTemperature and SearchLimit are Grove's.
 func DefaultConfig() Config {
 	return Config{SubQuestions: 3, Iterations: 24, Width: 7, MaxDepth: 5, Exploration: 1.0, Alpha: 0.33,
-		Paths: 10, MaxCandidates: 10, Temperature: 0.7, EvalTemperature: 0, SearchLimit: 5}
+		Paths: 10, MaxCandidates: 10, Pages: 5, Temperature: 0.7, EvalTemperature: 0, SearchLimit: 5}
 }
 
 // GrailQAConfig is DefaultConfig with the paper's GrailQA iterations
@@ -106,6 +114,7 @@ func ConfigFromParams(p reasoner.Params) (Config, error) {
 	c.Alpha = r.Float(ParamAlpha, c.Alpha)
 	c.Paths = r.Int(ParamPaths, c.Paths)
 	c.MaxCandidates = r.Int(ParamMaxCandidates, c.MaxCandidates)
+	c.Pages = r.Int(ParamPages, c.Pages)
 	c.Temperature = r.Float(ParamTemperature, c.Temperature)
 	c.EvalTemperature = r.Float(ParamEvalTemperature, c.EvalTemperature)
 	c.SearchLimit = r.Int(ParamSearchLimit, c.SearchLimit)
@@ -129,6 +138,7 @@ func (c Config) Validate() error {
 	atLeast(ParamMaxDepth, c.MaxDepth, 1)
 	atLeast(ParamPaths, c.Paths, 1)
 	atLeast(ParamMaxCandidates, c.MaxCandidates, 1)
+	atLeast(ParamPages, c.Pages, 1)
 	atLeast(ParamSearchLimit, c.SearchLimit, 1)
 	if c.Exploration < 0 {
 		errs = append(errs, fmt.Errorf("parameter %q must not be negative, got %g", ParamExploration, c.Exploration))
@@ -148,7 +158,7 @@ func (c Config) Params() map[string]any {
 	return map[string]any{
 		ParamSubQuestions: c.SubQuestions, ParamIterations: c.Iterations, ParamWidth: c.Width,
 		ParamMaxDepth: c.MaxDepth, ParamExploration: c.Exploration, ParamAlpha: c.Alpha, ParamPaths: c.Paths,
-		ParamMaxCandidates: c.MaxCandidates, ParamTemperature: c.Temperature,
+		ParamMaxCandidates: c.MaxCandidates, ParamPages: c.Pages, ParamTemperature: c.Temperature,
 		ParamEvalTemperature: c.EvalTemperature, ParamSearchLimit: c.SearchLimit,
 	}
 }

@@ -82,8 +82,15 @@
 // trace.
 //
 // What the model sees (package hood): a relation's tails are ranked by
-// relevance to the question and sub-questions before the MaxCandidates
-// are kept, mediator tails are named by their contents (the shared
+// relevance to the question and sub-questions and scored one page of
+// MaxCandidates at a time. When a relation has more tails than a page,
+// the value model also scores "more: show the next N of TOTAL tails"
+// (llm.KindScore, TaskScoreMore), shown the page's tails; when "more"
+// beats every tail scored so far, the next page is scored in the same
+// expansion, up to Pages pages. Paging is part of entity exploration: it
+// adds no tree node and no hop, the relation still gives one child (the
+// best tail of all pages read, the others its alternative tails) and
+// that child's value is equation 9 as before. Mediator tails are named by their contents (the shared
 // renderer), a hop onto a mediator does not count towards MaxDepth, and
 // the answer prompt states each relation's true total ("Jerry Lewis
 // directed 13 in all (10 listed)"). When every path dies out without an
@@ -92,6 +99,6 @@
 //
 // Hyper-parameters are read from reasoner.Params (see ConfigFromParams):
 // subquestions (n), iterations (H), width (w), max_depth, c, alpha, paths
-// (K), max_candidates, temperature, eval_temperature, search_limit and a
+// (K), max_candidates, pages, temperature, eval_temperature, search_limit and a
 // preset ("grailqa" sets H=18, as the paper does for GrailQA).
 package rtsog

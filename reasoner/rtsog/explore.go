@@ -140,36 +140,124 @@ func (r *run) exploreRelation(ctx context.Context, leaf *node, rel store.Relatio
 }
 
 // candidates fetches the tails of rel ranked by relevance to the question
-// (package hood: the needed tail may be the last in the store's order),
-// keeps at most MaxCandidates, skipping the entities already on the path,
-// with mediators described by their contents, and scores each extended
-// path concurrently. They are returned best first (the ranking's order
+// (package hood: the needed tail may be the last in the store's order)
+// one page of at most MaxCandidates at a time, skipping the entities
+// already on the path, with mediators described by their contents, and
+// scores each extended path concurrently. When the relation has tails
+// beyond the page, the value model also scores "more", the next page not
+// yet shown (scoreMore, concurrently with the tails); the next page is
+// scored when "more" beats every tail scored so far, up to Pages pages.
+// Paging happens inside one expansion: it adds no node and no hop. The
+// tails of every page read are returned best first (the ranking's order
 // among equal scores); tails says how many were scored of how many exist.
 func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([]candidate, string, error) {
-	onPath := len(leaf.path())
-	page, err := hood.Fetch(ctx, r.KG, []string{leaf.entity.ID}, rel, 0, r.cfg.MaxCandidates+onPath,
-		hood.Options{Question: r.Question + "\n" + strings.Join(r.subs, "\n"), Graphs: r.Graphs})
-	if err != nil {
-		return nil, "", err
-	}
 	var cands []candidate
 	seen := map[string]bool{}
+	offset, pages := 0, 0
+	var total int64
+	for pages < r.cfg.Pages {
+		pg, err := r.candidatePage(ctx, leaf, rel, offset, seen)
+		if err != nil {
+			return nil, "", err
+		}
+		pages++
+		total, offset = pg.total, pg.next
+		cands = append(cands, pg.cands...)
+		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+		best := FailedScore
+		if len(cands) > 0 {
+			best = cands[0].score
+		}
+		if !pg.more || pages == r.cfg.Pages || pg.moreScore <= best {
+			break
+		}
+		r.Log.Debug("rtsog: more tails", "entity", leaf.entity.ID, "relation", rel.ID, "page", pages+1)
+	}
+	tails := fmt.Sprintf("%d of %d", len(cands), total)
+	if pages > 1 {
+		tails += fmt.Sprintf(" (%d pages)", pages)
+	}
+	return cands, tails, nil
+}
+
+// candidatePage is one page of a relation's scored tails.
+type candidatePage struct {
+	cands []candidate
+	// total is the relation's true number of tails; next the offset of
+	// the next page.
+	total int64
+	next  int
+	// more says whether tails beyond the page were ranked, moreScore is
+	// the value model's score of the next page.
+	more      bool
+	moreScore float64
+}
+
+// candidatePage fetches the page of rel's ranked tails at offset, keeps
+// the tails not seen and not on the path (at most MaxCandidates, marking
+// them seen) and scores them, and "more" when the relation goes on,
+// concurrently.
+func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation, offset int, seen map[string]bool) (candidatePage, error) {
+	// Entities on the path are skipped: read enough to fill the page.
+	limit := r.cfg.MaxCandidates + len(leaf.path())
+	page, err := hood.Fetch(ctx, r.KG, []string{leaf.entity.ID}, rel, offset, limit,
+		hood.Options{Question: r.Question + "\n" + strings.Join(r.subs, "\n"), Graphs: r.Graphs})
+	if err != nil {
+		return candidatePage{}, err
+	}
+	used := 0
+	var cands []candidate
 	for _, e := range page.Edges {
-		if seen[e.Far.ID] || leaf.onPath(e.Far.ID) || len(cands) == r.cfg.MaxCandidates {
+		if len(cands) == r.cfg.MaxCandidates {
+			break
+		}
+		used++
+		if seen[e.Far.ID] || leaf.onPath(e.Far.ID) {
 			continue
 		}
 		seen[e.Far.ID] = true
 		cands = append(cands, candidate{entity: e.Far, edge: e.Edge, described: e.Contents, desc: hood.Render(e.Contents)})
 	}
-	tails := fmt.Sprintf("%d of %d", len(cands), page.Total)
-	err = fanout.Run(ctx, len(cands), 0, func(ctx context.Context, i int) error {
-		return r.scoreCandidate(ctx, leaf, rel, &cands[i])
+	// The page read is the edges looked at; the next page starts after.
+	page.Edges = page.Edges[:used]
+	out := candidatePage{cands: cands, total: page.Total, next: page.Offset + used, more: page.More()}
+	calls := len(out.cands)
+	if out.more && r.cfg.Pages > 1 {
+		calls++
+	}
+	err = fanout.Run(ctx, calls, 0, func(ctx context.Context, i int) error {
+		if i == len(out.cands) {
+			var err error
+			out.moreScore, err = r.scoreMore(ctx, leaf, rel, page, out.cands)
+			return err
+		}
+		return r.scoreCandidate(ctx, leaf, rel, &out.cands[i])
 	})
 	if err != nil {
-		return nil, "", err
+		return candidatePage{}, err
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
-	return cands, tails, nil
+	slices.SortStableFunc(out.cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	return out, nil
+}
+
+// scoreMore has the value model score "more": how likely the tail the
+// question needs is among the tails of rel after page rather than among
+// those shown (cands).
+func (r *run) scoreMore(ctx context.Context, leaf *node, rel store.Relation, page hood.Page, cands []candidate) (float64, error) {
+	rest := page.Ranked - (page.Offset + len(page.Edges))
+	next := min(rest, r.cfg.MaxCandidates)
+	more := fmt.Sprintf("more: show the next %d of the %d tails after %s", next, page.Total, pageSpan(page))
+	shown := make([]string, len(cands))
+	for i, c := range cands {
+		shown[i] = name(c.entity, c.desc)
+	}
+	return r.score(ctx, TaskScoreMore, scoreMorePrompt(r.Question, r.subs, leaf, rel, page.Note(), shown, more),
+		pathText(leaf), extendedText(leaf, rel, nil)+" ("+more+")")
+}
+
+// pageSpan is "1-10" for a page.
+func pageSpan(p hood.Page) string {
+	return fmt.Sprintf("%d-%d", p.Offset+1, p.Offset+len(p.Edges))
 }
 
 // scoreCandidate has the value model score the path extended by c.

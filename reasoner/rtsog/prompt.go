@@ -17,6 +17,7 @@ const (
 	TaskSelectRelation = "rtsog/select-relations"
 	TaskScoreRelation  = "rtsog/score-relation"
 	TaskScorePath      = "rtsog/score-path"
+	TaskScoreMore      = "rtsog/score-more"
 	TaskEndOfSearch    = "rtsog/end-of-search"
 	TaskStack          = "rtsog/stack"
 	TaskAnswer         = "rtsog/answer"
@@ -98,6 +99,28 @@ func scorePathPrompt(question string, subs []string, path string) string {
 	b.WriteString("Candidate reasoning path: " + path + "\n\n")
 	b.WriteString("Current task: rate how likely it is that this reasoning path leads to the answer of the question " +
 		"or of one of its sub-questions. Reason briefly, then end with a line: Score: X, with X between 0.0 and 1.0.")
+	return b.String()
+}
+
+// scoreMorePrompt asks for the score of "more", the next page of a
+// relation's tails: note says which tails were shown ("1-10 of 13,
+// ranked by relevance to the question"), shown names them.
+func scoreMorePrompt(question string, subs []string, n *node, rel store.Relation, note string, shown []string, more string) string {
+	var b strings.Builder
+	header(&b, question, subs)
+	b.WriteString("Reasoning path so far: " + pathText(n) + "\n")
+	fmt.Fprintf(&b, "Relation followed: %s (%s, %s)\n", label(rel), rel.ID, dirWord(rel.Dir))
+	fmt.Fprintf(&b, "Tails shown (%s):\n", note)
+	if len(shown) == 0 {
+		b.WriteString("  (none new)\n")
+	}
+	for _, s := range shown {
+		b.WriteString("  " + arrowSafe(s) + "\n")
+	}
+	b.WriteString("Option: " + more + "\n\n")
+	b.WriteString("Current task: rate how likely it is that the tail this reasoning path needs is not among the tails " +
+		"shown but among the next ones, so that the next tails should be shown. Reason briefly, then end with a " +
+		"line: Score: X, with X between 0.0 and 1.0.")
 	return b.String()
 }
 

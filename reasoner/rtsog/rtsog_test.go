@@ -29,15 +29,16 @@ func TestConfigFromParams(t *testing.T) {
 		{"grailqa preset", reasoner.Params{"preset": "GrailQA"}, func(c Config) bool { return c.Iterations == 18 && c.Width == 7 }, ""},
 		{"preset then override", reasoner.Params{"preset": "grailqa", "iterations": "6"}, func(c Config) bool { return c.Iterations == 6 }, ""},
 		{"every hyper-parameter", reasoner.Params{"subquestions": 0, "iterations": 12, "width": 3.0, "max_depth": "4",
-			"c": 1.4, "alpha": "0.5", "paths": 5, "max_candidates": 20, "temperature": 0, "eval_temperature": 0.1,
-			"search_limit": 3}, func(c Config) bool {
+			"c": 1.4, "alpha": "0.5", "paths": 5, "max_candidates": 20, "pages": 2, "temperature": 0,
+			"eval_temperature": 0.1, "search_limit": 3}, func(c Config) bool {
 			return c == Config{SubQuestions: 0, Iterations: 12, Width: 3, MaxDepth: 4, Exploration: 1.4, Alpha: 0.5,
-				Paths: 5, MaxCandidates: 20, Temperature: 0, EvalTemperature: 0.1, SearchLimit: 3}
+				Paths: 5, MaxCandidates: 20, Pages: 2, Temperature: 0, EvalTemperature: 0.1, SearchLimit: 3}
 		}, ""},
 		{"unknown preset", reasoner.Params{"preset": "qald"}, nil, `unknown preset "qald"`},
 		{"unknown key", reasoner.Params{"H": 24}, nil, `unknown parameter(s) "H"`},
 		{"wrong type", reasoner.Params{"width": "seven"}, nil, `parameter "width": want an integer`},
 		{"alpha out of range", reasoner.Params{"alpha": 1.5}, nil, `parameter "alpha" must be in [0, 1]`},
+		{"zero pages", reasoner.Params{"pages": 0}, nil, `parameter "pages" must be at least 1`},
 		{"zero iterations", reasoner.Params{"iterations": 0}, nil, `parameter "iterations" must be at least 1`},
 		{"negative sub-questions", reasoner.Params{"subquestions": -1}, nil, `parameter "subquestions" must be at least 0`},
 		{"negative c", reasoner.Params{"c": -1}, nil, `parameter "c" must not be negative`},

@@ -8,8 +8,8 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
-	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // The tests of what the model sees (issue 13) on the kgfixture film graph.
@@ -55,6 +55,7 @@ func TestCountBeyondCandidates(t *testing.T) {
 		{Name: TaskSelectRelation, Func: pickRel("directed")},
 		{Name: TaskScoreRelation, Repeat: true, Replies: []string{"Score: 0.9"}},
 		{Name: TaskScorePath, Repeat: true, Replies: []string{"Score: 0.8"}},
+		{Name: TaskScoreMore, Repeat: true, Replies: []string{"Score: 0.1"}},
 		{Name: TaskEndOfSearch, Repeat: true, Replies: []string{"Yes, the films are listed."}},
 		{Name: TaskStack, Repeat: true, Replies: []string{"Yes"}},
 		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`Jerry Lewis directed (\d+) in all`))},
@@ -80,6 +81,7 @@ func TestCVTTailRankedAndDescribed(t *testing.T) {
 		{Name: TaskSelectRelation, Func: pickRel("starring")},
 		{Name: TaskScoreRelation, Repeat: true, Replies: []string{"Score: 0.9"}},
 		{Name: TaskScorePath, Func: scoreBy("Rick Deckard")},
+		{Name: TaskScoreMore, Repeat: true, Replies: []string{"Score: 0.2"}},
 		{Name: TaskEndOfSearch, Func: func(req llm.Request, _ int) (string, error) {
 			return map[bool]string{true: "Yes", false: "No"}[strings.Contains(req.Task.Candidate, "Rick Deckard")], nil
 		}},
@@ -125,5 +127,81 @@ func TestRelinkWhenPathsDieOut(t *testing.T) {
 	}
 	if !tracetest.HasWarning(tr, "re-linking the sub-questions added Blade Runner ("+kgfixture.BladeRunner+")") {
 		t.Errorf("no re-link warning\n%s", tracetest.Render(t, tr))
+	}
+}
+
+// TestMoreTails: Jerry Lewis directed 13 films, named so that no word is
+// shared with the question: ranking keeps the store's order and the
+// needed film, the last, is on page 2 of 10 candidates. The value model
+// scores the shown films low and "more" higher, so the next page is
+// scored within the same expansion (no node, no hop) and its film becomes
+// the child. Without paging (pages=1) the needed film is never seen.
+func TestMoreTails(t *testing.T) {
+	const want = "Lewis Comedy 12"
+	tests := []struct {
+		name      string
+		pages     int
+		answer    string
+		moreCalls int
+		tails     string
+	}{
+		{"next page", 5, want, 1, "13 of 13 (2 pages)"},
+		{"paging off", 1, "", 0, "10 of 13"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &llm.Scripted{Rules: []llm.Rule{
+				{Name: TaskExtract, Repeat: true, Replies: []string{"none"}},
+				{Name: TaskSelectRelation, Func: pickRel("directed")},
+				{Name: TaskScoreRelation, Repeat: true, Replies: []string{"Score: 0.9"}},
+				{Name: TaskScorePath, Func: scoreBy(want)},
+				{Name: TaskScoreMore, Repeat: true, Replies: []string{"Score: 0.5"}},
+				{Name: TaskEndOfSearch, Func: func(req llm.Request, _ int) (string, error) {
+					return map[bool]string{true: "Yes", false: "No"}[strings.Contains(req.Task.Candidate, want)], nil
+				}},
+				{Name: TaskStack, Func: func(req llm.Request, _ int) (string, error) {
+					return map[bool]string{true: "Yes", false: "No"}[strings.HasSuffix(req.Task.Candidate, want)], nil
+				}},
+				{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`\d\. \(weight [0-9.]+\) Jerry Lewis -> [^>]+ -> (` + want + `)`))},
+			}}
+			cfg := DefaultConfig()
+			cfg.SubQuestions, cfg.Iterations, cfg.MaxDepth, cfg.Pages = 0, 2, 1, tt.pages
+			tr := answerWith(t, kgfixture.Open(t), m, m, cfg, reasoner.Query{
+				Question: "Which was the last picture of the man behind The Bellboy?",
+				Graphs:   []string{kgfixture.Graph}, TopicEntities: []string{kgfixture.JerryLewis}})
+			if tr.Answer.Text != tt.answer {
+				t.Fatalf("answer %q, want %q\n%s", tr.Answer.Text, tt.answer, tracetest.Render(t, tr))
+			}
+			if tt.answer == want && !slices.Equal(tr.Answer.Entities, []string{"/m/lewis_film_12"}) {
+				t.Errorf("answer entities %v", tr.Answer.Entities)
+			}
+			more := m.CallsFor(TaskScoreMore)
+			if len(more) != tt.moreCalls {
+				t.Fatalf("%d score-more calls, want %d", len(more), tt.moreCalls)
+			}
+			if len(more) > 0 {
+				p := userPrompt(more[0])
+				for _, s := range []string{"Tails shown (1-10 of 13, ranked by relevance to the question)",
+					"more: show the next 3 of the 13 tails after 1-10"} {
+					if !strings.Contains(p, s) {
+						t.Errorf("score-more prompt lacks %q:\n%s", s, p)
+					}
+				}
+			}
+			// One child under the topic: paging added no node and no hop.
+			var children []int
+			for _, n := range tr.Nodes {
+				if slices.Contains(n.Parents, 2) {
+					children = append(children, n.ID)
+					if n.Depth != 2 || n.Extra["tails"] != tt.tails {
+						t.Errorf("child %d: depth %d, tails %q; want depth 2, tails %q", n.ID, n.Depth,
+							n.Extra["tails"], tt.tails)
+					}
+				}
+			}
+			if len(children) != 1 {
+				t.Errorf("topic has %d children, want 1", len(children))
+			}
+		})
 	}
 }
