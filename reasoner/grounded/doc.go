@@ -89,9 +89,19 @@
 // ones)", and repeating it lists the next page. RetrieveNode describes
 // candidates without a description by their relations, so the agent can
 // tell two nodes of one name apart and replace a wrong topic node. The
-// exploration's tail options are ranked the same way and state the total;
-// when a list is cut, "number of <relation>" joins the attributes, so
-// counts stay answerable. Mediator (CVT) nodes appear by their contents
+// exploration's tail options are ranked the same way, NeighborLimit per
+// page, and state the total; when a list is cut, "number of <relation>"
+// joins the attributes, so counts stay answerable, and the options end
+// with "NEXT: next page: show the next N of TOTAL tail entities". Choosing
+// NEXT (besides or instead of tails) reads the next page within the same
+// depth, and the model chooses from it in one more prune call: the kept
+// tails of all pages stay within EntityWidth, every page's call counts
+// against ExploreCalls (a page the budget cannot pay for is not read, and
+// the observation says so), the page's prompt says which page it is
+// ("page 2: 11-13 of 13, ...") and the observation lists the pages read
+// ("pages: Jerry Lewis -> directed: read page 2 of the tails (11-13 of
+// 13, ...)"). Whether to read the next page is always the model's choice:
+// a cut page is never kept whole without a call. Mediator (CVT) nodes appear by their contents
 // everywhere; their contents join the graph with the hop that reached
 // them, and the exploration goes on from the entities they join, so a CVT
 // hop is one depth. The graph definition is completed from relation

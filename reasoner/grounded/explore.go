@@ -89,13 +89,17 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 		return err
 	}
 	edgesBefore, attrsBefore := c.sub.NumEdges(), len(c.attrs)
-	depth, stopped, err := x.explore(ctx, c)
+	depth, stopped, pages, err := x.explore(ctx, c)
 	if err != nil {
 		return err
 	}
 	st := c.last()
 	found := slices.Concat(c.sub.EdgeTriples(c.sub.Edges()[edgesBefore:]), c.attributeLines()[attrsBefore:])
 	st.observation = "found: " + fmtList(found)
+	if len(pages) > 0 {
+		st.observation += "\npages: " + strings.Join(pages, "; ")
+		c.extra["pages"] = strings.Join(pages, "; ")
+	}
 	if stopped != "" {
 		st.observation += "\n" + stopped
 		c.extra["budget"] = stopped
@@ -143,12 +147,12 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 // are not explored), keeps the model-pruned attributes,
 // relations and tail entities, adds the tails to the seen entities, and
 // ends early when the model says the triples suffice. It returns the
-// number of rounds run and, when the model-call budget stopped it, a
-// message saying so.
-func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
+// number of rounds run, when the model-call budget stopped it a message
+// saying so, and the notes of the further pages of tails read.
+func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped string, pages []string, err error) {
 	b := &budget{}
 	b.left.Store(int64(x.r.cfg.ExploreCalls))
-	depth, skipped := 0, 0
+	skipped := 0
 	for depth < x.r.cfg.Depth {
 		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
@@ -168,32 +172,35 @@ func (x *explorer) explore(ctx context.Context, c *state) (int, string, error) {
 			return err
 		})
 		if err != nil {
-			return depth, "", err
+			return depth, "", pages, err
 		}
 		news := x.absorb(c, found)
+		for _, f := range found {
+			pages = append(pages, f.notes...)
+		}
 		if left := countTrue(spent); left > 0 {
 			c.unvisit(ids, spent)
 			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
 				"spent with %d %s left unexplored", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls, left,
-				noun(left, "entity", "entities")), nil
+				noun(left, "entity", "entities")), pages, nil
 		}
 		if !news {
 			continue
 		}
 		if b.take() != nil {
 			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
-				"spent before the End? check", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls), nil
+				"spent before the End? check", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls), pages, nil
 		}
 		enough, err := x.end(ctx, c)
 		if err != nil || enough {
-			return depth, "", err
+			return depth, "", pages, err
 		}
 	}
 	if skipped > 0 {
 		c.extra["frontier"] = fmt.Sprintf("%d seen entities beyond %d per depth were not explored", skipped,
 			x.r.cfg.Frontier)
 	}
-	return depth, "", nil
+	return depth, "", pages, nil
 }
 
 func countTrue(bs []bool) int {
@@ -242,6 +249,8 @@ func (x *explorer) exploreOnce(ctx context.Context, c *state, id string, b *budg
 type entityFinds struct {
 	edges []foundEdge
 	attrs []attribute
+	// notes say which further pages of tails were read.
+	notes []string
 }
 
 type foundEdge struct {
@@ -311,10 +320,11 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 		return out, err
 	}
 	for _, rel := range kept {
-		edges, err := x.tails(ctx, c, id, rel, b)
+		edges, notes, err := x.tails(ctx, c, id, rel, b)
 		if err != nil {
 			return out, err
 		}
+		out.notes = append(out.notes, notes...)
 		for _, e := range edges {
 			out.edges = append(out.edges, foundEdge{edge: e.Edge, rel: rel, contents: e.Contents})
 		}
@@ -390,34 +400,89 @@ func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels
 	return out, nil
 }
 
-// tails fetches the first page of the edges of id along rel, ranked by
-// relevance to the question (package hood), and keeps those to the
-// relevant tail entities; mediator tails are shown by their contents.
-func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation, b *budget) ([]hood.Edge, error) {
-	page, err := hood.Fetch(ctx, x.r.KG, []string{id}, rel, 0, x.r.cfg.NeighborLimit,
-		hood.Options{Question: x.r.Question, Graphs: x.r.Graphs})
-	if err != nil {
-		return nil, err
+// nextPage is the id of the option that asks for the next page of a
+// relation's tails.
+const nextPage = "NEXT"
+
+// tails fetches the edges of id along rel one page of NeighborLimit at a
+// time, ranked by relevance to the question (package hood), and keeps
+// those to the relevant tail entities, at most EntityWidth over all
+// pages; mediator tails are shown by their contents. When a page is cut,
+// its options end with NEXT ("next page: ..."): choosing it reads the next
+// page, whose choice costs one more model call of b. The returned notes
+// say which pages beyond the first were read, with the total.
+func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation, b *budget) ([]hood.Edge, []string, error) {
+	head, label := c.name(id), flat(rel.DisplayLabel())
+	var out []hood.Edge
+	var notes []string
+	offset := 0
+	for n := 1; ; n++ {
+		page, err := hood.Fetch(ctx, x.r.KG, []string{id}, rel, offset, x.r.cfg.NeighborLimit,
+			hood.Options{Question: x.r.Question, Graphs: x.r.Graphs})
+		if err != nil {
+			return nil, nil, err
+		}
+		note := page.Note()
+		if n > 1 {
+			note = fmt.Sprintf("page %d: %s", n, note)
+			notes = append(notes, fmt.Sprintf("%s -> %s: read page %d of the tails (%s)", head, label, n, page.Note()))
+		}
+		keep, more, err := x.pruneTails(ctx, b, page, head, label, note, x.r.cfg.EntityWidth-len(out))
+		if errors.Is(err, errBudget) && n > 1 {
+			// The page was asked for but cannot be chosen from: keep what
+			// the earlier pages gave.
+			notes = append(notes, fmt.Sprintf("%s -> %s: page %d was not read, the budget was spent", head, label, n))
+			return out, notes, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, keep...)
+		if !more || len(out) >= x.r.cfg.EntityWidth {
+			return out, notes, nil
+		}
+		offset = page.Offset + len(page.Edges)
 	}
-	opts := make([]llm.Option, len(page.Edges))
+}
+
+// pruneTails asks which tails of page to keep (at most width) and, when
+// the page is cut, whether to read the next one (the NEXT option).
+func (x *explorer) pruneTails(ctx context.Context, b *budget, page hood.Page, head, label, note string, width int) ([]hood.Edge, bool, error) {
+	opts := make([]llm.Option, len(page.Edges), len(page.Edges)+1)
 	for i, e := range page.Edges {
 		opts[i] = llm.Option{ID: e.Far.ID, Text: e.Text()}
 	}
-	head, label := c.name(id), flat(rel.DisplayLabel())
-	note := page.Note()
-	keep, err := x.prune(ctx, b, opts, x.r.cfg.EntityWidth,
-		llm.Task{Name: TaskPruneEntities, Context: head + " -> " + label},
+	pick := width
+	if page.More() {
+		rest := page.Ranked - (page.Offset + len(page.Edges))
+		opts = append(opts, llm.Option{ID: nextPage, Text: fmt.Sprintf("next page: show the next %d of the %d tail "+
+			"entities", min(rest, x.r.cfg.NeighborLimit), page.Total)})
+		pick++
+	}
+	choose := x.prune
+	if page.More() {
+		// Whether to read the next page is always the model's choice.
+		choose = x.ask
+	}
+	keep, err := choose(ctx, b, opts, pick, llm.Task{Name: TaskPruneEntities, Context: head + " -> " + label},
 		func(o []llm.Option) string {
-			return pruneEntitiesPrompt(x.r.Question, head, label, note, o, x.r.cfg.EntityWidth)
+			return pruneEntitiesPrompt(x.r.Question, head, label, note, o, width, page.More())
 		})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var out []hood.Edge
+	more := false
 	for _, o := range keep {
-		out = append(out, page.Edges[slices.IndexFunc(opts, func(p llm.Option) bool { return p.ID == o.ID })])
+		if o.ID == nextPage {
+			more = true
+			continue
+		}
+		if len(out) < width {
+			out = append(out, page.Edges[slices.IndexFunc(opts, func(p llm.Option) bool { return p.ID == o.ID })])
+		}
 	}
-	return out, nil
+	return out, more, nil
 }
 
 // prune asks the model to keep at most width of opts (a KindSelect task
@@ -429,6 +494,13 @@ func (x *explorer) prune(ctx context.Context, b *budget, opts []llm.Option, widt
 	if len(opts) <= width {
 		return opts, nil
 	}
+	return x.ask(ctx, b, opts, width, task, prompt)
+}
+
+// ask is prune without the shortcut: the model is asked whatever the
+// length of opts.
+func (x *explorer) ask(ctx context.Context, b *budget, opts []llm.Option, width int, task llm.Task,
+	prompt func([]llm.Option) string) ([]llm.Option, error) {
 	if err := b.take(); err != nil {
 		return nil, err
 	}

@@ -119,11 +119,16 @@ func pruneRelationsPrompt(question, entity string, opts []llm.Option, counts map
 
 // pruneEntitiesPrompt is the Prune entities prompt. The note says which
 // part of the relation's tails is listed ("1-30 of 133, ranked by
-// relevance to the question").
-func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Option, width int) string {
+// relevance to the question"); more offers the NEXT option.
+func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Option, width int, more bool) string {
+	next := ""
+	if more {
+		next = " The list is cut: add " + nextPage + " to see the next page of tail entities when the one that " +
+			"helps may not be listed."
+	}
 	return "You are provided with a question, a head entity, a relation and tail entities from a knowledge base. " +
 		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by id, comma "+
-			"separated, or reply \"none\".\n\n", width) +
+			"separated, or reply \"none\".%s\n\n", width, next) +
 		"Question: " + flat(question) + "\nHead Entity: " + head + "\nRelation: " + relation +
 		"\nTail Entities (" + note + "):\n" + optionLines(opts) + "Relevant Entities:"
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -117,5 +118,81 @@ func TestExploreBudget(t *testing.T) {
 	}
 	if n := len(m.calls(TaskPruneRelations)) + len(m.calls(TaskPruneEntities)) + len(m.calls(TaskEnd)); n > 1 {
 		t.Errorf("%d exploration calls with a budget of 1", n)
+	}
+}
+
+// TestExploreNextPage: Jerry Lewis directed 13 films named so that no word
+// is shared with the question: ranking keeps the store's order and the
+// needed film, the last, is on page 2 of 10 tails. The model picks NEXT on
+// page 1 and the film on page 2, within the same depth; the observation
+// says which page was read and the total. A model that never picks NEXT
+// cannot reach the film.
+func TestExploreNextPage(t *testing.T) {
+	const want = "Lewis Comedy 12"
+	tests := []struct {
+		name   string
+		next   bool
+		answer string
+		calls  int
+	}{
+		{"next page", true, want, 2},
+		{"no next page", false, "unknown", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pick := func(c fcall) string {
+				for _, o := range c.Req.Task.Options {
+					if o.Text == want {
+						return o.ID
+					}
+				}
+				if tt.next && slices.ContainsFunc(c.Req.Task.Options, func(o llm.Option) bool { return o.ID == nextPage }) {
+					return nextPage
+				}
+				return "none"
+			}
+			decide := func(c fcall) string {
+				if strings.Contains(c.Req.Task.Context, want) {
+					return "ANSWER: " + want
+				}
+				return "ANSWER: unknown"
+			}
+			m := exploreModel(map[string]func(fcall) string{
+				TaskPruneRelations: always("directed"),
+				TaskPruneEntities:  pick,
+				TaskDecide:         decide,
+			})
+			cfg := cfgWith(Explore, CoT, func(c *Config) { c.Depth, c.NeighborLimit, c.EntityWidth = 1, 10, 1 })
+			tr := answer(t, filmFixture(t), m, nil, cfg,
+				filmQuery("Which was the last picture of the man behind The Bellboy?", kgfixture.JerryLewis))
+			if tr.Answer.Text != tt.answer {
+				t.Fatalf("answer %q, want %q\n%s", tr.Answer.Text, tt.answer, tracetest.Render(t, tr))
+			}
+			ents := m.calls(TaskPruneEntities)
+			if len(ents) != tt.calls {
+				t.Fatalf("%d entity pruning calls, want %d", len(ents), tt.calls)
+			}
+			if p := ents[0].Prompt(); !strings.Contains(p, "Tail Entities (1-10 of 13, ranked by relevance") ||
+				!strings.Contains(p, "NEXT: next page: show the next 3 of the 13 tail entities") {
+				t.Errorf("page 1 prompt:\n%s", p)
+			}
+			if !tt.next {
+				return
+			}
+			if !slices.Equal(tr.Answer.Entities, []string{"/m/lewis_film_12"}) {
+				t.Errorf("answer entities %v", tr.Answer.Entities)
+			}
+			if p := ents[1].Prompt(); !strings.Contains(p, "Tail Entities (page 2: 11-13 of 13, ranked by relevance") ||
+				strings.Contains(p, "NEXT") {
+				t.Errorf("page 2 prompt:\n%s", p)
+			}
+			obs := stepNodes(tr)[0].Extra["observation"]
+			for _, s := range []string{want + " -> directed by -> Jerry Lewis",
+				"pages: Jerry Lewis -> directed: read page 2 of the tails (11-13 of 13, ranked by relevance to the question)"} {
+				if !strings.Contains(obs, s) {
+					t.Errorf("observation lacks %q:\n%s", s, obs)
+				}
+			}
+		})
 	}
 }

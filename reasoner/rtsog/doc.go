@@ -30,9 +30,10 @@
 //     relations of the node's entity, in both directions, come from
 //     KG.Relations; the value model keeps a variable number of them, at
 //     most w (llm.KindSelect), and scores each kept one (s_r,
-//     llm.KindScore). For every kept relation the tails (at most
-//     max_candidates, KG.Edges) extend the path into candidate paths, each
-//     scored by the value model (s_P, llm.KindScore); the best becomes the
+//     llm.KindScore). For every kept relation the tails (a page of at
+//     most max_candidates, further pages on "more", see below) extend the
+//     path into candidate paths, each scored by the value model (s_P,
+//     llm.KindScore); the best becomes the
 //     node's child along that relation and the others are remembered as
 //     its alternative tails. Entities already on the path are skipped, and
 //     an unlabelled tail (a Freebase CVT) is described by a few of its own
@@ -90,15 +91,16 @@
 // expansion, up to Pages pages. Paging is part of entity exploration: it
 // adds no tree node and no hop, the relation still gives one child (the
 // best tail of all pages read, the others its alternative tails) and
-// that child's value is equation 9 as before. Mediator tails are named by their contents (the shared
-// renderer), a hop onto a mediator does not count towards MaxDepth, and
-// the answer prompt states each relation's true total ("Jerry Lewis
-// directed 13 in all (10 listed)"). When every path dies out without an
+// that child's value is equation 9 as before. Mediator tails are named by
+// their contents (the shared renderer), a hop onto a mediator does not
+// count towards MaxDepth, and the answer prompt states each relation's
+// true total ("Jerry Lewis directed 13 in all (10 listed)"). When every path dies out without an
 // End-of-Search, the sub-questions (or the question) are linked again once
 // and the search goes on from the new topic entities.
 //
 // Hyper-parameters are read from reasoner.Params (see ConfigFromParams):
 // subquestions (n), iterations (H), width (w), max_depth, c, alpha, paths
-// (K), max_candidates, pages, temperature, eval_temperature, search_limit and a
-// preset ("grailqa" sets H=18, as the paper does for GrailQA).
+// (K), max_candidates, pages, temperature, eval_temperature,
+// search_limit and a preset ("grailqa" sets H=18, as the paper does for
+// GrailQA).
 package rtsog
