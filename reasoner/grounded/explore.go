@@ -431,7 +431,8 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 		if errors.Is(err, errBudget) && n > 1 {
 			// The page was asked for but cannot be chosen from: keep what
 			// the earlier pages gave.
-			notes = append(notes, fmt.Sprintf("%s -> %s: page %d was not read, the budget was spent", head, label, n))
+			notes = append(notes, fmt.Sprintf("%s -> %s: page %d was not chosen from: the budget of %d model calls "+
+				"was spent", head, label, n, x.r.cfg.ExploreCalls))
 			return out, notes, nil
 		}
 		if err != nil {

@@ -196,3 +196,23 @@ func TestExploreNextPage(t *testing.T) {
 		})
 	}
 }
+
+// TestExploreNextPageBudget: the next page is asked for with the budget
+// spent; it is not chosen from, and the observation says so.
+func TestExploreNextPageBudget(t *testing.T) {
+	m := exploreModel(map[string]func(fcall) string{
+		TaskPruneRelations: always("directed"),
+		TaskPruneEntities:  always(nextPage),
+		TaskDecide:         always("ANSWER: unknown"),
+	})
+	cfg := cfgWith(Explore, CoT, func(c *Config) { c.Depth, c.NeighborLimit, c.EntityWidth, c.ExploreCalls = 1, 10, 1, 1 })
+	tr := answer(t, filmFixture(t), m, nil, cfg,
+		filmQuery("Which was the last picture of the man behind The Bellboy?", kgfixture.JerryLewis))
+	if n := len(m.calls(TaskPruneEntities)); n != 1 {
+		t.Errorf("%d entity pruning calls with a budget of 1", n)
+	}
+	obs := stepNodes(tr)[0].Extra["observation"]
+	if !strings.Contains(obs, "Jerry Lewis -> directed: page 2 was not chosen from: the budget of 1 model calls was spent") {
+		t.Errorf("observation:\n%s", obs)
+	}
+}

@@ -156,7 +156,7 @@ func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([
 	offset, pages := 0, 0
 	var total int64
 	for pages < r.cfg.Pages {
-		pg, err := r.candidatePage(ctx, leaf, rel, offset, seen)
+		pg, err := r.candidatePage(ctx, leaf, rel, offset, seen, pages+1 < r.cfg.Pages)
 		if err != nil {
 			return nil, "", err
 		}
@@ -168,7 +168,7 @@ func (r *run) candidates(ctx context.Context, leaf *node, rel store.Relation) ([
 		if len(cands) > 0 {
 			best = cands[0].score
 		}
-		if !pg.more || pages == r.cfg.Pages || pg.moreScore <= best {
+		if !pg.askedMore || pg.moreScore <= best {
 			break
 		}
 		r.Log.Debug("rtsog: more tails", "entity", leaf.entity.ID, "relation", rel.ID, "page", pages+1)
@@ -187,17 +187,18 @@ type candidatePage struct {
 	// the next page.
 	total int64
 	next  int
-	// more says whether tails beyond the page were ranked, moreScore is
-	// the value model's score of the next page.
-	more      bool
+	// askedMore says whether the value model scored the next page (there
+	// is one and the Pages allow it), moreScore is that score.
+	askedMore bool
 	moreScore float64
 }
 
 // candidatePage fetches the page of rel's ranked tails at offset, keeps
 // the tails not seen and not on the path (at most MaxCandidates, marking
-// them seen) and scores them, and "more" when the relation goes on,
-// concurrently.
-func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation, offset int, seen map[string]bool) (candidatePage, error) {
+// them seen) and scores them, and "more" when the relation goes on and
+// another page is allowed, concurrently.
+func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation, offset int, seen map[string]bool,
+	allowMore bool) (candidatePage, error) {
 	// Entities on the path are skipped: read enough to fill the page.
 	limit := r.cfg.MaxCandidates + len(leaf.path())
 	page, err := hood.Fetch(ctx, r.KG, []string{leaf.entity.ID}, rel, offset, limit,
@@ -220,9 +221,9 @@ func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation,
 	}
 	// The page read is the edges looked at; the next page starts after.
 	page.Edges = page.Edges[:used]
-	out := candidatePage{cands: cands, total: page.Total, next: page.Offset + used, more: page.More()}
+	out := candidatePage{cands: cands, total: page.Total, next: page.Offset + used, askedMore: allowMore && page.More()}
 	calls := len(out.cands)
-	if out.more && r.cfg.Pages > 1 {
+	if out.askedMore {
 		calls++
 	}
 	err = fanout.Run(ctx, calls, 0, func(ctx context.Context, i int) error {
@@ -251,8 +252,10 @@ func (r *run) scoreMore(ctx context.Context, leaf *node, rel store.Relation, pag
 	for i, c := range cands {
 		shown[i] = name(c.entity, c.desc)
 	}
+	// The candidate is the open path "A -> r -> ?", so a reply that reads
+	// only the candidate's words never rates "more" above a shown tail.
 	return r.score(ctx, TaskScoreMore, scoreMorePrompt(r.Question, r.subs, leaf, rel, page.Note(), shown, more),
-		pathText(leaf), extendedText(leaf, rel, nil)+" ("+more+")")
+		pathText(leaf)+"\n"+more, extendedText(leaf, rel, nil))
 }
 
 // pageSpan is "1-10" for a page.
