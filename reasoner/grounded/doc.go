@@ -34,8 +34,9 @@
 // explores from the seen entities for up to depth rounds: each round visits
 // every unvisited seen entity concurrently, keeps the relevant attributes,
 // relations and tail entities (KindSelect prune calls, asked only for
-// lists longer than the attribute, relation or entity width), adds the
-// tails to the seen entities, and ends early when the End? check
+// lists longer than the attribute, relation or entity width, and for a
+// cut tail list, which offers the next page), adds the tails to the seen
+// entities, and ends early when the End? check
 // (KindYesNo) says the triples suffice. The step ends with a KindAction
 // choice between "ANSWER: text" and THINK (go on).
 //
