@@ -19,7 +19,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // TestE2EBinary builds cmd/grove with `go build` and runs the binary as a

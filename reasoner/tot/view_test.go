@@ -10,9 +10,9 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
+	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
-	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 )
 
 // The tests of what the model sees (issue 13) run Chain-of-Traversals
