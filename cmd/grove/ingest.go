@@ -45,9 +45,11 @@ transactions instead of the bulk loader.`,
 			if err != nil {
 				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
 			}
-			budget, err := parseSize(maxMemory)
-			if err != nil {
-				return fmt.Errorf("--max-memory: %w", err)
+			budget := autoMaxMemory()
+			if strings.TrimSpace(strings.ToLower(maxMemory)) != "auto" {
+				if budget, err = parseSize(maxMemory); err != nil {
+					return fmt.Errorf("--max-memory: %w", err)
+				}
 			}
 			if cmd.Flags().Changed("mem-limit") {
 				budget = memLimit
@@ -120,7 +122,7 @@ transactions instead of the bulk loader.`,
 	fl.BoolVar(&lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
 	fl.BoolVar(&noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
 	fl.StringSliceVar(&ids, "wikidata-ids", nil, "Wikidata JSON: keep only these entity ids")
-	fl.StringVar(&maxMemory, "max-memory", "2GiB", "memory budget of the bulk load (e.g. 512MiB, 8GiB): batches and sort runs beyond it are spilled to temporary files beside the database")
+	fl.StringVar(&maxMemory, "max-memory", "auto", "memory budget of the bulk load (e.g. 512MiB, 8GiB; auto = a sixth of the RAM or cgroup limit, at least 512MiB): batches and sort runs beyond it are spilled to temporary files beside the database")
 	fl.Int64Var(&memLimit, "mem-limit", 0, "deprecated: --max-memory in bytes")
 	_ = fl.MarkDeprecated("mem-limit", "use --max-memory")
 	return cmd

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The bulk loader's default memory budget (`--max-memory auto`) is a fixed
+// fraction of the memory this process may use: the cgroup limit when the
+// process runs under one (containers, systemd slices), else physical RAM.
+const (
+	autoBudgetFraction = 6 // one sixth
+	minAutoBudget      = 512 << 20
+	fallbackBudget     = 2 << 30 // when neither limit can be read
+)
+
+// autoMaxMemory returns the default bulk-load budget: one sixth of the
+// usable memory, at least 512 MiB; 2 GiB when it cannot be determined.
+func autoMaxMemory() int64 {
+	usable := usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
+		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+	if usable <= 0 {
+		return fallbackBudget
+	}
+	return max(usable/autoBudgetFraction, minAutoBudget)
+}
+
+// usableMemory is the smaller of physical memory (from /proc/meminfo's
+// content) and a cgroup v2 or v1 memory limit; 0 when none is known.
+func usableMemory(meminfo, cgroupV2, cgroupV1 string) int64 {
+	total := memTotal(strings.NewReader(meminfo))
+	for _, lim := range []int64{cgroupLimit(cgroupV2), cgroupLimit(cgroupV1)} {
+		if lim > 0 && (total <= 0 || lim < total) {
+			total = lim
+		}
+	}
+	return total
+}
+
+// memTotal reads MemTotal (in kB) from /proc/meminfo's format; 0 if absent.
+func memTotal(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || name != "MemTotal" {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb <= 0 || kb > 1<<50 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+// cgroupLimit parses a cgroup memory limit file: a byte count, or "max"
+// (v2) / a huge number (v1) for no limit, which return 0.
+func cgroupLimit(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<60 {
+		return 0
+	}
+	return n
+}
+
+// readFile returns a small file's content, "" when it cannot be read.
+func readFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
