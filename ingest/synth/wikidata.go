@@ -47,7 +47,7 @@ import (
 //   - datatypes by share of statements: wikibase-item 45%, external-id
 //     22%, time 8%, string 7%, quantity 7%, monolingualtext 4%, url 3%,
 //     commonsMedia 2%, globe-coordinate 2% (the 49 real entities in
-//     shared/data: item 46%, external-id 19%, quantity 16%, monolingualtext
+//     data/: item 46%, external-id 19%, quantity 16%, monolingualtext
 //     8%, string 5%; time is rarer there than in the whole dump, where
 //     every person and publication has dates).
 //   - mean entity size ≈ 10-14 KB: the July 2022 dump was about 1.4 TB
@@ -55,7 +55,7 @@ import (
 //     "Wikidata Json Format.md"), 14 KB per entity.
 //
 // The items with z > 2.1 (about 1.8%) look like the 49 real entities in
-// shared/data/wikidata-sample-entities.json.gz (countries and cities: 33-298
+// data/wikidata-sample-entities.json.gz (countries and cities: 33-298
 // labels, median 182; 4-398 statements, median 49; 18-339 sitelinks;
 // 35% of statements qualified, 34% referenced; 864 bytes per statement).
 // Language and site codes are those of the sample in order of frequency.

@@ -35,20 +35,6 @@ var (
 	diffSeeds = flag.Int("diff.seeds", 12, "number of seeds TestDifferential runs")
 )
 
-// knownEngineBugs makes the generator steer around two bugs of ApplyDeltas
-// (delta.go) that this test found, and skips their focused tests
-// (TestDeltaSelfLoopDelete, TestDeltaGraphEmptiedAndRefilled). Set it to
-// false once delta.go is fixed:
-//
-//   - Deleting the last quad that references a self-loop node (s == o)
-//     fails with "Key not found": dropOrphans visits the id twice.
-//   - A graph whose last quad is deleted loses its label term, but its
-//     GraphMeta (with the old label id) stays; a later add to that graph
-//     interns a new label id and writeMeta writes two records under the
-//     same key in map order, so the graph's counts and label id are wrong
-//     (QuadIteratorSize(label), Relations' graph names, later loads).
-const knownEngineBugs = false
-
 func TestDifferential(t *testing.T) {
 	seeds := make([]uint64, 0, *diffSeeds)
 	if *diffSeed != 0 {
@@ -81,7 +67,7 @@ type diffRun struct {
 	ops  []string
 	// gone holds quads deleted earlier, for re-adds.
 	gone []quad.Quad
-	// current caches the deletable stored quads between writes.
+	// current caches the stored quads between writes.
 	current []quad.Quad
 	// bigHub is set once a bulk load has put a multi-chunk list on the hub
 	// (in every fourth seed: it makes a run several times slower).
@@ -100,21 +86,6 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 	}
 	r := &diffRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15)), db: db, mem: memstore.New()}
 	t.Cleanup(func() { r.db.Close() })
-	if knownEngineBugs {
-		// One quad per graph that is never deleted keeps every graph
-		// non-empty.
-		var anchors []quad.Quad
-		for _, g := range diffGraphs {
-			anchors = append(anchors, anchorQuad(g))
-		}
-		r.ops = append(r.ops, "deltas (anchors) "+quadList(anchors))
-		for _, q := range anchors {
-			if err := db.ApplyDeltas([]graph.Delta{{Quad: q, Action: graph.Add}}, graph.IgnoreOpts{}); err != nil {
-				t.Fatal(err)
-			}
-			r.mem.AddQuad(q)
-		}
-	}
 	for range steps {
 		switch n := r.rng.IntN(12); {
 		case n == 0 && dir != "":
@@ -277,23 +248,10 @@ func (r *diffRun) bulk() {
 	r.current = nil
 }
 
-func anchorQuad(g string) quad.Quad {
-	return quad.Quad{Subject: quad.IRI("anchor"), Predicate: quad.IRI("http://ex.org/anchor"), Object: quad.String(g), Label: quad.IRI(g)}
-}
-
-// deletable reports whether the generator may delete q (see
-// knownEngineBugs).
-func deletable(q quad.Quad) bool {
-	if !knownEngineBugs {
-		return true
-	}
-	return q.Subject != quad.IRI("anchor") && quad.ToString(q.Subject) != quad.ToString(q.Object)
-}
-
-// existing picks up to n stored quads that may be deleted.
+// existing picks up to n stored quads.
 func (r *diffRun) existing(n int) []quad.Quad {
 	if r.current == nil {
-		r.current = slices.DeleteFunc(storeQuads(r.t, r.mem), func(q quad.Quad) bool { return !deletable(q) })
+		r.current = storeQuads(r.t, r.mem)
 	}
 	all := r.current
 	var out []quad.Quad
@@ -329,9 +287,6 @@ func (r *diffRun) deltas() {
 			d = graph.Delta{Action: graph.Add, Quad: r.gone[r.rng.IntN(len(r.gone))]}
 		default:
 			d = graph.Delta{Action: graph.Delete, Quad: r.randQuad(r.graphLabel())}
-		}
-		if d.Action == graph.Delete && !deletable(d.Quad) {
-			continue
 		}
 		ds = append(ds, d)
 	}
@@ -370,7 +325,7 @@ func (r *diffRun) deltas() {
 		return
 	}
 	for _, d := range ds {
-		if d.Action == graph.Delete && deletable(d.Quad) {
+		if d.Action == graph.Delete {
 			r.gone = append(r.gone, d.Quad)
 		}
 	}
@@ -920,11 +875,8 @@ func (r *diffRun) compareIndexes(ref *refModel) {
 }
 
 // TestDeltaSelfLoopDelete: deleting the last quad of a node that is its own
-// object must drop the node once (see knownEngineBugs).
+// object must drop the node once (found by TestDifferential).
 func TestDeltaSelfLoopDelete(t *testing.T) {
-	if knownEngineBugs {
-		t.Skip("known ApplyDeltas bug (dropOrphans visits a self-loop node twice); see knownEngineBugs")
-	}
 	db, err := Open("", Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -943,12 +895,9 @@ func TestDeltaSelfLoopDelete(t *testing.T) {
 }
 
 // TestDeltaGraphEmptiedAndRefilled: a graph emptied by deletes and refilled
-// later keeps one record with the right label and counts (see
-// knownEngineBugs).
+// later keeps one record with the right label and counts (found by
+// TestDifferential).
 func TestDeltaGraphEmptiedAndRefilled(t *testing.T) {
-	if knownEngineBugs {
-		t.Skip("known ApplyDeltas bug (a refilled graph gets two records); see knownEngineBugs")
-	}
 	for i := range 8 { // the wrong record wins in map order: try several times
 		db, err := Open("", Options{InMemory: true})
 		if err != nil {
