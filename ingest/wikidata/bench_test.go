@@ -57,6 +57,14 @@ func report(b *testing.B, entities float64, cpu time.Duration) {
 // writer) against plain goccy/go-json decoding of the same lines.
 func BenchmarkRead(b *testing.B) {
 	dump, lines := repeatedSample(b, 4)
+	compareReader(b, "bench.json", dump, lines)
+}
+
+// compareReader runs, in one benchmark, plain goccy/go-json decoding of
+// every entity line into a typed struct (the baseline) and the reader with
+// one worker and with GOMAXPROCS workers on the whole dump: entities/s,
+// entities/cpu-s, quads/s and MB/s of JSON.
+func compareReader(b *testing.B, name string, dump []byte, lines [][]byte) {
 	perOp := float64(len(lines))
 	b.Run("baseline=goccy-decode/workers=1", func(b *testing.B) {
 		b.SetBytes(int64(len(dump)))
@@ -79,11 +87,12 @@ func BenchmarkRead(b *testing.B) {
 			b.SetBytes(int64(len(dump)))
 			start := cpuTime(b)
 			for b.Loop() {
-				if err := rd.Read(context.Background(), "bench.json", bytes.NewReader(dump), sink); err != nil {
+				if err := rd.Read(context.Background(), name, bytes.NewReader(dump), sink); err != nil {
 					b.Fatal(err)
 				}
 			}
 			report(b, perOp, cpuTime(b)-start)
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
 		})
 	}
 }
@@ -106,38 +115,8 @@ func dumpLike(b *testing.B, n int64) (dump []byte, lines [][]byte) {
 
 // BenchmarkDumpLike measures the reader on dump-like input (mean entity
 // ~11 KB, heavy tail) against plain goccy/go-json decoding of the same
-// lines into a typed struct, in the same run: entities/s, quads/s and MB/s
-// of JSON.
+// lines into a typed struct, in the same run.
 func BenchmarkDumpLike(b *testing.B) {
 	dump, lines := dumpLike(b, 10000)
-	perOp := float64(len(lines))
-	b.Run("baseline=goccy-decode/workers=1", func(b *testing.B) {
-		b.SetBytes(int64(len(dump)))
-		start := cpuTime(b)
-		for b.Loop() {
-			for _, l := range lines {
-				var e PlainEntity
-				if err := json.Unmarshal(l, &e); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		report(b, perOp, cpuTime(b)-start)
-	})
-	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
-		b.Run("reader/workers="+strconv.Itoa(w), func(b *testing.B) {
-			rd := New(Options{Workers: w})
-			var n int64
-			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
-			b.SetBytes(int64(len(dump)))
-			start := cpuTime(b)
-			for b.Loop() {
-				if err := rd.Read(context.Background(), "dump.json", bytes.NewReader(dump), sink); err != nil {
-					b.Fatal(err)
-				}
-			}
-			report(b, perOp, cpuTime(b)-start)
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
-		})
-	}
+	compareReader(b, "dump.json", dump, lines)
 }
