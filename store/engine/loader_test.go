@@ -65,25 +65,6 @@ func dumpKeys(t *testing.T, db *DB) map[string]string {
 	return out
 }
 
-func loadWith(t *testing.T, db *DB, graph string, qs []quad.Quad, maxMem int64) LoadStats {
-	t.Helper()
-	l, err := db.NewLoader(LoadOptions{Graph: graph, MaxMemory: maxMem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for _, q := range qs {
-		if err := l.WriteQuad(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := l.Commit(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 func assertSameKeys(t *testing.T, a, b map[string]string) {
 	t.Helper()
 	if len(a) != len(b) {

@@ -15,10 +15,17 @@ import (
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
-// loadQuads bulk-loads quads into graph.
+// loadQuads bulk-loads quads into graph with the default memory budget.
 func loadQuads(t testing.TB, db *DB, graph string, qs []quad.Quad) LoadStats {
 	t.Helper()
-	l, err := db.NewLoader(LoadOptions{Graph: graph})
+	return loadWith(t, db, graph, qs, 0)
+}
+
+// loadWith bulk-loads quads into graph within the memory budget maxMem
+// (0: the default).
+func loadWith(t testing.TB, db *DB, graph string, qs []quad.Quad, maxMem int64) LoadStats {
+	t.Helper()
+	l, err := db.NewLoader(LoadOptions{Graph: graph, MaxMemory: maxMem})
 	if err != nil {
 		t.Fatal(err)
 	}
