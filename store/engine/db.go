@@ -99,7 +99,7 @@ type DB struct {
 	interrupted *Interrupted
 	search      map[string]*searchIndex
 	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
-	predLabels  sync.Map // uint64 -> predInfo
+	preds       *predCache
 	writeMu     sync.Mutex
 }
 
@@ -135,7 +135,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		removeStaleSpills(dir, log)
 	}
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
-		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
+		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}, preds: newPredCache()}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err

@@ -23,6 +23,10 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
+	// Readers bypass the predicate cache until the batch is visible and
+	// the cache emptied.
+	db.preds.beginWrite()
+	defer func() { db.preds.endWrite(db.readFloor()) }()
 	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{},
 		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{},
 		blocks: map[string][]sumEntry{}}

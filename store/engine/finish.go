@@ -57,7 +57,7 @@ func (db *DB) reloadMeta() error {
 	db.byLabel = map[uint64]*GraphMeta{}
 	db.labels.Clear()
 	db.degrees.Clear()
-	db.predLabels.Clear()
+	db.preds.invalidate(db.readFloor())
 	interrupted := db.interrupted
 	if err := db.loadMeta(); err != nil {
 		return err

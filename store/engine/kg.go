@@ -60,6 +60,9 @@ func (db *DB) resolve(txn *badger.Txn, id string) (uint64, error) {
 
 // resolveRelation maps a relation id to its predicate term id.
 func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
+	if tid, ok := db.preds.id(txn, rel); ok {
+		return tid, nil
+	}
 	tid, ok, err := db.termID(txn, quad.IRI(rel))
 	if err != nil {
 		return 0, err
@@ -67,6 +70,7 @@ func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
 	if !ok {
 		return 0, fmt.Errorf("relation %q: %w", rel, store.ErrNotFound)
 	}
+	db.preds.putID(txn, rel, tid)
 	return tid, nil
 }
 
@@ -143,52 +147,6 @@ func spaceDir(space byte) store.Direction {
 	return store.Out
 }
 
-// Relations lists the relation types of ids in direction dir.
-func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
-	spaces, err := dirSpaces(dir)
-	if err != nil {
-		return nil, err
-	}
-	type relKey struct {
-		p, g  uint64
-		space byte
-	}
-	counts := map[relKey]int64{}
-	var out []store.Relation
-	err = db.view(ctx, func(txn *badger.Txn) error {
-		for _, id := range ids {
-			tid, ok, err := db.resolveKnown(txn, id)
-			if err != nil {
-				return err
-			} else if !ok {
-				continue
-			}
-			for _, space := range spaces {
-				err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
-					counts[relKey{gi.b, gi.g, space}] += gi.count
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
-		}
-		for k, n := range counts {
-			pi, err := db.pred(txn, k.p)
-			if err != nil {
-				return err
-			}
-			out = append(out, store.Relation{ID: pi.id, Label: pi.label, InverseLabel: pi.inverse,
-				Dir: spaceDir(k.space), Graph: db.graphName(k.g), Count: n, Hidden: pi.hidden})
-		}
-		return nil
-	})
-	slices.SortFunc(out, compareRelations)
-	return out, err
-}
-
-func compareRelations(a, b store.Relation) int { return store.CompareRelations(a, b) }
-
 // Edges returns edges of relation from ids in direction dir.
 func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
 	if dir != store.Out && dir != store.In {
@@ -236,11 +194,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 	if err != nil {
 		return out, err
 	}
-	var groups []groupInfo
-	err = relationGroups(txn, space, tid, p, func(gi groupInfo) error {
-		groups = append(groups, gi)
-		return nil
-	})
+	groups, err := relationGroups(txn, space, tid, p)
 	if err != nil {
 		return out, err
 	}
@@ -560,14 +514,15 @@ func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) (
 func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []string,
 	linkPreds map[uint64]string, out []store.Link) ([]store.Link, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		var targets []uint64
-		err := relationGroups(txn, space, tid, p, func(gi groupInfo) error {
-			var err error
-			targets, err = groupMembers(txn, space, gi, targets, 0)
-			return err
-		})
+		groups, err := relationGroups(txn, space, tid, p)
 		if err != nil {
 			return out, err
+		}
+		var targets []uint64
+		for _, gi := range groups {
+			if targets, err = groupMembers(txn, space, gi, targets, 0); err != nil {
+				return out, err
+			}
 		}
 		for _, t := range targets {
 			e, err := db.entity(txn, t)

@@ -32,13 +32,14 @@ type predInfo struct {
 	id, label, inverse string
 	hidden             bool
 	stmt, value        uint64 // ids of "p:<id>" and "ps:<id>" (0 if absent)
+	sortKey            uint64 // labelSortKey(label)
 }
 
 // labelPreds maps the term ids of every label, alias and description
 // predicate configured in any graph to their kind.
 func (db *DB) labelPreds(txn *badger.Txn) map[uint64]labelKind {
-	if m, ok := db.predLabels.Load(labelPredsKey); ok {
-		return m.(map[uint64]labelKind)
+	if m, ok := db.preds.labelPreds(txn); ok {
+		return m
 	}
 	m := map[uint64]labelKind{}
 	add := func(preds []string, k labelKind) {
@@ -59,12 +60,9 @@ func (db *DB) labelPreds(txn *badger.Txn) map[uint64]labelKind {
 		add(c.Alias, kindAlias)
 		add(c.Description, kindDesc)
 	}
-	db.predLabels.Store(labelPredsKey, m)
+	db.preds.putLabelPreds(txn, m)
 	return m
 }
-
-// labelPredsKey is a sync.Map key that no predicate id can take.
-const labelPredsKey = ^uint64(0)
 
 // info returns the label, description and aliases of a term.
 func (db *DB) info(txn *badger.Txn, id uint64) (labelInfo, error) {
@@ -96,7 +94,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 		if !ok {
 			return nil
 		}
-		vals, err := readList(txn, groupKey(nil, spaceSPO, id, gi.b, gi.g), nil)
+		vals, err := groupMembers(txn, spaceSPO, gi, nil, 0)
 		if err != nil {
 			return err
 		}
@@ -162,8 +160,8 @@ func (db *DB) labelFunc(txn *badger.Txn) func(string) string {
 
 // pred returns the labels and flags of a predicate.
 func (db *DB) pred(txn *badger.Txn, p uint64) (predInfo, error) {
-	if v, ok := db.predLabels.Load(p); ok {
-		return v.(predInfo), nil
+	if pi, ok := db.preds.pred(txn, p); ok {
+		return pi, nil
 	}
 	v, err := db.term(txn, p)
 	if err != nil {
@@ -187,7 +185,8 @@ func (db *DB) pred(txn *badger.Txn, p uint64) (predInfo, error) {
 	}
 	pi.stmt, _, _ = db.termID(txn, quad.IRI(store.StatementPrefix+pi.id))
 	pi.value, _, _ = db.termID(txn, quad.IRI(store.StatementValuePrefix+pi.id))
-	db.predLabels.Store(p, pi)
+	pi.sortKey = labelSortKey(pi.label)
+	db.preds.putPred(txn, p, pi)
 	return pi, nil
 }
 
@@ -198,10 +197,16 @@ func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
 		if err != nil || !ok {
 			continue
 		}
-		err = relationGroups(txn, spaceSPO, p, pid, func(gi groupInfo) error {
-			vals, err := readListLimit(txn, groupKey(nil, spaceSPO, p, pid, gi.g), nil, 1)
-			if err != nil || len(vals) == 0 {
+		groups, err := relationGroups(txn, spaceSPO, p, pid)
+		if err != nil {
+			return err
+		}
+		for _, gi := range groups {
+			vals, err := groupMembers(txn, spaceSPO, gi, nil, 1)
+			if err != nil {
 				return err
+			} else if len(vals) == 0 {
+				continue
 			}
 			v, err := db.term(txn, vals[0])
 			if err != nil {
@@ -212,10 +217,6 @@ func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
 			} else if t := literalText(v); t != "" {
 				pi.inverse = t
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 	}
 	return nil

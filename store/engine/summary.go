@@ -63,69 +63,137 @@ func encodeSummary(es []sumEntry) []byte {
 
 var errBadSummary = errors.New("corrupt node summary")
 
-// decodeSummary appends the entries of a node block to dst; the ids of
-// inline groups are decoded too.
-func decodeSummary(v []byte, dst []sumEntry) ([]sumEntry, error) {
+// blockReader decodes a node block one entry at a time, so that a reader
+// decodes only what it uses: the members of an inline group are decoded
+// on request (members) and skipped otherwise.
+type blockReader struct {
+	v       []byte
+	left    uint64 // entries not yet read
+	pending int64  // inline members of the current entry not yet read
+}
+
+func newBlockReader(v []byte) (blockReader, error) {
 	n, k := binary.Uvarint(v)
 	if k <= 0 || n > uint64(len(v)) {
-		return dst, errBadSummary
+		return blockReader{}, errBadSummary
 	}
-	v = v[k:]
-	next := func() (uint64, bool) {
-		x, k := binary.Uvarint(v)
-		if k <= 0 {
-			return 0, false
-		}
-		v = v[k:]
-		return x, true
+	return blockReader{v: v[k:], left: n}, nil
+}
+
+func (r *blockReader) uvarint() (uint64, error) {
+	x, k := binary.Uvarint(r.v)
+	if k <= 0 {
+		return 0, errBadSummary
 	}
-	for i := uint64(0); i < n; i++ {
-		p, ok1 := next()
-		g, ok2 := next()
-		c, ok3 := next()
-		if !ok1 || !ok2 || !ok3 {
-			return dst, errBadSummary
+	r.v = r.v[k:]
+	return x, nil
+}
+
+// next reads the group (p, g, count) of the next entry; ok is false after
+// the last one. Members of the previous entry that were not read are
+// skipped.
+func (r *blockReader) next() (e sumEntry, ok bool, err error) {
+	for ; r.pending > 0; r.pending-- {
+		if _, err := r.uvarint(); err != nil {
+			return e, false, err
 		}
-		e := sumEntry{p: p, g: g, count: int64(c >> 1)}
-		if c&1 == 1 {
-			if e.count > inlineMax {
-				return dst, errBadSummary
-			}
-			e.ids = make([]uint64, 0, e.count)
-			var prev uint64
-			for j := int64(0); j < e.count; j++ {
-				d, ok := next()
-				if !ok {
-					return dst, errBadSummary
-				}
-				prev += d
-				e.ids = append(e.ids, prev)
-			}
-		} else if e.inline() {
-			return dst, errBadSummary
+	}
+	if r.left == 0 {
+		return e, false, nil
+	}
+	r.left--
+	var c uint64
+	if e.p, err = r.uvarint(); err == nil {
+		if e.g, err = r.uvarint(); err == nil {
+			c, err = r.uvarint()
 		}
-		dst = append(dst, e)
+	}
+	if err != nil {
+		return e, false, err
+	}
+	e.count = int64(c >> 1)
+	if (c&1 == 1) != e.inline() {
+		return e, false, errBadSummary
+	}
+	if c&1 == 1 {
+		r.pending = e.count
+	}
+	return e, true, nil
+}
+
+// members appends the members of the current entry, an inline group, to
+// dst.
+func (r *blockReader) members(dst []uint64) ([]uint64, error) {
+	var prev uint64
+	for ; r.pending > 0; r.pending-- {
+		d, err := r.uvarint()
+		if err != nil {
+			return dst, err
+		}
+		prev += d
+		dst = append(dst, prev)
 	}
 	return dst, nil
 }
 
-// readSummary returns a node's groups in one direction (nil if none).
-func readSummary(txn *badger.Txn, space byte, id uint64) ([]sumEntry, error) {
+// decodeSummary appends the entries of a node block to dst; the ids of
+// inline groups are decoded too.
+func decodeSummary(v []byte, dst []sumEntry) ([]sumEntry, error) {
+	r, err := newBlockReader(v)
+	if err != nil {
+		return dst, err
+	}
+	return r.all(dst)
+}
+
+// all appends the remaining entries to dst, with the members of inline
+// groups.
+func (r *blockReader) all(dst []sumEntry) ([]sumEntry, error) {
+	for {
+		e, ok, err := r.next()
+		if err != nil || !ok {
+			return dst, err
+		}
+		if e.inline() {
+			if e.ids, err = r.members(make([]uint64, 0, e.count)); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, e)
+	}
+}
+
+// readBlock passes the stored node block of id in one direction to fn (no
+// call if there is none). The value is only valid during fn, which must
+// not read the database.
+func readBlock(txn *badger.Txn, space byte, id uint64, fn func(r *blockReader) error) error {
 	item, err := txn.Get(summaryKey(space, id))
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, nil
+		return nil
 	} else if err != nil {
-		return nil, err
-	}
-	var es []sumEntry
-	err = item.Value(func(v []byte) (err error) {
-		es, err = decodeSummary(v, nil)
 		return err
+	}
+	err = item.Value(func(v []byte) error {
+		r, err := newBlockReader(v)
+		if err != nil {
+			return err
+		}
+		return fn(&r)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("summary of node %d: %w", id, err)
+		return fmt.Errorf("summary of node %d: %w", id, err)
 	}
-	return es, nil
+	return nil
+}
+
+// readSummary returns a node's groups in one direction (nil if none).
+func readSummary(txn *badger.Txn, space byte, id uint64) ([]sumEntry, error) {
+	var es []sumEntry
+	err := readBlock(txn, space, id, func(r *blockReader) (err error) {
+		es, err = r.all(nil)
+		return err
+	})
+	return es, err
 }
 
 // nodeGroups visits a node's groups in one direction (space S or O), from
@@ -176,13 +244,44 @@ func findEntry(es []sumEntry, p, g uint64) (sumEntry, bool) {
 	return es[i], true
 }
 
-// relationGroups visits a node's groups of one predicate in one direction,
-// from its summary (no iterator: one point read).
-func relationGroups(txn *badger.Txn, space byte, id, p uint64, fn func(groupInfo) error) error {
-	return nodeGroups(txn, space, id, func(gi groupInfo) error {
-		if gi.b != p {
-			return nil
+// relationGroups returns a node's groups of predicate p in one direction
+// (one per graph), from its node block: one point read, and only the
+// members of p's inline groups are decoded.
+func relationGroups(txn *badger.Txn, space byte, id, p uint64) ([]groupInfo, error) {
+	var out []groupInfo
+	err := readBlock(txn, space, id, func(r *blockReader) error {
+		for {
+			e, ok, err := r.next()
+			if err != nil || !ok || e.p > p {
+				return err
+			}
+			if e.p < p {
+				continue
+			}
+			gi := groupInfo{a: id, b: p, g: e.g, count: e.count}
+			if e.inline() {
+				if gi.ids, err = r.members(make([]uint64, 0, e.count)); err != nil {
+					return err
+				}
+			}
+			out = append(out, gi)
 		}
-		return fn(gi)
 	})
+	return out, err
+}
+
+// groupCounts appends a node's groups in one direction to dst without
+// their members (ids is nil even for inline groups: the result must not
+// reach groupChunks or groupMembers).
+func groupCounts(txn *badger.Txn, space byte, id uint64, dst []groupInfo) ([]groupInfo, error) {
+	err := readBlock(txn, space, id, func(r *blockReader) error {
+		for {
+			e, ok, err := r.next()
+			if err != nil || !ok {
+				return err
+			}
+			dst = append(dst, groupInfo{a: id, b: e.p, g: e.g, count: e.count})
+		}
+	})
+	return dst, err
 }

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"sync"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// predCache holds what the relation-listing KG calls need about
+// predicates: the description of every predicate looked up (predInfo:
+// label, inverse label, hidden, statement ids), the label predicates, and
+// the term ids of relation names. A hub's Relations looks up hundreds of
+// predicates, and Edges resolves its relation on every call.
+//
+// Writes make entries stale, so validity follows Badger's read
+// timestamps. invalidate, called once a write is visible, empties the
+// cache and sets a floor: the read timestamp of a snapshot that sees the
+// write. A transaction whose snapshot is older than the floor neither
+// reads nor fills the cache, so a value computed from a snapshot taken
+// before a write is never stored after it. While an incremental write is
+// in flight (beginWrite .. endWrite) the cache is bypassed as well, so no
+// reader sees an entry older than its snapshot between the commit and the
+// invalidation. Every entry is therefore exactly what the reader's own
+// snapshot holds.
+//
+// It is safe for concurrent use, and no I/O happens under its lock: a miss
+// is computed by the caller and offered back with put.
+type predCache struct {
+	mu      sync.RWMutex
+	floor   uint64 // the entries are valid for read timestamps >= floor
+	writing int    // incremental writes in flight
+	preds   map[uint64]predInfo
+	ids     map[string]uint64 // relation id -> predicate term id
+	labels  map[uint64]labelKind
+}
+
+// predCacheMax bounds each map; beyond it lookups are computed, not
+// cached (Freebase has some 100k predicates, Wikidata some 40k with its
+// statement and qualifier forms).
+const predCacheMax = 1 << 18
+
+func newPredCache() *predCache {
+	return &predCache{preds: map[uint64]predInfo{}, ids: map[string]uint64{}}
+}
+
+// usable reports whether txn may read and fill the cache; c.mu is held.
+func (c *predCache) usable(txn *badger.Txn) bool {
+	return c.writing == 0 && txn.ReadTs() >= c.floor
+}
+
+func (c *predCache) pred(txn *badger.Txn, p uint64) (predInfo, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.usable(txn) {
+		return predInfo{}, false
+	}
+	pi, ok := c.preds[p]
+	return pi, ok
+}
+
+func (c *predCache) putPred(txn *badger.Txn, p uint64, pi predInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.usable(txn) && len(c.preds) < predCacheMax {
+		c.preds[p] = pi
+	}
+}
+
+// id returns the cached term id of a relation id.
+func (c *predCache) id(txn *badger.Txn, rel string) (uint64, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.usable(txn) {
+		return 0, false
+	}
+	p, ok := c.ids[rel]
+	return p, ok
+}
+
+func (c *predCache) putID(txn *badger.Txn, rel string, p uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.usable(txn) && len(c.ids) < predCacheMax {
+		c.ids[rel] = p
+	}
+}
+
+// labelPreds returns the cached label predicates (see DB.labelPreds). The
+// map is shared: callers must not modify it.
+func (c *predCache) labelPreds(txn *badger.Txn) (map[uint64]labelKind, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if !c.usable(txn) || c.labels == nil {
+		return nil, false
+	}
+	return c.labels, true
+}
+
+func (c *predCache) putLabelPreds(txn *badger.Txn, m map[uint64]labelKind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.usable(txn) {
+		c.labels = m
+	}
+}
+
+// beginWrite bypasses the cache until the matching endWrite.
+func (c *predCache) beginWrite() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing++
+}
+
+// endWrite ends a write begun with beginWrite and invalidates the cache.
+func (c *predCache) endWrite(floor uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing--
+	c.reset(floor)
+}
+
+// invalidate empties the cache after a write that snapshots from read
+// timestamp floor on can see.
+func (c *predCache) invalidate(floor uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reset(floor)
+}
+
+// reset empties the maps and raises the floor; c.mu is held.
+func (c *predCache) reset(floor uint64) {
+	c.preds = map[uint64]predInfo{}
+	c.ids = map[string]uint64{}
+	c.labels = nil
+	c.floor = max(c.floor, floor)
+}
+
+// readFloor is the read timestamp of a snapshot taken now: every write
+// that returned before the call is visible from it. A closed database
+// gets the highest timestamp, which no reader reaches.
+func (db *DB) readFloor() uint64 {
+	if db.bdb.IsClosed() {
+		return ^uint64(0)
+	}
+	txn := db.bdb.NewTransaction(false)
+	defer txn.Discard()
+	return txn.ReadTs()
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"slices"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Relations lists the relation types of ids in direction dir.
+func (db *DB) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	spaces, err := dirSpaces(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Relation
+	err = db.view(ctx, func(txn *badger.Txn) error {
+		groups, err := db.relationCounts(txn, ids, spaces)
+		if err != nil {
+			return err
+		}
+		out, err = db.describeRelations(txn, groups)
+		return err
+	})
+	return out, err
+}
+
+// relGroup is one (direction, predicate, graph) row of a Relations answer.
+type relGroup struct {
+	p, g  uint64
+	count int64
+	space byte
+}
+
+func cmpRelGroup(a, b relGroup) int {
+	return cmp.Or(cmp.Compare(a.space, b.space), cmp.Compare(a.p, b.p), cmp.Compare(a.g, b.g))
+}
+
+// relationCounts reads the groups of ids from their node blocks (counts
+// only), summed over the ids: one row per (direction, predicate, graph).
+func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]relGroup, error) {
+	var out []relGroup
+	var gs []groupInfo
+	for _, id := range ids {
+		tid, ok, err := db.resolveKnown(txn, id)
+		if err != nil {
+			return nil, err
+		} else if !ok {
+			continue
+		}
+		for _, space := range spaces {
+			if gs, err = groupCounts(txn, space, tid, gs[:0]); err != nil {
+				return nil, err
+			}
+			for _, gi := range gs {
+				out = append(out, relGroup{p: gi.b, g: gi.g, count: gi.count, space: space})
+			}
+		}
+	}
+	if len(ids) < 2 {
+		return out, nil // one node block per direction: no row repeats
+	}
+	return sumRelGroups(out), nil
+}
+
+// sumRelGroups sorts rows and merges those of the same group, adding up
+// their counts.
+func sumRelGroups(rows []relGroup) []relGroup {
+	slices.SortFunc(rows, cmpRelGroup)
+	out := rows[:0]
+	for _, r := range rows {
+		if n := len(out); n > 0 && cmpRelGroup(out[n-1], r) == 0 {
+			out[n-1].count += r.count
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// describeRelations turns rows into Relations in the KG order: graph,
+// direction, label, id. A hub has hundreds of rows, so the sort works on
+// small keys without pointers (graph rank, direction, the label's first
+// bytes) and compares whole Relations only on ties.
+func (db *DB) describeRelations(txn *badger.Txn, rows []relGroup) ([]store.Relation, error) {
+	graphs := db.rankGraphs(rows)
+	rels := make([]store.Relation, len(rows))
+	keys := make([]relKey, len(rows))
+	for i, r := range rows {
+		pi, err := db.pred(txn, r.p)
+		if err != nil {
+			return nil, err
+		}
+		gr := graphs[findGraph(graphs, r.g)]
+		dir := spaceDir(r.space)
+		rels[i] = store.Relation{ID: pi.id, Label: pi.label, InverseLabel: pi.inverse, Dir: dir,
+			Graph: gr.name, Count: r.count, Hidden: pi.hidden}
+		keys[i] = relKey{head: uint64(gr.rank)<<8 | uint64(dir), label: pi.sortKey, i: int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b relKey) int {
+		if c := cmp.Or(cmp.Compare(a.head, b.head), cmp.Compare(a.label, b.label)); c != 0 {
+			return c
+		}
+		return store.CompareRelations(rels[a.i], rels[b.i])
+	})
+	out := make([]store.Relation, len(rels))
+	for j, k := range keys {
+		out[j] = rels[k.i]
+	}
+	return out, nil
+}
+
+// relKey orders the Relations of one answer: head is the graph's rank
+// then the direction, label the first bytes of the label (labelSortKey);
+// i indexes the Relation.
+type relKey struct {
+	head, label uint64
+	i           int32
+}
+
+// labelSortKey is the first 8 bytes of label, big-endian and zero-padded:
+// keys compare like the labels or tie.
+func labelSortKey(label string) uint64 {
+	var b [8]byte
+	copy(b[:], label)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// graphRank is a graph of a Relations answer, ranked by name.
+type graphRank struct {
+	g    uint64
+	name string
+	rank uint32
+}
+
+// rankGraphs names the distinct graphs of rows and ranks them by name
+// (graphs with equal names share a rank).
+func (db *DB) rankGraphs(rows []relGroup) []graphRank {
+	var gs []graphRank
+	for _, r := range rows {
+		if findGraph(gs, r.g) < 0 {
+			gs = append(gs, graphRank{g: r.g, name: db.graphName(r.g)})
+		}
+	}
+	slices.SortFunc(gs, func(a, b graphRank) int { return cmp.Compare(a.name, b.name) })
+	for i := range gs {
+		if i > 0 && gs[i].name == gs[i-1].name {
+			gs[i].rank = gs[i-1].rank
+		} else {
+			gs[i].rank = uint32(i)
+		}
+	}
+	return gs
+}
+
+// findGraph returns the index of graph g in gs, or -1 (an answer has few
+// graphs).
+func findGraph(gs []graphRank, g uint64) int {
+	return slices.IndexFunc(gs, func(x graphRank) bool { return x.g == g })
+}
