@@ -58,6 +58,22 @@ func (c *predCache) pred(txn *badger.Txn, p uint64) (predInfo, bool) {
 	return pi, ok
 }
 
+// lookup runs fn with a getter for many predicates under one read lock;
+// fn must not do I/O. The getter finds nothing when txn may not use the
+// cache.
+func (c *predCache) lookup(txn *badger.Txn, fn func(get func(p uint64) (predInfo, bool))) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	usable := c.usable(txn)
+	fn(func(p uint64) (predInfo, bool) {
+		if !usable {
+			return predInfo{}, false
+		}
+		pi, ok := c.preds[p]
+		return pi, ok
+	})
+}
+
 func (c *predCache) putPred(txn *badger.Txn, p uint64, pi predInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -44,7 +44,6 @@ func cmpRelGroup(a, b relGroup) int {
 // only), summed over the ids: one row per (direction, predicate, graph).
 func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]relGroup, error) {
 	var out []relGroup
-	var gs []groupInfo
 	for _, id := range ids {
 		tid, ok, err := db.resolveKnown(txn, id)
 		if err != nil {
@@ -53,11 +52,18 @@ func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]re
 			continue
 		}
 		for _, space := range spaces {
-			if gs, err = groupCounts(txn, space, tid, gs[:0]); err != nil {
+			err := readBlock(txn, space, tid, func(r *blockReader) error {
+				out = slices.Grow(out, int(r.left))
+				for {
+					e, ok, err := r.next()
+					if err != nil || !ok {
+						return err
+					}
+					out = append(out, relGroup{p: e.p, g: e.g, count: e.count, space: space})
+				}
+			})
+			if err != nil {
 				return nil, err
-			}
-			for _, gi := range gs {
-				out = append(out, relGroup{p: gi.b, g: gi.g, count: gi.count, space: space})
 			}
 		}
 	}
@@ -83,35 +89,72 @@ func sumRelGroups(rows []relGroup) []relGroup {
 }
 
 // describeRelations turns rows into Relations in the KG order: graph,
-// direction, label, id. A hub has hundreds of rows, so the sort works on
-// small keys without pointers (graph rank, direction, the label's first
-// bytes) and compares whole Relations only on ties.
+// direction, label, id. A hub has hundreds of rows, so the predicates are
+// looked up under one lock of the cache, and the sort works on small keys
+// without pointers (graph rank, direction, the label's first bytes),
+// comparing whole Relations only on ties.
 func (db *DB) describeRelations(txn *badger.Txn, rows []relGroup) ([]store.Relation, error) {
 	graphs := db.rankGraphs(rows)
 	rels := make([]store.Relation, len(rows))
 	keys := make([]relKey, len(rows))
-	for i, r := range rows {
-		pi, err := db.pred(txn, r.p)
-		if err != nil {
-			return nil, err
-		}
+	set := func(i int, pi predInfo) {
+		r := rows[i]
 		gr := graphs[findGraph(graphs, r.g)]
 		dir := spaceDir(r.space)
 		rels[i] = store.Relation{ID: pi.id, Label: pi.label, InverseLabel: pi.inverse, Dir: dir,
 			Graph: gr.name, Count: r.count, Hidden: pi.hidden}
 		keys[i] = relKey{head: uint64(gr.rank)<<8 | uint64(dir), label: pi.sortKey, i: int32(i)}
 	}
+	var missed []int
+	db.preds.lookup(txn, func(get func(p uint64) (predInfo, bool)) {
+		for i, r := range rows {
+			if pi, ok := get(r.p); ok {
+				set(i, pi)
+			} else {
+				missed = append(missed, i)
+			}
+		}
+	})
+	for _, i := range missed {
+		pi, err := db.pred(txn, rows[i].p)
+		if err != nil {
+			return nil, err
+		}
+		set(i, pi)
+	}
 	slices.SortFunc(keys, func(a, b relKey) int {
-		if c := cmp.Or(cmp.Compare(a.head, b.head), cmp.Compare(a.label, b.label)); c != 0 {
-			return c
+		if a.head != b.head {
+			return cmp.Compare(a.head, b.head)
+		}
+		if a.label != b.label {
+			return cmp.Compare(a.label, b.label)
 		}
 		return store.CompareRelations(rels[a.i], rels[b.i])
 	})
-	out := make([]store.Relation, len(rels))
-	for j, k := range keys {
-		out[j] = rels[k.i]
+	permute(rels, keys)
+	return rels, nil
+}
+
+// permute reorders rels in place so that rels[j] is the old rels[keys[j].i],
+// following each cycle of the permutation once (keys[j].i is set to -1 on
+// the way).
+func permute(rels []store.Relation, keys []relKey) {
+	for j := range keys {
+		if keys[j].i < 0 {
+			continue
+		}
+		first, cur := rels[j], j
+		for {
+			src := int(keys[cur].i)
+			keys[cur].i = -1
+			if src == j {
+				rels[cur] = first
+				break
+			}
+			rels[cur] = rels[src]
+			cur = src
+		}
 	}
-	return out, nil
 }
 
 // relKey orders the Relations of one answer: head is the graph's rank
