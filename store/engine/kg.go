@@ -198,6 +198,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 	if err != nil {
 		return out, err
 	}
+	out = slices.Grow(out, edgeCount(groups, limit-len(out)))
 	for _, gi := range groups {
 		left := 0
 		if limit > 0 {
@@ -231,6 +232,19 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 		}
 	}
 	return out, nil
+}
+
+// edgeCount is the number of edges groups hold, capped at left when left
+// is positive (what a limit leaves).
+func edgeCount(groups []groupInfo, left int) int {
+	var n int64
+	for _, gi := range groups {
+		n += gi.count
+	}
+	if left > 0 {
+		n = min(n, int64(left))
+	}
+	return int(n)
 }
 
 // qualifiers finds the statement nodes of s -p-> o and returns their

@@ -75,35 +75,21 @@ func lookupGroup(txn *badger.Txn, group []byte) (sumEntry, bool, error) {
 
 // readListLimit reads at most limit ids (limit <= 0: all) of a posting list.
 func readListLimit(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]uint64, error) {
-	err := eachChunk(txn, group, func(ids []uint64) (bool, error) {
-		if limit > 0 && len(dst)+len(ids) >= limit {
-			dst = append(dst, ids[:limit-len(dst)]...)
-			return false, nil
-		}
-		dst = append(dst, ids...)
-		return true, nil
-	})
-	return dst, err
-}
-
-// eachChunk decodes a posting list one chunk at a time (an inline group is
-// one chunk) and passes the ids to fn (the slice is reused: fn must not
-// keep it) until fn returns false.
-func eachChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool, error)) error {
 	if isNodeGroup(group) {
 		e, ok, err := lookupGroup(txn, group)
 		if err != nil || !ok {
-			return err
+			return dst, err
 		}
 		if e.inline() {
-			_, err := fn(e.ids)
-			return err
+			return appendLimit(dst, e.ids, limit), nil
 		}
 	}
-	return eachStoredChunk(txn, group, fn)
+	return storedMembers(txn, group, dst, limit)
 }
 
-// groupChunks is eachChunk for a group whose node-block entry is known.
+// groupChunks passes the members of a group whose node-block entry is
+// known to fn one chunk at a time (an inline group is one chunk; the
+// slice is reused: fn must not keep it) until fn returns false.
 func groupChunks(txn *badger.Txn, space byte, gi groupInfo, fn func(ids []uint64) (bool, error)) error {
 	if gi.count <= inlineMax {
 		_, err := fn(gi.ids)
@@ -115,15 +101,45 @@ func groupChunks(txn *badger.Txn, space byte, gi groupInfo, fn func(ids []uint64
 // groupMembers reads at most limit (<= 0: all) members of a group whose
 // node-block entry is known.
 func groupMembers(txn *badger.Txn, space byte, gi groupInfo, dst []uint64, limit int) ([]uint64, error) {
-	err := groupChunks(txn, space, gi, func(ids []uint64) (bool, error) {
-		if limit > 0 && len(dst)+len(ids) >= limit {
-			dst = append(dst, ids[:limit-len(dst)]...)
-			return false, nil
+	if gi.count <= inlineMax {
+		return appendLimit(dst, gi.ids, limit), nil
+	}
+	return storedMembers(txn, groupKey(nil, space, gi.a, gi.b, gi.g), dst, limit)
+}
+
+// appendLimit appends ids to dst until dst holds limit ids (limit <= 0:
+// all of them).
+func appendLimit(dst, ids []uint64, limit int) []uint64 {
+	if limit > 0 && len(dst)+len(ids) > limit {
+		ids = ids[:max(limit-len(dst), 0)]
+	}
+	return append(dst, ids...)
+}
+
+// storedMembers appends the ids of a posting list stored in chunk keys to
+// dst until dst holds limit ids (limit <= 0: all), decoding no more of a
+// chunk than it needs: a hub's first chunk holds thousands of ids.
+func storedMembers(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]uint64, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	key := append(make([]byte, 0, len(group)+4), group...)
+	for chunk := uint32(0); limit < 0 || len(dst) < limit; chunk++ {
+		item, err := txn.Get(withChunk(key[:len(group)], chunk))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return dst, nil
+		} else if err != nil {
+			return dst, err
 		}
-		dst = append(dst, ids...)
-		return true, nil
-	})
-	return dst, err
+		err = item.Value(func(v []byte) (err error) {
+			dst, err = decodeChunkLimit(dst, v, chunk == 0, limit)
+			return err
+		})
+		if err != nil {
+			return dst, fmt.Errorf("posting list %x: %w", group, err)
+		}
+	}
+	return dst, nil
 }
 
 // eachStoredChunk walks the chunk keys of a group.
