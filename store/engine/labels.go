@@ -31,8 +31,8 @@ type labelInfo struct {
 type predInfo struct {
 	id, label, inverse string
 	hidden             bool
-	stmt, value        uint64 // ids of "p:<id>" and "ps:<id>" (0 if absent)
-	sortKey            uint64 // labelSortKey(label)
+	stmt, value        uint64  // ids of "p:<id>" and "ps:<id>" (0 if absent)
+	sortKey            sortKey // labelSortKey(label)
 }
 
 // labelPreds maps the term ids of every label, alias and description

@@ -29,7 +29,7 @@ type predCache struct {
 	mu      sync.RWMutex
 	floor   uint64 // the entries are valid for read timestamps >= floor
 	writing int    // incremental writes in flight
-	preds   map[uint64]predInfo
+	preds   map[uint64]*predInfo // entries are never modified
 	ids     map[string]uint64 // relation id -> predicate term id
 	labels  map[uint64]labelKind
 }
@@ -40,7 +40,7 @@ type predCache struct {
 const predCacheMax = 1 << 18
 
 func newPredCache() *predCache {
-	return &predCache{preds: map[uint64]predInfo{}, ids: map[string]uint64{}}
+	return &predCache{preds: map[uint64]*predInfo{}, ids: map[string]uint64{}}
 }
 
 // usable reports whether txn may read and fill the cache; c.mu is held.
@@ -54,23 +54,24 @@ func (c *predCache) pred(txn *badger.Txn, p uint64) (predInfo, bool) {
 	if !c.usable(txn) {
 		return predInfo{}, false
 	}
-	pi, ok := c.preds[p]
-	return pi, ok
+	if pi, ok := c.preds[p]; ok {
+		return *pi, true
+	}
+	return predInfo{}, false
 }
 
 // lookup runs fn with a getter for many predicates under one read lock;
-// fn must not do I/O. The getter finds nothing when txn may not use the
-// cache.
-func (c *predCache) lookup(txn *badger.Txn, fn func(get func(p uint64) (predInfo, bool))) {
+// fn must not do I/O nor modify or keep the entries. The getter finds
+// nothing (nil) when txn may not use the cache.
+func (c *predCache) lookup(txn *badger.Txn, fn func(get func(p uint64) *predInfo)) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	usable := c.usable(txn)
-	fn(func(p uint64) (predInfo, bool) {
+	fn(func(p uint64) *predInfo {
 		if !usable {
-			return predInfo{}, false
+			return nil
 		}
-		pi, ok := c.preds[p]
-		return pi, ok
+		return c.preds[p]
 	})
 }
 
@@ -78,7 +79,7 @@ func (c *predCache) putPred(txn *badger.Txn, p uint64, pi predInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.usable(txn) && len(c.preds) < predCacheMax {
-		c.preds[p] = pi
+		c.preds[p] = &pi
 	}
 }
 
@@ -145,7 +146,7 @@ func (c *predCache) invalidate(floor uint64) {
 
 // reset empties the maps and raises the floor; c.mu is held.
 func (c *predCache) reset(floor uint64) {
-	c.preds = map[uint64]predInfo{}
+	c.preds = map[uint64]*predInfo{}
 	c.ids = map[string]uint64{}
 	c.labels = nil
 	c.floor = max(c.floor, floor)

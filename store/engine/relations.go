@@ -94,21 +94,27 @@ func sumRelGroups(rows []relGroup) []relGroup {
 // without pointers (graph rank, direction, the label's first bytes),
 // comparing whole Relations only on ties.
 func (db *DB) describeRelations(txn *badger.Txn, rows []relGroup) ([]store.Relation, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
 	graphs := db.rankGraphs(rows)
 	rels := make([]store.Relation, len(rows))
 	keys := make([]relKey, len(rows))
-	set := func(i int, pi predInfo) {
+	gr := graphs[0]
+	set := func(i int, pi *predInfo) {
 		r := rows[i]
-		gr := graphs[findGraph(graphs, r.g)]
+		if gr.g != r.g {
+			gr = graphs[findGraph(graphs, r.g)]
+		}
 		dir := spaceDir(r.space)
 		rels[i] = store.Relation{ID: pi.id, Label: pi.label, InverseLabel: pi.inverse, Dir: dir,
 			Graph: gr.name, Count: r.count, Hidden: pi.hidden}
-		keys[i] = relKey{head: uint64(gr.rank)<<8 | uint64(dir), label: pi.sortKey, i: int32(i)}
+		keys[i] = relKey{k0: headBits(gr.rank, dir) | pi.sortKey[0], k1: pi.sortKey[1], i: int32(i)}
 	}
 	var missed []int
-	db.preds.lookup(txn, func(get func(p uint64) (predInfo, bool)) {
+	db.preds.lookup(txn, func(get func(p uint64) *predInfo) {
 		for i, r := range rows {
-			if pi, ok := get(r.p); ok {
+			if pi := get(r.p); pi != nil {
 				set(i, pi)
 			} else {
 				missed = append(missed, i)
@@ -120,16 +126,16 @@ func (db *DB) describeRelations(txn *badger.Txn, rows []relGroup) ([]store.Relat
 		if err != nil {
 			return nil, err
 		}
-		set(i, pi)
+		set(i, &pi)
 	}
 	slices.SortFunc(keys, func(a, b relKey) int {
-		if a.head != b.head {
-			return cmp.Compare(a.head, b.head)
+		switch {
+		case a.k0 != b.k0:
+			return cmp.Compare(a.k0, b.k0)
+		case a.k1 != b.k1:
+			return cmp.Compare(a.k1, b.k1)
 		}
-		if a.label != b.label {
-			return cmp.Compare(a.label, b.label)
-		}
-		return store.CompareRelations(rels[a.i], rels[b.i])
+		return compareRelations(&rels[a.i], &rels[b.i])
 	})
 	permute(rels, keys)
 	return rels, nil
@@ -157,20 +163,37 @@ func permute(rels []store.Relation, keys []relKey) {
 	}
 }
 
-// relKey orders the Relations of one answer: head is the graph's rank
-// then the direction, label the first bytes of the label (labelSortKey);
-// i indexes the Relation.
+// relKey orders the Relations of one answer: k0 holds the graph's rank,
+// the direction and the label's first 7 bytes, k1 its next 8 bytes (see
+// labelSortKey); i indexes the Relation. Keys compare like the Relations
+// or tie.
 type relKey struct {
-	head, label uint64
-	i           int32
+	k0, k1 uint64
+	i      int32
 }
 
-// labelSortKey is the first 8 bytes of label, big-endian and zero-padded:
-// keys compare like the labels or tie.
-func labelSortKey(label string) uint64 {
-	var b [8]byte
-	copy(b[:], label)
-	return binary.BigEndian.Uint64(b[:])
+// headBits places a graph rank (saturated at 127: more graphs tie) and a
+// direction in the top byte of relKey.k0.
+func headBits(rank uint32, dir store.Direction) uint64 {
+	return uint64(min(rank, 127))<<57 | uint64(dir&1)<<56
+}
+
+// sortKey is the first 15 bytes of a label, big-endian and zero-padded:
+// 7 in the low bytes of the first word, 8 in the second.
+type sortKey [2]uint64
+
+func labelSortKey(label string) sortKey {
+	var b [16]byte
+	copy(b[1:], label)
+	return sortKey{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+// compareRelations is store.CompareRelations without copying Relations.
+func compareRelations(a, b *store.Relation) int {
+	if c := cmp.Compare(a.Graph, b.Graph); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(a.Dir, b.Dir), cmp.Compare(a.Label, b.Label), cmp.Compare(a.ID, b.ID))
 }
 
 // graphRank is a graph of a Relations answer, ranked by name.
