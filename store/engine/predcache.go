@@ -27,10 +27,10 @@ import (
 // is computed by the caller and offered back with put.
 type predCache struct {
 	mu      sync.RWMutex
-	floor   uint64 // the entries are valid for read timestamps >= floor
-	writing int    // incremental writes in flight
+	floor   uint64               // the entries are valid for read timestamps >= floor
+	writing int                  // incremental writes in flight
 	preds   map[uint64]*predInfo // entries are never modified
-	ids     map[string]uint64 // relation id -> predicate term id
+	ids     map[string]uint64    // relation id -> predicate term id
 	labels  map[uint64]labelKind
 }
 
