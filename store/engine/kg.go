@@ -48,7 +48,7 @@ func (db *DB) resolve(txn *badger.Txn, id string) (uint64, error) {
 	if id == "" {
 		return 0, fmt.Errorf("empty id: %w", store.ErrNotFound)
 	}
-	tid, ok, err := db.termID(txn, valueOfID(id))
+	tid, ok, err := db.cachedTermID(txn, valueOfID(id))
 	if err != nil {
 		return 0, err
 	}
@@ -60,18 +60,30 @@ func (db *DB) resolve(txn *badger.Txn, id string) (uint64, error) {
 
 // resolveRelation maps a relation id to its predicate term id.
 func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
-	if tid, ok := db.preds.id(txn, rel); ok {
-		return tid, nil
-	}
-	tid, ok, err := db.termID(txn, quad.IRI(rel))
+	tid, ok, err := db.cachedTermID(txn, quad.IRI(rel))
 	if err != nil {
 		return 0, err
 	}
 	if !ok {
 		return 0, fmt.Errorf("relation %q: %w", rel, store.ErrNotFound)
 	}
-	db.preds.putID(txn, rel, tid)
 	return tid, nil
+}
+
+// cachedTermID is termID through the read cache (db.preds).
+func (db *DB) cachedTermID(txn *badger.Txn, v quad.Value) (uint64, bool, error) {
+	enc, err := encodeTerm(nil, v)
+	if err != nil {
+		return 0, false, err
+	}
+	if tid, ok := db.preds.id(txn, enc); ok {
+		return tid, true, nil
+	}
+	tid, ok, err := termIDEncoded(txn, enc)
+	if err == nil && ok {
+		db.preds.putID(txn, enc, tid)
+	}
+	return tid, ok, err
 }
 
 // Graphs lists the named graphs.

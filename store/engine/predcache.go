@@ -6,11 +6,12 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 )
 
-// predCache holds what the relation-listing KG calls need about
-// predicates: the description of every predicate looked up (predInfo:
-// label, inverse label, hidden, statement ids), the label predicates, and
-// the term ids of relation names. A hub's Relations looks up hundreds of
-// predicates, and Edges resolves its relation on every call.
+// predCache holds what the KG calls need about predicates: the
+// description of every predicate looked up (predInfo: label, inverse
+// label, hidden, statement ids) and the label predicates; and the term ids
+// of the entities and relations they resolve. A hub's Relations looks up
+// hundreds of predicates, and every call resolves its ids: a reasoner asks
+// about the same entities again and again.
 //
 // Writes make entries stale, so validity follows Badger's read
 // timestamps. invalidate, called once a write is visible, empties the
@@ -30,14 +31,18 @@ type predCache struct {
 	floor   uint64               // the entries are valid for read timestamps >= floor
 	writing int                  // incremental writes in flight
 	preds   map[uint64]*predInfo // entries are never modified
-	ids     map[string]uint64    // relation id -> predicate term id
+	ids     map[string]uint64    // encoded term -> term id
 	labels  map[uint64]labelKind
 }
 
-// predCacheMax bounds each map; beyond it lookups are computed, not
+// predCacheMax bounds the predicates; beyond it lookups are computed, not
 // cached (Freebase has some 100k predicates, Wikidata some 40k with its
-// statement and qualifier forms).
-const predCacheMax = 1 << 18
+// statement and qualifier forms). idCacheMax bounds the term ids: a full
+// map is emptied and refilled.
+const (
+	predCacheMax = 1 << 18
+	idCacheMax   = 1 << 16
+)
 
 func newPredCache() *predCache {
 	return &predCache{preds: map[uint64]*predInfo{}, ids: map[string]uint64{}}
@@ -83,23 +88,27 @@ func (c *predCache) putPred(txn *badger.Txn, p uint64, pi predInfo) {
 	}
 }
 
-// id returns the cached term id of a relation id.
-func (c *predCache) id(txn *badger.Txn, rel string) (uint64, bool) {
+// id returns the cached id of an encoded term.
+func (c *predCache) id(txn *badger.Txn, enc []byte) (uint64, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if !c.usable(txn) {
 		return 0, false
 	}
-	p, ok := c.ids[rel]
-	return p, ok
+	id, ok := c.ids[string(enc)]
+	return id, ok
 }
 
-func (c *predCache) putID(txn *badger.Txn, rel string, p uint64) {
+func (c *predCache) putID(txn *badger.Txn, enc []byte, id uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.usable(txn) && len(c.ids) < predCacheMax {
-		c.ids[rel] = p
+	if !c.usable(txn) {
+		return
 	}
+	if len(c.ids) >= idCacheMax {
+		c.ids = map[string]uint64{}
+	}
+	c.ids[string(enc)] = id
 }
 
 // labelPreds returns the cached label predicates (see DB.labelPreds). The

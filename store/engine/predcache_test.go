@@ -95,6 +95,14 @@ func TestPredCacheNotStale(t *testing.T) {
 					t.Errorf("inverse label %q, want %q", got, "known by")
 				}
 			}},
+		{"entity dropped, then re-created", []write{{del: []quad.Quad{gq("a", "likes", quad.IRI("b")),
+			gq("a", "knows", quad.IRI("b"))}}, {add: []quad.Quad{gq("a", "knows", quad.IRI("c"))}}},
+			func(t *testing.T, db *DB) {
+				es, err := db.Edges(ctx, []string{"a"}, "knows", store.Out, 10)
+				if err != nil || len(es) != 1 || es[0].Object.ID != "c" {
+					t.Errorf("edges a knows = %+v, %v; want c", es, err)
+				}
+			}},
 		{"relation dropped, then re-created", []write{{del: []quad.Quad{gq("a", "likes", quad.IRI("b"))}},
 			{add: []quad.Quad{gq("c", "likes", quad.IRI("d"))}}},
 			func(t *testing.T, db *DB) {
