@@ -22,6 +22,18 @@ func predQuads() []quad.Quad {
 	}
 }
 
+// predDB is an in-memory database holding predQuads in graph "g".
+func predDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	loadQuads(t, db, "g", predQuads())
+	return db
+}
+
 func gq(s, p string, o quad.Value) quad.Quad {
 	return quad.Quad{Subject: quad.IRI(s), Predicate: quad.IRI(p), Object: o, Label: quad.IRI("g")}
 }
@@ -114,12 +126,7 @@ func TestPredCacheNotStale(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, err := Open("", Options{InMemory: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			loadQuads(t, db, "g", predQuads())
+			db := predDB(t)
 			warm(t, db)
 			for _, w := range c.writes {
 				if w.bulk {
@@ -155,12 +162,7 @@ func wantLabel(t *testing.T, db *DB, want string) {
 // TestPredCacheOldSnapshot: a reader whose snapshot predates a write,
 // finishing after it, must not leave what it saw in the cache.
 func TestPredCacheOldSnapshot(t *testing.T) {
-	db, err := Open("", Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	loadQuads(t, db, "g", predQuads())
+	db := predDB(t)
 	old := db.bdb.NewTransaction(false)
 	defer old.Discard()
 	applyDeltas(t, db, []quad.Quad{gq("knows", store.RDFSLabel, quad.String("knows old"))},
@@ -183,12 +185,7 @@ func TestPredCacheOldSnapshot(t *testing.T) {
 // writer relabels a predicate; after every write the writer's own read
 // sees its label. Run with -race.
 func TestPredCacheConcurrentWrites(t *testing.T) {
-	db, err := Open("", Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	loadQuads(t, db, "g", predQuads())
+	db := predDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range 2 {

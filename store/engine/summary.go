@@ -67,7 +67,11 @@ var errBadSummary = errors.New("corrupt node summary")
 // decodes only what it uses: the members of an inline group are decoded
 // on request (members) and skipped otherwise.
 type blockReader struct {
-	v       []byte
+	v []byte
+	// off is the read position: an index rather than a re-sliced v, since
+	// storing a slice into a reader on the heap costs a write barrier per
+	// varint while the GC runs.
+	off     int
 	left    uint64 // entries not yet read
 	pending int64  // inline members of the current entry not yet read
 }
@@ -77,15 +81,15 @@ func newBlockReader(v []byte) (blockReader, error) {
 	if k <= 0 || n > uint64(len(v)) {
 		return blockReader{}, errBadSummary
 	}
-	return blockReader{v: v[k:], left: n}, nil
+	return blockReader{v: v, off: k, left: n}, nil
 }
 
 func (r *blockReader) uvarint() (uint64, error) {
-	x, k := binary.Uvarint(r.v)
+	x, k := binary.Uvarint(r.v[r.off:])
 	if k <= 0 {
 		return 0, errBadSummary
 	}
-	r.v = r.v[k:]
+	r.off += k
 	return x, nil
 }
 
