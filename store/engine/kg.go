@@ -369,18 +369,13 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 		} else if err != nil {
 			return err
 		}
-		for _, space := range spaces {
-			err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
-				if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
-					n += gi.count
-				}
-				return nil
-			})
-			if err != nil {
-				return err
+		groups, err := groupCounts(txn, tid, spaces...)
+		for _, gi := range groups {
+			if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
+				n += gi.count
 			}
 		}
-		return nil
+		return err
 	})
 	return n, err
 }
@@ -512,16 +507,14 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 // homeGraphs lists the graphs where a node has edges through predicates
 // other than links (nil: any predicate).
 func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
+	groups, err := groupCounts(txn, tid, spaceSPO, spaceOPS)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[uint64]bool{}
-	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
-			if _, isLink := links[gi.b]; !isLink {
-				seen[gi.g] = true
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+	for _, gi := range groups {
+		if _, isLink := links[gi.b]; !isLink {
+			seen[gi.g] = true
 		}
 	}
 	var out []string

@@ -134,15 +134,13 @@ func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 	if n, ok := db.degrees.Get(id); ok {
 		return n, nil
 	}
+	groups, err := groupCounts(txn, id, spaceSPO, spaceOPS)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
-	for _, space := range []byte{spaceSPO, spaceOPS} {
-		err := nodeGroups(txn, space, id, func(gi groupInfo) error {
-			n += gi.count
-			return nil
-		})
-		if err != nil {
-			return 0, err
-		}
+	for _, gi := range groups {
+		n += gi.count
 	}
 	db.degrees.Set(id, n, 1)
 	return n, nil

@@ -274,18 +274,24 @@ func relationGroups(txn *badger.Txn, space byte, id, p uint64) ([]groupInfo, err
 	return out, err
 }
 
-// groupCounts appends a node's groups in one direction to dst without
-// their members (ids is nil even for inline groups: the result must not
-// reach groupChunks or groupMembers).
-func groupCounts(txn *badger.Txn, space byte, id uint64, dst []groupInfo) ([]groupInfo, error) {
-	err := readBlock(txn, space, id, func(r *blockReader) error {
-		for {
-			e, ok, err := r.next()
-			if err != nil || !ok {
-				return err
+// groupCounts returns a node's groups in the given directions (spaces S
+// and O) without their members: ids is nil even for inline groups, so the
+// result must not reach groupChunks or groupMembers.
+func groupCounts(txn *badger.Txn, id uint64, spaces ...byte) ([]groupInfo, error) {
+	var out []groupInfo
+	for _, space := range spaces {
+		err := readBlock(txn, space, id, func(r *blockReader) error {
+			for {
+				e, ok, err := r.next()
+				if err != nil || !ok {
+					return err
+				}
+				out = append(out, groupInfo{a: id, b: e.p, g: e.g, count: e.count})
 			}
-			dst = append(dst, groupInfo{a: id, b: e.p, g: e.g, count: e.count})
+		})
+		if err != nil {
+			return nil, err
 		}
-	})
-	return dst, err
+	}
+	return out, nil
 }
