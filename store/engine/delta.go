@@ -23,9 +23,9 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	// Readers bypass the predicate cache until the batch is visible and
-	// the cache emptied.
-	db.preds.beginWrite()
+	// Readers that may see the batch bypass the predicate cache until it
+	// is emptied.
+	db.preds.beginWrite(db.readFloor())
 	defer func() { db.preds.endWrite(db.readFloor()) }()
 	u := &updater{db: db, opts: opts, graphs: map[uint64]*GraphMeta{},
 		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{},

@@ -19,10 +19,12 @@ import (
 // write. A transaction whose snapshot is older than the floor neither
 // reads nor fills the cache, so a value computed from a snapshot taken
 // before a write is never stored after it. While an incremental write is
-// in flight (beginWrite .. endWrite) the cache is bypassed as well, so no
-// reader sees an entry older than its snapshot between the commit and the
-// invalidation. Every entry is therefore exactly what the reader's own
-// snapshot holds.
+// in flight (beginWrite .. endWrite), snapshots newer than the one taken
+// at beginWrite bypass the cache: they may see the commit, and the cache
+// still holds the state before it until endWrite empties it. Older
+// snapshots, which cannot see it, keep using the cache, so reads during a
+// long batch stay fast. Every entry a reader gets is therefore what its
+// own snapshot holds.
 //
 // It is safe for concurrent use, and no I/O happens under its lock: a miss
 // is computed by the caller and offered back with put.
@@ -30,6 +32,7 @@ type predCache struct {
 	mu      sync.RWMutex
 	floor   uint64               // the entries are valid for read timestamps >= floor
 	writing int                  // incremental writes in flight
+	before  uint64               // while writing: the newest read timestamp that cannot see the write
 	preds   map[uint64]*predInfo // entries are never modified
 	ids     map[string]uint64    // encoded term -> term id
 	labels  map[uint64]labelKind
@@ -50,7 +53,8 @@ func newPredCache() *predCache {
 
 // usable reports whether txn may read and fill the cache; c.mu is held.
 func (c *predCache) usable(txn *badger.Txn) bool {
-	return c.writing == 0 && txn.ReadTs() >= c.floor
+	ts := txn.ReadTs()
+	return ts >= c.floor && (c.writing == 0 || ts <= c.before)
 }
 
 func (c *predCache) pred(txn *badger.Txn, p uint64) (predInfo, bool) {
@@ -130,10 +134,14 @@ func (c *predCache) putLabelPreds(txn *badger.Txn, m map[uint64]labelKind) {
 	}
 }
 
-// beginWrite bypasses the cache until the matching endWrite.
-func (c *predCache) beginWrite() {
+// beginWrite starts a write that commits nothing before it returns:
+// until the matching endWrite, snapshots newer than now bypass the cache.
+func (c *predCache) beginWrite(now uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.writing == 0 || now < c.before {
+		c.before = now
+	}
 	c.writing++
 }
 
