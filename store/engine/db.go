@@ -90,6 +90,9 @@ type DB struct {
 	labels *ristretto.Cache[uint64, labelInfo]
 	// degrees caches node degrees for search ranking.
 	degrees *ristretto.Cache[uint64, int64]
+	// preds caches predicates and resolved ids, and says when labels
+	// and degrees may be read and filled (see predCache).
+	preds *predCache
 
 	mu          sync.RWMutex // guards the fields below and serialises writers
 	nextID      uint64
@@ -99,7 +102,6 @@ type DB struct {
 	interrupted *Interrupted
 	search      map[string]*searchIndex
 	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
-	preds       *predCache
 	writeMu     sync.Mutex
 }
 
@@ -135,7 +137,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		removeStaleSpills(dir, log)
 	}
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
-		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}, preds: newPredCache()}
+		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -164,6 +166,7 @@ func (db *DB) init() error {
 	if err != nil {
 		return fmt.Errorf("degree cache: %w", err)
 	}
+	db.preds = newPredCache(db.labels.Clear, db.degrees.Clear)
 	if err := db.loadMeta(); err != nil {
 		return err
 	}

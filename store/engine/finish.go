@@ -55,9 +55,7 @@ func (db *DB) reloadMeta() error {
 	defer db.mu.Unlock()
 	db.graphs = map[string]*GraphMeta{}
 	db.byLabel = map[uint64]*GraphMeta{}
-	db.labels.Clear()
-	db.degrees.Clear()
-	db.preds.invalidate(db.readFloor())
+	db.preds.invalidate(db.readFloor()) // and the label and degree caches
 	interrupted := db.interrupted
 	if err := db.loadMeta(); err != nil {
 		return err

@@ -66,9 +66,21 @@ func (db *DB) labelPreds(txn *badger.Txn) map[uint64]labelKind {
 
 // info returns the label, description and aliases of a term.
 func (db *DB) info(txn *badger.Txn, id uint64) (labelInfo, error) {
+	if !db.preds.fresh(txn) {
+		return db.readInfo(txn, id)
+	}
 	if li, ok := db.labels.Get(id); ok {
 		return li, nil
 	}
+	li, err := db.readInfo(txn, id)
+	if err == nil {
+		db.preds.fill(txn, func() { db.labels.Set(id, li, int64(len(li.label)+len(li.desc)+48)) })
+	}
+	return li, err
+}
+
+// readInfo reads the label, description and aliases of a term.
+func (db *DB) readInfo(txn *badger.Txn, id uint64) (labelInfo, error) {
 	v, err := db.term(txn, id)
 	if err != nil {
 		return labelInfo{}, err
@@ -76,11 +88,9 @@ func (db *DB) info(txn *badger.Txn, id uint64) (labelInfo, error) {
 	var li labelInfo
 	if isLiteral(v) {
 		li = labelInfo{label: literal.Render(v, db.labelFunc(txn)), literal: true}
-	} else if li, err = db.readLabels(txn, id); err != nil {
-		return li, err
+		return li, nil
 	}
-	db.labels.Set(id, li, int64(len(li.label)+len(li.desc)+48))
-	return li, nil
+	return db.readLabels(txn, id)
 }
 
 // readLabels collects the label-like literals of a node. English (or

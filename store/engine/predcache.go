@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -26,16 +27,32 @@ import (
 // long batch stay fast. Every entry a reader gets is therefore what its
 // own snapshot holds.
 //
+// The same validity guards the DB's entity label and degree caches
+// (ristretto, outside this type): their readers check fresh, fill them
+// through fill, and invalidate empties them with the maps here.
+//
 // It is safe for concurrent use, and no I/O happens under its lock: a miss
 // is computed by the caller and offered back with put.
 type predCache struct {
-	mu      sync.RWMutex
-	floor   uint64               // the entries are valid for read timestamps >= floor
-	writing int                  // incremental writes in flight
-	before  uint64               // while writing: the newest read timestamp that cannot see the write
-	preds   map[uint64]*predInfo // entries are never modified
-	ids     map[string]uint64    // encoded term -> term id
-	labels  map[uint64]labelKind
+	mu    sync.RWMutex
+	valid atomic.Pointer[validity] // replaced under mu, read without it
+	preds map[uint64]*predInfo     // entries are never modified
+	ids   map[string]uint64        // encoded term -> term id
+	// labels are the label predicates (nil until computed).
+	labels map[uint64]labelKind
+	// clears empty the external caches this one guards.
+	clears []func()
+}
+
+// validity says which snapshots may use the caches.
+type validity struct {
+	floor   uint64 // the entries are valid for read timestamps >= floor
+	writing int    // incremental writes in flight
+	before  uint64 // while writing: the newest read timestamp that cannot see the write
+}
+
+func (v *validity) usable(ts uint64) bool {
+	return ts >= v.floor && (v.writing == 0 || ts <= v.before)
 }
 
 // predCacheMax bounds the predicates; beyond it lookups are computed, not
@@ -47,14 +64,33 @@ const (
 	idCacheMax   = 1 << 16
 )
 
-func newPredCache() *predCache {
-	return &predCache{preds: map[uint64]*predInfo{}, ids: map[string]uint64{}}
+// newPredCache returns an empty cache that also empties the external
+// caches of clears whenever it is invalidated.
+func newPredCache(clears ...func()) *predCache {
+	c := &predCache{preds: map[uint64]*predInfo{}, ids: map[string]uint64{}, clears: clears}
+	c.valid.Store(&validity{})
+	return c
 }
 
-// usable reports whether txn may read and fill the cache; c.mu is held.
+// usable reports whether txn may read and fill the caches.
 func (c *predCache) usable(txn *badger.Txn) bool {
-	ts := txn.ReadTs()
-	return ts >= c.floor && (c.writing == 0 || ts <= c.before)
+	return c.valid.Load().usable(txn.ReadTs())
+}
+
+// fresh reports whether txn may read the external caches (no lock: a
+// reader that checks just before an invalidation may get an entry newer
+// than its snapshot, never an older one).
+func (c *predCache) fresh(txn *badger.Txn) bool { return c.usable(txn) }
+
+// fill runs put, which stores what txn read in an external cache without
+// I/O, if txn may fill the caches; atomically with invalidation, so no
+// value read before a write lands after it.
+func (c *predCache) fill(txn *badger.Txn, put func()) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.usable(txn) {
+		put()
+	}
 }
 
 func (c *predCache) pred(txn *badger.Txn, p uint64) (predInfo, bool) {
@@ -135,38 +171,46 @@ func (c *predCache) putLabelPreds(txn *badger.Txn, m map[uint64]labelKind) {
 }
 
 // beginWrite starts a write that commits nothing before it returns:
-// until the matching endWrite, snapshots newer than now bypass the cache.
+// until the matching endWrite, snapshots newer than now bypass the caches.
 func (c *predCache) beginWrite(now uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.writing == 0 || now < c.before {
-		c.before = now
+	v := *c.valid.Load()
+	if v.writing == 0 || now < v.before {
+		v.before = now
 	}
-	c.writing++
+	v.writing++
+	c.valid.Store(&v)
 }
 
-// endWrite ends a write begun with beginWrite and invalidates the cache.
+// endWrite ends a write begun with beginWrite and invalidates the caches.
 func (c *predCache) endWrite(floor uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.writing--
-	c.reset(floor)
+	v := *c.valid.Load()
+	v.writing--
+	c.reset(v, floor)
 }
 
-// invalidate empties the cache after a write that snapshots from read
+// invalidate empties the caches after a write that snapshots from read
 // timestamp floor on can see.
 func (c *predCache) invalidate(floor uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.reset(floor)
+	c.reset(*c.valid.Load(), floor)
 }
 
-// reset empties the maps and raises the floor; c.mu is held.
-func (c *predCache) reset(floor uint64) {
+// reset empties the maps and the external caches and raises the floor of
+// v, the new validity; c.mu is held.
+func (c *predCache) reset(v validity, floor uint64) {
 	c.preds = map[uint64]*predInfo{}
 	c.ids = map[string]uint64{}
 	c.labels = nil
-	c.floor = max(c.floor, floor)
+	for _, clear := range c.clears {
+		clear()
+	}
+	v.floor = max(v.floor, floor)
+	c.valid.Store(&v)
 }
 
 // readFloor is the read timestamp of a snapshot taken now: every write

@@ -181,9 +181,11 @@ func TestPredCacheOldSnapshot(t *testing.T) {
 	}
 }
 
-// TestPredCacheConcurrentWrites: readers keep filling the cache while a
-// writer relabels a predicate; after every write the writer's own read
-// sees its label. Run with -race.
+// TestPredCacheConcurrentWrites: readers keep filling the caches while a
+// writer relabels a predicate and an entity; after every write the
+// writer's own reads see both labels (the entity label cache served the
+// old label here before it was guarded by the predicate cache). Run with
+// -race.
 func TestPredCacheConcurrentWrites(t *testing.T) {
 	db := predDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -196,15 +198,20 @@ func TestPredCacheConcurrentWrites(t *testing.T) {
 			}
 		})
 	}
-	prev := "knows old"
-	for i := range 50 {
-		label := fmt.Sprintf("knows %d", i)
-		applyDeltas(t, db, []quad.Quad{gq("knows", store.RDFSLabel, quad.String(prev))},
-			[]quad.Quad{gq("knows", store.RDFSLabel, quad.String(label))})
-		if got := relationOf(t, db, "knows").Label; got != label {
-			t.Errorf("write %d: label %q, want %q", i, got, label)
+	relabel := []quad.Quad{gq("knows", store.RDFSLabel, quad.String("knows old"))}
+	for i := range 200 {
+		label := fmt.Sprintf("%d", i)
+		add := []quad.Quad{gq("knows", store.RDFSLabel, quad.String("knows "+label)),
+			gq("b", store.RDFSLabel, quad.String("bee "+label))}
+		applyDeltas(t, db, relabel, add)
+		relabel = add
+		es, err := db.Edges(context.Background(), []string{"a"}, "knows", store.Out, 10)
+		if err != nil || len(es) != 1 || es[0].RelationLabel != "knows "+label || es[0].Object.Label != "bee "+label {
+			t.Errorf("write %d: edges %+v, %v; want labels %q and %q", i, es, err, "knows "+label, "bee "+label)
 		}
-		prev = label
+		if got := relationOf(t, db, "knows").Label; got != "knows "+label {
+			t.Errorf("write %d: relation label %q, want %q", i, got, "knows "+label)
+		}
 	}
 	cancel()
 	wg.Wait()

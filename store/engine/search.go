@@ -131,7 +131,8 @@ func searchIndexHits(idx *labelindex.View, text string, limit int) []labelindex.
 // degree is the total number of edges of a node, cached: Search ranks
 // candidates by it.
 func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
-	if n, ok := db.degrees.Get(id); ok {
+	fresh := db.preds.fresh(txn)
+	if n, ok := db.degrees.Get(id); fresh && ok {
 		return n, nil
 	}
 	groups, err := groupCounts(txn, id, spaceSPO, spaceOPS)
@@ -142,6 +143,8 @@ func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 	for _, gi := range groups {
 		n += gi.count
 	}
-	db.degrees.Set(id, n, 1)
+	if fresh {
+		db.preds.fill(txn, func() { db.degrees.Set(id, n, 1) })
+	}
 	return n, nil
 }
