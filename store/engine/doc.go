@@ -82,6 +82,7 @@
 // graph's meta record, merged into a new main index on a size threshold
 // or the next bulk load; the graph's label count is kept in its meta
 // record (see labelstore.go). Terms, labels,
-// predicate descriptions and degrees are cached. Literals are rendered for
-// humans by package literal.
+// predicate descriptions, resolved ids and degrees are cached; every cache
+// but the terms' is valid only for snapshots taken after the last write
+// (predcache.go). Literals are rendered for humans by package literal.
 package engine
