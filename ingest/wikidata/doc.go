@@ -70,12 +70,16 @@
 // # Pipeline and memory
 //
 // One goroutine reads lines into batches of about BatchBytes (1 MiB); a
-// pool of Workers goroutines (GOMAXPROCS) decodes them with goccy/go-json
-// and converts them to quads; the calling goroutine writes the batches in
-// input order, so the output is the same for any number of workers. The
-// language maps decode themselves and only turn the chosen languages into
-// strings; lexemes and entities excluded by an id filter are dropped from
-// their id alone, before decoding.
+// pool of Workers goroutines (GOMAXPROCS) decodes and converts them to
+// quads; the calling goroutine writes the batches in input order, so the
+// output is the same for any number of workers. Decoding is one pass of
+// the package's own scanner over the line (decode.go), with no reflection:
+// only the chosen languages are turned into strings, datavalues stay raw
+// bytes until their statement is kept, and the converter reuses its
+// buffers and boxes each predicate once per worker. Lexemes and entities
+// excluded by an id filter are dropped from their id alone, before
+// decoding. Keys are matched exactly (the dump's spelling); a member given
+// twice counts once (the last; claims and qualifiers merge by property).
 //
 // Memory is bounded whatever the dump size: at most 2·Workers+2 batches
 // are in flight (channel capacities) and at most 2·Workers+3 more wait for

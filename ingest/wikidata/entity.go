@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	json "github.com/goccy/go-json"
 )
 
 // Entity types in the dump.
@@ -25,21 +23,20 @@ type langText struct {
 	Lang, Text string
 }
 
-// entity is the decoded part of one dump line. goccy/go-json decodes it;
-// the language maps decode themselves (see langMap), so that only the
-// chosen languages are ever turned into strings.
+// entity is the decoded part of one dump line (see decodeEntity). The
+// language maps keep only the chosen languages.
 type entity struct {
-	Type            string                 `json:"type"`
-	ID              string                 `json:"id"`
-	Datatype        string                 `json:"datatype"`        // properties
-	LexicalCategory string                 `json:"lexicalCategory"` // lexemes
-	Language        string                 `json:"language"`        // lexemes
-	Labels          langMap                `json:"labels"`
-	Lemmas          langMap                `json:"lemmas"` // lexemes
-	Descriptions    langMap                `json:"descriptions"`
-	Aliases         langMap                `json:"aliases"`
-	Sitelinks       langMap                `json:"sitelinks"`
-	Claims          map[string][]statement `json:"claims"`
+	Type            string
+	ID              string
+	Datatype        string // properties
+	LexicalCategory string // lexemes
+	Language        string // lexemes
+	Labels          langMap
+	Lemmas          langMap // lexemes
+	Descriptions    langMap
+	Aliases         langMap
+	Sitelinks       langMap
+	Claims          claims
 }
 
 // fieldError is a decoding error at a named field of an entity.
@@ -81,9 +78,6 @@ func index(key []byte, names []string) int {
 // parseEntity decodes one entity line, keeping only the languages of ls.
 func parseEntity(ls *langSet, line []byte) (*entity, error) {
 	e, err := decodeEntity(ls, line)
-	if err != nil && hasEmptyArrayMap(line) {
-		e, err = decodeEntity(ls, patchEmptyMaps(line))
-	}
 	if err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
@@ -98,19 +92,6 @@ func parseEntity(ls *langSet, line []byte) (*entity, error) {
 		e.Labels = e.Lemmas
 	}
 	return e, nil
-}
-
-// decodeEntity runs goccy/go-json over the line. The language maps are
-// primed with ls before decoding; their UnmarshalJSON reads it.
-func decodeEntity(ls *langSet, line []byte) (*entity, error) {
-	e := &entity{}
-	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
-		m.ls = ls
-	}
-	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
-	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
-	err := json.UnmarshalOf(line, e)
-	return e, err
 }
 
 // Kinds of language maps.
@@ -131,11 +112,9 @@ type langMap struct {
 
 var mapFields = [...]string{"labels", "descriptions", "aliases", "sitelinks"}
 
-// UnmarshalJSON decodes the member according to its kind.
-func (m *langMap) UnmarshalJSON(raw []byte) error {
-	if m.ls == nil {
-		return errors.New("language map decoded outside parseEntity")
-	}
+// decode reads the member according to its kind. Syntax error offsets
+// count from the start of raw.
+func (m *langMap) decode(raw []byte) error {
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil
 	}
@@ -156,37 +135,6 @@ func (m *langMap) UnmarshalJSON(raw []byte) error {
 		return fieldErr(mapFields[m.kind], err)
 	}
 	return nil
-}
-
-// emptyMapKeys are the map-valued members that old dumps serialise as
-// "[]" when empty; goccy/go-json will not decode "[]" into a map.
-var emptyMapKeys = [][]byte{[]byte(`"claims":[]`), []byte(`"qualifiers":[]`)}
-
-// hasEmptyArrayMap reports whether line has one of emptyMapKeys.
-func hasEmptyArrayMap(line []byte) bool {
-	for _, k := range emptyMapKeys {
-		if bytes.Contains(line, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// patchEmptyMaps rewrites `"claims":[]` and `"qualifiers":[]` to `{}` in
-// place. The patterns cannot occur inside a JSON string, where quotes are
-// escaped. It is only tried after a decoding error.
-func patchEmptyMaps(line []byte) []byte {
-	for _, k := range emptyMapKeys {
-		for i := 0; ; {
-			j := bytes.Index(line[i:], k)
-			if j < 0 {
-				break
-			}
-			line[i+j+len(k)-2], line[i+j+len(k)-1] = '{', '}'
-			i += j + len(k)
-		}
-	}
-	return line
 }
 
 // validate checks the type and id.

@@ -9,13 +9,11 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// This file is a small JSON scanner over byte slices. The reader uses it to
-// walk the top level of an entity and the language maps without decoding
-// them: an entity has labels, aliases and sitelinks in hundreds of
-// languages, of which only a few are wanted, so only the wanted members are
-// ever turned into strings. Claims, the bulk that is needed in full, are
-// decoded with goccy/go-json. Members the reader does not use are skipped
-// with bracket and string matching, not validated in depth.
+// This file is a small JSON scanner over byte slices; decode.go builds the
+// entity decoder on it. An entity has labels, aliases and sitelinks in
+// hundreds of languages, of which only a few are wanted, so only the wanted
+// members are ever turned into strings. Members the reader does not use are
+// skipped with bracket and string matching, not validated in depth.
 
 // errEOF reports input that ends inside a value.
 var errEOF = errors.New("unexpected end of JSON")

@@ -1,0 +1,438 @@
+package wikidata
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// This file decodes an entity line with the package's scanner, in one pass
+// over the bytes: every object and array is walked from a cursor, each
+// member's value is parsed where it starts and the walk goes on where it
+// ends. Nothing is decoded through reflection; the only allocations are
+// the strings and slices the converter needs. Datavalues are kept as raw
+// bytes (sub-slices of the line) and decoded by snakValue when a statement
+// is kept, so values of dropped statements are checked for syntax only.
+//
+// Offsets in syntax errors are bytes from the start of the line.
+
+// scan is a cursor-based walk over one entity line.
+type scan struct{ b []byte }
+
+// object walks the object starting at b[i] (after space) and returns the
+// index after it. fn parses the value of each member starting at vi and
+// returns the index after that value. "[]" is accepted as an empty object
+// (old dumps serialise empty maps so).
+func (s scan) object(i int, fn func(key []byte, vi int) (int, error)) (int, error) {
+	b := s.b
+	i = skipSpace(b, i)
+	if i < len(b) && b[i] == '[' {
+		if j := skipSpace(b, i+1); j < len(b) && b[j] == ']' {
+			return j + 1, nil
+		}
+	}
+	if i >= len(b) || b[i] != '{' {
+		return 0, synErr(i, "want an object")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		key, vi, err := s.key(i)
+		if err != nil {
+			return 0, err
+		}
+		if i, err = fn(key, vi); err != nil {
+			return 0, err
+		}
+		if i, err = s.next(i, '}'); err != nil || i < 0 {
+			return -i, err
+		}
+	}
+}
+
+// key reads `"key":` at b[i] and returns the raw key and where its value
+// starts.
+func (s scan) key(i int) ([]byte, int, error) {
+	b := s.b
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, synErr(i, "want a member name")
+	}
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	j := skipSpace(b, end)
+	if j >= len(b) || b[j] != ':' {
+		return nil, 0, synErr(j, "want ':' after a member name")
+	}
+	return b[i:end], skipSpace(b, j+1), nil
+}
+
+// next reads the ',' or closing bracket after a value ending at i. It
+// returns the start of the next value, or minus the index after the
+// closing bracket.
+func (s scan) next(i int, closing byte) (int, error) {
+	b := s.b
+	i = skipSpace(b, i)
+	switch {
+	case i >= len(b):
+		return 0, synErr(i, "%v", errEOF)
+	case b[i] == ',':
+		return skipSpace(b, i+1), nil
+	case b[i] == closing:
+		return -(i + 1), nil
+	}
+	return 0, synErr(i, "want ',' or %q, got %q", closing, b[i])
+}
+
+// array walks the array starting at b[i]; fn parses each element starting
+// at ei and returns the index after it.
+func (s scan) array(i int, fn func(ei int) (int, error)) (int, error) {
+	b := s.b
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '[' {
+		return 0, synErr(i, "want an array")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = fn(i); err != nil {
+			return 0, err
+		}
+		if i, err = s.next(i, ']'); err != nil || i < 0 {
+			return -i, err
+		}
+	}
+}
+
+// skip returns the index after the value at b[i].
+func (s scan) skip(i int) (int, error) { return skipValue(s.b, i) }
+
+// isNull reports whether the value at b[i] is null.
+func (s scan) isNull(i int) bool {
+	return len(s.b)-i >= 4 && string(s.b[i:i+4]) == "null"
+}
+
+// str reads a string (or null, as "") at b[i]. Tokens equal to one of
+// known return that constant without allocating.
+func (s scan) str(i int, known []string) (string, int, error) {
+	if s.isNull(i) {
+		return "", i + 4, nil
+	}
+	if i >= len(s.b) || s.b[i] != '"' {
+		return "", 0, synErr(i, "want a string")
+	}
+	end, err := skipString(s.b, i)
+	if err != nil {
+		return "", 0, err
+	}
+	tok := s.b[i:end]
+	for _, k := range known {
+		if keyIs(tok, k) {
+			return k, end, nil
+		}
+	}
+	v, err := unquote(tok)
+	if err != nil {
+		return "", 0, synErr(i, "%v", err)
+	}
+	return v, end, nil
+}
+
+// raw returns the value at b[i] as bytes (nil for null).
+func (s scan) raw(i int) ([]byte, int, error) {
+	end, err := s.skip(i)
+	if err != nil || s.isNull(i) {
+		return nil, end, err
+	}
+	return s.b[i:end], end, nil
+}
+
+// Values the reader compares often, returned by scan.str without
+// allocating.
+var (
+	knownTypes     = []string{typeItem, typeProperty, typeLexeme}
+	knownRanks     = []string{"normal", "preferred", "deprecated"}
+	knownSnaktypes = []string{"value", "somevalue", "novalue"}
+	knownDatatypes = []string{"wikibase-item", "external-id", "string", "time", "quantity", "monolingualtext",
+		"commonsMedia", "url", "globe-coordinate", "wikibase-property", "math", "wikibase-lexeme",
+		"wikibase-form", "wikibase-sense", "musical-notation", "geo-shape", "tabular-data", "entity-schema"}
+	knownValueTypes = []string{"wikibase-entityid", "string", "time", "quantity", "monolingualtext",
+		"globecoordinate"}
+)
+
+// decodeEntity reads one entity line, keeping only the languages of ls.
+func decodeEntity(ls *langSet, line []byte) (*entity, error) {
+	e := &entity{}
+	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
+		m.ls = ls
+	}
+	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
+	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
+	s := scan{b: line}
+	end, err := s.object(0, func(key []byte, vi int) (int, error) { return e.member(s, key, vi) })
+	if err != nil {
+		return nil, err
+	}
+	if err := trailing(line, end, 0); err != nil {
+		return nil, err
+	}
+	e.Claims = e.Claims.sorted()
+	return e, nil
+}
+
+// member decodes one top-level member of an entity.
+func (e *entity) member(s scan, key []byte, vi int) (int, error) {
+	var str *string
+	var m *langMap
+	switch string(key[1 : len(key)-1]) {
+	case "type":
+		v, end, err := s.str(vi, knownTypes)
+		e.Type = v
+		return end, err
+	case "id":
+		str = &e.ID
+	case "datatype":
+		str = &e.Datatype
+	case "lexicalCategory":
+		str = &e.LexicalCategory
+	case "language":
+		str = &e.Language
+	case "labels":
+		m = &e.Labels
+	case "lemmas":
+		m = &e.Lemmas
+	case "descriptions":
+		m = &e.Descriptions
+	case "aliases":
+		m = &e.Aliases
+	case "sitelinks":
+		m = &e.Sitelinks
+	case "claims":
+		return s.claims(vi, &e.Claims)
+	default:
+		return s.skip(vi)
+	}
+	if str != nil {
+		v, end, err := s.str(vi, nil)
+		*str = v
+		return end, err
+	}
+	end, err := s.skip(vi)
+	if err != nil {
+		return 0, err
+	}
+	return end, m.decode(s.b[vi:end])
+}
+
+// claims decodes {"P17": [statement, ...], ...}, appending to cs.
+func (s scan) claims(i int, cs *claims) (int, error) {
+	return s.object(i, func(key []byte, vi int) (int, error) {
+		p, err := unquote(key)
+		if err != nil {
+			return 0, synErr(vi, "%v", err)
+		}
+		pc := propClaims{Prop: p}
+		end, err := s.array(vi, func(ei int) (int, error) {
+			pc.Stmts = append(pc.Stmts, statement{})
+			return s.statement(ei, &pc.Stmts[len(pc.Stmts)-1])
+		})
+		*cs = append(*cs, pc)
+		return end, err
+	})
+}
+
+// statement decodes one claim.
+func (s scan) statement(i int, st *statement) (int, error) {
+	return s.object(i, func(key []byte, vi int) (int, error) {
+		var err error
+		end := 0
+		switch string(key[1 : len(key)-1]) {
+		case "id":
+			st.ID, end, err = s.str(vi, nil)
+		case "rank":
+			st.Rank, end, err = s.str(vi, knownRanks)
+		case "mainsnak":
+			st.Mainsnak = snak{}
+			end, err = s.snak(vi, &st.Mainsnak)
+		case "qualifiers":
+			st.Qualifiers = st.Qualifiers[:0]
+			end, err = s.qualifiers(vi, &st.Qualifiers)
+		case "qualifiers-order":
+			st.QualifiersOrder = st.QualifiersOrder[:0]
+			end, err = s.strings(vi, &st.QualifiersOrder)
+		default:
+			end, err = s.skip(vi)
+		}
+		return end, err
+	})
+}
+
+// qualifiers decodes {"P580": [snak, ...], ...}; a repeated property
+// replaces the earlier one.
+func (s scan) qualifiers(i int, qs *[]propSnaks) (int, error) {
+	if s.isNull(i) {
+		return i + 4, nil
+	}
+	return s.object(i, func(key []byte, vi int) (int, error) {
+		p, err := unquote(key)
+		if err != nil {
+			return 0, synErr(vi, "%v", err)
+		}
+		var snaks []snak
+		end, err := s.array(vi, func(ei int) (int, error) {
+			snaks = append(snaks, snak{})
+			return s.snak(ei, &snaks[len(snaks)-1])
+		})
+		if k := slices.IndexFunc(*qs, func(q propSnaks) bool { return q.Prop == p }); k >= 0 {
+			(*qs)[k].Snaks = snaks
+		} else {
+			*qs = append(*qs, propSnaks{Prop: p, Snaks: snaks})
+		}
+		return end, err
+	})
+}
+
+// strings decodes an array of strings (null: none).
+func (s scan) strings(i int, out *[]string) (int, error) {
+	if s.isNull(i) {
+		return i + 4, nil
+	}
+	return s.array(i, func(ei int) (int, error) {
+		v, end, err := s.str(ei, nil)
+		*out = append(*out, v)
+		return end, err
+	})
+}
+
+// snak decodes a main snak or qualifier; the datavalue stays raw.
+func (s scan) snak(i int, sn *snak) (int, error) {
+	if s.isNull(i) {
+		return i + 4, nil
+	}
+	return s.object(i, func(key []byte, vi int) (int, error) {
+		var err error
+		end := 0
+		switch string(key[1 : len(key)-1]) {
+		case "snaktype":
+			sn.Snaktype, end, err = s.str(vi, knownSnaktypes)
+		case "datatype":
+			sn.Datatype, end, err = s.str(vi, knownDatatypes)
+		case "datavalue":
+			sn.Datavalue, end, err = s.raw(vi)
+		default:
+			end, err = s.skip(vi)
+		}
+		return end, err
+	})
+}
+
+// parseDatavalue decodes a raw datavalue {"value": ..., "type": ...}.
+func parseDatavalue(raw []byte) (*datavalue, error) {
+	dv := &datavalue{}
+	s := scan{b: raw}
+	end, err := s.object(0, func(key []byte, vi int) (int, error) {
+		switch string(key[1 : len(key)-1]) {
+		case "type":
+			v, end, err := s.str(vi, knownValueTypes)
+			dv.Type = v
+			return end, err
+		case "value":
+			end, err := s.skip(vi)
+			if err != nil {
+				return 0, err
+			}
+			dv.Value = valueUnion{}
+			return end, dv.Value.decode(raw[vi:end])
+		}
+		return s.skip(vi)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dv, trailing(raw, end, 0)
+}
+
+// sorted orders the claims by property id (letter, then number) and keeps
+// the last of properties given twice, as a map would.
+func (cs claims) sorted() claims {
+	for i := range cs {
+		cs[i].key = idKeyOf(cs[i].Prop)
+	}
+	slices.SortStableFunc(cs, func(a, b propClaims) int { return a.key.compare(b.key) })
+	out := cs[:0]
+	for _, c := range cs {
+		if n := len(out); n > 0 && out[n-1].Prop == c.Prop {
+			out[n-1] = c
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// idKey is an entity id split for sorting: P17 < P131 < Q1.
+type idKey struct {
+	s   string
+	num uint64
+	ok  bool // s is a letter and a number
+}
+
+func idKeyOf(s string) idKey {
+	if len(s) < 2 {
+		return idKey{s: s}
+	}
+	n, err := strconv.ParseUint(s[1:], 10, 64)
+	return idKey{s: s, num: n, ok: err == nil}
+}
+
+// compare orders like lessID.
+func (a idKey) compare(b idKey) int {
+	if a.ok && b.ok && a.s[0] == b.s[0] {
+		switch {
+		case a.num < b.num:
+			return -1
+		case a.num > b.num:
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case a.s < b.s:
+		return -1
+	case a.s > b.s:
+		return 1
+	}
+	return 0
+}
+
+// get returns the statements of property p.
+func (cs claims) get(p string) []statement {
+	for i := range cs {
+		if cs[i].Prop == p {
+			return cs[i].Stmts
+		}
+	}
+	return nil
+}
+
+// errNoDatavalue reports a value snak without a datavalue.
+var errNoDatavalue = errors.New("datavalue: missing")
+
+// snakDatavalue decodes the raw datavalue of s.
+func snakDatavalue(s *snak) (*datavalue, error) {
+	if s.Datavalue == nil {
+		return nil, errNoDatavalue
+	}
+	dv, err := parseDatavalue(s.Datavalue)
+	if err != nil {
+		return nil, fmt.Errorf("datavalue: %w", err)
+	}
+	return dv, nil
+}
