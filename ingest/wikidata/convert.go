@@ -80,6 +80,7 @@ type converter struct {
 	keep   []bool   // selectRanks buffer
 	order  []string // qualifierOrder buffer
 	preds  predCache
+	dec    decoder // the worker's entity decoder
 	logger func(msg string, args ...any)
 }
 
@@ -436,11 +437,14 @@ func snakValue(s *snak) (quad.Value, bool, error) {
 	default:
 		return nil, false, fmt.Errorf("snaktype: unknown %q", s.Snaktype)
 	}
-	dv, err := snakDatavalue(s)
-	if err != nil {
-		return nil, false, err
+	if !s.HasValue {
+		return nil, false, errors.New("datavalue: missing")
 	}
-	v, err := dataValue(dv, s.Datatype)
+	var u valueUnion
+	if err := u.decode(s.Value); err != nil {
+		return nil, false, fmt.Errorf("datavalue: %w", err)
+	}
+	v, err := dataValue(s.ValueType, &u, s.Datatype)
 	if err != nil {
 		return nil, false, fmt.Errorf("datavalue: %w", err)
 	}
@@ -449,12 +453,11 @@ func snakValue(s *snak) (quad.Value, bool, error) {
 
 // dataValue converts by the datavalue type; the snak datatype only
 // refines strings (url).
-func dataValue(dv *datavalue, datatype string) (quad.Value, error) {
-	u := &dv.Value
-	if u.IsString != (dv.Type == "string") {
-		return nil, fmt.Errorf("value of type %q has the wrong JSON form", dv.Type)
+func dataValue(typ string, u *valueUnion, datatype string) (quad.Value, error) {
+	if u.IsString != (typ == "string") {
+		return nil, fmt.Errorf("value of type %q has the wrong JSON form", typ)
 	}
-	switch dv.Type {
+	switch typ {
 	case "string":
 		if datatype == "url" {
 			return quad.TypedString{Value: quad.String(u.Str), Type: xsdAnyURI}, nil
@@ -475,7 +478,7 @@ func dataValue(dv *datavalue, datatype string) (quad.Value, error) {
 	case "globecoordinate":
 		return globeValue(&u.Obj)
 	}
-	return nil, fmt.Errorf("unsupported datavalue type %q", dv.Type)
+	return nil, fmt.Errorf("unsupported datavalue type %q", typ)
 }
 
 // entityIDOf returns the id of an entity value ("Q183", "L7-F1").

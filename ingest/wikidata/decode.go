@@ -1,8 +1,6 @@
 package wikidata
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -11,9 +9,11 @@ import (
 // over the bytes: every object and array is walked from a cursor, each
 // member's value is parsed where it starts and the walk goes on where it
 // ends. Nothing is decoded through reflection; the only allocations are
-// the strings and slices the converter needs. Datavalues are kept as raw
-// bytes (sub-slices of the line) and decoded by snakValue when a statement
-// is kept, so values of dropped statements are checked for syntax only.
+// the strings and slices the converter needs, and each worker's decoder
+// reuses its entity and statement storage from line to line. A datavalue's
+// value is kept as raw bytes (a sub-slice of the line) and decoded by
+// snakValue when its statement is kept, so values of dropped statements are
+// checked for syntax only.
 //
 // Offsets in syntax errors are bytes from the start of the line.
 
@@ -167,16 +167,27 @@ var (
 		"globecoordinate"}
 )
 
-// decodeEntity reads one entity line, keeping only the languages of ls.
-func decodeEntity(ls *langSet, line []byte) (*entity, error) {
-	e := &entity{}
+// decoder decodes entity lines for one worker. The entity it returns and
+// its claims are valid until the next decode; the strings in them are not
+// shared with the line.
+type decoder struct {
+	ls    *langSet
+	e     entity
+	stmts []statement // storage of every property's statements
+}
+
+// decode reads one entity line, keeping only the languages of d.ls.
+func (d *decoder) decode(line []byte) (*entity, error) {
+	d.e = entity{Claims: d.e.Claims[:0]}
+	d.stmts = d.stmts[:0]
+	e, ls := &d.e, d.ls
 	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
 		m.ls = ls
 	}
 	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
 	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
 	s := scan{b: line}
-	end, err := s.object(0, func(key []byte, vi int) (int, error) { return e.member(s, key, vi) })
+	end, err := s.object(0, func(key []byte, vi int) (int, error) { return d.member(s, key, vi) })
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +199,8 @@ func decodeEntity(ls *langSet, line []byte) (*entity, error) {
 }
 
 // member decodes one top-level member of an entity.
-func (e *entity) member(s scan, key []byte, vi int) (int, error) {
+func (d *decoder) member(s scan, key []byte, vi int) (int, error) {
+	e := &d.e
 	var str *string
 	var m *langMap
 	switch string(key[1 : len(key)-1]) {
@@ -215,7 +227,7 @@ func (e *entity) member(s scan, key []byte, vi int) (int, error) {
 	case "sitelinks":
 		m = &e.Sitelinks
 	case "claims":
-		return s.claims(vi, &e.Claims)
+		return d.claims(s, vi)
 	default:
 		return s.skip(vi)
 	}
@@ -231,21 +243,35 @@ func (e *entity) member(s scan, key []byte, vi int) (int, error) {
 	return end, m.decode(s.b[vi:end])
 }
 
-// claims decodes {"P17": [statement, ...], ...}, appending to cs.
-func (s scan) claims(i int, cs *claims) (int, error) {
+// claims decodes {"P17": [statement, ...], ...} into d.e.Claims. The
+// statements of a property are a run of d.stmts; a run made before the
+// storage grew keeps the old storage, which holds the same values.
+func (d *decoder) claims(s scan, i int) (int, error) {
 	return s.object(i, func(key []byte, vi int) (int, error) {
 		p, err := unquote(key)
 		if err != nil {
 			return 0, synErr(vi, "%v", err)
 		}
-		pc := propClaims{Prop: p}
+		lo := len(d.stmts)
 		end, err := s.array(vi, func(ei int) (int, error) {
-			pc.Stmts = append(pc.Stmts, statement{})
-			return s.statement(ei, &pc.Stmts[len(pc.Stmts)-1])
+			d.stmts = growStatement(d.stmts)
+			return s.statement(ei, &d.stmts[len(d.stmts)-1])
 		})
-		*cs = append(*cs, pc)
+		d.e.Claims = append(d.e.Claims, propClaims{Prop: p, Stmts: d.stmts[lo:len(d.stmts):len(d.stmts)]})
 		return end, err
 	})
+}
+
+// growStatement appends an empty statement, reusing the qualifier storage
+// of the one that was there before.
+func growStatement(ss []statement) []statement {
+	if len(ss) < cap(ss) {
+		ss = ss[:len(ss)+1]
+		st := &ss[len(ss)-1]
+		*st = statement{Qualifiers: st.Qualifiers[:0], QualifiersOrder: st.QualifiersOrder[:0]}
+		return ss
+	}
+	return append(ss, statement{})
 }
 
 // statement decodes one claim.
@@ -325,7 +351,7 @@ func (s scan) snak(i int, sn *snak) (int, error) {
 		case "datatype":
 			sn.Datatype, end, err = s.str(vi, knownDatatypes)
 		case "datavalue":
-			sn.Datavalue, end, err = s.raw(vi)
+			end, err = s.datavalue(vi, sn)
 		default:
 			end, err = s.skip(vi)
 		}
@@ -333,30 +359,26 @@ func (s scan) snak(i int, sn *snak) (int, error) {
 	})
 }
 
-// parseDatavalue decodes a raw datavalue {"value": ..., "type": ...}.
-func parseDatavalue(raw []byte) (*datavalue, error) {
-	dv := &datavalue{}
-	s := scan{b: raw}
-	end, err := s.object(0, func(key []byte, vi int) (int, error) {
+// datavalue reads {"value": ..., "type": ...} into sn, the value raw.
+func (s scan) datavalue(i int, sn *snak) (int, error) {
+	sn.HasValue, sn.ValueType, sn.Value = false, "", nil
+	if s.isNull(i) {
+		return i + 4, nil
+	}
+	sn.HasValue = true
+	return s.object(i, func(key []byte, vi int) (int, error) {
+		var err error
+		end := 0
 		switch string(key[1 : len(key)-1]) {
 		case "type":
-			v, end, err := s.str(vi, knownValueTypes)
-			dv.Type = v
-			return end, err
+			sn.ValueType, end, err = s.str(vi, knownValueTypes)
 		case "value":
-			end, err := s.skip(vi)
-			if err != nil {
-				return 0, err
-			}
-			dv.Value = valueUnion{}
-			return end, dv.Value.decode(raw[vi:end])
+			sn.Value, end, err = s.raw(vi)
+		default:
+			end, err = s.skip(vi)
 		}
-		return s.skip(vi)
+		return end, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return dv, trailing(raw, end, 0)
 }
 
 // sorted orders the claims by property id (letter, then number) and keeps
@@ -422,17 +444,3 @@ func (cs claims) get(p string) []statement {
 	return nil
 }
 
-// errNoDatavalue reports a value snak without a datavalue.
-var errNoDatavalue = errors.New("datavalue: missing")
-
-// snakDatavalue decodes the raw datavalue of s.
-func snakDatavalue(s *snak) (*datavalue, error) {
-	if s.Datavalue == nil {
-		return nil, errNoDatavalue
-	}
-	dv, err := parseDatavalue(s.Datavalue)
-	if err != nil {
-		return nil, fmt.Errorf("datavalue: %w", err)
-	}
-	return dv, nil
-}

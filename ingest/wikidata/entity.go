@@ -23,7 +23,7 @@ type langText struct {
 	Lang, Text string
 }
 
-// entity is the decoded part of one dump line (see decodeEntity). The
+// entity is the decoded part of one dump line (see decoder). The
 // language maps keep only the chosen languages.
 type entity struct {
 	Type            string
@@ -75,9 +75,9 @@ func index(key []byte, names []string) int {
 	return -1
 }
 
-// parseEntity decodes one entity line, keeping only the languages of ls.
-func parseEntity(ls *langSet, line []byte) (*entity, error) {
-	e, err := decodeEntity(ls, line)
+// parseEntity decodes one entity line with d and checks it.
+func parseEntity(d *decoder, line []byte) (*entity, error) {
+	e, err := d.decode(line)
 	if err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {

@@ -42,10 +42,20 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] == '"'.
-// It jumps from quote to quote; a quote preceded by an odd number of
-// backslashes is escaped.
+// Short strings (most keys and values) are stepped through byte by byte;
+// past shortString bytes it jumps from quote to quote, where a quote
+// preceded by an odd number of backslashes is escaped.
 func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); {
+	j := i + 1
+	for end := min(len(b), j+shortString); j < end; j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, nil
+		case '\\':
+			j++
+		}
+	}
+	for j < len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			break
@@ -62,6 +72,9 @@ func skipString(b []byte, i int) (int, error) {
 	}
 	return 0, synErr(len(b), "unterminated string starting at byte %d", i)
 }
+
+// shortString is how far skipString steps byte by byte.
+const shortString = 24
 
 // skipValue returns the index after the JSON value starting at b[i].
 func skipValue(b []byte, i int) (int, error) {

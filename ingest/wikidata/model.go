@@ -50,15 +50,12 @@ func (s *statement) qualifier(p string) ([]snak, bool) {
 type snak struct {
 	Snaktype string
 	Datatype string
-	// Datavalue is the raw JSON of the datavalue (a sub-slice of the
-	// input line, valid while the line is), nil when absent or null.
-	Datavalue []byte
-}
-
-// datavalue is a typed value.
-type datavalue struct {
-	Type  string
-	Value valueUnion
+	// HasValue is set when the snak has a datavalue (not null); ValueType
+	// is its type and Value the raw JSON of its value (a sub-slice of the
+	// input line, valid while the line is; nil when absent or null).
+	HasValue  bool
+	ValueType string
+	Value     []byte
 }
 
 // valueUnion holds a datavalue's value, which is a JSON string (string,
@@ -93,8 +90,11 @@ type valueObject struct {
 	Globe     string   `json:"globe"`
 }
 
-// decode reads either form of a value.
+// decode reads either form of a value (null or nil: neither).
 func (v *valueUnion) decode(b []byte) error {
+	if b == nil {
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		s, err := unquote(b)
 		if err != nil {
