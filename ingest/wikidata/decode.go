@@ -443,4 +443,3 @@ func (cs claims) get(p string) []statement {
 	}
 	return nil
 }
-
