@@ -1,6 +1,7 @@
 package wikidata
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 )
@@ -79,7 +80,7 @@ func (s scan) next(i int, closing byte) (int, error) {
 	i = skipSpace(b, i)
 	switch {
 	case i >= len(b):
-		return 0, synErr(i, "%v", errEOF)
+		return 0, eofErr(i)
 	case b[i] == ',':
 		return skipSpace(b, i+1), nil
 	case b[i] == closing:
@@ -236,11 +237,11 @@ func (d *decoder) member(s scan, key []byte, vi int) (int, error) {
 		*str = v
 		return end, err
 	}
-	end, err := s.skip(vi)
-	if err != nil {
-		return 0, err
+	n, err := m.decode(s.b[vi:])
+	if errors.Is(err, errEOF) {
+		return 0, eofErr(len(s.b)) // a truncated line, not a bad map
 	}
-	return end, m.decode(s.b[vi:end])
+	return vi + n, err
 }
 
 // claims decodes {"P17": [statement, ...], ...} into d.e.Claims. The

@@ -1,7 +1,6 @@
 package wikidata
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -112,29 +111,32 @@ type langMap struct {
 
 var mapFields = [...]string{"labels", "descriptions", "aliases", "sitelinks"}
 
-// decode reads the member according to its kind. Syntax error offsets
-// count from the start of raw.
-func (m *langMap) decode(raw []byte) error {
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil
+// decode reads the member at the start of raw (the rest of the line)
+// according to its kind and returns the index after it. Syntax error
+// offsets count from the start of raw.
+func (m *langMap) decode(raw []byte) (int, error) {
+	if i := skipSpace(raw, 0); len(raw)-i >= 4 && string(raw[i:i+4]) == "null" {
+		return i + 4, nil
 	}
+	var end int
 	var err error
 	switch m.kind {
 	case kindLabels:
-		m.texts, err = parseLangMap(raw, m.ls.langs, true)
+		m.texts, end, err = parseLangMap(raw, m.ls.langs, true)
 	case kindDescriptions:
-		m.texts, err = parseLangMap(raw, m.ls.langs, false)
+		m.texts, end, err = parseLangMap(raw, m.ls.langs, false)
 	case kindAliases:
-		m.texts, err = parseAliases(raw, m.ls.langs)
+		m.texts, end, err = parseAliases(raw, m.ls.langs)
 	case kindSitelinks:
-		if m.ls.sitelinks {
-			m.texts, err = parseSitelinks(raw, m.ls)
+		if !m.ls.sitelinks {
+			return skipValue(raw, skipSpace(raw, 0))
 		}
+		m.texts, end, err = parseSitelinks(raw, m.ls)
 	}
 	if err != nil {
-		return fieldErr(mapFields[m.kind], err)
+		return 0, fieldErr(mapFields[m.kind], err)
 	}
-	return nil
+	return end, nil
 }
 
 // validate checks the type and id.
@@ -161,9 +163,9 @@ func (e *entity) validate() error {
 // parseLangMap reads {"en": {"language": "en", "value": "..."}, ...} and
 // returns the chosen languages in their order; with mul, a "mul" value is
 // returned when no chosen language has one.
-func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, error) {
+func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, int, error) {
 	found := make([]string, len(langs)+1)
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
 		if i < 0 && mul && keyIs(key, mulLanguage) {
 			i = len(langs)
@@ -176,9 +178,9 @@ func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return collect(found, langs), nil
+	return collect(found, langs), end, nil
 }
 
 // collect turns per-language texts (last slot: mul) into langTexts.
@@ -196,9 +198,9 @@ func collect(found []string, langs []string) []langText {
 }
 
 // parseAliases reads {"en": [{"language": "en", "value": "..."}, ...]}.
-func parseAliases(raw []byte, langs []string) ([]langText, error) {
+func parseAliases(raw []byte, langs []string) ([]langText, int, error) {
 	byLang := make([][]string, len(langs))
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
 		if i < 0 {
 			return nil
@@ -212,7 +214,7 @@ func parseAliases(raw []byte, langs []string) ([]langText, error) {
 		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []langText
 	for i, l := range langs {
@@ -220,13 +222,13 @@ func parseAliases(raw []byte, langs []string) ([]langText, error) {
 			out = append(out, langText{Lang: l, Text: s})
 		}
 	}
-	return out, nil
+	return out, end, nil
 }
 
 // parseSitelinks reads {"enwiki": {"site": "enwiki", "title": "Berlin"}}.
-func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
+func parseSitelinks(raw []byte, ls *langSet) ([]langText, int, error) {
 	found := make([]string, len(ls.langs))
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, ls.sites)
 		if i < 0 {
 			return nil
@@ -236,7 +238,7 @@ func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []langText
 	for i, l := range ls.langs {
@@ -244,7 +246,7 @@ func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
 			out = append(out, langText{Lang: l, Text: found[i]})
 		}
 	}
-	return out, nil
+	return out, end, nil
 }
 
 // memberString returns the string member name of the object obj.

@@ -22,9 +22,14 @@ var errEOF = errors.New("unexpected end of JSON")
 type syntaxError struct {
 	off int
 	msg string
+	err error // errEOF for truncated input, else nil
 }
 
 func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+func (e *syntaxError) Unwrap() error { return e.err }
+
+// eofErr reports input that ends inside a value at offset off.
+func eofErr(off int) error { return &syntaxError{off: off, msg: errEOF.Error(), err: errEOF} }
 
 func synErr(off int, format string, args ...any) error {
 	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
@@ -79,7 +84,7 @@ const shortString = 24
 // skipValue returns the index after the JSON value starting at b[i].
 func skipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
-		return 0, synErr(i, "%v", errEOF)
+		return 0, eofErr(i)
 	}
 	switch c := b[i]; {
 	case c == '"':
@@ -130,7 +135,7 @@ func skipContainer(b []byte, i int) (int, error) {
 			}
 		}
 	}
-	return 0, synErr(len(b), "%v", errEOF)
+	return 0, eofErr(len(b))
 }
 
 // eachMember calls fn for every member of the object obj (which must be
@@ -138,38 +143,48 @@ func skipContainer(b []byte, i int) (int, error) {
 // in the entity line, for error positions. An empty array "[]" is accepted
 // as an empty object (old dumps serialise empty maps so).
 func eachMember(obj []byte, off int, fn func(key, val []byte, valOff int) error) error {
-	i := skipSpace(obj, 0)
-	if i < len(obj) && obj[i] == '[' {
-		if j := skipSpace(obj, i+1); j < len(obj) && obj[j] == ']' {
-			return trailing(obj, j+1, off)
+	end, err := walkMembers(obj, off, fn)
+	if err != nil {
+		return err
+	}
+	return trailing(obj, end, off)
+}
+
+// walkMembers is eachMember for an object at the start of b that may be
+// followed by more bytes: it returns the index after the object.
+func walkMembers(b []byte, off int, fn func(key, val []byte, valOff int) error) (int, error) {
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == '[' {
+		if j := skipSpace(b, i+1); j < len(b) && b[j] == ']' {
+			return j + 1, nil
 		}
 	}
-	if i >= len(obj) || obj[i] != '{' {
-		return synErr(off+i, "want an object")
+	if i >= len(b) || b[i] != '{' {
+		return 0, synErr(off+i, "want an object")
 	}
-	i = skipSpace(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return trailing(obj, i+1, off)
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
 	}
 	for {
-		key, vStart, vEnd, err := member(obj, i, off)
+		key, vStart, vEnd, err := member(b, i, off)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if err := fn(key, obj[vStart:vEnd], off+vStart); err != nil {
-			return err
+		if err := fn(key, b[vStart:vEnd], off+vStart); err != nil {
+			return 0, err
 		}
-		i = skipSpace(obj, vEnd)
-		if i >= len(obj) {
-			return synErr(off+i, "%v", errEOF)
+		i = skipSpace(b, vEnd)
+		if i >= len(b) {
+			return 0, eofErr(off+i)
 		}
-		switch obj[i] {
+		switch b[i] {
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = skipSpace(b, i+1)
 		case '}':
-			return trailing(obj, i+1, off)
+			return i + 1, nil
 		default:
-			return synErr(off+i, "want ',' or '}' after a member, got %q", obj[i])
+			return 0, synErr(off+i, "want ',' or '}' after a member, got %q", b[i])
 		}
 	}
 }
@@ -216,7 +231,7 @@ func eachElement(arr []byte, off int, fn func(val []byte, valOff int) error) err
 		}
 		i = skipSpace(arr, end)
 		if i >= len(arr) {
-			return synErr(off+i, "%v", errEOF)
+			return eofErr(off+i)
 		}
 		switch arr[i] {
 		case ',':
@@ -241,7 +256,7 @@ func trailing(b []byte, i, off int) error {
 func shift(err error, off int) error {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return &syntaxError{off: se.off + off, msg: se.msg}
+		return &syntaxError{off: se.off + off, msg: se.msg, err: se.err}
 	}
 	return err
 }
