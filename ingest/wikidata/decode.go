@@ -1,8 +1,10 @@
 package wikidata
 
 import (
+	"cmp"
 	"errors"
 	"slices"
+	"strings"
 	"strconv"
 )
 
@@ -24,10 +26,14 @@ type scan struct{ b []byte }
 // object walks the object starting at b[i] (after space) and returns the
 // index after it. fn parses the value of each member starting at vi and
 // returns the index after that value. "[]" is accepted as an empty object
-// (old dumps serialise empty maps so).
+// (old dumps serialise empty maps so) and null as no object, as
+// encoding/json does.
 func (s scan) object(i int, fn func(key []byte, vi int) (int, error)) (int, error) {
 	b := s.b
 	i = skipSpace(b, i)
+	if s.isNull(i) {
+		return i + 4, nil
+	}
 	if i < len(b) && b[i] == '[' {
 		if j := skipSpace(b, i+1); j < len(b) && b[j] == ']' {
 			return j + 1, nil
@@ -89,11 +95,14 @@ func (s scan) next(i int, closing byte) (int, error) {
 	return 0, synErr(i, "want ',' or %q, got %q", closing, b[i])
 }
 
-// array walks the array starting at b[i]; fn parses each element starting
-// at ei and returns the index after it.
+// array walks the array starting at b[i] (null: no array); fn parses each
+// element starting at ei and returns the index after it.
 func (s scan) array(i int, fn func(ei int) (int, error)) (int, error) {
 	b := s.b
 	i = skipSpace(b, i)
+	if s.isNull(i) {
+		return i + 4, nil
+	}
 	if i >= len(b) || b[i] != '[' {
 		return 0, synErr(i, "want an array")
 	}
@@ -304,9 +313,6 @@ func (s scan) statement(i int, st *statement) (int, error) {
 // qualifiers decodes {"P580": [snak, ...], ...}; a repeated property
 // replaces the earlier one.
 func (s scan) qualifiers(i int, qs *[]propSnaks) (int, error) {
-	if s.isNull(i) {
-		return i + 4, nil
-	}
 	return s.object(i, func(key []byte, vi int) (int, error) {
 		p, err := unquote(key)
 		if err != nil {
@@ -328,9 +334,6 @@ func (s scan) qualifiers(i int, qs *[]propSnaks) (int, error) {
 
 // strings decodes an array of strings (null: none).
 func (s scan) strings(i int, out *[]string) (int, error) {
-	if s.isNull(i) {
-		return i + 4, nil
-	}
 	return s.array(i, func(ei int) (int, error) {
 		v, end, err := s.str(ei, nil)
 		*out = append(*out, v)
@@ -340,9 +343,6 @@ func (s scan) strings(i int, out *[]string) (int, error) {
 
 // snak decodes a main snak or qualifier; the datavalue stays raw.
 func (s scan) snak(i int, sn *snak) (int, error) {
-	if s.isNull(i) {
-		return i + 4, nil
-	}
 	return s.object(i, func(key []byte, vi int) (int, error) {
 		var err error
 		end := 0
@@ -386,9 +386,11 @@ func (s scan) datavalue(i int, sn *snak) (int, error) {
 // the last of properties given twice, as a map would.
 func (cs claims) sorted() claims {
 	for i := range cs {
-		cs[i].key = idKeyOf(cs[i].Prop)
+		cs[i].num, cs[i].numOK = idNumber(cs[i].Prop)
 	}
-	slices.SortStableFunc(cs, func(a, b propClaims) int { return a.key.compare(b.key) })
+	if !slices.IsSortedFunc(cs, comparePropClaims) {
+		slices.SortStableFunc(cs, comparePropClaims)
+	}
 	out := cs[:0]
 	for _, c := range cs {
 		if n := len(out); n > 0 && out[n-1].Prop == c.Prop {
@@ -400,39 +402,22 @@ func (cs claims) sorted() claims {
 	return out
 }
 
-// idKey is an entity id split for sorting: P17 < P131 < Q1.
-type idKey struct {
-	s   string
-	num uint64
-	ok  bool // s is a letter and a number
-}
-
-func idKeyOf(s string) idKey {
+// idNumber returns the number of an id such as P17 (ok: a letter and a
+// number).
+func idNumber(s string) (uint64, bool) {
 	if len(s) < 2 {
-		return idKey{s: s}
+		return 0, false
 	}
 	n, err := strconv.ParseUint(s[1:], 10, 64)
-	return idKey{s: s, num: n, ok: err == nil}
+	return n, err == nil
 }
 
-// compare orders like lessID.
-func (a idKey) compare(b idKey) int {
-	if a.ok && b.ok && a.s[0] == b.s[0] {
-		switch {
-		case a.num < b.num:
-			return -1
-		case a.num > b.num:
-			return 1
-		}
-		return 0
+// comparePropClaims orders like lessID.
+func comparePropClaims(a, b propClaims) int {
+	if a.numOK && b.numOK && a.Prop[0] == b.Prop[0] {
+		return cmp.Compare(a.num, b.num)
 	}
-	switch {
-	case a.s < b.s:
-		return -1
-	case a.s > b.s:
-		return 1
-	}
-	return 0
+	return strings.Compare(a.Prop, b.Prop)
 }
 
 // get returns the statements of property p.

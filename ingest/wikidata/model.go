@@ -18,7 +18,8 @@ type claims []propClaims
 type propClaims struct {
 	Prop  string
 	Stmts []statement
-	key   idKey
+	num   uint64 // Prop's number, for sorting (numOK: Prop has one)
+	numOK bool
 }
 
 // statement is one claim.
