@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 )
 
 // This file decodes an entity line with the package's scanner, in one pass

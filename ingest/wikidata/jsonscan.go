@@ -176,7 +176,7 @@ func walkMembers(b []byte, off int, fn func(key, val []byte, valOff int) error) 
 		}
 		i = skipSpace(b, vEnd)
 		if i >= len(b) {
-			return 0, eofErr(off+i)
+			return 0, eofErr(off + i)
 		}
 		switch b[i] {
 		case ',':
@@ -231,7 +231,7 @@ func eachElement(arr []byte, off int, fn func(val []byte, valOff int) error) err
 		}
 		i = skipSpace(arr, end)
 		if i >= len(arr) {
-			return eofErr(off+i)
+			return eofErr(off + i)
 		}
 		switch arr[i] {
 		case ',':
