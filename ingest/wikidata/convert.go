@@ -186,28 +186,26 @@ const (
 
 var predPrefixes = [...]string{"", store.StatementPrefix, store.StatementValuePrefix, store.QualifierPrefix}
 
-// predCache holds the predicate IRIs of properties, boxed once per worker.
-type predCache map[predKey]quad.Value
-
-type predKey struct {
-	kind int
-	prop string
-}
+// predCache holds the predicate IRIs of properties (one per kind), boxed
+// once per worker.
+type predCache map[string]*[len(predPrefixes)]quad.Value
 
 // predCacheMax bounds the cache (Wikidata has about 13,000 properties).
 const predCacheMax = 1 << 16
 
 func (pc predCache) get(kind int, p string) quad.Value {
-	k := predKey{kind, p}
-	if v, ok := pc[k]; ok {
-		return v
+	ps := pc[p]
+	if ps == nil {
+		if len(pc) >= predCacheMax {
+			clear(pc)
+		}
+		ps = new([len(predPrefixes)]quad.Value)
+		pc[p] = ps
 	}
-	if len(pc) >= predCacheMax {
-		clear(pc)
+	if ps[kind] == nil {
+		ps[kind] = quad.IRI(predPrefixes[kind] + p)
 	}
-	v := quad.Value(quad.IRI(predPrefixes[kind] + p))
-	pc[k] = v
-	return v
+	return ps[kind]
 }
 
 // badRank returns the index of the first statement with an unknown rank.

@@ -3,8 +3,13 @@ package wikidata
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // claimsSummary renders claims as "P17:2 P31:1" (property: statements)
@@ -192,4 +197,33 @@ func FuzzDecodeEntity(f *testing.F) {
 			t.Fatalf("EOF error %v is not a syntax error", err1)
 		}
 	})
+}
+
+func TestPredCache(t *testing.T) {
+	pc := predCache{}
+	tests := []struct {
+		kind int
+		p    string
+		want quad.Value
+	}{
+		{predDirect, "P17", quad.IRI("P17")},
+		{predStatement, "P17", quad.IRI(store.StatementPrefix + "P17")},
+		{predValue, "P17", quad.IRI(store.StatementValuePrefix + "P17")},
+		{predQualifier, "P580", quad.IRI(store.QualifierPrefix + "P580")},
+		{predDirect, "P17", quad.IRI("P17")}, // cached
+	}
+	for _, tt := range tests {
+		if got := pc.get(tt.kind, tt.p); got != tt.want {
+			t.Errorf("get(%d, %s) = %v, want %v", tt.kind, tt.p, got, tt.want)
+		}
+	}
+	if len(pc) != 2 {
+		t.Fatalf("cache holds %d properties, want 2", len(pc))
+	}
+	for i := 0; i <= predCacheMax; i++ {
+		pc.get(predDirect, "P"+strconv.Itoa(i+1))
+	}
+	if len(pc) > predCacheMax {
+		t.Fatalf("cache grew to %d, over %d", len(pc), predCacheMax)
+	}
 }
