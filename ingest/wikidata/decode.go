@@ -29,22 +29,15 @@ type scan struct{ b []byte }
 // (old dumps serialise empty maps so) and null as no object, as
 // encoding/json does.
 func (s scan) object(i int, fn func(key []byte, vi int) (int, error)) (int, error) {
-	b := s.b
-	i = skipSpace(b, i)
-	if s.isNull(i) {
-		return i + 4, nil
-	}
-	if i < len(b) && b[i] == '[' {
-		if j := skipSpace(b, i+1); j < len(b) && b[j] == ']' {
+	i = skipSpace(s.b, i)
+	if i < len(s.b) && s.b[i] == '[' {
+		if j := skipSpace(s.b, i+1); j < len(s.b) && s.b[j] == ']' {
 			return j + 1, nil
 		}
 	}
-	if i >= len(b) || b[i] != '{' {
-		return 0, synErr(i, "want an object")
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, nil
+	i, done, err := s.open(i, '{', '}', "an object")
+	if done || err != nil {
+		return i, err
 	}
 	for {
 		key, vi, err := s.key(i)
@@ -58,6 +51,25 @@ func (s scan) object(i int, fn func(key []byte, vi int) (int, error)) (int, erro
 			return -i, err
 		}
 	}
+}
+
+// open reads the start of an object or array at b[i]: it returns the
+// index of the first member or element, or (done) the index after a null
+// or empty value.
+func (s scan) open(i int, opening, closing byte, what string) (int, bool, error) {
+	b := s.b
+	i = skipSpace(b, i)
+	if s.isNull(i) {
+		return i + 4, true, nil
+	}
+	if i >= len(b) || b[i] != opening {
+		return 0, false, synErr(i, "want %s", what)
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == closing {
+		return i + 1, true, nil
+	}
+	return i, false, nil
 }
 
 // key reads `"key":` at b[i] and returns the raw key and where its value
@@ -98,20 +110,11 @@ func (s scan) next(i int, closing byte) (int, error) {
 // array walks the array starting at b[i] (null: no array); fn parses each
 // element starting at ei and returns the index after it.
 func (s scan) array(i int, fn func(ei int) (int, error)) (int, error) {
-	b := s.b
-	i = skipSpace(b, i)
-	if s.isNull(i) {
-		return i + 4, nil
-	}
-	if i >= len(b) || b[i] != '[' {
-		return 0, synErr(i, "want an array")
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
+	i, done, err := s.open(i, '[', ']', "an array")
+	if done || err != nil {
+		return i, err
 	}
 	for {
-		var err error
 		if i, err = fn(i); err != nil {
 			return 0, err
 		}
@@ -190,12 +193,9 @@ type decoder struct {
 func (d *decoder) decode(line []byte) (*entity, error) {
 	d.e = entity{Claims: d.e.Claims[:0]}
 	d.stmts = d.stmts[:0]
-	e, ls := &d.e, d.ls
-	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
-		m.ls = ls
+	for i, m := range d.e.langMaps() {
+		m.ls, m.kind = d.ls, langMapKinds[i]
 	}
-	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
-	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
 	s := scan{b: line}
 	end, err := s.object(0, func(key []byte, vi int) (int, error) { return d.member(s, key, vi) })
 	if err != nil {
@@ -204,53 +204,46 @@ func (d *decoder) decode(line []byte) (*entity, error) {
 	if err := trailing(line, end, 0); err != nil {
 		return nil, err
 	}
-	e.Claims = e.Claims.sorted()
-	return e, nil
+	d.e.Claims = d.e.Claims.sorted()
+	return &d.e, nil
 }
 
-// member decodes one top-level member of an entity.
+// The string and language-map members of an entity, in the order of
+// entity.strings and entity.langMaps.
+var (
+	stringMembers  = []string{"type", "id", "datatype", "lexicalCategory", "language"}
+	langMapMembers = []string{"labels", "lemmas", "descriptions", "aliases", "sitelinks"}
+	langMapKinds   = [...]int{kindLabels, kindLabels, kindDescriptions, kindAliases, kindSitelinks}
+)
+
+func (e *entity) strings() [5]*string {
+	return [...]*string{&e.Type, &e.ID, &e.Datatype, &e.LexicalCategory, &e.Language}
+}
+
+func (e *entity) langMaps() [5]*langMap {
+	return [...]*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks}
+}
+
+// member decodes one top-level member of an entity. String members
+// return the entity type constants without allocating.
 func (d *decoder) member(s scan, key []byte, vi int) (int, error) {
-	e := &d.e
-	var str *string
-	var m *langMap
-	switch string(key[1 : len(key)-1]) {
-	case "type":
+	if i := index(key, stringMembers); i >= 0 {
 		v, end, err := s.str(vi, knownTypes)
-		e.Type = v
+		*d.e.strings()[i] = v
 		return end, err
-	case "id":
-		str = &e.ID
-	case "datatype":
-		str = &e.Datatype
-	case "lexicalCategory":
-		str = &e.LexicalCategory
-	case "language":
-		str = &e.Language
-	case "labels":
-		m = &e.Labels
-	case "lemmas":
-		m = &e.Lemmas
-	case "descriptions":
-		m = &e.Descriptions
-	case "aliases":
-		m = &e.Aliases
-	case "sitelinks":
-		m = &e.Sitelinks
-	case "claims":
+	}
+	i := index(key, langMapMembers)
+	switch {
+	case i >= 0:
+		n, err := d.e.langMaps()[i].decode(s.b[vi:])
+		if errors.Is(err, errEOF) {
+			return 0, eofErr(len(s.b)) // a truncated line, not a bad map
+		}
+		return vi + n, err
+	case keyIs(key, "claims"):
 		return d.claims(s, vi)
-	default:
-		return s.skip(vi)
 	}
-	if str != nil {
-		v, end, err := s.str(vi, nil)
-		*str = v
-		return end, err
-	}
-	n, err := m.decode(s.b[vi:])
-	if errors.Is(err, errEOF) {
-		return 0, eofErr(len(s.b)) // a truncated line, not a bad map
-	}
-	return vi + n, err
+	return s.skip(vi)
 }
 
 // claims decodes {"P17": [statement, ...], ...} into d.e.Claims. The
