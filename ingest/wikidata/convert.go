@@ -310,10 +310,14 @@ func (d *dedup) add(v quad.Value) bool {
 // qualifiers adds the statement node when at least one qualifier has a
 // value.
 func (c *converter) qualifiers(p string, v quad.Value, s *statement, i int) error {
-	if s.ID == "" {
+	id, err := unquote(s.IDToken)
+	switch {
+	case s.IDToken != nil && err != nil:
+		return fieldErr(stmtField(p, i)+".id", err)
+	case id == "":
 		return fieldErr(stmtField(p, i)+".id", errors.New("missing statement id (needed for qualifiers)"))
 	}
-	node := quad.Value(quad.IRI(s.ID))
+	node := quad.Value(quad.IRI(id))
 	start := len(c.out)
 	c.add(c.subj, c.preds.get(predStatement, p), node)
 	c.add(node, c.preds.get(predValue, p), v)

@@ -138,14 +138,10 @@ func (s scan) str(i int, known []string) (string, int, error) {
 	if s.isNull(i) {
 		return "", i + 4, nil
 	}
-	if i >= len(s.b) || s.b[i] != '"' {
-		return "", 0, synErr(i, "want a string")
-	}
-	end, err := skipString(s.b, i)
+	tok, end, err := s.token(i)
 	if err != nil {
 		return "", 0, err
 	}
-	tok := s.b[i:end]
 	for _, k := range known {
 		if keyIs(tok, k) {
 			return k, end, nil
@@ -156,6 +152,22 @@ func (s scan) str(i int, known []string) (string, int, error) {
 		return "", 0, synErr(i, "%v", err)
 	}
 	return v, end, nil
+}
+
+// token returns the raw string token at b[i] (quotes included), nil for
+// null; unquote decodes it.
+func (s scan) token(i int) ([]byte, int, error) {
+	if s.isNull(i) {
+		return nil, i + 4, nil
+	}
+	if i >= len(s.b) || s.b[i] != '"' {
+		return nil, 0, synErr(i, "want a string")
+	}
+	end, err := skipString(s.b, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.b[i:end], end, nil
 }
 
 // raw returns the value at b[i] as bytes (nil for null).
@@ -284,7 +296,7 @@ func (s scan) statement(i int, st *statement) (int, error) {
 		end := 0
 		switch string(key[1 : len(key)-1]) {
 		case "id":
-			st.ID, end, err = s.str(vi, nil)
+			st.IDToken, end, err = s.token(vi)
 		case "rank":
 			st.Rank, end, err = s.str(vi, knownRanks)
 		case "mainsnak":

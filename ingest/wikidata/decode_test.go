@@ -54,6 +54,7 @@ func TestDecodeEntity(t *testing.T) {
 		{"truncated in claims", `{"type":"item","id":"Q1","claims":{"P1":[{"rank":"nor`, "", "unterminated string"},
 		{"statement not an object", item("Q1", `"P1":[5]`), "", "want an object"},
 		{"rank not a string", item("Q1", `"P1":[{"rank":5}]`), "", "want a string"},
+		{"statement id not a string", item("Q1", `"P1":[{"id":5,"rank":"normal"}]`), "", "want a string"},
 		{"trailing garbage", `{"type":"item","id":"Q1"} x`, "", `unexpected 'x' after the value`},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,10 @@ type propClaims struct {
 
 // statement is one claim.
 type statement struct {
-	ID              string
+	// IDToken is the raw JSON string of the statement id (a sub-slice of
+	// the line, nil when absent or null), decoded only for statements
+	// with qualifiers.
+	IDToken         []byte
 	Rank            string
 	Mainsnak        snak
 	Qualifiers      []propSnaks // in input order, each property once
