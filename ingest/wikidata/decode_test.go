@@ -1,14 +1,17 @@
 package wikidata
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/ingest/synth"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -226,5 +229,25 @@ func TestPredCache(t *testing.T) {
 	}
 	if len(pc) > predCacheMax {
 		t.Fatalf("cache grew to %d, over %d", len(pc), predCacheMax)
+	}
+}
+
+// TestDumpLikeDeterministic reads generated dump-like entities (qualifiers,
+// references, many languages) with storage reused across thousands of
+// lines: the output must not depend on the workers or the batch size.
+func TestDumpLikeDeterministic(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := synth.WriteWikidata(&buf, synth.WikidataConfig{Entities: 1500, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	first, st := mustRun(t, Options{Workers: 1, AllRanks: true}, buf.Bytes())
+	if st.Entities != 1500 || st.Quads < 10*st.Entities {
+		t.Fatalf("stats %+v", st)
+	}
+	for _, o := range []Options{{Workers: 3, BatchBytes: 20000, AllRanks: true}, {Workers: 2, BatchBytes: 1, AllRanks: true}} {
+		again, _ := mustRun(t, o, buf.Bytes())
+		if !slices.Equal(first, again) {
+			t.Fatalf("output differs with workers=%d batch=%d", o.Workers, o.BatchBytes)
+		}
 	}
 }
