@@ -55,8 +55,8 @@ func (a *app) root() *cobra.Command {
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.String("cpuprofile", "", "write a CPU profile of the command to this file")
 	_ = pf.MarkHidden("cpuprofile")
-	pf.String("trace", "", "write an execution trace of the command to this file (go tool trace)")
-	_ = pf.MarkHidden("trace")
+	pf.String("exectrace", "", "write a Go execution trace of the command to this file (go tool trace)")
+	_ = pf.MarkHidden("exectrace")
 	for _, name := range []string{"db", "json", "log-level"} {
 		_ = a.v.BindPFlag(name, pf.Lookup(name))
 	}
@@ -118,19 +118,19 @@ func (a *app) setup(cmd *cobra.Command) error {
 	return startTrace(cmd)
 }
 
-// startTrace starts the execution trace asked for by --trace.
+// startTrace starts the execution trace asked for by --exectrace.
 func startTrace(cmd *cobra.Command) error {
-	path, _ := cmd.Flags().GetString("trace")
+	path, _ := cmd.Flags().GetString("exectrace")
 	if path == "" {
 		return nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("--trace: %w", err)
+		return fmt.Errorf("--exectrace: %w", err)
 	}
 	if err := trace.Start(f); err != nil {
 		f.Close()
-		return fmt.Errorf("--trace: %w", err)
+		return fmt.Errorf("--exectrace: %w", err)
 	}
 	cobra.OnFinalize(func() { trace.Stop(); f.Close() })
 	return nil
