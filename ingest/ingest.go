@@ -261,14 +261,42 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
 	}
 	before := r.quads.Load()
-	counted := source.WriterFunc(func(q quad.Quad) error {
-		r.quads.Add(1)
-		return w.WriteQuad(q)
-	})
-	if err := reader.Read(ctx, path, br, counted); err != nil {
+	if err := reader.Read(ctx, path, br, &countingWriter{w: w, n: &r.quads}); err != nil {
 		return FileResult{}, err
 	}
 	return FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}, nil
+}
+
+// countingWriter counts the quads written through it (for progress
+// reports). Runs of quads cost one counter update.
+type countingWriter struct {
+	w source.Writer
+	n *atomic.Int64
+}
+
+var _ source.BatchWriter = (*countingWriter)(nil)
+
+// WriteQuad writes and counts one quad.
+func (c *countingWriter) WriteQuad(q quad.Quad) error {
+	c.n.Add(1)
+	return c.w.WriteQuad(q)
+}
+
+// WriteQuads writes and counts a run of quads, up to the first error.
+func (c *countingWriter) WriteQuads(qs []quad.Quad) error {
+	if bw, ok := c.w.(source.BatchWriter); ok {
+		err := bw.WriteQuads(qs)
+		c.n.Add(int64(len(qs)))
+		return err
+	}
+	for i, q := range qs {
+		if err := c.w.WriteQuad(q); err != nil {
+			c.n.Add(int64(i + 1))
+			return err
+		}
+	}
+	c.n.Add(int64(len(qs)))
+	return nil
 }
 
 // sourceOptions are the shared reader options of this run.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,6 +55,8 @@ func (a *app) root() *cobra.Command {
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.String("cpuprofile", "", "write a CPU profile of the command to this file")
 	_ = pf.MarkHidden("cpuprofile")
+	pf.String("exectrace", "", "write a Go execution trace of the command to this file (go tool trace)")
+	_ = pf.MarkHidden("exectrace")
 	for _, name := range []string{"db", "json", "log-level"} {
 		_ = a.v.BindPFlag(name, pf.Lookup(name))
 	}
@@ -112,6 +115,24 @@ func (a *app) setup(cmd *cobra.Command) error {
 		}
 		cobra.OnFinalize(func() { pprof.StopCPUProfile(); f.Close() })
 	}
+	return startTrace(cmd)
+}
+
+// startTrace starts the execution trace asked for by --exectrace.
+func startTrace(cmd *cobra.Command) error {
+	path, _ := cmd.Flags().GetString("exectrace")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--exectrace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--exectrace: %w", err)
+	}
+	cobra.OnFinalize(func() { trace.Stop(); f.Close() })
 	return nil
 }
 

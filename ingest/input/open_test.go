@@ -212,7 +212,7 @@ func TestCloseEarly(t *testing.T) {
 }
 
 // xzBytes compresses data with github.com/ulikunitz/xz.
-func xzBytes(t *testing.T, data []byte) []byte {
+func xzBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := xz.NewWriter(&buf)

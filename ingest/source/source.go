@@ -28,6 +28,30 @@ type WriterFunc func(q quad.Quad) error
 // WriteQuad calls f(q).
 func (f WriterFunc) WriteQuad(q quad.Quad) error { return f(q) }
 
+// BatchWriter is a Writer that also takes runs of quads, so that a reader
+// which builds its quads in batches pays one call per run instead of one per
+// quad. Its WriteQuads has WriteQuad's contract for every quad, in order;
+// it stops at the first error. The slice stays the caller's: the writer
+// copies what it keeps, and the caller may reuse it once WriteQuads returns.
+type BatchWriter interface {
+	Writer
+	WriteQuads(qs []quad.Quad) error
+}
+
+// WriteAll writes qs to w in order: in one WriteQuads call when w is a
+// BatchWriter, one WriteQuad call per quad otherwise.
+func WriteAll(w Writer, qs []quad.Quad) error {
+	if bw, ok := w.(BatchWriter); ok {
+		return bw.WriteQuads(qs)
+	}
+	for _, q := range qs {
+		if err := w.WriteQuad(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Reader reads one input stream. name is the file name used in errors.
 type Reader interface {
 	Read(ctx context.Context, name string, r io.Reader, w Writer) error

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,13 +68,19 @@ type lineInfo struct {
 	sitelinks  bool
 }
 
-// converter turns decoded entities into quads. One per worker.
+// converter turns decoded entities into quads. One per worker; its
+// buffers and predicate cache are reused from entity to entity.
 type converter struct {
 	opts   *Options
 	out    []quad.Quad
 	info   lineInfo
-	subj   quad.IRI
+	id     string
+	subj   quad.Value // the entity's IRI, boxed once per entity
 	seen   dedup
+	keep   []bool   // selectRanks buffer
+	order  []string // qualifierOrder buffer
+	preds  predCache
+	dec    decoder // the worker's entity decoder
 	logger func(msg string, args ...any)
 }
 
@@ -84,7 +91,10 @@ func (c *converter) add(s quad.Value, p quad.Value, o quad.Value) {
 // convert appends the quads of e to c.out.
 func (c *converter) convert(e *entity) error {
 	c.info = lineInfo{kind: e.Type}
-	c.subj = quad.IRI(e.ID)
+	c.id, c.subj = e.ID, quad.IRI(e.ID)
+	if c.preds == nil {
+		c.preds = predCache{}
+	}
 	c.add(c.subj, predNodeType, quad.String(e.Type))
 	c.texts(predLabel, e.Labels.texts)
 	c.texts(predDesc, e.Descriptions.texts)
@@ -123,25 +133,24 @@ func (c *converter) lexeme(e *entity) {
 func (c *converter) sitelinks(ts []langText) {
 	for _, t := range ts {
 		u := "https://" + t.Lang + ".wikipedia.org/wiki/" + titleEscaper.Replace(t.Text)
-		c.add(c.subj, predSitelink, quad.TypedString{Value: quad.String(u), Type: store.XSDAnyURI})
+		c.add(c.subj, predSitelink, quad.TypedString{Value: quad.String(u), Type: xsdAnyURI})
 		c.info.sitelinks = true
 	}
 }
+
+// xsdAnyURI is the datatype of URL literals.
+const xsdAnyURI = quad.IRI(store.XSDAnyURI)
 
 var titleEscaper = strings.NewReplacer(" ", "_", "%", "%25", "?", "%3F", "#", "%23", `"`, "%22")
 
 // claims adds the kept statements, property by property in id order.
 func (c *converter) claims(e *entity) error {
-	props := make([]string, 0, len(e.Claims))
-	for p := range e.Claims {
-		props = append(props, p)
-	}
-	sortIDs(props)
-	for _, p := range props {
+	for i := range e.Claims {
+		p := e.Claims[i].Prop
 		if !isEntityID(p, 'P') {
 			return fieldErr("claims", fmt.Errorf("%q is not a property id", p))
 		}
-		if err := c.property(p, e.Claims[p]); err != nil {
+		if err := c.property(p, e.Claims[i].Stmts); err != nil {
 			return err
 		}
 	}
@@ -153,19 +162,50 @@ func (c *converter) property(p string, stmts []statement) error {
 	if i, ok := badRank(stmts); !ok {
 		return fieldErr("claims."+p+"["+strconv.Itoa(i)+"].rank", fmt.Errorf("unknown rank %q", stmts[i].Rank))
 	}
-	keep := selectRanks(stmts, c.opts.AllRanks)
+	c.keep = keepRanks(c.keep, stmts, c.opts.AllRanks)
 	c.seen.reset()
-	pred := quad.IRI(p)
+	pred := c.preds.get(predDirect, p)
 	for i := range stmts {
-		if !keep[i] {
+		if !c.keep[i] {
 			continue
 		}
-		field := "claims." + p + "[" + strconv.Itoa(i) + "]"
-		if err := c.statement(p, pred, &stmts[i], field); err != nil {
+		if err := c.statement(p, pred, &stmts[i], i); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Kinds of predicates derived from a property id.
+const (
+	predDirect    = iota // P17
+	predStatement        // p:P17
+	predValue            // ps:P17
+	predQualifier        // pq:P17
+)
+
+var predPrefixes = [...]string{"", store.StatementPrefix, store.StatementValuePrefix, store.QualifierPrefix}
+
+// predCache holds the predicate IRIs of properties (one per kind), boxed
+// once per worker.
+type predCache map[string]*[len(predPrefixes)]quad.Value
+
+// predCacheMax bounds the cache (Wikidata has about 13,000 properties).
+const predCacheMax = 1 << 16
+
+func (pc predCache) get(kind int, p string) quad.Value {
+	ps := pc[p]
+	if ps == nil {
+		if len(pc) >= predCacheMax {
+			clear(pc)
+		}
+		ps = new([len(predPrefixes)]quad.Value)
+		pc[p] = ps
+	}
+	if ps[kind] == nil {
+		ps[kind] = quad.IRI(predPrefixes[kind] + p)
+	}
+	return ps[kind]
 }
 
 // badRank returns the index of the first statement with an unknown rank.
@@ -182,8 +222,12 @@ func badRank(stmts []statement) (int, bool) {
 
 // selectRanks marks the kept statements: those of the best rank present
 // (preferred over normal), or every non-deprecated one with all.
-func selectRanks(stmts []statement, all bool) []bool {
-	keep := make([]bool, len(stmts))
+func selectRanks(stmts []statement, all bool) []bool { return keepRanks(nil, stmts, all) }
+
+// keepRanks is selectRanks into dst's storage.
+func keepRanks(dst []bool, stmts []statement, all bool) []bool {
+	keep := slices.Grow(dst[:0], len(stmts))[:len(stmts)]
+	clear(keep)
 	preferred := false
 	for i := range stmts {
 		preferred = preferred || stmts[i].Rank == "preferred"
@@ -202,11 +246,11 @@ func selectRanks(stmts []statement, all bool) []bool {
 
 // statement adds the direct edge, MusicBrainz link and statement node of
 // one kept statement.
-func (c *converter) statement(p string, pred quad.IRI, s *statement, field string) error {
+func (c *converter) statement(p string, pred quad.Value, s *statement, i int) error {
 	c.noteHidden(p, &s.Mainsnak)
 	v, ok, err := snakValue(&s.Mainsnak)
 	if err != nil {
-		return fieldErr(field+".mainsnak", err)
+		return fieldErr(stmtField(p, i)+".mainsnak", err)
 	}
 	if !ok {
 		return nil
@@ -219,8 +263,11 @@ func (c *converter) statement(p string, pred quad.IRI, s *statement, field strin
 	if len(s.Qualifiers) == 0 {
 		return nil
 	}
-	return c.qualifiers(p, v, s, field)
+	return c.qualifiers(p, v, s, i)
 }
+
+// stmtField names statement i of property p ("claims.P17[0]").
+func stmtField(p string, i int) string { return "claims." + p + "[" + strconv.Itoa(i) + "]" }
 
 // fresh reports whether v is new among the direct edges of the current
 // property (duplicate values are emitted once).
@@ -262,25 +309,30 @@ func (d *dedup) add(v quad.Value) bool {
 
 // qualifiers adds the statement node when at least one qualifier has a
 // value.
-func (c *converter) qualifiers(p string, v quad.Value, s *statement, field string) error {
-	if s.ID == "" {
-		return fieldErr(field+".id", errors.New("missing statement id (needed for qualifiers)"))
+func (c *converter) qualifiers(p string, v quad.Value, s *statement, i int) error {
+	id, err := unquote(s.IDToken)
+	switch {
+	case s.IDToken != nil && err != nil:
+		return fieldErr(stmtField(p, i)+".id", err)
+	case id == "":
+		return fieldErr(stmtField(p, i)+".id", errors.New("missing statement id (needed for qualifiers)"))
 	}
-	node := quad.IRI(s.ID)
+	node := quad.Value(quad.IRI(id))
 	start := len(c.out)
-	c.add(c.subj, quad.IRI(store.StatementPrefix+p), node)
-	c.add(node, quad.IRI(store.StatementValuePrefix+p), v)
+	c.add(c.subj, c.preds.get(predStatement, p), node)
+	c.add(node, c.preds.get(predValue, p), v)
 	n := 0
-	for _, q := range qualifierOrder(s) {
-		for j := range s.Qualifiers[q] {
-			qs := &s.Qualifiers[q][j]
-			c.noteHidden(q, qs)
-			qv, ok, err := snakValue(qs)
+	c.order = qualifierOrder(c.order, s)
+	for _, q := range c.order {
+		snaks, _ := s.qualifier(q)
+		for j := range snaks {
+			c.noteHidden(q, &snaks[j])
+			qv, ok, err := snakValue(&snaks[j])
 			if err != nil {
-				return fieldErr(field+".qualifiers."+q+"["+strconv.Itoa(j)+"]", err)
+				return fieldErr(stmtField(p, i)+".qualifiers."+q+"["+strconv.Itoa(j)+"]", err)
 			}
 			if ok {
-				c.add(node, quad.IRI(store.QualifierPrefix+q), qv)
+				c.add(node, c.preds.get(predQualifier, q), qv)
 				n++
 			}
 		}
@@ -292,24 +344,22 @@ func (c *converter) qualifiers(p string, v quad.Value, s *statement, field strin
 }
 
 // qualifierOrder lists qualifier properties in "qualifiers-order" order,
-// then any others by id.
-func qualifierOrder(s *statement) []string {
-	order := make([]string, 0, len(s.Qualifiers))
-	listed := make(map[string]bool, len(s.QualifiersOrder))
+// then any others by id, into dst's storage.
+func qualifierOrder(dst []string, s *statement) []string {
+	order := dst[:0]
 	for _, q := range s.QualifiersOrder {
-		if _, ok := s.Qualifiers[q]; ok && !listed[q] {
+		if _, ok := s.qualifier(q); ok && !slices.Contains(order, q) {
 			order = append(order, q)
-			listed[q] = true
 		}
 	}
-	var rest []string
-	for q := range s.Qualifiers {
-		if !listed[q] {
-			rest = append(rest, q)
+	listed := len(order)
+	for i := range s.Qualifiers {
+		if q := s.Qualifiers[i].Prop; !slices.Contains(order[:listed], q) {
+			order = append(order, q)
 		}
 	}
-	sortIDs(rest)
-	return append(order, rest...)
+	sortIDs(order[listed:])
+	return order
 }
 
 // noteHidden records properties whose datatype is external-id.
@@ -337,7 +387,7 @@ func (c *converter) musicBrainz(p string, v quad.Value) {
 	}
 	mbid, ok := normalizeMBID(string(s))
 	if !ok {
-		c.logger("wikidata: ignoring malformed MusicBrainz id", "entity", string(c.subj), "property", p, "value", string(s))
+		c.logger("wikidata: ignoring malformed MusicBrainz id", "entity", c.id, "property", p, "value", string(s))
 		return
 	}
 	c.add(c.subj, predSameAs, quad.IRI(store.MusicBrainzPrefix+typ+"/"+mbid))
@@ -365,8 +415,8 @@ func normalizeMBID(s string) (string, bool) {
 }
 
 // firstInverse returns the first inverse-property (P1696) value.
-func firstInverse(claims map[string][]statement) string {
-	stmts := claims[inverseProperty]
+func firstInverse(cs claims) string {
+	stmts := cs.get(inverseProperty)
 	keep := selectRanks(stmts, false)
 	for i := range stmts {
 		if v, ok, err := snakValue(&stmts[i].Mainsnak); keep[i] && ok && err == nil {
@@ -389,10 +439,14 @@ func snakValue(s *snak) (quad.Value, bool, error) {
 	default:
 		return nil, false, fmt.Errorf("snaktype: unknown %q", s.Snaktype)
 	}
-	if s.Datavalue == nil {
+	if !s.HasValue {
 		return nil, false, errors.New("datavalue: missing")
 	}
-	v, err := dataValue(s.Datavalue, s.Datatype)
+	var u valueUnion
+	if err := u.decode(s.Value); err != nil {
+		return nil, false, fmt.Errorf("datavalue: %w", err)
+	}
+	v, err := dataValue(s.ValueType, &u, s.Datatype)
 	if err != nil {
 		return nil, false, fmt.Errorf("datavalue: %w", err)
 	}
@@ -401,15 +455,14 @@ func snakValue(s *snak) (quad.Value, bool, error) {
 
 // dataValue converts by the datavalue type; the snak datatype only
 // refines strings (url).
-func dataValue(dv *datavalue, datatype string) (quad.Value, error) {
-	u := &dv.Value
-	if u.IsString != (dv.Type == "string") {
-		return nil, fmt.Errorf("value of type %q has the wrong JSON form", dv.Type)
+func dataValue(typ string, u *valueUnion, datatype string) (quad.Value, error) {
+	if u.IsString != (typ == "string") {
+		return nil, fmt.Errorf("value of type %q has the wrong JSON form", typ)
 	}
-	switch dv.Type {
+	switch typ {
 	case "string":
 		if datatype == "url" {
-			return quad.TypedString{Value: quad.String(u.Str), Type: store.XSDAnyURI}, nil
+			return quad.TypedString{Value: quad.String(u.Str), Type: xsdAnyURI}, nil
 		}
 		return quad.String(u.Str), nil
 	case "wikibase-entityid":
@@ -427,7 +480,7 @@ func dataValue(dv *datavalue, datatype string) (quad.Value, error) {
 	case "globecoordinate":
 		return globeValue(&u.Obj)
 	}
-	return nil, fmt.Errorf("unsupported datavalue type %q", dv.Type)
+	return nil, fmt.Errorf("unsupported datavalue type %q", typ)
 }
 
 // entityIDOf returns the id of an entity value ("Q183", "L7-F1").

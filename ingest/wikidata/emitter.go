@@ -80,12 +80,11 @@ func (e *emitter) batch(b *batch) error {
 	return nil
 }
 
-// write passes quads to the writer.
+// write passes quads to the writer (in one call when it is a
+// source.BatchWriter).
 func (e *emitter) write(qs []quad.Quad) error {
-	for _, q := range qs {
-		if err := e.w.WriteQuad(q); err != nil {
-			return err
-		}
+	if err := source.WriteAll(e.w, qs); err != nil {
+		return err
 	}
 	e.stats.Quads += int64(len(qs))
 	return nil

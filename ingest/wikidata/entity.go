@@ -1,12 +1,9 @@
 package wikidata
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
-
-	json "github.com/goccy/go-json"
 )
 
 // Entity types in the dump.
@@ -25,21 +22,20 @@ type langText struct {
 	Lang, Text string
 }
 
-// entity is the decoded part of one dump line. goccy/go-json decodes it;
-// the language maps decode themselves (see langMap), so that only the
-// chosen languages are ever turned into strings.
+// entity is the decoded part of one dump line (see decoder). The
+// language maps keep only the chosen languages.
 type entity struct {
-	Type            string                 `json:"type"`
-	ID              string                 `json:"id"`
-	Datatype        string                 `json:"datatype"`        // properties
-	LexicalCategory string                 `json:"lexicalCategory"` // lexemes
-	Language        string                 `json:"language"`        // lexemes
-	Labels          langMap                `json:"labels"`
-	Lemmas          langMap                `json:"lemmas"` // lexemes
-	Descriptions    langMap                `json:"descriptions"`
-	Aliases         langMap                `json:"aliases"`
-	Sitelinks       langMap                `json:"sitelinks"`
-	Claims          map[string][]statement `json:"claims"`
+	Type            string
+	ID              string
+	Datatype        string // properties
+	LexicalCategory string // lexemes
+	Language        string // lexemes
+	Labels          langMap
+	Lemmas          langMap // lexemes
+	Descriptions    langMap
+	Aliases         langMap
+	Sitelinks       langMap
+	Claims          claims
 }
 
 // fieldError is a decoding error at a named field of an entity.
@@ -78,12 +74,9 @@ func index(key []byte, names []string) int {
 	return -1
 }
 
-// parseEntity decodes one entity line, keeping only the languages of ls.
-func parseEntity(ls *langSet, line []byte) (*entity, error) {
-	e, err := decodeEntity(ls, line)
-	if err != nil && hasEmptyArrayMap(line) {
-		e, err = decodeEntity(ls, patchEmptyMaps(line))
-	}
+// parseEntity decodes one entity line with d and checks it.
+func parseEntity(d *decoder, line []byte) (*entity, error) {
+	e, err := d.decode(line)
 	if err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
@@ -98,19 +91,6 @@ func parseEntity(ls *langSet, line []byte) (*entity, error) {
 		e.Labels = e.Lemmas
 	}
 	return e, nil
-}
-
-// decodeEntity runs goccy/go-json over the line. The language maps are
-// primed with ls before decoding; their UnmarshalJSON reads it.
-func decodeEntity(ls *langSet, line []byte) (*entity, error) {
-	e := &entity{}
-	for _, m := range []*langMap{&e.Labels, &e.Lemmas, &e.Descriptions, &e.Aliases, &e.Sitelinks} {
-		m.ls = ls
-	}
-	e.Labels.kind, e.Lemmas.kind = kindLabels, kindLabels
-	e.Descriptions.kind, e.Aliases.kind, e.Sitelinks.kind = kindDescriptions, kindAliases, kindSitelinks
-	err := json.UnmarshalOf(line, e)
-	return e, err
 }
 
 // Kinds of language maps.
@@ -131,62 +111,32 @@ type langMap struct {
 
 var mapFields = [...]string{"labels", "descriptions", "aliases", "sitelinks"}
 
-// UnmarshalJSON decodes the member according to its kind.
-func (m *langMap) UnmarshalJSON(raw []byte) error {
-	if m.ls == nil {
-		return errors.New("language map decoded outside parseEntity")
+// decode reads the member at the start of raw (the rest of the line)
+// according to its kind and returns the index after it. Syntax error
+// offsets count from the start of raw.
+func (m *langMap) decode(raw []byte) (int, error) {
+	if i := skipSpace(raw, 0); len(raw)-i >= 4 && string(raw[i:i+4]) == "null" {
+		return i + 4, nil
 	}
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil
-	}
+	var end int
 	var err error
 	switch m.kind {
 	case kindLabels:
-		m.texts, err = parseLangMap(raw, m.ls.langs, true)
+		m.texts, end, err = parseLangMap(raw, m.ls.langs, true)
 	case kindDescriptions:
-		m.texts, err = parseLangMap(raw, m.ls.langs, false)
+		m.texts, end, err = parseLangMap(raw, m.ls.langs, false)
 	case kindAliases:
-		m.texts, err = parseAliases(raw, m.ls.langs)
+		m.texts, end, err = parseAliases(raw, m.ls.langs)
 	case kindSitelinks:
-		if m.ls.sitelinks {
-			m.texts, err = parseSitelinks(raw, m.ls)
+		if !m.ls.sitelinks {
+			return skipValue(raw, skipSpace(raw, 0))
 		}
+		m.texts, end, err = parseSitelinks(raw, m.ls)
 	}
 	if err != nil {
-		return fieldErr(mapFields[m.kind], err)
+		return 0, fieldErr(mapFields[m.kind], err)
 	}
-	return nil
-}
-
-// emptyMapKeys are the map-valued members that old dumps serialise as
-// "[]" when empty; goccy/go-json will not decode "[]" into a map.
-var emptyMapKeys = [][]byte{[]byte(`"claims":[]`), []byte(`"qualifiers":[]`)}
-
-// hasEmptyArrayMap reports whether line has one of emptyMapKeys.
-func hasEmptyArrayMap(line []byte) bool {
-	for _, k := range emptyMapKeys {
-		if bytes.Contains(line, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// patchEmptyMaps rewrites `"claims":[]` and `"qualifiers":[]` to `{}` in
-// place. The patterns cannot occur inside a JSON string, where quotes are
-// escaped. It is only tried after a decoding error.
-func patchEmptyMaps(line []byte) []byte {
-	for _, k := range emptyMapKeys {
-		for i := 0; ; {
-			j := bytes.Index(line[i:], k)
-			if j < 0 {
-				break
-			}
-			line[i+j+len(k)-2], line[i+j+len(k)-1] = '{', '}'
-			i += j + len(k)
-		}
-	}
-	return line
+	return end, nil
 }
 
 // validate checks the type and id.
@@ -213,9 +163,9 @@ func (e *entity) validate() error {
 // parseLangMap reads {"en": {"language": "en", "value": "..."}, ...} and
 // returns the chosen languages in their order; with mul, a "mul" value is
 // returned when no chosen language has one.
-func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, error) {
+func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, int, error) {
 	found := make([]string, len(langs)+1)
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
 		if i < 0 && mul && keyIs(key, mulLanguage) {
 			i = len(langs)
@@ -228,9 +178,9 @@ func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return collect(found, langs), nil
+	return collect(found, langs), end, nil
 }
 
 // collect turns per-language texts (last slot: mul) into langTexts.
@@ -248,9 +198,9 @@ func collect(found []string, langs []string) []langText {
 }
 
 // parseAliases reads {"en": [{"language": "en", "value": "..."}, ...]}.
-func parseAliases(raw []byte, langs []string) ([]langText, error) {
+func parseAliases(raw []byte, langs []string) ([]langText, int, error) {
 	byLang := make([][]string, len(langs))
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
 		if i < 0 {
 			return nil
@@ -264,7 +214,7 @@ func parseAliases(raw []byte, langs []string) ([]langText, error) {
 		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []langText
 	for i, l := range langs {
@@ -272,13 +222,13 @@ func parseAliases(raw []byte, langs []string) ([]langText, error) {
 			out = append(out, langText{Lang: l, Text: s})
 		}
 	}
-	return out, nil
+	return out, end, nil
 }
 
 // parseSitelinks reads {"enwiki": {"site": "enwiki", "title": "Berlin"}}.
-func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
+func parseSitelinks(raw []byte, ls *langSet) ([]langText, int, error) {
 	found := make([]string, len(ls.langs))
-	err := eachMember(raw, 0, func(key, val []byte, voff int) error {
+	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, ls.sites)
 		if i < 0 {
 			return nil
@@ -288,7 +238,7 @@ func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []langText
 	for i, l := range ls.langs {
@@ -296,7 +246,7 @@ func parseSitelinks(raw []byte, ls *langSet) ([]langText, error) {
 			out = append(out, langText{Lang: l, Text: found[i]})
 		}
 	}
-	return out, nil
+	return out, end, nil
 }
 
 // memberString returns the string member name of the object obj.

@@ -3,9 +3,9 @@ package wikidata
 import "github.com/cayleygraph/quad"
 
 // match reports whether claims satisfy every clause.
-func (f ClaimFilter) match(claims map[string][]statement) bool {
+func (f ClaimFilter) match(cs claims) bool {
 	for i := range f {
-		if f[i].holds(claims) == f[i].Negate {
+		if f[i].holds(cs) == f[i].Negate {
 			return false
 		}
 	}
@@ -14,9 +14,10 @@ func (f ClaimFilter) match(claims map[string][]statement) bool {
 
 // holds reports whether some non-deprecated statement of the clause's
 // property has a value (one of Values, if any).
-func (c *ClaimClause) holds(claims map[string][]statement) bool {
-	for i := range claims[c.Property] {
-		s := &claims[c.Property][i]
+func (c *ClaimClause) holds(cs claims) bool {
+	stmts := cs.get(c.Property)
+	for i := range stmts {
+		s := &stmts[i]
 		if s.Rank == "deprecated" || s.Mainsnak.Snaktype == "novalue" {
 			continue
 		}

@@ -233,6 +233,8 @@ func TestMalformedLines(t *testing.T) {
 			`x.json:3: claims.P17[0].mainsnak: datavalue: missing`, Options{}},
 		{"qualifiers without statement id", item("Q2", `"P17":[{"mainsnak":{"snaktype":"value","property":"P17","datavalue":{"value":{"id":"Q183"},"type":"wikibase-entityid"}},"rank":"normal","qualifiers":{"P580":[{"snaktype":"somevalue","property":"P580"}]}}]`),
 			`x.json:3: claims.P17[0].id: missing statement id (needed for qualifiers)`, Options{}},
+		{"null statement id with qualifiers", item("Q2", `"P17":[{"id":null,"mainsnak":{"snaktype":"value","property":"P17","datavalue":{"value":{"id":"Q183"},"type":"wikibase-entityid"}},"rank":"normal","qualifiers":{"P580":[{"snaktype":"somevalue","property":"P580"}]}}]`),
+			`x.json:3: claims.P17[0].id: missing statement id (needed for qualifiers)`, Options{}},
 		{"bad qualifier", item("Q2", `"P17":[`+stmt("P17", "normal", "wikibase-item", `{"value":{"id":"Q183"},"type":"wikibase-entityid"}`, `,"qualifiers":{"P580":[{"snaktype":"value","property":"P580","datavalue":{"value":{"time":"+2010-00-00T00:00:00Z"},"type":"time"}}]}`)+`]`),
 			`x.json:3: claims.P17[0].qualifiers.P580[0]: datavalue: time without precision`, Options{}},
 		{"claims key not a property", item("Q2", `"X1":[]`), `x.json:3: claims: "X1" is not a property id`, Options{}},

@@ -9,13 +9,11 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// This file is a small JSON scanner over byte slices. The reader uses it to
-// walk the top level of an entity and the language maps without decoding
-// them: an entity has labels, aliases and sitelinks in hundreds of
-// languages, of which only a few are wanted, so only the wanted members are
-// ever turned into strings. Claims, the bulk that is needed in full, are
-// decoded with goccy/go-json. Members the reader does not use are skipped
-// with bracket and string matching, not validated in depth.
+// This file is a small JSON scanner over byte slices; decode.go builds the
+// entity decoder on it. An entity has labels, aliases and sitelinks in
+// hundreds of languages, of which only a few are wanted, so only the wanted
+// members are ever turned into strings. Members the reader does not use are
+// skipped with bracket and string matching, not validated in depth.
 
 // errEOF reports input that ends inside a value.
 var errEOF = errors.New("unexpected end of JSON")
@@ -24,9 +22,14 @@ var errEOF = errors.New("unexpected end of JSON")
 type syntaxError struct {
 	off int
 	msg string
+	err error // errEOF for truncated input, else nil
 }
 
 func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.off, e.msg) }
+func (e *syntaxError) Unwrap() error { return e.err }
+
+// eofErr reports input that ends inside a value at offset off.
+func eofErr(off int) error { return &syntaxError{off: off, msg: errEOF.Error(), err: errEOF} }
 
 func synErr(off int, format string, args ...any) error {
 	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
@@ -44,10 +47,20 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] == '"'.
-// It jumps from quote to quote; a quote preceded by an odd number of
-// backslashes is escaped.
+// Short strings (most keys and values) are stepped through byte by byte;
+// past shortString bytes it jumps from quote to quote, where a quote
+// preceded by an odd number of backslashes is escaped.
 func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); {
+	j := i + 1
+	for end := min(len(b), j+shortString); j < end; j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, nil
+		case '\\':
+			j++
+		}
+	}
+	for j < len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			break
@@ -65,10 +78,13 @@ func skipString(b []byte, i int) (int, error) {
 	return 0, synErr(len(b), "unterminated string starting at byte %d", i)
 }
 
+// shortString is how far skipString steps byte by byte.
+const shortString = 24
+
 // skipValue returns the index after the JSON value starting at b[i].
 func skipValue(b []byte, i int) (int, error) {
 	if i >= len(b) {
-		return 0, synErr(i, "%v", errEOF)
+		return 0, eofErr(i)
 	}
 	switch c := b[i]; {
 	case c == '"':
@@ -119,7 +135,7 @@ func skipContainer(b []byte, i int) (int, error) {
 			}
 		}
 	}
-	return 0, synErr(len(b), "%v", errEOF)
+	return 0, eofErr(len(b))
 }
 
 // eachMember calls fn for every member of the object obj (which must be
@@ -127,38 +143,48 @@ func skipContainer(b []byte, i int) (int, error) {
 // in the entity line, for error positions. An empty array "[]" is accepted
 // as an empty object (old dumps serialise empty maps so).
 func eachMember(obj []byte, off int, fn func(key, val []byte, valOff int) error) error {
-	i := skipSpace(obj, 0)
-	if i < len(obj) && obj[i] == '[' {
-		if j := skipSpace(obj, i+1); j < len(obj) && obj[j] == ']' {
-			return trailing(obj, j+1, off)
+	end, err := walkMembers(obj, off, fn)
+	if err != nil {
+		return err
+	}
+	return trailing(obj, end, off)
+}
+
+// walkMembers is eachMember for an object at the start of b that may be
+// followed by more bytes: it returns the index after the object.
+func walkMembers(b []byte, off int, fn func(key, val []byte, valOff int) error) (int, error) {
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == '[' {
+		if j := skipSpace(b, i+1); j < len(b) && b[j] == ']' {
+			return j + 1, nil
 		}
 	}
-	if i >= len(obj) || obj[i] != '{' {
-		return synErr(off+i, "want an object")
+	if i >= len(b) || b[i] != '{' {
+		return 0, synErr(off+i, "want an object")
 	}
-	i = skipSpace(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return trailing(obj, i+1, off)
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
 	}
 	for {
-		key, vStart, vEnd, err := member(obj, i, off)
+		key, vStart, vEnd, err := member(b, i, off)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if err := fn(key, obj[vStart:vEnd], off+vStart); err != nil {
-			return err
+		if err := fn(key, b[vStart:vEnd], off+vStart); err != nil {
+			return 0, err
 		}
-		i = skipSpace(obj, vEnd)
-		if i >= len(obj) {
-			return synErr(off+i, "%v", errEOF)
+		i = skipSpace(b, vEnd)
+		if i >= len(b) {
+			return 0, eofErr(off + i)
 		}
-		switch obj[i] {
+		switch b[i] {
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = skipSpace(b, i+1)
 		case '}':
-			return trailing(obj, i+1, off)
+			return i + 1, nil
 		default:
-			return synErr(off+i, "want ',' or '}' after a member, got %q", obj[i])
+			return 0, synErr(off+i, "want ',' or '}' after a member, got %q", b[i])
 		}
 	}
 }
@@ -205,7 +231,7 @@ func eachElement(arr []byte, off int, fn func(val []byte, valOff int) error) err
 		}
 		i = skipSpace(arr, end)
 		if i >= len(arr) {
-			return synErr(off+i, "%v", errEOF)
+			return eofErr(off + i)
 		}
 		switch arr[i] {
 		case ',':
@@ -230,7 +256,7 @@ func trailing(b []byte, i, off int) error {
 func shift(err error, off int) error {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return &syntaxError{off: se.off + off, msg: se.msg}
+		return &syntaxError{off: se.off + off, msg: se.msg, err: se.err}
 	}
 	return err
 }

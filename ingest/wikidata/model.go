@@ -7,30 +7,59 @@ import (
 )
 
 // The types below mirror the parts of the Wikibase JSON model that the
-// reader uses; goccy/go-json decodes claims into them and skips everything
-// else (references, hashes, ...).
+// reader uses; decode.go fills them and skips everything else
+// (references, hashes, ...).
+
+// claims are an entity's statements by property, sorted by property id
+// (see claims.sorted), each property once.
+type claims []propClaims
+
+// propClaims are the statements of one property.
+type propClaims struct {
+	Prop  string
+	Stmts []statement
+	num   uint64 // Prop's number, for sorting (numOK: Prop has one)
+	numOK bool
+}
 
 // statement is one claim.
 type statement struct {
-	ID              string            `json:"id"`
-	Rank            string            `json:"rank"`
-	Mainsnak        snak              `json:"mainsnak"`
-	Qualifiers      map[string][]snak `json:"qualifiers"`
-	QualifiersOrder []string          `json:"qualifiers-order"`
+	// IDToken is the raw JSON string of the statement id (a sub-slice of
+	// the line, nil when absent or null), decoded only for statements
+	// with qualifiers.
+	IDToken         []byte
+	Rank            string
+	Mainsnak        snak
+	Qualifiers      []propSnaks // in input order, each property once
+	QualifiersOrder []string
+}
+
+// propSnaks are the qualifier snaks of one property.
+type propSnaks struct {
+	Prop  string
+	Snaks []snak
+}
+
+// qualifier returns the snaks of qualifier property p.
+func (s *statement) qualifier(p string) ([]snak, bool) {
+	for i := range s.Qualifiers {
+		if s.Qualifiers[i].Prop == p {
+			return s.Qualifiers[i].Snaks, true
+		}
+	}
+	return nil, false
 }
 
 // snak is a property-value pair: a main snak or a qualifier.
 type snak struct {
-	Snaktype  string     `json:"snaktype"`
-	Property  string     `json:"property"`
-	Datatype  string     `json:"datatype"`
-	Datavalue *datavalue `json:"datavalue"`
-}
-
-// datavalue is a typed value.
-type datavalue struct {
-	Type  string     `json:"type"`
-	Value valueUnion `json:"value"`
+	Snaktype string
+	Datatype string
+	// HasValue is set when the snak has a datavalue (not null); ValueType
+	// is its type and Value the raw JSON of its value (a sub-slice of the
+	// input line, valid while the line is; nil when absent or null).
+	HasValue  bool
+	ValueType string
+	Value     []byte
 }
 
 // valueUnion holds a datavalue's value, which is a JSON string (string,
@@ -65,10 +94,11 @@ type valueObject struct {
 	Globe     string   `json:"globe"`
 }
 
-// UnmarshalJSON decodes either form of a value. Objects are read with the
-// package's scanner: they are small and flat, and a nested goccy/go-json
-// call per value would cost more than the value itself.
-func (v *valueUnion) UnmarshalJSON(b []byte) error {
+// decode reads either form of a value (null or nil: neither).
+func (v *valueUnion) decode(b []byte) error {
+	if b == nil {
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		s, err := unquote(b)
 		if err != nil {

@@ -235,7 +235,7 @@ func (p *pipeline) send(ctx context.Context, b *batch) bool {
 
 // work decodes batches until the producer stops.
 func (p *pipeline) work() {
-	c := &converter{opts: &p.rd.opts, logger: p.rd.opts.Logger.Debug}
+	c := &converter{opts: &p.rd.opts, logger: p.rd.opts.Logger.Debug, dec: decoder{ls: p.rd.langs}}
 	for b := range p.jobs {
 		p.decode(c, b)
 		close(b.done)
@@ -273,7 +273,7 @@ func (p *pipeline) decodeLine(c *converter, b *batch, i int, res *lineResult) {
 		res.filtered = true
 		return
 	}
-	e, err := parseEntity(p.rd.langs, line)
+	e, err := parseEntity(&c.dec, line)
 	if err != nil {
 		res.err = p.positioned(lineNo, err)
 		return
