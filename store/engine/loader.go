@@ -223,10 +223,12 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 		return err
 	}
 	var ids lquad
-	var err error
-	if ids.s, err = l.intern(q.Subject); err != nil {
+	enc, err := encodeTerm(l.scratch[:0], q.Subject)
+	if err != nil {
 		return err
 	}
+	l.scratch = enc
+	ids.s = l.batch.internSubject(enc)
 	if ids.p, err = l.intern(q.Predicate); err != nil {
 		return err
 	}
