@@ -359,36 +359,46 @@ func writeFileSync(path string, data []byte) error {
 // concurrently (independent streams, one goroutine each), the P lists and
 // the meta keys.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult, spo, ops *quadSorter) error {
-	if err := l.writeDict(ctx, cs, dict); err != nil {
+	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
 	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
-	errc := make(chan error, 1)
-	go func() {
-		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
-		defer ocs.txn.Discard()
-		if !ocs.fresh {
-			ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
-			defer ocs.blocks.Close()
-		}
-		errc <- l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
-	}()
-	if !cs.fresh {
-		cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
-	}
-	err := l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
-	cs.blocks.Close()
-	cs.blocks = nil
-	if oerr := <-errc; err == nil {
-		err = oerr
-	}
+	err := l.step("S and O lists", func() error {
+		var g errgroup.Group
+		g.Go(func() error {
+			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
+			defer ocs.txn.Discard()
+			if !ocs.fresh {
+				ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
+				defer ocs.blocks.Close()
+			}
+			return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
+		})
+		g.Go(func() error {
+			if !cs.fresh {
+				cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+				defer func() { cs.blocks.Close(); cs.blocks = nil }()
+			}
+			return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+		})
+		return g.Wait()
+	})
 	if err != nil {
 		return err
 	}
-	if err := l.writePred(ctx, cs); err != nil {
+	if err := l.step("P lists", func() error { return l.writePred(ctx, cs) }); err != nil {
 		return err
 	}
 	return l.writeMeta(ctx, cs)
+}
+
+// step runs one step of the write phase and logs its time at debug level.
+func (l *Loader) step(name string, fn func() error) error {
+	t := time.Now()
+	err := fn()
+	l.db.log.Debug("bulk load write step", "step", name, "took", time.Since(t).Round(time.Millisecond),
+		"temp_bytes", l.sd.live.Load())
+	return err
 }
 
 // writeDict streams the new dictionary entries from the merge's files:

@@ -100,21 +100,79 @@ func appendLocalQuad(dst []byte, sub *deltaWriter, q lquad) []byte {
 	return binary.AppendUvarint(dst, uint64(q.g))
 }
 
+// maxLocalQuad is the longest encoded local quad (a 10-byte subject
+// delta, three 5-byte ids).
+const maxLocalQuad = 10 + 3*5
+
 // readLocalQuad is the inverse of appendLocalQuad; io.EOF only between
 // records.
 func readLocalQuad(r *bufio.Reader, sub *deltaReader) (lquad, error) {
-	s, err := sub.next(r)
+	c, err := peekRecord(r, maxLocalQuad)
 	if err != nil {
 		return lquad{}, err
 	}
-	var f [3]uint64
-	for i := range f {
-		if f[i], err = binary.ReadUvarint(r); err != nil {
-			return lquad{}, noEOF(err)
-		}
+	s := sub.prev + uint64(unzigzag(c.next()))
+	p, o, g := c.next(), c.next(), c.next()
+	if err := c.done(r); err != nil {
+		return lquad{}, err
 	}
-	if s > 1<<32 || f[0] > 1<<32 || f[1] > 1<<32 || f[2] > 1<<32 {
+	if s >= 1<<32 || p >= 1<<32 || o >= 1<<32 || g >= 1<<32 {
 		return lquad{}, errBadRun
 	}
-	return lquad{s: uint32(s), p: uint32(f[0]), o: uint32(f[1]), g: uint32(f[2])}, nil
+	sub.prev = s
+	return lquad{s: uint32(s), p: uint32(p), o: uint32(o), g: uint32(g)}, nil
+}
+
+// varintCursor decodes a record of varints from bytes peeked from a
+// bufio.Reader, which is much cheaper than reading them byte by byte
+// through io.ByteReader.
+type varintCursor struct {
+	b     []byte
+	n     int
+	short bool // fewer bytes than a whole record were left in the file
+	bad   bool
+}
+
+// peekRecord returns a cursor over the next record of at most max bytes;
+// io.EOF at the end of the file.
+func peekRecord(r *bufio.Reader, max int) (varintCursor, error) {
+	b, err := r.Peek(max)
+	if len(b) == 0 {
+		if err == nil {
+			err = io.ErrNoProgress
+		}
+		return varintCursor{}, err
+	}
+	return varintCursor{b: b, short: len(b) < max}, nil
+}
+
+func (c *varintCursor) byte() byte {
+	if c.n >= len(c.b) {
+		c.bad = true
+		return 0
+	}
+	c.n++
+	return c.b[c.n-1]
+}
+
+func (c *varintCursor) next() uint64 {
+	v, k := binary.Uvarint(c.b[min(c.n, len(c.b)):])
+	if k <= 0 {
+		c.bad = true
+		return 0
+	}
+	c.n += k
+	return v
+}
+
+// done consumes the record from r, or says why it is broken.
+func (c *varintCursor) done(r *bufio.Reader) error {
+	switch {
+	case c.bad && c.short:
+		return io.ErrUnexpectedEOF
+	case c.bad:
+		return errBadRun
+	}
+	_, err := r.Discard(c.n)
+	return err
 }

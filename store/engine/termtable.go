@@ -104,29 +104,117 @@ func (t *termTable) grow() {
 // dropIndex frees the hash slots; term and len keep working.
 func (t *termTable) dropIndex() { t.slots = nil }
 
-// sortedOrder returns the local ids in ascending term order. The sort
-// compares an 8-byte big-endian prefix held in the sorted records first,
-// so most comparisons touch neither the refs nor the arena.
+// sortedOrder returns the local ids in ascending term order. It is an
+// MSD radix sort on 8-byte digits: records carry the digit at the current
+// depth, so most of the work is radix passes over 16-byte records, and a
+// term's bytes are read once per depth its group needs (terms often share
+// long prefixes, such as a namespace or a datatype IRI, which made a
+// comparison sort compare whole terms again and again).
 func (t *termTable) sortedOrder() []uint32 {
-	type rec struct {
-		prefix uint64
-		id     uint32
-	}
-	recs := make([]rec, len(t.refs))
+	recs := make([]termRec, len(t.refs))
 	for i := range recs {
-		var p [8]byte
-		copy(p[:], t.term(uint32(i)))
-		recs[i] = rec{binary.BigEndian.Uint64(p[:]), uint32(i)}
+		recs[i].id = uint32(i)
 	}
-	slices.SortFunc(recs, func(a, b rec) int {
-		if c := cmp.Compare(a.prefix, b.prefix); c != 0 {
-			return c
-		}
-		return bytes.Compare(t.term(a.id), t.term(b.id))
-	})
+	t.sortDepth(recs, make([]termRec, len(recs)), 0)
 	order := make([]uint32, len(recs))
 	for i, r := range recs {
 		order[i] = r.id
 	}
 	return order
+}
+
+// termRec is a term being sorted: its id and the 8 bytes of it at the
+// current depth (big-endian, zero-padded).
+type termRec struct {
+	digit uint64
+	id    uint32
+}
+
+// sortDepth sorts recs, whose terms are all longer than depth and share
+// their first depth bytes, using tmp (as long as recs) as scratch.
+func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
+	if len(recs) < 2 {
+		return
+	}
+	for i := range recs {
+		var d [8]byte
+		copy(d[:], t.term(recs[i].id)[depth:])
+		recs[i].digit = binary.BigEndian.Uint64(d[:])
+	}
+	if len(recs) < 64 {
+		slices.SortFunc(recs, func(a, b termRec) int {
+			return cmp.Or(cmp.Compare(a.digit, b.digit), bytes.Compare(t.term(a.id)[depth:], t.term(b.id)[depth:]))
+		})
+		return
+	}
+	bits := uint(8)
+	if len(recs) >= 1<<14 {
+		bits = 16
+	}
+	radixSortDigits(recs, tmp, bits)
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].digit == recs[i].digit {
+			j++
+		}
+		if j-i > 1 {
+			t.sortTies(recs[i:j], tmp[i:j], depth)
+		}
+		i = j
+	}
+}
+
+// sortTies orders terms with the same digit at depth: those that end
+// within it (each a prefix of the longer ones, so by length) come first,
+// then the rest sorted on the next digit.
+func (t *termTable) sortTies(recs, tmp []termRec, depth int) {
+	end := depth + 8
+	n := 0
+	for i := range recs {
+		if len(t.term(recs[i].id)) <= end {
+			recs[i], recs[n] = recs[n], recs[i]
+			n++
+		}
+	}
+	slices.SortFunc(recs[:n], func(a, b termRec) int {
+		return cmp.Compare(len(t.term(a.id)), len(t.term(b.id)))
+	})
+	t.sortDepth(recs[n:], tmp[n:], end)
+}
+
+// radixSortDigits sorts recs by digit (LSD on bits-wide radix digits,
+// skipping those that are the same in every record), with tmp as scratch;
+// the result is in recs.
+func radixSortDigits(recs, tmp []termRec, bits uint) {
+	var all, any uint64 = ^uint64(0), 0
+	for _, r := range recs {
+		all &= r.digit
+		any |= r.digit
+	}
+	mask := uint64(1)<<bits - 1
+	src, dst := recs, tmp
+	count := make([]int, 1<<bits)
+	for shift := uint(0); shift < 64; shift += bits {
+		if (all^any)>>shift&mask == 0 {
+			continue // every record has this digit
+		}
+		clear(count)
+		for _, r := range src {
+			count[r.digit>>shift&mask]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, r := range src {
+			d := r.digit >> shift & mask
+			dst[count[d]] = r
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
+	}
 }

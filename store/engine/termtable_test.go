@@ -27,6 +27,13 @@ func TestTermTable(t *testing.T) {
 		{"zero bytes and empty", func(r *rand.Rand, i int) []byte {
 			return bytes.Repeat([]byte{0}, r.IntN(12))
 		}, 200},
+		{"prefixes of each other", func(r *rand.Rand, i int) []byte {
+			t := make([]byte, r.IntN(40))
+			for j := range t {
+				t[j] = byte(r.IntN(2))
+			}
+			return t
+		}, 30000},
 		{"larger than a chunk", func(r *rand.Rand, i int) []byte {
 			return bytes.Repeat([]byte{byte('a' + i%3)}, termChunk/2+r.IntN(termChunk))
 		}, 12},
