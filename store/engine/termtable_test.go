@@ -76,9 +76,13 @@ func TestSpillCodecs(t *testing.T) {
 		bytes.Repeat([]byte("x"), 300)}
 	ids := []uint64{5, 6, 1 << 40, 3, 3, 0, 99}
 	quads := []lquad{{1, 2, 3, 0}, {1, 4, 5, 0}, {0, 1 << 31, 7, 9}, {1<<32 - 1, 0, 0, 0}}
-	for _, cut := range []int{0, 1, 3} {
-		t.Run(fmt.Sprintf("cut %d", cut), func(t *testing.T) {
-			sd := &spillDir{path: t.TempDir()}
+	for _, tc := range []struct {
+		cut      int
+		compress bool
+	}{{0, false}, {1, false}, {3, false}, {0, true}, {1, true}, {3, true}} {
+		cut := tc.cut
+		t.Run(fmt.Sprintf("cut %d compress %v", cut, tc.compress), func(t *testing.T) {
+			sd := &spillDir{path: t.TempDir(), compress: tc.compress}
 			dict, err := writeSpill(sd, "dict", func(w io.Writer) error {
 				f := dictFile{w: w.(*spillWriter)}
 				for i, term := range terms {
