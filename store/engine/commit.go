@@ -201,12 +201,12 @@ func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
 			}
 		}
 	}
-	var g errgroup.Group
+	g, gctx := errgroup.WithContext(ctx) // one failing stops the other
 	g.Go(func() error {
-		return l.mapInto(ctx, spo, true, release)
+		return l.mapInto(gctx, spo, true, release)
 	})
 	g.Go(func() error {
-		return l.mapInto(ctx, ops, false, release)
+		return l.mapInto(gctx, ops, false, release)
 	})
 	return g.Wait()
 }
@@ -364,7 +364,7 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	}
 	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
 	err := l.step("S and O lists", func() error {
-		var g errgroup.Group
+		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
 			defer ocs.txn.Discard()
@@ -404,7 +404,7 @@ func (l *Loader) step(name string, fn func() error) error {
 // writeDict streams the new dictionary entries from the merge's files:
 // the term -> id keys and the id blocks on two goroutines (two streams).
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
-	var g errgroup.Group
+	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		return eachDictEntry(ctx, dict.termsFile, func(term []byte, id uint64) error {
 			var idb [idLen]byte

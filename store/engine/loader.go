@@ -43,8 +43,9 @@ type LoadOptions struct {
 	// database. Default DefaultMaxMemory; at least 1 MiB is used.
 	MaxMemory int64
 	// Progress, if set, receives the phase of the commit and how far it
-	// is (Total < 0 when unknown). It is called from the committing
-	// goroutine and must not block.
+	// is (Total < 0 when unknown). Calls never overlap, but they may come
+	// from a goroutine of the commit other than the caller's; it must not
+	// block.
 	Progress func(LoadProgress)
 }
 
