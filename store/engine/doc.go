@@ -33,7 +33,9 @@
 // is read in batches, each with a dense batch-local vocabulary; a full
 // batch is spilled (vocabulary sorted by term, quads in local ids) to a
 // temporary directory inside the database directory, by a background
-// goroutine while reading goes on. The batch vocabulary (termtable.go) is
+// goroutine while reading goes on. WriteQuad only checks a quad and queues
+// it: a feed goroutine (feed.go) encodes and interns the terms, so the
+// caller's parser and the interning run on two cores. The batch vocabulary (termtable.go) is
 // an open-addressing hash table over an arena of term bytes: no
 // allocation and nothing for the garbage collector to scan per term; it is
 // sorted for the spill by an MSD radix sort on 8-byte digits. Commit then
