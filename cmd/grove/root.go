@@ -177,7 +177,8 @@ func (a *app) openDB(readOnly bool) (*engine.DB, error) {
 	}
 	// Badger's read-only mode needs exclusive access too; readers open the
 	// database normally and simply do not write.
-	return engine.Open(dir, engine.Options{Logger: a.log})
+	// compress-temp is an ingest flag (also GROVE_COMPRESS_TEMP).
+	return engine.Open(dir, engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp")})
 }
 
 func (a *app) jsonOut() bool { return a.v.GetBool("json") }

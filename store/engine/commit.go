@@ -12,10 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/grove-kg/grove/store/labelindex"
 )
@@ -183,9 +186,34 @@ func (l *Loader) phase(ctx context.Context, name string, fn func() error) error 
 	return err
 }
 
-// mapBatches maps every batch's quads to global ids and feeds the sorters;
-// the label entries are collected for the search index.
+// mapBatches maps every batch's quads to global ids and feeds the sorters,
+// the S sorter on one goroutine and the O sorter on another (each reads
+// the batch files itself; radix sorting and writing runs is the work).
+// The label entries are collected for the search index on the first.
+// A batch's files are removed once both have read them.
 func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
+	readers := make([]atomic.Int32, len(l.batches))
+	release := func(i int) {
+		if readers[i].Add(1) == 2 {
+			b := &l.batches[i]
+			for _, p := range []string{b.quads, b.labels, b.mapping} {
+				l.sd.drop(p)
+			}
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx) // one failing stops the other
+	g.Go(func() error {
+		return l.mapInto(gctx, spo, true, release)
+	})
+	g.Go(func() error {
+		return l.mapInto(gctx, ops, false, release)
+	})
+	return g.Wait()
+}
+
+// mapInto feeds every batch's quads, in global ids, to one sorter; with
+// primary it also maps the labels and reports progress.
+func (l *Loader) mapInto(ctx context.Context, s *quadSorter, primary bool, release func(int)) error {
 	var done int64
 	for i := range l.batches {
 		b := &l.batches[i]
@@ -193,47 +221,47 @@ func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
 		if err != nil {
 			return err
 		}
-		r, err := openSpill(b.quads, 1<<20)
-		if err != nil {
+		if err := l.mapBatch(ctx, b.quads, m, s, primary, &done); err != nil {
 			return err
 		}
-		var rec [16]byte
-		for {
-			if done%(1<<16) == 0 {
-				if err := ctxErr(ctx); err != nil {
-					r.Close()
-					return err
-				}
-				l.progress("map", done, l.read)
-			}
-			err := r.readFull(rec[:])
-			if errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				r.Close()
+		if primary {
+			if err := l.mapLabels(b.labels, m); err != nil {
 				return err
 			}
-			q := qids{s: m[binary.LittleEndian.Uint32(rec[0:])], p: m[binary.LittleEndian.Uint32(rec[4:])],
-				o: m[binary.LittleEndian.Uint32(rec[8:])], g: m[binary.LittleEndian.Uint32(rec[12:])]}
-			if err := spo.add(q); err != nil {
-				r.Close()
-				return err
-			}
-			if err := ops.add(q); err != nil {
-				r.Close()
-				return err
-			}
-			done++
 		}
-		r.Close()
-		if err := l.mapLabels(b.labels, m); err != nil {
-			return err
-		}
-		for _, p := range []string{b.vocab, b.quads, b.labels, b.mapping} {
-			l.sd.drop(p)
-		}
+		release(i)
 	}
 	return nil
+}
+
+// mapBatch feeds one batch's quads file to s through the batch's map.
+func (l *Loader) mapBatch(ctx context.Context, path string, m []uint64, s *quadSorter, primary bool, done *int64) error {
+	r, err := openSpill(path, 1<<20)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var sub deltaReader
+	n := uint32(len(m))
+	for ; ; *done++ {
+		if *done%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+			if primary {
+				l.progress("map", *done, l.read)
+			}
+		}
+		lq, err := readLocalQuad(r.r, &sub)
+		if errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil || lq.s >= n || lq.p >= n || lq.o >= n || lq.g >= n {
+			return fmt.Errorf("temporary file %s is corrupt: %w", path, cmp.Or(err, errBadRun))
+		}
+		if err := s.add(qids{s: m[lq.s], p: m[lq.p], o: m[lq.o], g: m[lq.g]}); err != nil {
+			return err
+		}
+	}
 }
 
 // mapLabels reads a batch's label entries in global ids.
@@ -331,114 +359,107 @@ func writeFileSync(path string, data []byte) error {
 // concurrently (independent streams, one goroutine each), the P lists and
 // the meta keys.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult, spo, ops *quadSorter) error {
-	if err := l.writeDict(ctx, cs, dict); err != nil {
+	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
 	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
-	errc := make(chan error, 1)
-	go func() {
-		ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
-		defer ocs.txn.Discard()
-		if !ocs.fresh {
-			ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
-			defer ocs.blocks.Close()
-		}
-		errc <- l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
-	}()
-	if !cs.fresh {
-		cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
-	}
-	err := l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
-	cs.blocks.Close()
-	cs.blocks = nil
-	if oerr := <-errc; err == nil {
-		err = oerr
-	}
+	err := l.step("S and O lists", func() error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error {
+			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
+			defer ocs.txn.Discard()
+			if !ocs.fresh {
+				ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
+				defer ocs.blocks.Close()
+			}
+			return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
+		})
+		g.Go(func() error {
+			if !cs.fresh {
+				cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+				defer func() { cs.blocks.Close(); cs.blocks = nil }()
+			}
+			return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+		})
+		return g.Wait()
+	})
 	if err != nil {
 		return err
 	}
-	if err := l.writePred(ctx, cs); err != nil {
+	if err := l.step("P lists", func() error { return l.writePred(ctx, cs) }); err != nil {
 		return err
 	}
 	return l.writeMeta(ctx, cs)
 }
 
-// writeDict streams the new dictionary entries from the merge's files.
+// step runs one step of the write phase and logs its time at debug level.
+func (l *Loader) step(name string, fn func() error) error {
+	t := time.Now()
+	err := fn()
+	l.db.log.Debug("bulk load write step", "step", name, "took", time.Since(t).Round(time.Millisecond),
+		"temp_bytes", l.sd.live.Load())
+	return err
+}
+
+// writeDict streams the new dictionary entries from the merge's files:
+// the term -> id keys and the id blocks on two goroutines (two streams).
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
-	r, err := openSpill(dict.termsFile, 1<<20)
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		return eachDictEntry(ctx, dict.termsFile, func(term []byte, id uint64) error {
+			var idb [idLen]byte
+			putID(idb[:], id)
+			return cs.sink.Set(streamTerm, termKey(term), idb[:])
+		})
+	})
+	g.Go(func() error {
+		w := idBlockWriter{cs: cs}
+		// Reserved ids (an interrupted load's) are all below this load's
+		// new ids, so the two lists in sequence are in id order.
+		for _, t := range dict.reserved {
+			if err := w.add(t.id, []byte(t.enc)); err != nil {
+				return err
+			}
+		}
+		err := eachDictEntry(ctx, dict.idsFile, func(term []byte, id uint64) error {
+			return w.add(id, slices.Clone(term))
+		})
+		if err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return cs.sink.Done(streamTerm, streamID)
+}
+
+// eachDictEntry calls fn for every entry of a dictionary file of the
+// merge; the term is only valid during the call.
+func eachDictEntry(ctx context.Context, path string, fn func(term []byte, id uint64) error) error {
+	r, err := openSpill(path, 1<<20)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	var term []byte
-	var idb [idLen]byte
+	d := dictFileReader{r: r}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
 			if err := ctxErr(ctx); err != nil {
 				return err
 			}
 		}
-		k, err := binary.ReadUvarint(r.r)
+		term, id, err := d.next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		} else if err != nil {
-			return fmt.Errorf("temporary file %s: %w", dict.termsFile, err)
-		}
-		term = slices.Grow(term[:0], int(k))[:k]
-		if err := r.readFull(term); err != nil {
 			return err
 		}
-		if err := r.readFull(idb[:]); err != nil {
-			return err
-		}
-		if err := cs.sink.Set(streamTerm, termKey(term), idb[:]); err != nil {
+		if err := fn(term, id); err != nil {
 			return err
 		}
 	}
-	ir, err := openSpill(dict.idsFile, 1<<20)
-	if err != nil {
-		return err
-	}
-	defer ir.Close()
-	// Reserved ids (an interrupted load's) are all below this load's new
-	// ids, so the two lists in sequence are in id order.
-	reserved := dict.reserved
-	next := func() (uint64, []byte, bool, error) {
-		if len(reserved) > 0 {
-			t := reserved[0]
-			reserved = reserved[1:]
-			return t.id, []byte(t.enc), true, nil
-		}
-		err := ir.readFull(idb[:])
-		if errors.Is(err, io.EOF) {
-			return 0, nil, false, nil
-		} else if err != nil {
-			return 0, nil, false, err
-		}
-		k, err := binary.ReadUvarint(ir.r)
-		if err != nil {
-			return 0, nil, false, fmt.Errorf("temporary file %s: %w", dict.idsFile, err)
-		}
-		t := make([]byte, k)
-		return getID(idb[:]), t, true, ir.readFull(t)
-	}
-	w := idBlockWriter{cs: cs}
-	for {
-		id, t, ok, err := next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		if err := w.add(id, t); err != nil {
-			return err
-		}
-	}
-	if err := w.flush(); err != nil {
-		return err
-	}
-	return cs.sink.Done(streamTerm, streamID)
 }
 
 // idBlockWriter groups id -> term entries (in id order) into blocks,

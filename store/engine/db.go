@@ -44,6 +44,10 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheMB is the size of the term and label caches in MiB (default 64).
 	CacheMB int
+	// CompressTemp compresses the temporary files of bulk loads with s2:
+	// about 0.6x the scratch disk (14 instead of 24 bytes per quad at 20M
+	// quads) for about 10% more CPU.
+	CompressTemp bool
 }
 
 // Stats are exact database-wide counts.

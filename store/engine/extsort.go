@@ -213,27 +213,25 @@ type runReader struct {
 }
 
 func (r *runReader) next() (bool, error) {
-	i, err := r.r.r.ReadByte()
+	c, err := peekRecord(r.r.r, 1+4*binary.MaxVarintLen64)
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	} else if err != nil {
 		return false, err
 	}
+	i := int(c.byte())
 	if i > 4 {
 		return false, fmt.Errorf("%s: %w", r.path, errBadRun)
 	}
 	k := r.prev
 	if i < 4 {
-		d, err := binary.ReadUvarint(r.r.r)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", r.path, errBadRun)
+		k[i] += c.next()
+		for j := i + 1; j < 4; j++ {
+			k[j] = c.next()
 		}
-		k[i] += d
-		for j := int(i) + 1; j < 4; j++ {
-			if k[j], err = binary.ReadUvarint(r.r.r); err != nil {
-				return false, fmt.Errorf("%s: %w", r.path, errBadRun)
-			}
-		}
+	}
+	if err := c.done(r.r.r); err != nil {
+		return false, fmt.Errorf("%s: %w", r.path, errBadRun)
 	}
 	r.prev = k
 	r.cur = r.order.quad(k)

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"sync"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -73,8 +75,7 @@ func (s *streamSink) stream(id uint32) *streamBuf {
 
 func (s *streamSink) Set(stream uint32, key, val []byte) error {
 	b := s.stream(stream)
-	b.kv.Key, b.kv.Value, b.kv.Version, b.kv.StreamId = key, val, s.version, stream
-	badger.KVToBuffer(&b.kv, b.buf)
+	putKV(b.buf, key, val, s.version, stream)
 	if b.buf.LenNoPadding() < 4<<20 {
 		return nil
 	}
@@ -136,6 +137,43 @@ func (s *streamSink) Cancel() {
 	s.sw.Cancel()
 	s.release()
 }
+
+// putKV appends one key-value record to a StreamWriter buffer: what
+// badger.KVToBuffer writes (a pb.KV in protobuf wire format: key = 1,
+// value = 2, version = 4, stream_id = 10), encoded directly instead of
+// through protobuf reflection, which cost about as much as the rest of
+// the record's way into the buffer.
+func putKV(buf *z.Buffer, key, val []byte, version uint64, stream uint32) {
+	n := 1 + uvarintLen(uint64(len(key))) + len(key)
+	if len(val) > 0 {
+		n += 1 + uvarintLen(uint64(len(val))) + len(val)
+	}
+	if version > 0 {
+		n += 1 + uvarintLen(version)
+	}
+	if stream > 0 {
+		n += 1 + uvarintLen(uint64(stream))
+	}
+	out := buf.SliceAllocate(n)[:0]
+	out = binary.AppendUvarint(append(out, 1<<3|2), uint64(len(key)))
+	out = append(out, key...)
+	if len(val) > 0 {
+		out = binary.AppendUvarint(append(out, 2<<3|2), uint64(len(val)))
+		out = append(out, val...)
+	}
+	if version > 0 {
+		out = binary.AppendUvarint(append(out, 4<<3), version)
+	}
+	if stream > 0 {
+		out = binary.AppendUvarint(append(out, 10<<3), uint64(stream))
+	}
+	if len(out) != n {
+		panic(fmt.Sprintf("putKV: record is %d bytes, %d were allocated", len(out), n))
+	}
+}
+
+// uvarintLen is the length of the varint encoding of v.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 // batchSink writes through a WriteBatch; it is the fallback when a
 // StreamWriter cannot be used (the database has unflushed writes).

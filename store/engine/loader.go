@@ -43,8 +43,9 @@ type LoadOptions struct {
 	// database. Default DefaultMaxMemory; at least 1 MiB is used.
 	MaxMemory int64
 	// Progress, if set, receives the phase of the commit and how far it
-	// is (Total < 0 when unknown). It is called from the committing
-	// goroutine and must not block.
+	// is (Total < 0 when unknown). Calls never overlap, but they may come
+	// from a goroutine of the commit other than the caller's; it must not
+	// block.
 	Progress func(LoadProgress)
 }
 
@@ -111,7 +112,8 @@ type Loader struct {
 	newCount int64
 	scratch  []byte
 	names    map[uint64]string // graph label id -> graph name
-	read     int64
+	read     int64             // quads added to batches (by the feed goroutine)
+	feed     quadFeed
 	done     bool
 	// empty is set when the database positively has no dictionary, so no
 	// term can already be stored and dictionary lookups are skipped.
@@ -214,7 +216,12 @@ func (l *Loader) intern(v quad.Value) (uint32, error) {
 }
 
 // WriteQuad buffers one quad. The subject must be an IRI or blank node and
-// the predicate an IRI.
+// the predicate an IRI. The quad is checked here; it is encoded and added
+// to the batch by the loader's own goroutine (feed.go), so an error of
+// that step (a full disk while spilling) is returned by a later WriteQuad
+// or by Commit. The values of q are used after WriteQuad returns: they
+// must not alias memory the caller reuses (Go strings never do, unless
+// made with package unsafe).
 func (l *Loader) WriteQuad(q quad.Quad) error {
 	if l.done {
 		return errors.New("bulk load: already committed or closed")
@@ -222,11 +229,29 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	if err := validQuad(q); err != nil {
 		return err
 	}
+	for _, v := range [...]quad.Value{q.Subject, q.Predicate, q.Object} {
+		if err := checkEncodable(v); err != nil {
+			return err
+		}
+	}
+	if l.opts.KeepLabels && q.Label != nil {
+		if err := checkEncodable(q.Label); err != nil {
+			return err
+		}
+	}
+	return l.feed.put(l, q)
+}
+
+// addQuad interns one checked quad into the current batch and spills the
+// batch when it is full. It runs on the feed goroutine.
+func (l *Loader) addQuad(q quad.Quad) error {
 	var ids lquad
-	var err error
-	if ids.s, err = l.intern(q.Subject); err != nil {
+	enc, err := encodeTerm(l.scratch[:0], q.Subject)
+	if err != nil {
 		return err
 	}
+	l.scratch = enc
+	ids.s = l.batch.internSubject(enc)
 	if ids.p, err = l.intern(q.Predicate); err != nil {
 		return err
 	}
@@ -350,7 +375,7 @@ func validQuad(q quad.Quad) error {
 }
 
 // Len is the number of quads buffered so far.
-func (l *Loader) Len() int64 { return l.read }
+func (l *Loader) Len() int64 { return l.feed.fed }
 
 // Close abandons the load (if not committed), removes its temporary files
 // and releases the write lock.
@@ -359,7 +384,8 @@ func (l *Loader) Close() error {
 		return nil
 	}
 	l.done = true
-	_ = l.waitSpill() // its files are removed with the directory
+	_ = l.feed.stop(l) // the load is abandoned: its error does not matter
+	_ = l.waitSpill()  // its files are removed with the directory
 	l.batch.reset()
 	l.batches, l.labels = nil, nil
 	err := l.sd.remove()
@@ -381,6 +407,9 @@ func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 	defer l.Close()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if err := l.feed.stop(l); err != nil {
+		return LoadStats{Read: l.read}, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}
 	st, err := l.commit(ctx)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -81,13 +80,18 @@ func assertSameKeys(t *testing.T, a, b map[string]string) {
 }
 
 // TestBoundedLoadMatchesOneBatch: a load cut into many batches and sorted
-// runs by a tiny memory budget writes exactly the keys of a load done in
-// one batch, into an empty database and into one holding another graph.
+// runs by a tiny memory budget, with plain or compressed temporary files,
+// writes exactly the keys of a load done in one batch, into an empty
+// database and into one holding another graph.
 func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 	first, second := synthQuads(1, 40000), synthQuads(2, 30000)
 	var dumps []map[string]string
-	for _, mem := range []int64{DefaultMaxMemory, minMaxMemory} {
-		db, err := Open(t.TempDir(), Options{})
+	for _, tc := range []struct {
+		mem      int64
+		compress bool
+	}{{DefaultMaxMemory, false}, {minMaxMemory, false}, {minMaxMemory, true}} {
+		mem := tc.mem
+		db, err := Open(t.TempDir(), Options{CompressTemp: tc.compress})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,6 +118,7 @@ func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 		db.Close()
 	}
 	assertSameKeys(t, dumps[0], dumps[1])
+	assertSameKeys(t, dumps[0], dumps[2])
 }
 
 func spillDirs(t *testing.T, dir string) []string {
@@ -280,7 +285,7 @@ func TestSpillDiskFull(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	sd := &spillDir{path: t.TempDir()}
-	w := &spillWriter{f: f, w: bufio.NewWriterSize(f, 16), path: "/dev/full", sd: sd}
+	w := newSpillWriter(f, "/dev/full", sd)
 	_, werr := w.Write(make([]byte, 64))
 	cerr := w.Close()
 	err = errors.Join(werr, cerr)

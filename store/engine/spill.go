@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // Spill files. A bulk load keeps at most its memory budget in RAM; the rest
@@ -22,11 +24,12 @@ const spillPrefix = "ingest-spill-"
 // spillDir is the temporary directory of one bulk load. create and drop
 // may be called from several goroutines.
 type spillDir struct {
-	path    string
-	seq     atomic.Int64
-	written atomic.Int64 // bytes written to spill files so far
-	peak    atomic.Int64 // largest total size of live spill files
-	live    atomic.Int64
+	path     string
+	compress bool // s2-compress the files (Options.CompressTemp)
+	seq      atomic.Int64
+	written  atomic.Int64 // bytes written to spill files so far
+	peak     atomic.Int64 // largest total size of live spill files
+	live     atomic.Int64
 }
 
 // newSpillDir creates the spill directory of a load into db.
@@ -39,7 +42,7 @@ func newSpillDir(db *DB) (*spillDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create temporary directory for the load: %w", diskErr(err))
 	}
-	return &spillDir{path: p}, nil
+	return &spillDir{path: p, compress: db.opts.CompressTemp}, nil
 }
 
 // remove deletes the directory and everything in it.
@@ -53,11 +56,48 @@ func (s *spillDir) remove() error {
 // create opens a new spill file.
 func (s *spillDir) create(name string) (*spillWriter, error) {
 	p := filepath.Join(s.path, fmt.Sprintf("%06d-%s", s.seq.Add(1), name))
+	if s.compress {
+		p += s2Suffix
+	}
 	f, err := os.Create(p)
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file: %w", diskErr(err))
 	}
-	return &spillWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), path: p, sd: s}, nil
+	return newSpillWriter(f, p, s), nil
+}
+
+// newSpillWriter writes the spill file f, created at path, for s; a path
+// ending in s2Suffix is compressed.
+func newSpillWriter(f *os.File, path string, s *spillDir) *spillWriter {
+	w := &spillWriter{f: f, path: path, sd: s}
+	w.cw = countingWriter{w: f}
+	if !strings.HasSuffix(path, s2Suffix) {
+		w.w = bufio.NewWriterSize(&w.cw, 1<<20)
+		return w
+	}
+	w.z = s2.NewWriter(&w.cw, s2.WriterConcurrency(1), s2.WriterBlockSize(spillBlock))
+	w.w = bufio.NewWriterSize(w.z, 64<<10)
+	return w
+}
+
+// Compressed spill files (Options.CompressTemp) are s2 streams named with
+// s2Suffix; spillBlock is their block size (each open writer or reader
+// holds about two blocks).
+const (
+	s2Suffix   = ".s2"
+	spillBlock = 256 << 10
+)
+
+// countingWriter counts the bytes that reach a spill file.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // drop removes one spill file that is no longer needed.
@@ -84,19 +124,20 @@ func removeStaleSpills(dir string, log interface{ Info(string, ...any) }) {
 	}
 }
 
-// spillWriter is a buffered temporary file. Errors name the file and say
-// plainly when the disk is full.
+// spillWriter is a buffered temporary file, compressed with s2 if the
+// spill directory says so. Errors name the file and say plainly when the
+// disk is full.
 type spillWriter struct {
 	f    *os.File
+	cw   countingWriter
+	z    *s2.Writer
 	w    *bufio.Writer
 	path string
-	n    int64
 	sd   *spillDir
 }
 
 func (w *spillWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
-	w.n += int64(n)
 	if err != nil {
 		return n, fmt.Errorf("write temporary file %s: %w", w.path, diskErr(err))
 	}
@@ -107,9 +148,12 @@ func (w *spillWriter) Write(p []byte) (int, error) {
 // do not outlive the process that reads them).
 func (w *spillWriter) Close() error {
 	ferr := w.w.Flush()
+	if w.z != nil {
+		ferr = errors.Join(ferr, w.z.Close())
+	}
 	cerr := w.f.Close()
-	w.sd.written.Add(w.n)
-	live := w.sd.live.Add(w.n)
+	w.sd.written.Add(w.cw.n)
+	live := w.sd.live.Add(w.cw.n)
 	for {
 		p := w.sd.peak.Load()
 		if live <= p || w.sd.peak.CompareAndSwap(p, live) {
@@ -151,7 +195,11 @@ func openSpill(path string, buf int) (*spillReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read temporary file: %w", err)
 	}
-	return &spillReader{f: f, r: bufio.NewReaderSize(f, buf)}, nil
+	if !strings.HasSuffix(path, s2Suffix) {
+		return &spillReader{f: f, r: bufio.NewReaderSize(f, buf)}, nil
+	}
+	z := s2.NewReader(f, s2.ReaderMaxBlockSize(spillBlock))
+	return &spillReader{f: f, r: bufio.NewReaderSize(z, buf)}, nil
 }
 
 func (r *spillReader) Close() error { return r.f.Close() }

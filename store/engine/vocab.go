@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -34,18 +33,17 @@ type batchLabel struct {
 	text string
 }
 
-// termOverhead approximates the memory of one batch term beyond its bytes
-// (map entry, string header, slice slot).
-const termOverhead = 72
-
 // readBatch is the batch being read.
 type readBatch struct {
-	ids    map[string]uint32
-	terms  []string
+	vocab  termTable
 	quads  [][]lquad // blocks of quadBlock, so growing never copies
 	nquads int
 	labels []batchLabel
-	bytes  int64
+	bytes  int64 // label bytes
+	// lastS is the encoded subject of the previous quad and lastSID its
+	// id: dumps list an entity's quads together, so most subjects repeat.
+	lastS   []byte
+	lastSID uint32
 }
 
 const quadBlock = 1 << 16
@@ -59,28 +57,23 @@ func (b *readBatch) addQuad(q lquad) {
 	b.nquads++
 }
 
-func (b *readBatch) intern(enc []byte) uint32 {
-	if b.ids == nil {
-		b.ids = map[string]uint32{}
+func (b *readBatch) intern(enc []byte) uint32 { return b.vocab.intern(enc) }
+
+// internSubject is intern with a shortcut for a repeated subject.
+func (b *readBatch) internSubject(enc []byte) uint32 {
+	if b.lastS != nil && bytes.Equal(enc, b.lastS) {
+		return b.lastSID
 	}
-	if id, ok := b.ids[string(enc)]; ok {
-		return id
-	}
-	key := string(enc)
-	id := uint32(len(b.terms))
-	b.terms = append(b.terms, key)
-	b.ids[key] = id
-	b.bytes += int64(len(key)) + termOverhead
-	return id
+	b.lastSID = b.vocab.intern(enc)
+	b.lastS = append(b.lastS[:0], enc...)
+	return b.lastSID
 }
 
-func (b *readBatch) size() int64 { return b.bytes + int64(b.nquads)*16 }
-
-func (b *readBatch) reset() {
-	b.ids = nil
-	b.terms, b.quads, b.labels = nil, nil, nil
-	b.bytes, b.nquads = 0, 0
+func (b *readBatch) size() int64 {
+	return b.bytes + b.vocab.bytes + int64(b.vocab.len())*termTableOverhead + int64(b.nquads)*16
 }
+
+func (b *readBatch) reset() { *b = readBatch{} }
 
 // spilledBatch names the files of one spilled batch.
 type spilledBatch struct {
@@ -89,35 +82,23 @@ type spilledBatch struct {
 	nquads                        int64
 }
 
-// spill writes the batch to sd and resets it.
+// spill writes the batch to sd and resets it: the vocabulary front-coded
+// in term order, the quads and labels renumbered to the sorted positions.
 func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
-	n := len(b.terms)
-	type entry struct {
-		term string
-		id   uint32
+	b.vocab.dropIndex() // the slots are no longer needed: free them before the sort
+	order := b.vocab.sortedOrder()
+	rank := make([]uint32, len(order))
+	for i, id := range order {
+		rank[id] = uint32(i)
 	}
-	sorted := make([]entry, n)
-	for i, t := range b.terms {
-		sorted[i] = entry{t, uint32(i)}
-	}
-	b.ids = nil // the map is no longer needed: free it before the sort
-	slices.SortFunc(sorted, func(x, y entry) int { return strings.Compare(x.term, y.term) })
-	order := make([]uint32, n)
-	rank := make([]uint32, n)
-	for i, e := range sorted {
-		order[i] = e.id
-		rank[e.id] = uint32(i)
-	}
-	sb := spilledBatch{nterms: n, nquads: int64(b.nquads)}
+	sb := spilledBatch{nterms: len(order), nquads: int64(b.nquads)}
 	var err error
 	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
-		var lb [binary.MaxVarintLen64]byte
-		for _, o := range order {
-			t := b.terms[o]
-			if _, err := w.Write(lb[:binary.PutUvarint(lb[:], uint64(len(t)))]); err != nil {
-				return err
-			}
-			if _, err := io.WriteString(w, t); err != nil {
+		var fc frontCoder
+		var rec []byte
+		for _, id := range order {
+			rec = fc.append(rec[:0], b.vocab.term(id))
+			if _, err := w.Write(rec); err != nil {
 				return err
 			}
 		}
@@ -126,16 +107,14 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 		return sb, err
 	}
 	if sb.quads, err = writeSpill(sd, "quads", func(w io.Writer) error {
-		rec := make([]byte, 16*quadBlock)
+		var sub deltaWriter
+		var rec []byte
 		for i, blk := range b.quads {
-			for j, q := range blk {
-				r := rec[16*j:]
-				binary.LittleEndian.PutUint32(r[0:], rank[q.s])
-				binary.LittleEndian.PutUint32(r[4:], rank[q.p])
-				binary.LittleEndian.PutUint32(r[8:], rank[q.o])
-				binary.LittleEndian.PutUint32(r[12:], rank[q.g])
+			rec = rec[:0]
+			for _, q := range blk {
+				rec = appendLocalQuad(rec, &sub, lquad{rank[q.s], rank[q.p], rank[q.o], rank[q.g]})
 			}
-			if _, err := w.Write(rec[:16*len(blk)]); err != nil {
+			if _, err := w.Write(rec); err != nil {
 				return err
 			}
 			b.quads[i] = nil // written: release the block
@@ -183,19 +162,29 @@ func writeSpill(sd *spillDir, name string, fill func(io.Writer) error) (string, 
 // writes the batch's local -> global array.
 type vocabReader struct {
 	r   *spillReader
+	dec frontDecoder
 	cur []byte
 	out *spillWriter
+	ids deltaWriter
+	rec []byte
 }
 
 func (v *vocabReader) next() (bool, error) {
-	n, err := binary.ReadUvarint(v.r.r)
+	t, err := v.dec.next(v.r)
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	} else if err != nil {
-		return false, fmt.Errorf("temporary file %s: %w", v.r.f.Name(), err)
+		return false, err
 	}
-	v.cur = slices.Grow(v.cur[:0], int(n))[:n]
-	return true, v.r.readFull(v.cur)
+	v.cur = t
+	return true, nil
+}
+
+// emit appends the global id of the current term to the batch's map.
+func (v *vocabReader) emit(id uint64) error {
+	v.rec = v.ids.append(v.rec[:0], id)
+	_, err := v.out.Write(v.rec)
+	return err
 }
 
 // dictResult is what the vocabulary merge produced.
@@ -311,8 +300,8 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 		iw.abort()
 		return res, err
 	}
-	var term, rec []byte
-	var idb [idLen]byte
+	tf, idf := dictFile{w: tw}, dictFile{w: iw}
+	var term []byte
 	for n := 0; len(h) > 0; n++ {
 		if n%(1<<16) == 0 {
 			if err := ctxErr(ctx); err != nil {
@@ -329,9 +318,7 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			id = res.next
 			res.next++
 			res.newCount++
-			rec = binary.BigEndian.AppendUint64(rec[:0], id)
-			rec = binary.AppendUvarint(rec, uint64(len(term)))
-			if _, err := iw.Write(append(rec, term...)); err != nil {
+			if err := idf.write(term, id); err != nil {
 				return fail(err)
 			}
 		} else if id >= l.metaNext {
@@ -339,19 +326,16 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			res.reserved = append(res.reserved, newTerm{id, string(term)})
 		}
 		if !found || id >= l.metaNext {
-			rec = binary.AppendUvarint(rec[:0], uint64(len(term)))
-			rec = append(rec, term...)
-			if _, err := tw.Write(binary.BigEndian.AppendUint64(rec, id)); err != nil {
+			if err := tf.write(term, id); err != nil {
 				return fail(err)
 			}
 		}
 		if name, ok := l.graphs[string(term)]; ok {
 			l.names[id] = name
 		}
-		putID(idb[:], id)
 		for len(h) > 0 && bytes.Equal(h[0].cur, term) {
 			v := h[0]
-			if _, err := v.out.Write(idb[:]); err != nil {
+			if err := v.emit(id); err != nil {
 				return fail(err)
 			}
 			ok, err := v.next()
@@ -380,6 +364,9 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 		return res, err
 	}
 	res.termsFile, res.idsFile = tw.path, iw.path
+	for i := range l.batches {
+		l.sd.drop(l.batches[i].vocab) // merged: only the maps are needed now
+	}
 	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
 	return res, nil
 }
@@ -402,12 +389,48 @@ func readMapping(path string, n int) ([]uint64, error) {
 	}
 	defer r.Close()
 	m := make([]uint64, n)
-	var b [idLen]byte
+	var d deltaReader
 	for i := range m {
-		if err := r.readFull(b[:]); err != nil {
-			return nil, fmt.Errorf("id map %s: %w", path, err)
+		if m[i], err = d.next(r.r); err != nil {
+			return nil, fmt.Errorf("id map %s: %w", path, noEOF(err))
 		}
-		m[i] = getID(b[:])
 	}
 	return m, nil
+}
+
+// dictFile writes the merge's dictionary entries (term, id) in term order:
+// the term front-coded, the id as a delta.
+type dictFile struct {
+	w   *spillWriter
+	fc  frontCoder
+	ids deltaWriter
+	rec []byte
+}
+
+func (f *dictFile) write(term []byte, id uint64) error {
+	f.rec = f.fc.append(f.rec[:0], term)
+	f.rec = f.ids.append(f.rec, id)
+	_, err := f.w.Write(f.rec)
+	return err
+}
+
+// dictFileReader reads what dictFile wrote.
+type dictFileReader struct {
+	r   *spillReader
+	dec frontDecoder
+	ids deltaReader
+}
+
+// next returns the next entry (the term is valid until the next call), or
+// io.EOF after the last.
+func (f *dictFileReader) next() ([]byte, uint64, error) {
+	term, err := f.dec.next(f.r)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := f.ids.next(f.r.r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("temporary file %s: %w", f.r.f.Name(), noEOF(err))
+	}
+	return term, id, nil
 }

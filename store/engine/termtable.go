@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+)
+
+// termTable is the vocabulary of one read batch: term bytes -> dense local
+// id. The terms are copied into an arena of large chunks and found through
+// an open-addressing hash table of 8-byte slots, so interning a new term
+// allocates nothing per term and the table holds no pointers per term:
+// the garbage collector neither allocates nor scans anything that grows
+// with the batch (a Go map of strings costs a string allocation per term
+// and is scanned on every GC cycle). Not safe for concurrent use.
+type termTable struct {
+	chunks [][]byte  // the arena; terms never span chunks
+	refs   []termRef // local id -> location of its bytes
+	// slots: 0 is empty, else the low 32 bits of the term's hash << 32 |
+	// (id + 1). The hash bits pick the home slot (so the table can grow
+	// without rehashing the bytes) and filter most mismatches without
+	// touching the arena.
+	slots []uint64
+	seed  maphash.Seed
+	bytes int64 // arena bytes in use
+}
+
+type termRef struct{ chunk, off, n uint32 }
+
+const (
+	termChunk = 1 << 20
+	// termTableOverhead approximates the memory of one term beyond its
+	// bytes: its ref and its share of the slots (load at most 3/4, tables
+	// double) plus arena slack.
+	termTableOverhead = 12 + 16 + 4
+)
+
+func (t *termTable) len() int { return len(t.refs) }
+
+// term returns the bytes of local id; the slice aliases the arena.
+func (t *termTable) term(id uint32) []byte {
+	r := t.refs[id]
+	return t.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
+}
+
+// intern returns the local id of term, adding a copy of it if it is new.
+func (t *termTable) intern(term []byte) uint32 {
+	if len(t.slots) == 0 {
+		t.seed = maphash.MakeSeed()
+		t.slots = make([]uint64, 1<<12)
+	}
+	h := uint32(maphash.Bytes(t.seed, term))
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			id := t.add(term)
+			t.slots[i] = uint64(h)<<32 | uint64(id+1)
+			if uint64(len(t.refs))*4 > uint64(len(t.slots))*3 {
+				t.grow()
+			}
+			return id
+		}
+		if uint32(s>>32) == h && bytes.Equal(t.term(uint32(s)-1), term) {
+			return uint32(s) - 1
+		}
+	}
+}
+
+// add copies term into the arena and gives it the next id.
+func (t *termTable) add(term []byte) uint32 {
+	n := len(term)
+	last := len(t.chunks) - 1
+	if last < 0 || cap(t.chunks[last])-len(t.chunks[last]) < n {
+		t.chunks = append(t.chunks, make([]byte, 0, max(termChunk, n)))
+		last++
+	}
+	c := t.chunks[last]
+	t.refs = append(t.refs, termRef{chunk: uint32(last), off: uint32(len(c)), n: uint32(n)})
+	t.chunks[last] = append(c, term...)
+	t.bytes += int64(n)
+	return uint32(len(t.refs) - 1)
+}
+
+// grow doubles the slot table, placing every entry by its stored hash bits.
+func (t *termTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := uint32(len(t.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := uint32(s>>32) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// dropIndex frees the hash slots; term and len keep working.
+func (t *termTable) dropIndex() { t.slots = nil }
+
+// sortedOrder returns the local ids in ascending term order. It is an
+// MSD radix sort on 8-byte digits: records carry the digit at the current
+// depth, so most of the work is radix passes over 16-byte records, and a
+// term's bytes are read once per depth its group needs (terms often share
+// long prefixes, such as a namespace or a datatype IRI, which made a
+// comparison sort compare whole terms again and again).
+func (t *termTable) sortedOrder() []uint32 {
+	recs := make([]termRec, len(t.refs))
+	for i := range recs {
+		recs[i].id = uint32(i)
+	}
+	t.sortDepth(recs, make([]termRec, len(recs)), 0)
+	order := make([]uint32, len(recs))
+	for i, r := range recs {
+		order[i] = r.id
+	}
+	return order
+}
+
+// termRec is a term being sorted: its id and the 8 bytes of it at the
+// current depth (big-endian, zero-padded).
+type termRec struct {
+	digit uint64
+	id    uint32
+}
+
+// sortDepth sorts recs, whose terms are all longer than depth and share
+// their first depth bytes, using tmp (as long as recs) as scratch.
+func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
+	if len(recs) < 2 {
+		return
+	}
+	for i := range recs {
+		var d [8]byte
+		copy(d[:], t.term(recs[i].id)[depth:])
+		recs[i].digit = binary.BigEndian.Uint64(d[:])
+	}
+	if len(recs) < 64 {
+		slices.SortFunc(recs, func(a, b termRec) int {
+			return cmp.Or(cmp.Compare(a.digit, b.digit), bytes.Compare(t.term(a.id)[depth:], t.term(b.id)[depth:]))
+		})
+		return
+	}
+	bits := uint(8)
+	if len(recs) >= 1<<14 {
+		bits = 16
+	}
+	radixSortDigits(recs, tmp, bits)
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].digit == recs[i].digit {
+			j++
+		}
+		if j-i > 1 {
+			t.sortTies(recs[i:j], tmp[i:j], depth)
+		}
+		i = j
+	}
+}
+
+// sortTies orders terms with the same digit at depth: those that end
+// within it (each a prefix of the longer ones, so by length) come first,
+// then the rest sorted on the next digit.
+func (t *termTable) sortTies(recs, tmp []termRec, depth int) {
+	end := depth + 8
+	n := 0
+	for i := range recs {
+		if len(t.term(recs[i].id)) <= end {
+			recs[i], recs[n] = recs[n], recs[i]
+			n++
+		}
+	}
+	slices.SortFunc(recs[:n], func(a, b termRec) int {
+		return cmp.Compare(len(t.term(a.id)), len(t.term(b.id)))
+	})
+	t.sortDepth(recs[n:], tmp[n:], end)
+}
+
+// radixSortDigits sorts recs by digit (LSD on bits-wide radix digits,
+// skipping those that are the same in every record), with tmp as scratch;
+// the result is in recs.
+func radixSortDigits(recs, tmp []termRec, bits uint) {
+	var all, any uint64 = ^uint64(0), 0
+	for _, r := range recs {
+		all &= r.digit
+		any |= r.digit
+	}
+	mask := uint64(1)<<bits - 1
+	src, dst := recs, tmp
+	count := make([]int, 1<<bits)
+	for shift := uint(0); shift < 64; shift += bits {
+		if (all^any)>>shift&mask == 0 {
+			continue // every record has this digit
+		}
+		clear(count)
+		for _, r := range src {
+			count[r.digit>>shift&mask]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, r := range src {
+			d := r.digit >> shift & mask
+			dst[count[d]] = r
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
+	}
+}
