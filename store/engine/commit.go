@@ -16,8 +16,6 @@ import (
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
-
-	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // commitState carries the counters of one commit.
@@ -236,7 +234,8 @@ func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
 	return nil
 }
 
-// mapLabels reads a batch's label entries in global ids.
+// mapLabels reads a batch's label entries in global ids into the graphs'
+// label builders, which spill sorted runs to keep within their budget.
 func (l *Loader) mapLabels(path string, m []uint64) error {
 	r, err := openSpill(path, 256<<10)
 	if err != nil {
@@ -247,7 +246,7 @@ func (l *Loader) mapLabels(path string, m []uint64) error {
 	for {
 		s, err := binary.ReadUvarint(r.r)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return l.boundLabels()
 		}
 		g, err2 := binary.ReadUvarint(r.r)
 		n, err3 := binary.ReadUvarint(r.r)
@@ -258,13 +257,12 @@ func (l *Loader) mapLabels(path string, m []uint64) error {
 		if err := r.readFull(text); err != nil {
 			return err
 		}
-		b := l.labels[m[g]]
-		if b == nil {
-			b = labelindex.NewBuilder()
-			l.labels[m[g]] = b
+		l.labelBuilder(m[g]).Add(string(text), m[s]) // the builder keeps a compact normalized copy
+		if l.nlabels++; l.nlabels%labelCheckEvery == 0 {
+			if err := l.boundLabels(); err != nil {
+				return err
+			}
 		}
-		b.Add(string(text), m[s]) // the builder keeps a compact normalized copy
-		l.nlabels++
 	}
 }
 

@@ -102,7 +102,7 @@ func (b *Builder) addKey(key string, id uint64) {
 // spill error is kept for Build, Merge and Err; the pairs stay in memory.
 func (b *Builder) checkBudget() {
 	if b.opts.Budget > 0 && b.err == nil && b.inMemory() > b.opts.Budget {
-		b.err = b.Spill()
+		b.err = b.spill(true)
 	}
 }
 
@@ -111,8 +111,9 @@ func (b *Builder) inMemory() int64 {
 	return int64(len(b.arena)) + entrySize*int64(len(b.entries))
 }
 
-// Footprint is the memory the Builder holds for its pairs, in bytes
-// (allocated capacity, so it can exceed the budget by the slices' growth).
+// Footprint is the memory the Builder holds for its pairs, in bytes: the
+// capacity of its slices, which is kept after an automatic spill for the
+// next run and released by Spill.
 func (b *Builder) Footprint() int64 {
 	return int64(cap(b.arena)) + entrySize*int64(cap(b.entries))
 }

@@ -49,18 +49,28 @@ func discard(f tempFile) {
 // the largest. A run holds each distinct pair once: for every pair,
 // uvarint(bytes shared with the previous key), uvarint(suffix length),
 // the suffix, uvarint(id).
+//
+// Spill releases the memory of the pairs; the automatic spill keeps it for
+// the next run.
 func (b *Builder) Spill() error {
-	if len(b.entries) == 0 {
-		return nil
+	return b.spill(false)
+}
+
+func (b *Builder) spill(keep bool) error {
+	if len(b.entries) > 0 {
+		b.sortEntries()
+		path, err := b.writeRun()
+		if err != nil {
+			return err
+		}
+		b.runs = append(b.runs, path)
+		b.spilled += len(b.entries)
 	}
-	b.sortEntries()
-	path, err := b.writeRun()
-	if err != nil {
-		return err
+	if keep {
+		b.arena, b.entries = b.arena[:0], b.entries[:0]
+	} else {
+		b.arena, b.entries = nil, nil
 	}
-	b.runs = append(b.runs, path)
-	b.spilled += len(b.entries)
-	b.arena, b.entries = b.arena[:0], b.entries[:0]
 	return nil
 }
 
