@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -32,32 +31,19 @@ func labelHeavy(seed uint64, n int, graphs ...string) []quad.Quad {
 	return qs
 }
 
-// loadCountingRuns bulk-loads qs and returns the largest number of sorted
-// runs a label builder wrote, seen when the label phase starts.
-func loadCountingRuns(t *testing.T, db *DB, qs []quad.Quad, keep bool, mem int64) int {
+// loadCountingRuns bulk-loads qs into the database in dir and returns the
+// number of sorted label runs in the load's spill directory when the label
+// phase starts.
+func loadCountingRuns(t *testing.T, db *DB, dir string, qs []quad.Quad, keep bool, mem int64) int {
 	t.Helper()
-	var l *Loader
 	runs := 0
 	progress := func(p LoadProgress) {
 		if p.Phase == "labels" && p.Done == 0 {
-			for _, b := range l.labels {
-				runs = max(runs, b.Runs())
-			}
+			found, _ := filepath.Glob(filepath.Join(dir, spillPrefix+"*", "labelindex-run-*.tmp"))
+			runs = len(found)
 		}
 	}
-	l, err := db.NewLoader(LoadOptions{Graph: "a", KeepLabels: keep, MaxMemory: mem, Progress: progress})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for _, q := range qs {
-		if err := l.WriteQuad(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := l.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	loadOpts(t, db, LoadOptions{Graph: "a", KeepLabels: keep, MaxMemory: mem, Progress: progress}, qs)
 	return runs
 }
 
@@ -87,7 +73,7 @@ func TestBulkLabelsSpilled(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, qs := range loads {
-					runs := loadCountingRuns(t, db, qs, tt.keep, mem)
+					runs := loadCountingRuns(t, db, dir, qs, tt.keep, mem)
 					if mem == minMaxMemory && runs < 2 {
 						t.Errorf("load %d: %d label runs; the tiny budget should force several", i, runs)
 					}
