@@ -19,8 +19,6 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/grove-kg/grove/store/labelindex"
 )
 
 // commitState carries the counters of one commit.
@@ -264,7 +262,8 @@ func (l *Loader) mapBatch(ctx context.Context, path string, m []uint64, s *quadS
 	}
 }
 
-// mapLabels reads a batch's label entries in global ids.
+// mapLabels reads a batch's label entries in global ids into the graphs'
+// label builders, which spill sorted runs to keep within their budget.
 func (l *Loader) mapLabels(path string, m []uint64) error {
 	r, err := openSpill(path, 256<<10)
 	if err != nil {
@@ -275,7 +274,7 @@ func (l *Loader) mapLabels(path string, m []uint64) error {
 	for {
 		s, err := binary.ReadUvarint(r.r)
 		if errors.Is(err, io.EOF) {
-			return nil
+			return l.boundLabels()
 		}
 		g, err2 := binary.ReadUvarint(r.r)
 		n, err3 := binary.ReadUvarint(r.r)
@@ -286,13 +285,12 @@ func (l *Loader) mapLabels(path string, m []uint64) error {
 		if err := r.readFull(text); err != nil {
 			return err
 		}
-		b := l.labels[m[g]]
-		if b == nil {
-			b = labelindex.NewBuilder()
-			l.labels[m[g]] = b
+		l.labelBuilder(m[g]).Add(string(text), m[s]) // the builder keeps a compact normalized copy
+		if l.nlabels++; l.nlabels%labelCheckEvery == 0 {
+			if err := l.boundLabels(); err != nil {
+				return err
+			}
 		}
-		b.Add(string(text), m[s]) // the builder keeps a compact normalized copy
-		l.nlabels++
 	}
 }
 

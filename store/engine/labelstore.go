@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,7 +295,9 @@ func (db *DB) closeSearch() {
 
 // writeSearch merges b into the graph's index as a new main generation
 // (the bulk path; the caller holds the write lock) and names it in the
-// graph's meta record.
+// graph's meta record. The blob is streamed to its file: b's spilled runs,
+// the current main index and the new file are read and written in key
+// order, so memory does not grow with the number of labels.
 func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Builder) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
@@ -304,26 +308,22 @@ func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Build
 	}
 	defer old.release()
 	oldGen, oldSegs, _ := db.labelState(graph)
-	var buf bytes.Buffer
-	if err := old.view.Compact(&buf, b); err != nil {
-		return fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	return db.commitMain(graph, buf.Bytes(), oldGen, oldSegs)
+	return db.commitMain(graph, oldGen, oldSegs, func(w io.Writer) error {
+		return old.view.CompactContext(ctx, w, b)
+	})
 }
 
-// commitMain writes data as the graph's next main generation, names it in
-// the meta record with its pair count, installs it and removes the files
-// it replaces.
-func (db *DB) commitMain(graph string, data []byte, oldGen uint64, oldSegs []string) error {
-	idx, err := labelindex.Open(data)
-	if err != nil {
-		return fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
+// commitMain writes the graph's next main generation with write, names it
+// in the meta record with its pair count, installs it and removes the
+// files it replaces.
+func (db *DB) commitMain(graph string, oldGen uint64, oldSegs []string, write func(io.Writer) error) error {
 	gen := oldGen + 1
 	path := db.mainFile(graph, gen)
-	if err := db.writeLabelFile(path, data); err != nil {
+	si, err := db.writeMain(path, gen, write)
+	if err != nil {
 		return fmt.Errorf("write label index of graph %q: %w", graph, err)
 	}
+	pairs := int64(si.view.MainPairs())
 	err = db.bdb.Update(func(txn *badger.Txn) error {
 		db.mu.RLock()
 		g, ok := db.graphs[graph]
@@ -335,34 +335,86 @@ func (db *DB) commitMain(graph string, data []byte, oldGen uint64, oldSegs []str
 		if !ok {
 			return fmt.Errorf("graph %q is not registered", graph)
 		}
-		gm.LabelGen, gm.LabelSegs, gm.Labels = gen, nil, int64(idx.NumIDs())
+		gm.LabelGen, gm.LabelSegs, gm.Labels = gen, nil, pairs
 		b, _ := json.Marshal(gm)
 		return txn.Set([]byte(metaGraph+graph), b)
 	})
 	if err != nil {
+		si.release()
 		db.removeLabelFiles(path)
 		return fmt.Errorf("label index of graph %q: %w", graph, err)
 	}
-	db.setLabelCount(graph, int64(idx.NumIDs()))
-	db.installSearch(graph, db.mainIndex(path, idx, gen))
+	db.setLabelCount(graph, pairs)
+	db.installSearch(graph, si)
 	db.removeLabelFiles(db.oldLabelFiles(graph, oldGen, oldSegs)...)
 	return nil
 }
 
-// mainIndex returns a searchIndex of a freshly written main file: the
-// file mapped, or idx (in memory) when it cannot be mapped.
-func (db *DB) mainIndex(path string, idx *labelindex.Index, gen uint64) *searchIndex {
-	if !db.opts.InMemory {
-		m, err := mapFile(path)
-		if err == nil {
-			if mi, err := labelindex.Open(m.data); err == nil {
-				return newSearchIndex(labelindex.NewView(mi), gen, nil, []*mapping{m})
-			}
-			m.release()
+// writeMain writes a main index file of generation gen with write and
+// returns it opened, with one reference. The blob goes straight to the
+// file (fsynced, then renamed into place) and is memory-mapped; an
+// in-memory database keeps it in memory. On error nothing is left at path.
+func (db *DB) writeMain(path string, gen uint64, write func(io.Writer) error) (*searchIndex, error) {
+	if db.opts.InMemory {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return nil, err
 		}
-		db.log.Warn("cannot map a label index file; keeping it in memory", "file", path, "err", err)
+		idx, err := labelindex.Open(buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		return newSearchIndex(labelindex.NewView(idx), gen, nil, nil), nil
 	}
-	return newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
+	if err := db.writeLabelFileWith(path, write); err != nil {
+		return nil, err
+	}
+	si, err := db.openMain(path, gen)
+	if err != nil {
+		db.removeLabelFiles(path)
+		return nil, err
+	}
+	return si, nil
+}
+
+// openMain opens a main index file: memory-mapped, or read into memory
+// when it cannot be mapped.
+func (db *DB) openMain(path string, gen uint64) (*searchIndex, error) {
+	m, err := mapFile(path)
+	if err == nil {
+		idx, err := labelindex.Open(m.data)
+		if err != nil {
+			m.release()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return newSearchIndex(labelindex.NewView(idx), gen, nil, []*mapping{m}), nil
+	}
+	db.log.Warn("cannot map a label index file; keeping it in memory", "file", path, "err", err)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := labelindex.Open(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return newSearchIndex(labelindex.NewView(idx), gen, nil, nil), nil
+}
+
+// labelBuildBudget is the memory a label index rebuild or compaction
+// outside a bulk load keeps before it spills to temporary files.
+const labelBuildBudget = 256 << 20
+
+// labelScratch returns an empty spilling Builder for rebuilds and
+// compactions outside a bulk load. Its temporary files go in labels/
+// (named *.tmp, so an open after a crash removes them), or in the
+// system's temporary directory for an in-memory or read-only database.
+func (db *DB) labelScratch() *labelindex.Builder {
+	dir := ""
+	if !db.opts.InMemory && !db.opts.ReadOnly && os.MkdirAll(db.labelDir(), 0o755) == nil {
+		dir = db.labelDir()
+	}
+	return labelindex.NewSpillingBuilder(labelindex.SpillOptions{Dir: dir, Budget: labelBuildBudget})
 }
 
 // oldLabelFiles lists the paths of a replaced generation and its segments.
@@ -374,15 +426,49 @@ func (db *DB) oldLabelFiles(graph string, gen uint64, segs []string) []string {
 	return out
 }
 
-// writeLabelFile writes and fsyncs one label file (nothing in memory).
+// writeLabelFile writes and fsyncs one small label file.
 func (db *DB) writeLabelFile(path string, data []byte) error {
+	return db.writeLabelFileWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeLabelFileWith streams one label file through write into path.tmp,
+// fsyncs it and renames it to path; on error the temporary file is
+// removed.
+func (db *DB) writeLabelFileWith(path string, write func(io.Writer) error) (err error) {
 	if db.opts.InMemory {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeFileSync(path, data)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := write(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	return os.Rename(tmp, path)
 }
 
 func (db *DB) removeLabelFiles(paths ...string) {
@@ -527,29 +613,24 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 	}
 	st := stagedLabels{graph: name}
 	next := view.With(seg)
-	data := sb.Bytes()
 	gen, segs := gm.LabelGen, gm.LabelSegs
 	if next.Segments() > maxSegments || next.SegmentPairs() > max(minCompactPairs, next.MainPairs()/8) {
-		var mb bytes.Buffer
-		if err := next.Compact(&mb, nil); err != nil {
-			return err
-		}
-		idx, err := labelindex.Open(mb.Bytes())
-		if err != nil {
-			return err
-		}
 		st.old = db.oldLabelFiles(name, gm.LabelGen, gm.LabelSegs)
-		gen, segs, data = gm.LabelGen+1, nil, mb.Bytes()
+		gen, segs = gm.LabelGen+1, nil
 		st.file = db.mainFile(name, gen)
-		st.si = newSearchIndex(labelindex.NewView(idx), gen, nil, nil)
+		scratch := db.labelScratch()
+		defer scratch.Close()
+		// Streamed to the file: the main index is never copied into memory.
+		st.si, err = db.writeMain(st.file, gen, func(w io.Writer) error { return next.Compact(w, scratch) })
 	} else {
 		segs = append(slices.Clone(gm.LabelSegs), segFile(name, gm.LabelGen, len(gm.LabelSegs)+1))
 		st.file = filepath.Join(db.labelDir(), segs[len(segs)-1])
-		// The new view reads the current one's mapped main file too.
-		st.si = newSearchIndex(next, gen, segs, retainAll(cur.maps))
+		if err = db.writeLabelFile(st.file, sb.Bytes()); err == nil {
+			// The new view reads the current one's mapped main file too.
+			st.si = newSearchIndex(next, gen, segs, retainAll(cur.maps))
+		}
 	}
-	if err := db.writeLabelFile(st.file, data); err != nil {
-		st.si.release()
+	if err != nil {
 		return fmt.Errorf("write label index of graph %q: %w", name, err)
 	}
 	gm.LabelGen, gm.LabelSegs = gen, segs
@@ -642,52 +723,17 @@ func (u *updater) dropStagedLabels() {
 }
 
 // rebuildView builds a graph's label index from the store: every label
-// and alias quad of the graph.
+// and alias quad of the graph. The view is in memory (it serves a
+// database whose label files cannot be written or read); the labels are
+// collected by a spilling Builder.
 func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, error) {
-	db.mu.RLock()
-	g, ok := db.graphs[graph]
-	var gm GraphMeta
-	if ok {
-		gm = *g
-	}
-	db.mu.RUnlock()
-	b := labelindex.NewBuilder()
-	if ok {
-		err := db.view(ctx, func(txn *badger.Txn) error {
-			for _, p := range append(slices.Clone(gm.LabelCfg.Label), gm.LabelCfg.Alias...) {
-				pid, found, err := db.termID(txn, quad.IRI(p))
-				if err != nil || !found {
-					if err != nil {
-						return err
-					}
-					continue
-				}
-				subjects, err := readList(txn, predKey(nil, pid, gm.Label), nil)
-				if err != nil {
-					return err
-				}
-				for _, s := range subjects {
-					vals, err := readList(txn, groupKey(nil, spaceSPO, s, pid, gm.Label), nil)
-					if err != nil {
-						return err
-					}
-					for _, v := range vals {
-						t, err := db.term(txn, v)
-						if err != nil {
-							return err
-						}
-						b.Add(literalText(t), s)
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("rebuild label index of graph %q: %w", graph, err)
-		}
+	b, err := db.storedLabels(ctx, graph)
+	defer b.Close()
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := labelindex.Merge(&buf, nil, b); err != nil {
+	if err := labelindex.MergeContext(ctx, &buf, nil, b); err != nil {
 		return nil, err
 	}
 	idx, err := labelindex.Open(buf.Bytes())
@@ -695,6 +741,61 @@ func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, 
 		return nil, err
 	}
 	return labelindex.NewView(idx), nil
+}
+
+// storedLabels collects every label and alias quad of a graph in the
+// store into a spilling Builder, which the caller must Close.
+func (db *DB) storedLabels(ctx context.Context, graph string) (*labelindex.Builder, error) {
+	db.mu.RLock()
+	g, ok := db.graphs[graph]
+	var gm GraphMeta
+	if ok {
+		gm = *g
+	}
+	db.mu.RUnlock()
+	b := db.labelScratch()
+	if !ok {
+		return b, nil
+	}
+	err := db.view(ctx, func(txn *badger.Txn) error {
+		for _, p := range append(slices.Clone(gm.LabelCfg.Label), gm.LabelCfg.Alias...) {
+			if err := db.addStoredLabels(txn, b, gm.Label, p); err != nil {
+				return err
+			}
+		}
+		return b.Err()
+	})
+	if err != nil {
+		return b, fmt.Errorf("rebuild label index of graph %q: %w", graph, err)
+	}
+	return b, nil
+}
+
+// addStoredLabels adds to b the objects of every quad of predicate p in
+// graph g.
+func (db *DB) addStoredLabels(txn *badger.Txn, b *labelindex.Builder, g uint64, p string) error {
+	pid, found, err := db.termID(txn, quad.IRI(p))
+	if err != nil || !found {
+		return err
+	}
+	subjects, err := readList(txn, predKey(nil, pid, g), nil)
+	if err != nil {
+		return err
+	}
+	for _, s := range subjects {
+		vals, err := readList(txn, groupKey(nil, spaceSPO, s, pid, g), nil)
+		if err != nil {
+			return err
+		}
+		for _, v := range vals {
+			t, err := db.term(txn, v)
+			if err != nil {
+				return err
+			}
+			b.Add(literalText(t), s)
+		}
+	}
+	return nil
 }
 
 // checkLabelFiles runs on open, without loading any index: it rebuilds
@@ -729,20 +830,16 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 			continue
 		}
 		db.log.Warn("label index files missing: rebuilding the index from the store", "graph", g.Name)
-		view, err := db.rebuildView(ctx, g.Name)
-		if err != nil {
-			return err
-		}
 		if db.opts.ReadOnly {
+			view, err := db.rebuildView(ctx, g.Name)
+			if err != nil {
+				return err
+			}
 			db.installSearch(g.Name, newSearchIndex(view, g.LabelGen, g.LabelSegs, nil))
 			db.setLabelCount(g.Name, int64(view.MainPairs()))
 			continue
 		}
-		var buf bytes.Buffer
-		if err := view.Compact(&buf, nil); err != nil {
-			return err
-		}
-		if err := db.commitMain(g.Name, buf.Bytes(), g.LabelGen, g.LabelSegs); err != nil {
+		if err := db.rewriteFromStore(ctx, g); err != nil {
 			return err
 		}
 		gen, _, _ := db.labelState(g.Name)
@@ -764,6 +861,19 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// rewriteFromStore writes a new main generation of a graph's index from
+// the label quads in the store, streamed to its file.
+func (db *DB) rewriteFromStore(ctx context.Context, g GraphMeta) error {
+	b, err := db.storedLabels(ctx, g.Name)
+	defer b.Close()
+	if err != nil {
+		return err
+	}
+	return db.commitMain(g.Name, g.LabelGen, g.LabelSegs, func(w io.Writer) error {
+		return labelindex.MergeContext(ctx, w, nil, b)
+	})
 }
 
 func (db *DB) setLabelCount(graph string, n int64) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -14,16 +15,79 @@ import (
 )
 
 // buildSearch merges this load's labels into each touched graph's index.
+// Each builder's run files are removed as soon as its graph is written
+// (all of them go with the load's spill directory anyway).
 func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
 	for g, b := range l.labels {
 		if err := ctxErr(ctx); err != nil {
 			return 0, err
 		}
-		if err := l.db.writeSearch(ctx, l.names[g], b); err != nil {
+		err := l.db.writeSearch(ctx, l.names[g], b)
+		if cerr := b.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("label index of graph %q: %w", l.names[g], cerr)
+		}
+		if err != nil {
 			return 0, err
 		}
 	}
 	return l.nlabels, nil
+}
+
+// Label builders of a bulk load. They share 1/labelShare of the loader's
+// budget (the sorters of the map phase hold a third of it at the same
+// time) and spill sorted runs into the load's spill directory, so memory
+// stays flat whatever the number of labels. With several graphs, the
+// largest builder is spilled while their total passes the share;
+// labelCheckEvery is how many labels are read between two such checks.
+const (
+	labelShare      = 8
+	labelCheckEvery = 1 << 12
+)
+
+// labelBuilder returns the label builder of a graph label id, creating
+// it.
+func (l *Loader) labelBuilder(g uint64) *labelindex.Builder {
+	b := l.labels[g]
+	if b == nil {
+		b = labelindex.NewSpillingBuilder(labelindex.SpillOptions{Dir: l.sd.path, Budget: l.budget / labelShare})
+		l.labels[g] = b
+	}
+	return b
+}
+
+// boundLabels reports a builder's spill error and, when several graphs'
+// builders together pass the share, spills the largest ones.
+func (l *Loader) boundLabels() error {
+	var total int64
+	for _, b := range l.labels {
+		if err := b.Err(); err != nil {
+			return diskErr(err)
+		}
+		total += b.Footprint()
+	}
+	for len(l.labels) > 1 && total > l.budget/labelShare {
+		big := l.largestLabelBuilder()
+		before := big.Footprint()
+		if err := big.Spill(); err != nil {
+			return diskErr(err)
+		}
+		if big.Footprint() == before {
+			break
+		}
+		total -= before - big.Footprint()
+	}
+	return nil
+}
+
+// largestLabelBuilder returns the builder holding the most memory.
+func (l *Loader) largestLabelBuilder() *labelindex.Builder {
+	var big *labelindex.Builder
+	for _, b := range l.labels {
+		if big == nil || b.Footprint() > big.Footprint() {
+			big = b
+		}
+	}
+	return big
 }
 
 // Search finds entity candidates for a mention.

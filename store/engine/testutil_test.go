@@ -25,7 +25,13 @@ func loadQuads(t testing.TB, db *DB, graph string, qs []quad.Quad) LoadStats {
 // (0: the default).
 func loadWith(t testing.TB, db *DB, graph string, qs []quad.Quad, maxMem int64) LoadStats {
 	t.Helper()
-	l, err := db.NewLoader(LoadOptions{Graph: graph, MaxMemory: maxMem})
+	return loadOpts(t, db, LoadOptions{Graph: graph, MaxMemory: maxMem}, qs)
+}
+
+// loadOpts bulk-loads quads with opts.
+func loadOpts(t testing.TB, db *DB, opts LoadOptions, qs []quad.Quad) LoadStats {
+	t.Helper()
+	l, err := db.NewLoader(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,19 @@
 package labelindex
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -232,5 +241,122 @@ func BenchmarkNormalize(b *testing.B) {
 				_ = Normalize(s)
 			}
 		})
+	}
+}
+
+// BenchmarkBuildSpill builds the blob of N million generated labels into a
+// file with an in-memory Builder and with spilling ones, and reports the
+// peak Go heap (sampled every 5 ms) and the wall and CPU time per label.
+// Run it once:
+//
+//	go test ./store/labelindex -run '^$' -bench BuildSpill -benchtime 1x
+func BenchmarkBuildSpill(b *testing.B) {
+	for _, millions := range []int{2, 8} {
+		for _, budget := range []int64{0, 64 << 20, 16 << 20} {
+			name := fmt.Sprintf("labels=%dM/budget=%dMiB", millions, budget>>20)
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					benchBuildSpill(b, millions*1_000_000, budget)
+				}
+			})
+		}
+	}
+}
+
+func benchBuildSpill(b *testing.B, n int, budget int64) {
+	dir := b.TempDir()
+	bld := NewBuilder()
+	if budget > 0 {
+		bld = NewSpillingBuilder(SpillOptions{Dir: dir, Budget: budget})
+	}
+	defer bld.Close()
+	runtime.GC()
+	peak := sampleHeap()
+	start, cpu0 := time.Now(), cpuTime(b)
+	var sb []byte
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		sb = appendLabel(sb[:0], r)
+		bld.Add(string(sb), uint64(i))
+	}
+	f, err := os.Create(filepath.Join(dir, "blob"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	if err := bld.Build(w); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	took, cpu := time.Since(start), cpuTime(b)-cpu0
+	heap, live := peak()
+	size, _ := f.Seek(0, io.SeekCurrent)
+	b.ReportMetric(float64(took.Nanoseconds())/float64(n), "ns/label")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/label")
+	b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(live)/(1<<20), "peak-live-MiB")
+	b.ReportMetric(float64(bld.Runs()), "runs")
+	b.ReportMetric(float64(size)/(1<<20), "blob-MiB")
+}
+
+// cpuTime is the user and system CPU time of the process so far, which
+// on a shared machine varies less than wall time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// appendLabel appends a generated label of one to three pseudo-words.
+func appendLabel(dst []byte, r *rand.Rand) []byte {
+	for w := range 1 + r.IntN(3) {
+		if w > 0 {
+			dst = append(dst, ' ')
+		}
+		for range 2 + r.IntN(3) {
+			dst = append(dst, syllables[r.IntN(len(syllables))]...)
+		}
+	}
+	if r.IntN(3) == 0 {
+		dst = strconv.AppendInt(append(dst, ' '), int64(r.IntN(100000)), 10)
+	}
+	return dst
+}
+
+// sampleHeap samples the Go heap every 5 ms until the returned function
+// is called, which returns the peak bytes in heap objects (garbage
+// included) and the peak live heap after a GC.
+func sampleHeap() func() (heap, live uint64) {
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	var peakHeap, peakLive uint64
+	read := func() {
+		metrics.Read(samples)
+		peakHeap = max(peakHeap, samples[0].Value.Uint64())
+		peakLive = max(peakLive, samples[1].Value.Uint64())
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				read()
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() (uint64, uint64) {
+		close(stop)
+		<-done
+		return peakHeap, peakLive
 	}
 }

@@ -3,21 +3,28 @@ package labelindex
 import (
 	"bytes"
 	"cmp"
-	"fmt"
+	"context"
 	"io"
+	"os"
 	"slices"
-
-	"github.com/blevesearch/vellum"
 )
 
 // Builder collects (label, id) pairs in any order and writes them as one
 // blob. Labels are normalized on Add and kept in a single byte arena, so a
-// few million labels cost about 16 bytes each plus their key bytes. A Builder
-// is not safe for concurrent use.
+// label costs about 16 bytes plus its key bytes. A Builder made by
+// NewBuilder keeps everything in memory; one made by NewSpillingBuilder
+// writes sorted runs to temporary files whenever its memory passes a
+// budget, and Build, Merge and View.Compact merge those runs back (see the
+// package documentation). A Builder is not safe for concurrent use; Close
+// removes its temporary files.
 type Builder struct {
 	arena   []byte
 	entries []entry
 	skipped int
+	opts    SpillOptions
+	runs    []string // sorted run files, oldest first
+	spilled int      // pairs written to runs
+	err     error    // first spill error, reported by Build, Merge and Err
 }
 
 // entry is one added pair; ref packs the key's arena offset (high 48 bits)
@@ -27,11 +34,37 @@ type entry struct {
 	id  uint64
 }
 
-const refLenBits = 16
+const (
+	refLenBits = 16
+	entrySize  = 16 // bytes of one entry
+)
 
-// NewBuilder returns an empty Builder.
+// SpillOptions bound the memory of a Builder.
+type SpillOptions struct {
+	// Dir receives the temporary files: sorted runs, and the FST and
+	// postings sections while a blob is written. "" means os.TempDir().
+	Dir string
+	// Budget is the number of bytes of keys and entries held in memory
+	// before they are sorted and written as a run; the FST and postings
+	// sections stay in memory up to a quarter of it each. <= 0 means no
+	// limit: everything stays in memory, as with NewBuilder.
+	Budget int64
+
+	create func(dir, pattern string) (tempFile, error) // tests: nil is os.CreateTemp
+}
+
+// NewBuilder returns an empty Builder that keeps everything in memory.
 func NewBuilder() *Builder {
 	return &Builder{}
+}
+
+// NewSpillingBuilder returns an empty Builder whose memory stays near
+// opts.Budget whatever the number of labels.
+func NewSpillingBuilder(opts SpillOptions) *Builder {
+	if opts.Dir == "" {
+		opts.Dir = os.TempDir()
+	}
+	return &Builder{opts: opts}
 }
 
 // Add records that label (or alias) names entity id. Labels that normalize
@@ -45,6 +78,7 @@ func (b *Builder) Add(label string, id uint64) {
 		return
 	}
 	b.entries = append(b.entries, entry{ref: uint64(start)<<refLenBits | uint64(n), id: id})
+	b.checkBudget()
 }
 
 // AddKey records a pair whose key is already normalized (a key from
@@ -55,6 +89,7 @@ func (b *Builder) AddKey(key string, id uint64) {
 		return
 	}
 	b.addKey(key, id)
+	b.checkBudget()
 }
 
 func (b *Builder) addKey(key string, id uint64) {
@@ -63,37 +98,47 @@ func (b *Builder) addKey(key string, id uint64) {
 	b.entries = append(b.entries, entry{ref: uint64(start)<<refLenBits | uint64(len(key)), id: id})
 }
 
-// without returns a new Builder of b's pairs that other does not have.
-func (b *Builder) without(other *Builder) *Builder {
-	type pair struct {
-		key string
-		id  uint64
+// checkBudget spills the pairs in memory when they pass the budget. A
+// spill error is kept for Build, Merge and Err; the pairs stay in memory.
+func (b *Builder) checkBudget() {
+	if b.opts.Budget > 0 && b.err == nil && b.inMemory() > b.opts.Budget {
+		b.err = b.spill(true)
 	}
-	has := map[pair]bool{}
-	for _, e := range other.entries {
-		has[pair{string(other.key(e)), e.id}] = true
-	}
-	out := NewBuilder()
-	for _, e := range b.entries {
-		if k := string(b.key(e)); !has[pair{k, e.id}] {
-			out.addKey(k, e.id)
-		}
-	}
-	return out
+}
+
+// inMemory is the size of the keys and entries held, in bytes.
+func (b *Builder) inMemory() int64 {
+	return int64(len(b.arena)) + entrySize*int64(len(b.entries))
+}
+
+// Footprint is the memory the Builder holds for its pairs, in bytes: the
+// capacity of its slices, which is kept after an automatic spill for the
+// next run and released by Spill.
+func (b *Builder) Footprint() int64 {
+	return int64(cap(b.arena)) + entrySize*int64(cap(b.entries))
 }
 
 // Len is the number of pairs added and not skipped, duplicates included.
-func (b *Builder) Len() int { return len(b.entries) }
+func (b *Builder) Len() int { return b.spilled + len(b.entries) }
 
 // Skipped is the number of labels that were empty after normalization.
 func (b *Builder) Skipped() int { return b.skipped }
 
-// Build writes the index blob of every pair added so far to w. The FST and
-// postings are assembled in memory first, since the header that precedes
-// them holds their lengths and checksum. The Builder stays usable: more
-// pairs may be added and Build called again.
+// Runs is the number of sorted runs written to temporary files so far.
+func (b *Builder) Runs() int { return len(b.runs) }
+
+// Err is the first error met while spilling a run, if any.
+func (b *Builder) Err() error { return b.err }
+
+// Build writes the index blob of every pair added so far to w. The
+// Builder stays usable: more pairs may be added and Build called again.
 func (b *Builder) Build(w io.Writer) error {
-	return writeBlob(w, b.stream())
+	return b.BuildContext(context.Background(), w)
+}
+
+// BuildContext is Build that stops when ctx is done.
+func (b *Builder) BuildContext(ctx context.Context, w io.Writer) error {
+	return writeBlob(ctx, w, b.stream(), b.opts)
 }
 
 // Merge writes to w the blob of the union of old and add: every key of
@@ -101,14 +146,20 @@ func (b *Builder) Build(w io.Writer) error {
 // is never copied into memory; old and add may be nil. It fails if old
 // turns out to be corrupt.
 func Merge(w io.Writer, old *Index, add *Builder) error {
+	return MergeContext(context.Background(), w, old, add)
+}
+
+// MergeContext is Merge that stops when ctx is done. Temporary files use
+// add's SpillOptions.
+func MergeContext(ctx context.Context, w io.Writer, old *Index, add *Builder) error {
 	if add == nil {
 		add = NewBuilder()
 	}
-	var s keyStream = add.stream()
+	s := add.stream()
 	if old != nil {
 		s = &mergeStream{a: old.stream(), b: s}
 	}
-	return writeBlob(w, s)
+	return writeBlob(ctx, w, s, add.opts)
 }
 
 func (b *Builder) key(e entry) []byte {
@@ -116,25 +167,38 @@ func (b *Builder) key(e entry) []byte {
 	return b.arena[off : off+e.ref&(1<<refLenBits-1)]
 }
 
-// stream sorts the entries and returns them grouped by key.
-func (b *Builder) stream() *builderStream {
+// sortEntries sorts the pairs in memory by key, then id.
+func (b *Builder) sortEntries() {
 	slices.SortFunc(b.entries, func(x, y entry) int {
 		if c := bytes.Compare(b.key(x), b.key(y)); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.id, y.id)
 	})
-	return &builderStream{b: b}
+}
+
+// stream sorts the entries and returns every pair grouped by key: the
+// entries alone, or merged with the spilled runs.
+func (b *Builder) stream() keyStream {
+	if b.err != nil {
+		return &errStream{e: b.err}
+	}
+	b.sortEntries()
+	if len(b.runs) == 0 {
+		return &builderStream{b: b}
+	}
+	return b.runMerge()
 }
 
 // keyStream yields keys in strictly increasing byte order, each with its
 // sorted, distinct, non-empty ids. key and ids are valid until the next call
-// to next.
+// to next. close releases open files; it may be called more than once.
 type keyStream interface {
 	next() bool
 	key() []byte
 	ids() []uint64
 	err() error
+	close()
 }
 
 // builderStream groups a Builder's sorted entries by key.
@@ -163,6 +227,16 @@ func (s *builderStream) next() bool {
 func (s *builderStream) key() []byte   { return s.k }
 func (s *builderStream) ids() []uint64 { return s.list }
 func (s *builderStream) err() error    { return nil }
+func (s *builderStream) close()        {}
+
+// errStream is an empty stream that fails.
+type errStream struct{ e error }
+
+func (s *errStream) next() bool    { return false }
+func (s *errStream) key() []byte   { return nil }
+func (s *errStream) ids() []uint64 { return nil }
+func (s *errStream) err() error    { return s.e }
+func (s *errStream) close()        {}
 
 // mergeStream is the union of two key streams.
 type mergeStream struct {
@@ -213,6 +287,11 @@ func (m *mergeStream) next() bool {
 func (m *mergeStream) key() []byte   { return m.cur }
 func (m *mergeStream) ids() []uint64 { return m.curIDs }
 
+func (m *mergeStream) close() {
+	m.a.close()
+	m.b.close()
+}
+
 func (m *mergeStream) err() error {
 	if err := m.a.err(); err != nil {
 		return err
@@ -235,45 +314,6 @@ func unionIDs(dst, x, y []uint64) []uint64 {
 	}
 	dst = append(dst, x...)
 	return append(dst, y...)
-}
-
-// writeBlob writes the blob of every key of s to w.
-func writeBlob(w io.Writer, s keyStream) error {
-	var fst bytes.Buffer
-	fb, err := vellum.New(&fst, nil)
-	if err != nil {
-		return fmt.Errorf("labelindex: start FST: %w", err)
-	}
-	var (
-		h    header
-		post []byte
-		prev []byte
-	)
-	for s.next() {
-		k, ids := s.key(), s.ids()
-		if err := fb.Insert(k, uint64(len(post))); err != nil {
-			return fmt.Errorf("labelindex: insert key %q: %w", k, err)
-		}
-		post = appendPostings(post, ids)
-		h.numKeys++
-		h.numIDs += uint64(len(ids))
-		h.trieEdges += uint64(len(k) - commonPrefixLen(prev, k))
-		h.maxKeyLen = max(h.maxKeyLen, uint32(len(k)))
-		prev = append(prev[:0], k...)
-	}
-	if err := s.err(); err != nil {
-		return fmt.Errorf("labelindex: read keys: %w", err)
-	}
-	if err := fb.Close(); err != nil {
-		return fmt.Errorf("labelindex: finish FST: %w", err)
-	}
-	h.fstLen, h.postLen = uint64(fst.Len()), uint64(len(post))
-	for _, part := range [][]byte{h.encode(fst.Bytes(), post), fst.Bytes(), post} {
-		if _, err := w.Write(part); err != nil {
-			return fmt.Errorf("labelindex: write index: %w", err)
-		}
-	}
-	return nil
 }
 
 func commonPrefixLen(a, b []byte) int {

@@ -79,9 +79,39 @@
 // index with the segments and an optional Builder applied into a new
 // blob, the way Merge does.
 //
+// # Bounded memory
+//
+// A Builder from NewSpillingBuilder keeps at most about SpillOptions.Budget
+// bytes of pairs (16 bytes plus the key per pair). Past the budget it sorts
+// them and writes a sorted run to a temporary file: each distinct pair as
+// the length of the prefix it shares with the previous key, the rest of
+// the key and the id, all uvarints. Building merges the runs and the
+// sorted pairs still in memory with a heap into the same key stream an
+// in-memory Builder yields (ids grouped per key, duplicates dropped), so
+// Build, Merge, View.Compact and WriteSegment have one code path whatever
+// was spilled, and the blob is byte for byte the same. A Builder whose
+// pairs fit never touches the disk.
+//
+// The blob itself is written without holding it: its header comes first
+// but holds the sections' lengths and CRC, so vellum writes the FST to a
+// spool and the postings go to another (memory up to a quarter of the
+// budget each, then a temporary file), a second pass over both computes
+// the CRC in blob order, and a third copies header, FST and postings to
+// the writer. vellum's own builder holds only the unfinished path and a
+// fixed-size node registry. Temporary files are removed after a build,
+// after an error and when the context passed to MergeContext,
+// CompactContext or BuildContext is cancelled; run files last until
+// Builder.Close.
+//
 // # Cost
 //
-// A Builder holds about 16 bytes per label plus its key bytes and sorts in
-// memory. Open costs one CRC pass over the blob; it does not walk the FST,
-// because Verify, which does, takes about half a microsecond per key.
+// An in-memory Builder holds about 16 bytes per label plus its key bytes
+// and sorts in memory (8M generated labels: 415 MiB of live heap). A
+// spilling one holds about 1.7 times its budget whatever the number of
+// labels (slice growth, then while building one read buffer per run and
+// the two section spools; 8M labels in 16 MiB: 38 MiB) and writes each
+// pair once more, which smaller sorts and less GC work pay for (see
+// BenchmarkBuildSpill and BENCHMARKS.md). Open costs one CRC pass over
+// the blob; it does not walk the FST, because Verify, which does, takes
+// about half a microsecond per key.
 package labelindex

@@ -37,6 +37,13 @@ type header struct {
 // encode writes the header for the given body into a new 64-byte slice,
 // checksum included.
 func (h header) encode(fst, post []byte) []byte {
+	b := h.fields()
+	sealHeader(b, checksum(b, fst, post))
+	return b
+}
+
+// fields returns the 64-byte header with a zero checksum.
+func (h header) fields() []byte {
 	b := make([]byte, headerSize)
 	copy(b, magic)
 	binary.LittleEndian.PutUint16(b[8:], version)
@@ -47,15 +54,25 @@ func (h header) encode(fst, post []byte) []byte {
 	binary.LittleEndian.PutUint64(b[32:], h.trieEdges)
 	binary.LittleEndian.PutUint64(b[40:], h.fstLen)
 	binary.LittleEndian.PutUint64(b[48:], h.postLen)
-	binary.LittleEndian.PutUint32(b[crcOffset:], checksum(b, fst, post))
 	return b
+}
+
+// sealHeader stores the checksum crc in the header hdr.
+func sealHeader(hdr []byte, crc uint32) {
+	binary.LittleEndian.PutUint32(hdr[crcOffset:], crc)
+}
+
+// headerCRC is the CRC-32C of the header without its CRC field: the start
+// of the blob's checksum, which continues over the body.
+func headerCRC(hdr []byte) uint32 {
+	c := crc32.Update(0, castagnoli, hdr[:crcOffset])
+	return crc32.Update(c, castagnoli, hdr[crcOffset+4:headerSize])
 }
 
 // checksum is the CRC-32C of the header without its CRC field, then the
 // body.
 func checksum(hdr []byte, body ...[]byte) uint32 {
-	c := crc32.Update(0, castagnoli, hdr[:crcOffset])
-	c = crc32.Update(c, castagnoli, hdr[crcOffset+4:headerSize])
+	c := headerCRC(hdr)
 	for _, b := range body {
 		c = crc32.Update(c, castagnoli, b)
 	}

@@ -1,6 +1,7 @@
 package labelindex
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -56,6 +57,12 @@ func FuzzBuild(f *testing.F) {
 			pairs = append(pairs, pair{l, uint64(i % 5)})
 		}
 		ix := open(t, pairs...)
+		// A spilling Builder with a tiny budget writes the same bytes.
+		sb := NewSpillingBuilder(SpillOptions{Dir: t.TempDir(), Budget: 64})
+		defer sb.Close()
+		if spilled := buildWith(t, sb, pairs); !bytes.Equal(spilled, build(t, pairs...)) {
+			t.Fatalf("spilled blob (%d runs) differs from the in-memory blob", sb.Runs())
+		}
 		want := reference(pairs)
 		if got := contents(t, ix); !maps.EqualFunc(got, want, slices.Equal) {
 			t.Fatalf("Iterate = %v, want %v", got, want)

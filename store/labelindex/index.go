@@ -189,3 +189,4 @@ func (s *indexStream) walkError() error {
 func (s *indexStream) key() []byte   { return s.k }
 func (s *indexStream) ids() []uint64 { return s.list }
 func (s *indexStream) err() error    { return s.e }
+func (s *indexStream) close()        {}

@@ -2,7 +2,9 @@ package labelindex
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -34,10 +36,14 @@ func WriteSegment(w io.Writer, add, del *Builder) error {
 	if err := Merge(&a, nil, add); err != nil {
 		return err
 	}
-	if del != nil && add != nil {
-		del = del.without(add)
+	if del == nil {
+		del = NewBuilder()
 	}
-	if err := Merge(&d, nil, del); err != nil {
+	var dels keyStream = del.stream()
+	if add != nil {
+		dels = &diffStream{a: dels, b: add.stream()}
+	}
+	if err := writeBlob(context.Background(), &d, dels, del.opts); err != nil {
 		return err
 	}
 	hdr := binary.LittleEndian.AppendUint64([]byte(segMagic), uint64(a.Len()))
@@ -204,6 +210,12 @@ func (v *View) Search(text string, limit int, opts SearchOptions) []Hit {
 // the main index in key order and never copies it into memory; the
 // segments, which are small, are held in memory.
 func (v *View) Compact(w io.Writer, add *Builder) error {
+	return v.CompactContext(context.Background(), w, add)
+}
+
+// CompactContext is Compact that stops when ctx is done. Temporary files
+// use add's SpillOptions (none when add is nil).
+func (v *View) CompactContext(ctx context.Context, w io.Writer, add *Builder) error {
 	// The final state of every pair a segment mentions, newest last.
 	patch := map[string]map[uint64]bool{}
 	set := func(ix *Index, live bool) error {
@@ -239,10 +251,11 @@ func (v *View) Compact(w io.Writer, add *Builder) error {
 	if v.main != nil {
 		s = &mergeStream{a: &dropStream{s: v.main.stream(), drop: patch}, b: s}
 	}
+	opts := SpillOptions{}
 	if add != nil {
-		s = &mergeStream{a: s, b: add.stream()}
+		s, opts = &mergeStream{a: s, b: add.stream()}, add.opts
 	}
-	return writeBlob(w, s)
+	return writeBlob(ctx, w, s, opts)
 }
 
 // dropStream removes from s the pairs that drop marks not live.
@@ -275,3 +288,54 @@ func (d *dropStream) next() bool {
 func (d *dropStream) key() []byte   { return d.s.key() }
 func (d *dropStream) ids() []uint64 { return d.list }
 func (d *dropStream) err() error    { return d.s.err() }
+func (d *dropStream) close()        { d.s.close() }
+
+// diffStream is the pairs of a that b does not have.
+type diffStream struct {
+	a, b    keyStream
+	started bool
+	bOK     bool
+	list    []uint64
+}
+
+func (d *diffStream) next() bool {
+	if !d.started {
+		d.started, d.bOK = true, d.b.next()
+	}
+	for d.a.next() {
+		for d.bOK && bytes.Compare(d.b.key(), d.a.key()) < 0 {
+			d.bOK = d.b.next()
+		}
+		d.list = d.a.ids()
+		if d.bOK && bytes.Equal(d.b.key(), d.a.key()) {
+			d.list = differenceIDs(d.list[:0:0], d.a.ids(), d.b.ids())
+		}
+		if len(d.list) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *diffStream) key() []byte   { return d.a.key() }
+func (d *diffStream) ids() []uint64 { return d.list }
+func (d *diffStream) err() error    { return errors.Join(d.a.err(), d.b.err()) }
+
+func (d *diffStream) close() {
+	d.a.close()
+	d.b.close()
+}
+
+// differenceIDs appends to dst the ids of the sorted list x that the
+// sorted list y does not have.
+func differenceIDs(dst, x, y []uint64) []uint64 {
+	for _, id := range x {
+		for len(y) > 0 && y[0] < id {
+			y = y[1:]
+		}
+		if len(y) == 0 || y[0] != id {
+			dst = append(dst, id)
+		}
+	}
+	return dst
+}
