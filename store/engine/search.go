@@ -58,13 +58,15 @@ func (l *Loader) labelBuilder(g uint64) *labelindex.Builder {
 // boundLabels reports a builder's spill error and, when several graphs'
 // builders together pass the share, spills the largest ones.
 func (l *Loader) boundLabels() error {
-	var total int64
+	var total, runs int64
 	for _, b := range l.labels {
 		if err := b.Err(); err != nil {
 			return diskErr(err)
 		}
 		total += b.Footprint()
+		runs += b.RunBytes()
 	}
+	l.sd.notePeak(l.sd.live.Load() + runs)
 	for len(l.labels) > 1 && total > l.budget/labelShare {
 		big := l.largestLabelBuilder()
 		before := big.Footprint()

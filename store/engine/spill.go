@@ -100,6 +100,18 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// notePeak raises the recorded peak of temporary bytes to n if n is larger.
+// Besides the spill files, n may count the label builders' run files,
+// which live in the same directory.
+func (s *spillDir) notePeak(n int64) {
+	for {
+		p := s.peak.Load()
+		if n <= p || s.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
 // drop removes one spill file that is no longer needed.
 func (s *spillDir) drop(path string) {
 	if fi, err := os.Stat(path); err == nil {
@@ -153,13 +165,7 @@ func (w *spillWriter) Close() error {
 	}
 	cerr := w.f.Close()
 	w.sd.written.Add(w.cw.n)
-	live := w.sd.live.Add(w.cw.n)
-	for {
-		p := w.sd.peak.Load()
-		if live <= p || w.sd.peak.CompareAndSwap(p, live) {
-			break
-		}
-	}
+	w.sd.notePeak(w.sd.live.Add(w.cw.n))
 	if err := errors.Join(ferr, cerr); err != nil {
 		return fmt.Errorf("write temporary file %s: %w", w.path, diskErr(err))
 	}

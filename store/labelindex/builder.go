@@ -18,13 +18,14 @@ import (
 // package documentation). A Builder is not safe for concurrent use; Close
 // removes its temporary files.
 type Builder struct {
-	arena   []byte
-	entries []entry
-	skipped int
-	opts    SpillOptions
-	runs    []string // sorted run files, oldest first
-	spilled int      // pairs written to runs
-	err     error    // first spill error, reported by Build, Merge and Err
+	arena    []byte
+	entries  []entry
+	skipped  int
+	opts     SpillOptions
+	runs     []string // sorted run files, oldest first
+	spilled  int      // pairs written to runs
+	runBytes int64    // bytes of the run files
+	err      error    // first spill error, reported by Build, Merge and Err
 }
 
 // entry is one added pair; ref packs the key's arena offset (high 48 bits)
@@ -126,6 +127,9 @@ func (b *Builder) Skipped() int { return b.skipped }
 
 // Runs is the number of sorted runs written to temporary files so far.
 func (b *Builder) Runs() int { return len(b.runs) }
+
+// RunBytes is the size of the run files written so far (0 after Close).
+func (b *Builder) RunBytes() int64 { return b.runBytes }
 
 // Err is the first error met while spilling a run, if any.
 func (b *Builder) Err() error { return b.err }

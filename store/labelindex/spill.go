@@ -107,9 +107,14 @@ func (b *Builder) writeRun() (path string, err error) {
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", err
+	}
 	if err := f.Close(); err != nil {
 		return "", err
 	}
+	b.runBytes += size
 	return f.Name(), nil
 }
 
@@ -122,7 +127,7 @@ func (b *Builder) Close() error {
 			errs = append(errs, fmt.Errorf("labelindex: remove run file: %w", err))
 		}
 	}
-	b.runs, b.spilled, b.err = nil, 0, nil
+	b.runs, b.spilled, b.runBytes, b.err = nil, 0, 0, nil
 	b.arena, b.entries = nil, nil
 	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,20 @@ func tempFiles(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// dirBytes is the total size of the files in dir.
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, name := range tempFiles(t, dir) {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
 }
 
 // buildWith builds pairs with b, checks b's counts against a plain
@@ -105,6 +120,9 @@ func TestSpilledBuildMatchesMemory(t *testing.T) {
 				}
 				if n := len(tempFiles(t, dir)); n != sb.Runs() {
 					t.Fatalf("seed %d: %d temporary files before Close, want the %d runs", seed, n, sb.Runs())
+				}
+				if got, want := sb.RunBytes(), dirBytes(t, dir); got != want {
+					t.Fatalf("seed %d: RunBytes %d, the run files hold %d bytes", seed, got, want)
 				}
 				if err := sb.Close(); err != nil {
 					t.Fatal(err)
