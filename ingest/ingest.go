@@ -267,7 +267,7 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 	return FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}, nil
 }
 
-// countingWriter counts the quads written through it (for progress
+// countingWriter counts the quads handed to the writer (for progress
 // reports). Runs of quads cost one counter update.
 type countingWriter struct {
 	w source.Writer
@@ -276,27 +276,16 @@ type countingWriter struct {
 
 var _ source.BatchWriter = (*countingWriter)(nil)
 
-// WriteQuad writes and counts one quad.
+// WriteQuad counts and writes one quad.
 func (c *countingWriter) WriteQuad(q quad.Quad) error {
 	c.n.Add(1)
 	return c.w.WriteQuad(q)
 }
 
-// WriteQuads writes and counts a run of quads, up to the first error.
+// WriteQuads counts and writes a run of quads, up to the first error.
 func (c *countingWriter) WriteQuads(qs []quad.Quad) error {
-	if bw, ok := c.w.(source.BatchWriter); ok {
-		err := bw.WriteQuads(qs)
-		c.n.Add(int64(len(qs)))
-		return err
-	}
-	for i, q := range qs {
-		if err := c.w.WriteQuad(q); err != nil {
-			c.n.Add(int64(i + 1))
-			return err
-		}
-	}
 	c.n.Add(int64(len(qs)))
-	return nil
+	return source.WriteAll(c.w, qs)
 }
 
 // sourceOptions are the shared reader options of this run.

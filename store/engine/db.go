@@ -295,15 +295,16 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// graphByName returns the graph record or an ErrNotFound error.
-func (db *DB) graphByName(name string) (*GraphMeta, error) {
+// graphByName returns a copy of the graph record, taken under the lock
+// (label writers update records in place), or an ErrNotFound error.
+func (db *DB) graphByName(name string) (GraphMeta, error) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	g, ok := db.graphs[name]
 	if !ok {
-		return nil, fmt.Errorf("graph %q: %w", name, store.ErrNotFound)
+		return GraphMeta{}, fmt.Errorf("graph %q: %w", name, store.ErrNotFound)
 	}
-	return g, nil
+	return *g, nil
 }
 
 // graphName maps a label term id to its graph name ("" if unregistered).

@@ -325,15 +325,9 @@ func (db *DB) commitMain(graph string, oldGen uint64, oldSegs []string, write fu
 	}
 	pairs := int64(si.view.MainPairs())
 	err = db.bdb.Update(func(txn *badger.Txn) error {
-		db.mu.RLock()
-		g, ok := db.graphs[graph]
-		var gm GraphMeta
-		if ok {
-			gm = *g
-		}
-		db.mu.RUnlock()
-		if !ok {
-			return fmt.Errorf("graph %q is not registered", graph)
+		gm, err := db.graphByName(graph)
+		if err != nil {
+			return fmt.Errorf("graph %q is not registered: %w", graph, err)
 		}
 		gm.LabelGen, gm.LabelSegs, gm.Labels = gen, nil, pairs
 		b, _ := json.Marshal(gm)
@@ -746,16 +740,10 @@ func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, 
 // storedLabels collects every label and alias quad of a graph in the
 // store into a spilling Builder, which the caller must Close.
 func (db *DB) storedLabels(ctx context.Context, graph string) (*labelindex.Builder, error) {
-	db.mu.RLock()
-	g, ok := db.graphs[graph]
-	var gm GraphMeta
-	if ok {
-		gm = *g
-	}
-	db.mu.RUnlock()
 	b := db.labelScratch()
-	if !ok {
-		return b, nil
+	gm, missing := db.graphByName(graph)
+	if missing != nil {
+		return b, nil // an unregistered graph has no labels
 	}
 	err := db.view(ctx, func(txn *badger.Txn) error {
 		for _, p := range append(slices.Clone(gm.LabelCfg.Label), gm.LabelCfg.Alias...) {
