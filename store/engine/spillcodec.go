@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+
+	"github.com/grove-kg/grove/store/internal/frontcode"
 )
 
 // Encodings of the temporary files. Temporary disk is what limits the
@@ -14,47 +15,24 @@ import (
 // little CPU cost:
 //
 //   - sorted term lists (batch vocabularies, the merge's t and i files) are
-//     front-coded: each term stores the length of the prefix it shares with
-//     the previous term, then the rest;
+//     front-coded (package frontcode): each term stores the length of the
+//     prefix it shares with the previous term, then the rest;
 //   - batch quads and id maps store varint deltas against the previous
 //     record (subjects and ids mostly ascend or repeat);
 //   - sorted runs store the first differing key field as a delta (extsort.go).
 
-// frontCoder appends front-coded terms; the zero value starts a list.
-type frontCoder struct{ prev []byte }
-
-func (f *frontCoder) append(dst, term []byte) []byte {
-	n := 0
-	for n < len(term) && n < len(f.prev) && term[n] == f.prev[n] {
-		n++
-	}
-	dst = binary.AppendUvarint(dst, uint64(n))
-	dst = binary.AppendUvarint(dst, uint64(len(term)-n))
-	dst = append(dst, term[n:]...)
-	f.prev = append(f.prev[:0], term...)
-	return dst
-}
-
-// frontDecoder reads a front-coded list; the zero value starts one.
-type frontDecoder struct{ cur []byte }
-
-// next returns the next term (valid until the next call), or io.EOF at the
-// end of the list.
-func (f *frontDecoder) next(r *spillReader) ([]byte, error) {
-	shared, err := binary.ReadUvarint(r.r)
-	if errors.Is(err, io.EOF) {
-		return nil, io.EOF
-	}
-	rest, err2 := binary.ReadUvarint(r.r)
-	if err = errors.Join(err, err2); err != nil || shared > uint64(len(f.cur)) || rest > 1<<32 {
+// nextTerm reads the next term of a front-coded spill file (the format
+// is package frontcode's); the term is valid until the next call. io.EOF
+// only at the end of the list.
+func nextTerm(d *frontcode.Decoder, r *spillReader) ([]byte, error) {
+	t, err := d.Next(r.r)
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+		return t, err
+	case errors.Is(err, frontcode.ErrCorrupt), errors.Is(err, io.ErrUnexpectedEOF):
 		return nil, fmt.Errorf("temporary file %s is corrupt: %w", r.f.Name(), errors.Join(err, errBadRun))
 	}
-	n := int(shared) + int(rest)
-	f.cur = slices.Grow(f.cur[:shared], int(rest))[:n]
-	if err := r.readFull(f.cur[shared:]); err != nil {
-		return nil, noEOF(err)
-	}
-	return f.cur, nil
+	return nil, fmt.Errorf("read temporary file %s: %w", r.f.Name(), err)
 }
 
 // noEOF turns an end of file inside a record into ErrUnexpectedEOF.

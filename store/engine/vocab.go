@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/grove-kg/grove/store/internal/frontcode"
 )
 
 // Bounded-memory dictionary encoding (the scheme of QLever's index
@@ -94,10 +95,10 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 	sb := spilledBatch{nterms: len(order), nquads: int64(b.nquads)}
 	var err error
 	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
-		var fc frontCoder
+		var fc frontcode.Encoder
 		var rec []byte
 		for _, id := range order {
-			rec = fc.append(rec[:0], b.vocab.term(id))
+			rec = fc.Append(rec[:0], b.vocab.term(id))
 			if _, err := w.Write(rec); err != nil {
 				return err
 			}
@@ -162,7 +163,7 @@ func writeSpill(sd *spillDir, name string, fill func(io.Writer) error) (string, 
 // writes the batch's local -> global array.
 type vocabReader struct {
 	r   *spillReader
-	dec frontDecoder
+	dec frontcode.Decoder
 	cur []byte
 	out *spillWriter
 	ids deltaWriter
@@ -170,7 +171,7 @@ type vocabReader struct {
 }
 
 func (v *vocabReader) next() (bool, error) {
-	t, err := v.dec.next(v.r)
+	t, err := nextTerm(&v.dec, v.r)
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	} else if err != nil {
@@ -402,13 +403,13 @@ func readMapping(path string, n int) ([]uint64, error) {
 // the term front-coded, the id as a delta.
 type dictFile struct {
 	w   *spillWriter
-	fc  frontCoder
+	fc  frontcode.Encoder
 	ids deltaWriter
 	rec []byte
 }
 
 func (f *dictFile) write(term []byte, id uint64) error {
-	f.rec = f.fc.append(f.rec[:0], term)
+	f.rec = f.fc.Append(f.rec[:0], term)
 	f.rec = f.ids.append(f.rec, id)
 	_, err := f.w.Write(f.rec)
 	return err
@@ -417,14 +418,14 @@ func (f *dictFile) write(term []byte, id uint64) error {
 // dictFileReader reads what dictFile wrote.
 type dictFileReader struct {
 	r   *spillReader
-	dec frontDecoder
+	dec frontcode.Decoder
 	ids deltaReader
 }
 
 // next returns the next entry (the term is valid until the next call), or
 // io.EOF after the last.
 func (f *dictFileReader) next() ([]byte, uint64, error) {
-	term, err := f.dec.next(f.r)
+	term, err := nextTerm(&f.dec, f.r)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/blevesearch/vellum"
+
+	"github.com/grove-kg/grove/store/internal/frontcode"
 )
 
 // writeBlob writes the blob of every key of s to w. The header that comes
@@ -73,7 +75,7 @@ func writeSections(ctx context.Context, s keyStream, fst, post *spool) (header, 
 		}
 		h.numKeys++
 		h.numIDs += uint64(len(ids))
-		h.trieEdges += uint64(len(k) - commonPrefixLen(prev, k))
+		h.trieEdges += uint64(len(k) - frontcode.CommonPrefixLen(prev, k))
 		h.maxKeyLen = max(h.maxKeyLen, uint32(len(k)))
 		prev = append(prev[:0], k...)
 	}

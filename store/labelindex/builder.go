@@ -319,13 +319,3 @@ func unionIDs(dst, x, y []uint64) []uint64 {
 	dst = append(dst, x...)
 	return append(dst, y...)
 }
-
-func commonPrefixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/grove-kg/grove/store/internal/frontcode"
 )
 
 // tempFile is a temporary file: runs are written then read back, the
@@ -88,17 +90,16 @@ func (b *Builder) writeRun() (path string, err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(f, 256<<10)
-	var prev, rec []byte
+	var (
+		prev, rec []byte
+		fc        frontcode.Encoder
+	)
 	for i, e := range b.entries {
 		k := b.key(e)
 		if i > 0 && e.id == b.entries[i-1].id && bytes.Equal(k, prev) {
 			continue
 		}
-		p := commonPrefixLen(prev, k)
-		rec = binary.AppendUvarint(rec[:0], uint64(p))
-		rec = binary.AppendUvarint(rec, uint64(len(k)-p))
-		rec = append(rec, k[p:]...)
-		rec = binary.AppendUvarint(rec, e.id)
+		rec = binary.AppendUvarint(fc.Append(rec[:0], k), e.id)
 		if _, err := w.Write(rec); err != nil {
 			return "", err
 		}
@@ -161,6 +162,7 @@ func (m *memPairs) close()          {}
 type runReader struct {
 	f    *os.File
 	r    *bufio.Reader
+	dec  frontcode.Decoder
 	k    []byte
 	id   uint64
 	e    error
@@ -172,7 +174,7 @@ func openRun(path string, buf int) (*runReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("labelindex: open run file: %w", err)
 	}
-	return &runReader{f: f, r: bufio.NewReaderSize(f, buf)}, nil
+	return &runReader{f: f, r: bufio.NewReaderSize(f, buf), dec: frontcode.Decoder{MaxLen: MaxKeyLen}}, nil
 }
 
 func (r *runReader) nextPair() bool {
@@ -192,22 +194,15 @@ func (r *runReader) nextPair() bool {
 
 // read decodes one pair; io.EOF only at a pair boundary.
 func (r *runReader) read() error {
-	p, err := binary.ReadUvarint(r.r)
-	if err != nil {
-		return err
-	}
-	n, err := binary.ReadUvarint(r.r)
-	if err == nil && (p > uint64(len(r.k)) || p+n == 0 || p+n > MaxKeyLen) {
-		err = fmt.Errorf("corrupt pair: prefix %d, suffix %d after a %d-byte key", p, n, len(r.k))
+	k, err := r.dec.Next(r.r)
+	if err == nil && len(k) == 0 {
+		err = fmt.Errorf("%w: empty key", frontcode.ErrCorrupt)
 	}
 	if err == nil {
-		r.k = append(r.k[:p], make([]byte, n)...)
-		_, err = io.ReadFull(r.r, r.k[p:])
-	}
-	if err == nil {
+		r.k = k
 		r.id, err = binary.ReadUvarint(r.r)
 	}
-	if errors.Is(err, io.EOF) {
+	if err != nil && len(k) > 0 && errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
 	return err
