@@ -9,10 +9,10 @@ package source
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/cayleygraph/quad"
+	"github.com/grove-kg/grove/store/inputerr"
 )
 
 // Writer receives quads. WriteQuad is called from one goroutine at a time.
@@ -85,29 +85,11 @@ func (o Options) Skip(err *Error) error {
 
 // Error is a bad-input error positioned at a file, line and (optionally)
 // field, e.g. "dump.json:12: claims.P31[0].mainsnak: unknown datatype".
-type Error struct {
-	File  string
-	Line  int64
-	Field string
-	Err   error
-}
-
-// Error formats file:line: field: reason.
-func (e *Error) Error() string {
-	s := e.File
-	if e.Line > 0 {
-		s = fmt.Sprintf("%s:%d", s, e.Line)
-	}
-	if e.Field != "" {
-		s += ": " + e.Field
-	}
-	return s + ": " + e.Err.Error()
-}
-
-// Unwrap returns the underlying reason.
-func (e *Error) Unwrap() error { return e.Err }
+// It is the same type as store/inputerr.Error, which the question-set
+// readers return too.
+type Error = inputerr.Error
 
 // Errorf builds a positioned error.
 func Errorf(file string, line int64, field, format string, args ...any) *Error {
-	return &Error{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+	return inputerr.Errorf(file, line, field, format, args...)
 }
