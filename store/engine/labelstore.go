@@ -183,10 +183,10 @@ func (db *DB) acquire(graph string) (*searchIndex, error) {
 	gen, segs, _ := db.labelState(graph)
 	view, maps, err := db.readView(graph, gen, segs)
 	if err != nil {
-		// The store is the truth: rebuild in memory; the next bulk load
-		// or compaction writes a good main generation.
+		// The store is the truth: rebuild it into a mapped scratch file;
+		// the next bulk load or compaction writes a good main generation.
 		db.log.Warn("label index unreadable: rebuilding it from the store", "graph", graph, "err", err)
-		if view, err = db.rebuildView(context.Background(), graph); err != nil {
+		if view, maps, err = db.rebuildView(context.Background(), graph); err != nil {
 			return nil, err
 		}
 	}
@@ -717,24 +717,65 @@ func (u *updater) dropStagedLabels() {
 }
 
 // rebuildView builds a graph's label index from the store: every label
-// and alias quad of the graph. The view is in memory (it serves a
-// database whose label files cannot be written or read); the labels are
-// collected by a spilling Builder.
-func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, error) {
+// and alias quad of the graph, collected by a spilling Builder. It serves
+// a database whose label files cannot be written or read: the index is
+// written to an unnamed scratch file and memory-mapped (the returned
+// mapping), so a read-only open of a large graph does not hold its index
+// in the heap; an in-memory database keeps it in memory.
+func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, []*mapping, error) {
 	b, err := db.storedLabels(ctx, graph)
 	defer b.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var buf bytes.Buffer
-	if err := labelindex.MergeContext(ctx, &buf, nil, b); err != nil {
-		return nil, err
+	if db.opts.InMemory {
+		var buf bytes.Buffer
+		if err := labelindex.MergeContext(ctx, &buf, nil, b); err != nil {
+			return nil, nil, err
+		}
+		idx, err := labelindex.Open(buf.Bytes())
+		if err != nil {
+			return nil, nil, err
+		}
+		return labelindex.NewView(idx), nil, nil
 	}
-	idx, err := labelindex.Open(buf.Bytes())
+	m, err := db.mapScratchIndex(ctx, b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return labelindex.NewView(idx), nil
+	idx, err := labelindex.Open(m.data)
+	if err != nil {
+		m.release()
+		return nil, nil, err
+	}
+	return labelindex.NewView(idx), []*mapping{m}, nil
+}
+
+// mapScratchIndex writes the index of b's labels to a temporary file (in
+// labels/, or the system's temporary directory for a read-only database),
+// maps it and removes its name: the pages stay on disk, not in the heap,
+// and the file goes away with the last reference or the process.
+func (db *DB) mapScratchIndex(ctx context.Context, b *labelindex.Builder) (*mapping, error) {
+	dir := ""
+	if !db.opts.ReadOnly && os.MkdirAll(db.labelDir(), 0o755) == nil {
+		dir = db.labelDir()
+	}
+	f, err := os.CreateTemp(dir, "rebuild-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("label index rebuild: %w", err)
+	}
+	defer func() {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := labelindex.MergeContext(ctx, w, nil, b); err != nil {
+		return nil, fmt.Errorf("label index rebuild: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, fmt.Errorf("label index rebuild: write %s: %w", f.Name(), err)
+	}
+	return mapFile(f.Name())
 }
 
 // storedLabels collects every label and alias quad of a graph in the
@@ -790,8 +831,8 @@ func (db *DB) addStoredLabels(txn *badger.Txn, b *labelindex.Builder, g uint64, 
 // (and, when writable, rewrites) the index of every graph whose named
 // label files are missing, and removes label files that no graph names
 // (left by a batch that died before its commit, or replaced by a later
-// generation). Corrupt files are found, and rebuilt in memory, when first
-// loaded.
+// generation). Corrupt files are found, and rebuilt into a scratch file,
+// when first loaded.
 func (db *DB) checkLabelFiles(ctx context.Context) error {
 	if db.opts.InMemory {
 		return nil
@@ -819,11 +860,11 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 		}
 		db.log.Warn("label index files missing: rebuilding the index from the store", "graph", g.Name)
 		if db.opts.ReadOnly {
-			view, err := db.rebuildView(ctx, g.Name)
+			view, maps, err := db.rebuildView(ctx, g.Name)
 			if err != nil {
 				return err
 			}
-			db.installSearch(g.Name, newSearchIndex(view, g.LabelGen, g.LabelSegs, nil))
+			db.installSearch(g.Name, newSearchIndex(view, g.LabelGen, g.LabelSegs, maps))
 			db.setLabelCount(g.Name, int64(view.MainPairs()))
 			continue
 		}

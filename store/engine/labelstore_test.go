@@ -344,3 +344,69 @@ func TestRejectedBatchLeavesNoLabels(t *testing.T) {
 		t.Errorf("graphs = %+v, want g with 1 label", gs)
 	}
 }
+
+// TestRebuiltIndexIsMapped: an index rebuilt from the store because its
+// files are missing (read-only open) or corrupt (writable open) is served
+// from a mapped scratch file, not the heap, and no scratch file is left.
+func TestRebuiltIndexIsMapped(t *testing.T) {
+	tests := []struct {
+		name     string
+		readOnly bool
+		damage   func(t *testing.T, main string)
+	}{
+		{"read-only, main file missing", true, func(t *testing.T, main string) {
+			if err := os.Remove(main); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"writable, main file corrupt", false, func(t *testing.T, main string) {
+			if err := os.WriteFile(main, []byte("not an index"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, tmp := t.TempDir(), t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			db, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loadQuads(t, db, "g", []quad.Quad{labelQuad("a", "Alpha", "g"), labelQuad("b", "Beta", "g")})
+			gm, err := db.graphByName("g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			main := db.mainFile("g", gm.LabelGen)
+			db.Close()
+			tc.damage(t, main)
+			db, err = Open(dir, Options{ReadOnly: tc.readOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
+				if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
+					t.Errorf("search %s = %v, want [%s]", text, got, id)
+				}
+			}
+			si, err := db.acquire("g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(si.maps) != 1 {
+				t.Errorf("rebuilt index has %d mappings, want 1 (served from the heap?)", len(si.maps))
+			}
+			si.release()
+			for _, d := range []string{tmp, filepath.Join(dir, "labels")} {
+				entries, _ := os.ReadDir(d)
+				for _, e := range entries {
+					if strings.HasPrefix(e.Name(), "rebuild-") {
+						t.Errorf("scratch file left: %s", filepath.Join(d, e.Name()))
+					}
+				}
+			}
+		})
+	}
+}
