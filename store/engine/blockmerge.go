@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -13,12 +14,12 @@ import (
 // The loader writes node blocks in ascending node order, so the stored
 // blocks of one direction are read by one forward iterator (a merge-join
 // with the R keyspace, not a point read per node). A stored block is not
-// decoded: it is cut into the byte spans of its entries (blockSpan), the
-// spans of the groups the load does not touch — typically every group,
-// since another graph's groups have another graph id — are copied to the
-// new block as they are, and only a group present in both (the same graph
-// loaded again) has its members decoded and merged. The result is byte for
-// byte what encodeSummary(mergeSummary(stored, new)) gives.
+// decoded into entries: the bytes of the groups the load does not touch —
+// typically every group, since another graph's groups have another graph
+// id — are copied to the new block as they are, and only a group present
+// in both (the same graph loaded again) has its members decoded and
+// unioned. The result is byte for byte what
+// encodeSummary(mergeSummary(stored, new)) gives.
 
 // storedBlocks reads the stored node blocks of one direction in ascending
 // node order with one iterator.
@@ -77,42 +78,6 @@ func (s *storedBlocks) Close() {
 // the node id.
 const summaryKeyLen = 2 + idLen
 
-// blockSpan is one entry of an encoded node block: its group, and where its
-// bytes are (start to end, the inline members from mem).
-type blockSpan struct {
-	p, g            uint64
-	count           int64
-	start, mem, end int
-}
-
-func cmpSpan(a, b *blockSpan) int {
-	if a.p != b.p {
-		return cmp.Compare(a.p, b.p)
-	}
-	return cmp.Compare(a.g, b.g)
-}
-
-// blockSpans appends the entries of the encoded node block v to dst
-// without decoding the members of inline groups.
-func blockSpans(v []byte, dst []blockSpan) ([]blockSpan, error) {
-	r, err := newBlockReader(v)
-	if err != nil {
-		return dst, err
-	}
-	for {
-		start := r.off
-		e, ok, err := r.next()
-		if err != nil || !ok {
-			return dst, err
-		}
-		mem := r.off
-		if err := r.skipMembers(); err != nil {
-			return dst, err
-		}
-		dst = append(dst, blockSpan{p: e.p, g: e.g, count: e.count, start: start, mem: mem, end: r.off})
-	}
-}
-
 // skipMembers moves past the members of the current entry not yet read.
 func (r *blockReader) skipMembers() error {
 	for ; r.pending > 0; r.pending-- {
@@ -149,10 +114,21 @@ func appendEntry(b []byte, p, g uint64, ids []uint64) []byte {
 	return b
 }
 
-// summaryWriter collects the groups of one node at a time (quads arrive
-// sorted by node, then group) and writes the node's block, merged with the
-// stored one unless the database was empty. Buffers are reused from node
-// to node.
+// cmpGroup orders groups by (p, g), the order of a node block's entries.
+func cmpGroup(p1, g1, p2, g2 uint64) int {
+	if p1 != p2 {
+		return cmp.Compare(p1, p2)
+	}
+	return cmp.Compare(g1, g2)
+}
+
+// summaryWriter writes the node blocks of one direction of a bulk load.
+// Groups arrive sorted by node, then (p, g); each node's block is built in
+// one pass into a reused buffer: a stored entry (the database was not
+// empty) is copied as it is once the new groups have passed it, and
+// replaced by the new entry of the same group, which holds the union of
+// the members. The entry count, known at the end, is written in front of
+// the entries in the room left for it.
 type summaryWriter struct {
 	sink   kvWriter
 	blocks *storedBlocks // nil when the database was empty
@@ -160,12 +136,15 @@ type summaryWriter struct {
 	stream uint32
 	node   uint64
 	open   bool
-	old    []byte      // the node's stored block (nil if none)
-	spans  []blockSpan // its entries
-	at     int         // spans[:at] precede the last group looked up
-	enc    []byte      // the node's new entries, encoded
-	news   []blockSpan // their spans in enc
-	out    []byte
+	n      int         // entries in out
+	out    []byte      // room for the count, then the entries
+	old    blockReader // the node's stored block, at its next entry
+	cur    sumEntry    // that entry (ids unset), if have
+	start  int         // where cur's bytes start in the stored block
+	have   bool
+	added  bool   // a group was added to the current node: the last is
+	lastP  uint64 // (lastP, lastG)
+	lastG  uint64
 	key    []byte
 	ids    []uint64
 }
@@ -179,41 +158,75 @@ func (w *summaryWriter) begin(node uint64) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	w.node, w.open, w.at = node, true, 0
-	w.enc, w.news, w.spans, w.old = w.enc[:0], w.news[:0], w.spans[:0], nil
+	w.node, w.open, w.n, w.have, w.added = node, true, 0, false, false
+	w.out = append(w.out[:0], make([]byte, binary.MaxVarintLen64)...)
 	if w.blocks == nil {
 		return nil
 	}
-	var err error
-	if w.old, err = w.blocks.load(node); err != nil || w.old == nil {
+	v, err := w.blocks.load(node)
+	if err != nil || v == nil {
 		return err
 	}
-	if w.spans, err = blockSpans(w.old, w.spans); err != nil {
-		return fmt.Errorf("node block %x: %w", summaryKey(w.space, node), err)
+	if w.old, err = newBlockReader(v); err != nil {
+		return w.corrupt(err)
+	}
+	return w.advance()
+}
+
+func (w *summaryWriter) corrupt(err error) error {
+	return fmt.Errorf("node block %x: %w", summaryKey(w.space, w.node), err)
+}
+
+// advance reads the next stored entry into cur.
+func (w *summaryWriter) advance() error {
+	w.start = w.old.off
+	var err error
+	w.cur, w.have, err = w.old.next()
+	if err != nil {
+		return w.corrupt(err)
 	}
 	return nil
 }
 
+// copyBefore copies the stored entries before group (p, g) to the new
+// block, dropping any with a zero count (as mergeSummary does), and
+// returns whether the next stored entry is group (p, g).
+func (w *summaryWriter) copyBefore(p, g uint64) (bool, error) {
+	for w.have {
+		c := cmpGroup(w.cur.p, w.cur.g, p, g)
+		if c >= 0 {
+			return c == 0, nil
+		}
+		if err := w.old.skipMembers(); err != nil {
+			return false, w.corrupt(err)
+		}
+		if w.cur.count != 0 {
+			w.out = append(w.out, w.old.v[w.start:w.old.off]...)
+			w.n++
+		}
+		if err := w.advance(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
 // stored returns the stored members of the current node's group (p, g),
-// whose chunks (for a large group) are under group; groups must be asked
-// for in ascending order. The result is valid until the next call.
+// whose chunks (for a large group) are under group. It must come before
+// the group's add; the result is valid until the next call.
 func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]uint64, error) {
-	want := blockSpan{p: p, g: g}
-	for w.at < len(w.spans) && cmpSpan(&w.spans[w.at], &want) < 0 {
-		w.at++
+	found, err := w.copyBefore(p, g)
+	if err != nil || !found {
+		return nil, err
 	}
-	if w.at == len(w.spans) || cmpSpan(&w.spans[w.at], &want) != 0 {
-		return nil, nil
-	}
-	sp := w.spans[w.at]
 	w.ids = w.ids[:0]
-	if sp.count <= inlineMax {
-		r := blockReader{v: w.old[:sp.end], off: sp.mem, pending: sp.count}
-		var err error
-		w.ids, err = r.members(w.ids)
-		return w.ids, err
+	if w.cur.inline() {
+		if w.ids, err = w.old.members(w.ids); err != nil {
+			return nil, w.corrupt(err)
+		}
+		return w.ids, nil
 	}
-	err := eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
+	err = eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
 		w.ids = append(w.ids, ids...)
 		return true, nil
 	})
@@ -221,66 +234,44 @@ func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]ui
 }
 
 // add appends a group of the current node with all its members (the
-// stored ones included); groups must come in ascending (p, g) order.
+// stored ones included), in place of the stored entry of the group if
+// there is one. Groups must come in ascending (p, g) order.
 func (w *summaryWriter) add(p, g uint64, ids []uint64) error {
-	sp := blockSpan{p: p, g: g, count: int64(len(ids)), start: len(w.enc)}
-	if n := len(w.news); n > 0 && cmpSpan(&w.news[n-1], &sp) >= 0 {
+	if w.added && cmpGroup(w.lastP, w.lastG, p, g) >= 0 {
 		return fmt.Errorf("internal error: groups of node %d out of order", w.node)
 	}
-	w.enc = appendEntry(w.enc, p, g, ids)
-	sp.end = len(w.enc)
-	w.news = append(w.news, sp)
+	w.added, w.lastP, w.lastG = true, p, g
+	found, err := w.copyBefore(p, g)
+	if err != nil {
+		return err
+	}
+	if found {
+		if err := w.advance(); err != nil {
+			return err
+		}
+	}
+	w.out = appendEntry(w.out, p, g, ids)
+	w.n++
 	return nil
 }
 
-// flush writes the current node's block: its new groups and the stored
-// groups they do not replace, in (p, g) order. Stored entries with a zero
-// count are dropped, as mergeSummary does.
+// flush writes the current node's block.
 func (w *summaryWriter) flush() error {
 	if !w.open {
 		return nil
 	}
 	w.open = false
-	if len(w.news) == 0 {
+	// Ids never reach the maximum: this copies every stored entry left.
+	if _, err := w.copyBefore(math.MaxUint64, math.MaxUint64); err != nil {
+		return err
+	}
+	if w.n == 0 {
 		return nil
 	}
-	out := w.out[:0]
-	if len(w.spans) == 0 {
-		out = append(binary.AppendUvarint(out, uint64(len(w.news))), w.enc...)
-	} else {
-		n := 0
-		w.merged(func([]byte) { n++ })
-		out = binary.AppendUvarint(out, uint64(n))
-		w.merged(func(b []byte) { out = append(out, b...) })
-	}
-	w.out = out
+	var c [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(c[:], uint64(w.n))
+	at := binary.MaxVarintLen64 - k
+	copy(w.out[at:], c[:k])
 	w.key = binary.BigEndian.AppendUint64(append(w.key[:0], spaceSummary, w.space), w.node)
-	return w.sink.Set(w.stream, w.key, out)
-}
-
-// merged calls emit with the encoding of each entry of the current node's
-// merged block, in order.
-func (w *summaryWriter) merged(emit func([]byte)) {
-	i, j := 0, 0
-	for i < len(w.spans) || j < len(w.news) {
-		c := -1
-		switch {
-		case i == len(w.spans):
-			c = 1
-		case j < len(w.news):
-			c = cmpSpan(&w.spans[i], &w.news[j])
-		}
-		if c < 0 {
-			if sp := &w.spans[i]; sp.count != 0 {
-				emit(w.old[sp.start:sp.end])
-			}
-			i++
-			continue
-		}
-		if c == 0 { // the new entry holds the union
-			i++
-		}
-		emit(w.enc[w.news[j].start:w.news[j].end])
-		j++
-	}
+	return w.sink.Set(w.stream, w.key, w.out[at:])
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"testing"
 
@@ -199,30 +200,53 @@ func TestSummaryWriterOrder(t *testing.T) {
 	}
 }
 
-// TestBlockSpans checks that the spans cover the block and skip members
-// exactly, and that a truncated block is an error.
-func TestBlockSpans(t *testing.T) {
+// TestSkipMembers checks that skipping the members of inline groups
+// lands on each entry's end, and that a truncated stored block is an
+// error of the merge, not a corrupt block.
+func TestSkipMembers(t *testing.T) {
 	es := []sumEntry{entry(1, 2, []uint64{1 << 40, 1<<40 + 1}), entry(3, 4, ids(1, 100)), entry(300, 400, []uint64{127, 128})}
 	b := encodeSummary(es)
-	spans, err := blockSpans(b, nil)
-	if err != nil || len(spans) != len(es) {
-		t.Fatalf("spans %v, %v", spans, err)
+	r, err := newBlockReader(b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, sp := range spans {
-		e := es[i]
-		if sp.p != e.p || sp.g != e.g || sp.count != e.count {
-			t.Errorf("span %d = %+v, want %+v", i, sp, e)
+	for i, e := range es {
+		start := r.off
+		got, ok, err := r.next()
+		if err != nil || !ok || got.p != e.p || got.g != e.g || got.count != e.count {
+			t.Fatalf("entry %d = %+v, %v, %v", i, got, ok, err)
 		}
-		if one := encodeSummary([]sumEntry{e}); !bytes.Equal(b[sp.start:sp.end], one[1:]) {
-			t.Errorf("span %d bytes %x, want %x", i, b[sp.start:sp.end], one[1:])
+		if err := r.skipMembers(); err != nil {
+			t.Fatal(err)
+		}
+		if one := encodeSummary([]sumEntry{e}); !bytes.Equal(b[start:r.off], one[1:]) {
+			t.Errorf("entry %d bytes %x, want %x", i, b[start:r.off], one[1:])
 		}
 	}
-	if spans[len(spans)-1].end != len(b) {
-		t.Errorf("spans end at %d of %d", spans[len(spans)-1].end, len(b))
+	if r.off != len(b) {
+		t.Errorf("entries end at %d of %d", r.off, len(b))
 	}
 	for n := 1; n < len(b); n++ {
-		if _, err := blockSpans(b[:n], nil); err == nil {
-			t.Errorf("truncated block of %d bytes accepted", n)
+		bdb, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
 		}
+		if err := bdb.Update(func(txn *badger.Txn) error { return txn.Set(summaryKey(spaceSPO, 5), b[:n]) }); err != nil {
+			t.Fatal(err)
+		}
+		txn := bdb.NewTransaction(false)
+		w := &summaryWriter{sink: &captureSink{kv: map[string][]byte{}}, blocks: newStoredBlocks(txn, spaceSPO), space: spaceSPO}
+		err = w.begin(5)
+		if err == nil {
+			if err = w.add(2, 3, []uint64{1}); err == nil {
+				err = w.flush()
+			}
+		}
+		if !errors.Is(err, errBadSummary) {
+			t.Errorf("block truncated to %d bytes: %v", n, err)
+		}
+		w.blocks.Close()
+		txn.Discard()
+		bdb.Close()
 	}
 }
