@@ -95,25 +95,6 @@ func (r *blockReader) skipMembers() error {
 	return nil
 }
 
-// appendEntry appends the encoding of one node block entry (as
-// encodeSummary writes it) of group (p, g) with the given members; only
-// the count is written for a group of more than inlineMax members.
-func appendEntry(b []byte, p, g uint64, ids []uint64) []byte {
-	b = binary.AppendUvarint(b, p)
-	b = binary.AppendUvarint(b, g)
-	n := uint64(len(ids))
-	if len(ids) > inlineMax {
-		return binary.AppendUvarint(b, n<<1)
-	}
-	b = binary.AppendUvarint(b, n<<1|1)
-	var prev uint64
-	for _, id := range ids {
-		b = binary.AppendUvarint(b, id-prev)
-		prev = id
-	}
-	return b
-}
-
 // cmpGroup orders groups by (p, g), the order of a node block's entries.
 func cmpGroup(p1, g1, p2, g2 uint64) int {
 	if p1 != p2 {
@@ -250,7 +231,7 @@ func (w *summaryWriter) add(p, g uint64, ids []uint64) error {
 			return err
 		}
 	}
-	w.out = appendEntry(w.out, p, g, ids)
+	w.out = appendEntry(w.out, p, g, int64(len(ids)), ids)
 	w.n++
 	return nil
 }
