@@ -103,6 +103,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err != nil {
 		return st, err
 	}
+	t = time.Now()
+	waitCompactions(ctx, l.db.bdb)
+	l.db.log.Debug("bulk load compactions", "waited", time.Since(t))
 	for _, n := range cs.added {
 		st.Added += n
 	}
