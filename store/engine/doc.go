@@ -66,7 +66,9 @@
 // decoded (blockmerge.go); only a group present in both, the same graph
 // loaded again, has its members decoded and unioned. Badger's compactors
 // then merge the new level into the stored one while the label phase
-// runs: the other inherent cost of a second graph.
+// runs — the other inherent cost of a second graph — and the load returns
+// only when no level is due for compaction (kvwriter.go waitCompactions),
+// so the database is as compact at exit whatever the timing.
 //
 // Temporary files are compact (spillcodec.go): sorted term lists are
 // front-coded, batch quads and id maps are varint deltas, sorted runs
