@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -32,61 +31,6 @@ type commitState struct {
 	key, val  []byte
 	list      []uint64
 	blocks    *storedBlocks // stored node blocks of the space being written
-}
-
-// storedBlocks reads the stored node blocks of one direction in ascending
-// node order with one iterator (the loader writes nodes in that order), so
-// merging with a database that holds other graphs is a sequential scan
-// rather than a point read per group.
-type storedBlocks struct {
-	it    *badger.Iterator
-	space byte
-	node  uint64
-	es    []sumEntry
-	ok    bool
-}
-
-func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
-	it.Rewind()
-	return &storedBlocks{it: it, space: space}
-}
-
-// entries returns the stored block of node (nil if none).
-func (s *storedBlocks) entries(node uint64) ([]sumEntry, error) {
-	if s.ok && s.node == node {
-		return s.es, nil
-	}
-	s.node, s.ok, s.es = node, true, nil
-	key := summaryKey(s.space, node)
-	for steps := 0; s.it.Valid(); steps++ {
-		c := bytes.Compare(s.it.Item().Key(), key)
-		if c > 0 {
-			return nil, nil
-		}
-		if c == 0 {
-			err := s.it.Item().Value(func(v []byte) (err error) {
-				s.es, err = decodeSummary(v, nil)
-				return err
-			})
-			if err != nil {
-				return nil, fmt.Errorf("node block %x: %w", key, err)
-			}
-			return s.es, nil
-		}
-		if steps == 4 {
-			s.it.Seek(key)
-			continue
-		}
-		s.it.Next()
-	}
-	return nil, nil
-}
-
-func (s *storedBlocks) Close() {
-	if s != nil {
-		s.it.Close()
-	}
 }
 
 // commit runs the phases of a bulk load: dictionary merge, mapping the
@@ -159,6 +103,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err != nil {
 		return st, err
 	}
+	t = time.Now()
+	waitCompactions(ctx, l.db.bdb)
+	l.db.log.Debug("bulk load compactions", "waited", time.Since(t))
 	for _, n := range cs.added {
 		st.Added += n
 	}
@@ -526,7 +473,7 @@ func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter
 // groups are done. fields maps a quad to (a, b, g, member).
 func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (qids, bool, error), space byte,
 	stream uint32, fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int) error, count bool) error {
-	sum := &summaryWriter{cs: cs, space: space, stream: streamSumS}
+	sum := &summaryWriter{sink: cs.sink, blocks: cs.blocks, space: space, stream: streamSumS}
 	if space == spaceOPS {
 		sum.stream = streamSumO
 	}
@@ -534,8 +481,11 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 	var ca, cb, cg uint64
 	open := false
 	flush := func() error {
+		if err := sum.begin(ca); err != nil {
+			return err
+		}
 		cs.key = groupKey(cs.key, space, ca, cb, cg)
-		old, err := l.mergeGroup(cs, stream)
+		old, err := l.mergeGroup(cs, stream, sum)
 		if err != nil {
 			return err
 		}
@@ -547,11 +497,7 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 		if count {
 			cs.added[cg] += int64(len(cs.list) - old)
 		}
-		e := sumEntry{p: cb, g: cg, count: int64(len(cs.list))}
-		if e.inline() {
-			e.ids = slices.Clone(cs.list)
-		}
-		return sum.add(ca, e)
+		return sum.add(cb, cg, cs.list)
 	}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
@@ -590,60 +536,17 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 	return sum.flush()
 }
 
-// summaryWriter collects the groups of one node at a time (quads arrive
-// sorted by node) and writes the node's summary, merged with the stored
-// one unless the database was empty.
-type summaryWriter struct {
-	cs      *commitState
-	space   byte
-	stream  uint32
-	node    uint64
-	entries []sumEntry
-	old     []sumEntry // the node's stored block (not fresh)
-}
-
-func (w *summaryWriter) add(node uint64, e sumEntry) error {
-	if len(w.entries) > 0 && node != w.node {
-		if err := w.flush(); err != nil {
-			return err
-		}
-	}
-	if len(w.entries) == 0 && !w.cs.fresh {
-		// Read the stored block now: the stored-block iterator only moves
-		// forward, and the next node's groups move it past this node.
-		var err error
-		if w.old, err = w.cs.blocks.entries(node); err != nil {
-			return err
-		}
-	}
-	w.node = node
-	w.entries = append(w.entries, e)
-	return nil
-}
-
-func (w *summaryWriter) flush() error {
-	if len(w.entries) == 0 {
-		return nil
-	}
-	es := w.entries
-	slices.SortFunc(es, cmpEntry)
-	if !w.cs.fresh {
-		es = mergeSummary(w.old, es)
-	}
-	w.entries, w.old = w.entries[:0], nil
-	return w.cs.sink.Set(w.stream, summaryKey(w.space, w.node), encodeSummary(es))
-}
-
 // mergeGroup unions cs.list with the stored list under cs.key, writes the
 // result's chunks (none for a small S or O group, which the node block
-// holds inline) and returns the stored list's length.
-func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
+// holds inline) and returns the stored list's length. sum, the node block
+// writer of an S or O group (nil for a P list), has the stored node block.
+func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) (int, error) {
 	old := 0
 	if !cs.fresh {
 		var stored []uint64
 		var err error
-		if isNodeGroup(cs.key) {
-			stored, err = cs.storedGroup()
+		if sum != nil {
+			stored, err = sum.stored(cs.txn, cs.key, getID(cs.key[9:]), getID(cs.key[17:]))
 		} else {
 			stored, err = readList(cs.txn, cs.key, nil)
 		}
@@ -664,27 +567,6 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32) (int, error) {
 	return old, nil
 }
 
-// storedGroup returns the stored members of the S or O group cs.key.
-func (cs *commitState) storedGroup() ([]uint64, error) {
-	es, err := cs.blocks.entries(getID(cs.key[1:]))
-	if err != nil {
-		return nil, err
-	}
-	e, ok := findEntry(es, getID(cs.key[9:]), getID(cs.key[17:]))
-	switch {
-	case !ok:
-		return nil, nil
-	case e.inline():
-		return e.ids, nil
-	}
-	var out []uint64
-	err = eachStoredChunk(cs.txn, cs.key, func(ids []uint64) (bool, error) {
-		out = append(out, ids...)
-		return true, nil
-	})
-	return out, err
-}
-
 // writePred writes the predicate -> subjects lists.
 func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	m, err := cs.preds.finish()
@@ -696,7 +578,7 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	open := false
 	flush := func() error {
 		cs.key = predKey(cs.key, p, g)
-		old, err := l.mergeGroup(cs, streamPred)
+		old, err := l.mergeGroup(cs, streamPred, nil)
 		if err != nil {
 			return err
 		}

@@ -57,6 +57,19 @@
 //   - labels: the label and alias entries found while reading are merged
 //     into each graph's label index.
 //
+// Into a database that already holds data (another graph, say) the keys go
+// through an incremental StreamWriter, as tables one level above the
+// stored ones (kvwriter.go), and every node block the load touches is
+// written whole: the stored blocks of a direction are read by one forward
+// iterator in node order (a merge join with the R keyspace), and their
+// entries are copied byte for byte between the new groups without being
+// decoded (blockmerge.go); only a group present in both, the same graph
+// loaded again, has its members decoded and unioned. Badger's compactors
+// then merge the new level into the stored one while the label phase
+// runs — the other inherent cost of a second graph — and the load returns
+// only when no level is due for compaction (kvwriter.go waitCompactions),
+// so the database is as compact at exit whatever the timing.
+//
 // Temporary files are compact (spillcodec.go): sorted term lists are
 // front-coded, batch quads and id maps are varint deltas, sorted runs
 // store the first differing key field as a delta — about 24 bytes per

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"sync"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
@@ -217,4 +219,65 @@ func topLevel(bdb *badger.DB) int {
 		}
 	}
 	return -1
+}
+
+// Waiting for the compactions a load triggers. Tables an incremental
+// StreamWriter adds above the stored ones overflow their level, and
+// Badger's compactors merge them into the level below in the background;
+// a process that exits first (Close stops the compactors after the
+// compaction in flight) leaves that work, and the stale versions of the
+// node blocks the load rewrote, to the next process. So a bulk load ends
+// only when no level is due for compaction by Badger's own rule, with the
+// database as compact as the compactors make it.
+const (
+	compactPoll  = 50 * time.Millisecond
+	compactStall = 30 * time.Second // no table moved for this long: stop waiting
+)
+
+// waitCompactions waits until no level of bdb is due for compaction (as
+// Badger's compactors decide: a level whose score, and adjusted score
+// unless it is L0, is at least 1), the compactors make no progress for
+// compactStall, or ctx ends (the load is committed by then: a cancel only
+// stops the wait). Compactions in flight when it returns finish before
+// Close returns.
+func waitCompactions(ctx context.Context, bdb *badger.DB) {
+	var last []badger.LevelInfo
+	since := time.Now()
+	for {
+		levels := bdb.Levels()
+		if !compactionDue(levels) {
+			return
+		}
+		if !sameLevels(levels, last) {
+			last, since = levels, time.Now()
+		} else if time.Since(since) > compactStall {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(compactPoll):
+		}
+	}
+}
+
+func compactionDue(levels []badger.LevelInfo) bool {
+	for _, l := range levels {
+		if l.Score >= 1 && (l.Level == 0 || l.Adjusted >= 1) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameLevels(a, b []badger.LevelInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].NumTables != b[i].NumTables || a[i].Size != b[i].Size {
+			return false
+		}
+	}
+	return true
 }

@@ -36,3 +36,22 @@ func TestPutKV(t *testing.T) {
 		})
 	}
 }
+
+func TestCompactionDue(t *testing.T) {
+	cases := []struct {
+		name   string
+		levels []badger.LevelInfo
+		due    bool
+	}{
+		{"nothing scored", []badger.LevelInfo{{Level: 0}, {Level: 5}, {Level: 6}}, false},
+		{"L5 over its target", []badger.LevelInfo{{Level: 5, Score: 4, Adjusted: 4}, {Level: 6}}, true},
+		{"L5 over but its adjusted score below 1", []badger.LevelInfo{{Level: 5, Score: 1.2, Adjusted: 0.6}}, false},
+		{"L0 over: compactor 0 runs it whatever its adjusted score", []badger.LevelInfo{{Level: 0, Score: 1.4, Adjusted: 0.2}}, true},
+		{"scores below 1", []badger.LevelInfo{{Level: 0, Score: 0.4}, {Level: 5, Score: 0.9, Adjusted: 3}}, false},
+	}
+	for _, tc := range cases {
+		if got := compactionDue(tc.levels); got != tc.due {
+			t.Errorf("%s: due = %v, want %v", tc.name, got, tc.due)
+		}
+	}
+}

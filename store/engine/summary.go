@@ -45,18 +45,24 @@ func summaryKey(space byte, id uint64) []byte {
 func encodeSummary(es []sumEntry) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(es)))
 	for _, e := range es {
-		b = binary.AppendUvarint(b, e.p)
-		b = binary.AppendUvarint(b, e.g)
-		if !e.inline() {
-			b = binary.AppendUvarint(b, uint64(e.count)<<1)
-			continue
-		}
-		b = binary.AppendUvarint(b, uint64(e.count)<<1|1)
-		var prev uint64
-		for _, id := range e.ids {
-			b = binary.AppendUvarint(b, id-prev)
-			prev = id
-		}
+		b = appendEntry(b, e.p, e.g, e.count, e.ids)
+	}
+	return b
+}
+
+// appendEntry appends one entry of a node block: group (p, g) with count
+// members, and the members (ids) of an inline group.
+func appendEntry(b []byte, p, g uint64, count int64, ids []uint64) []byte {
+	b = binary.AppendUvarint(b, p)
+	b = binary.AppendUvarint(b, g)
+	if count > inlineMax {
+		return binary.AppendUvarint(b, uint64(count)<<1)
+	}
+	b = binary.AppendUvarint(b, uint64(count)<<1|1)
+	var prev uint64
+	for _, id := range ids {
+		b = binary.AppendUvarint(b, id-prev)
+		prev = id
 	}
 	return b
 }

@@ -1,0 +1,258 @@
+package engine
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Node blocks of a bulk load into a database that holds other data.
+//
+// The loader writes node blocks in ascending node order, so the stored
+// blocks of one direction are read by one forward iterator (a merge-join
+// with the R keyspace, not a point read per node). A stored block is not
+// decoded into entries: the bytes of the groups the load does not touch —
+// typically every group, since another graph's groups have another graph
+// id — are copied to the new block as they are, and only a group present
+// in both (the same graph loaded again) has its members decoded and
+// unioned. The result is byte for byte what
+// encodeSummary(mergeSummary(stored, new)) gives.
+
+// storedBlocks reads the stored node blocks of one direction in ascending
+// node order with one iterator.
+type storedBlocks struct {
+	it    *badger.Iterator
+	space byte
+	key   []byte
+	raw   []byte // the block returned by the last load
+}
+
+func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
+	it.Rewind()
+	return &storedBlocks{it: it, space: space}
+}
+
+// load returns the stored block of node, nil if there is none. Nodes must
+// be asked for in ascending order; the block is valid until the next call.
+func (s *storedBlocks) load(node uint64) ([]byte, error) {
+	for steps := 0; s.it.Valid(); steps++ {
+		k := s.it.Item().Key()
+		if len(k) != summaryKeyLen {
+			return nil, fmt.Errorf("node block key %x: %w", k, errBadSummary)
+		}
+		at := getID(k[2:])
+		if at > node {
+			return nil, nil
+		}
+		if at == node {
+			var err error
+			s.raw, err = s.it.Item().ValueCopy(s.raw[:0])
+			if err != nil {
+				return nil, fmt.Errorf("node block %x: %w", k, err)
+			}
+			return s.raw, nil
+		}
+		// A few steps forward are cheaper than a seek; a longer gap
+		// (nodes of other graphs only) is skipped by one.
+		if steps == 4 {
+			s.key = binary.BigEndian.AppendUint64(append(s.key[:0], spaceSummary, s.space), node)
+			s.it.Seek(s.key)
+			continue
+		}
+		s.it.Next()
+	}
+	return nil, nil
+}
+
+func (s *storedBlocks) Close() {
+	if s != nil {
+		s.it.Close()
+	}
+}
+
+// summaryKeyLen is the length of a node block key: R, the direction and
+// the node id.
+const summaryKeyLen = 2 + idLen
+
+// skipMembers moves past the members of the current entry not yet read.
+func (r *blockReader) skipMembers() error {
+	for ; r.pending > 0; r.pending-- {
+		for {
+			if r.off >= len(r.v) {
+				return errBadSummary
+			}
+			b := r.v[r.off]
+			r.off++
+			if b < 0x80 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// cmpGroup orders groups by (p, g), the order of a node block's entries.
+func cmpGroup(p1, g1, p2, g2 uint64) int {
+	if p1 != p2 {
+		return cmp.Compare(p1, p2)
+	}
+	return cmp.Compare(g1, g2)
+}
+
+// summaryWriter writes the node blocks of one direction of a bulk load.
+// Groups arrive sorted by node, then (p, g); each node's block is built in
+// one pass into a reused buffer: a stored entry (the database was not
+// empty) is copied as it is once the new groups have passed it, and
+// replaced by the new entry of the same group, which holds the union of
+// the members. The entry count, known at the end, is written in front of
+// the entries in the room left for it.
+type summaryWriter struct {
+	sink   kvWriter
+	blocks *storedBlocks // nil when the database was empty
+	space  byte
+	stream uint32
+	node   uint64
+	open   bool
+	n      int         // entries in out
+	out    []byte      // room for the count, then the entries
+	old    blockReader // the node's stored block, at its next entry
+	cur    sumEntry    // that entry (ids unset), if have
+	start  int         // where cur's bytes start in the stored block
+	have   bool
+	added  bool   // a group was added to the current node: the last is
+	lastP  uint64 // (lastP, lastG)
+	lastG  uint64
+	key    []byte
+	ids    []uint64
+}
+
+// begin makes node the current node, writing the previous one's block
+// first if node is a new one, and reads its stored block.
+func (w *summaryWriter) begin(node uint64) error {
+	if w.open && node == w.node {
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	w.node, w.open, w.n, w.have, w.added = node, true, 0, false, false
+	w.out = append(w.out[:0], make([]byte, binary.MaxVarintLen64)...)
+	if w.blocks == nil {
+		return nil
+	}
+	v, err := w.blocks.load(node)
+	if err != nil || v == nil {
+		return err
+	}
+	if w.old, err = newBlockReader(v); err != nil {
+		return w.corrupt(err)
+	}
+	return w.advance()
+}
+
+func (w *summaryWriter) corrupt(err error) error {
+	return fmt.Errorf("node block %x: %w", summaryKey(w.space, w.node), err)
+}
+
+// advance reads the next stored entry into cur.
+func (w *summaryWriter) advance() error {
+	w.start = w.old.off
+	var err error
+	w.cur, w.have, err = w.old.next()
+	if err != nil {
+		return w.corrupt(err)
+	}
+	return nil
+}
+
+// copyBefore copies the stored entries before group (p, g) to the new
+// block, dropping any with a zero count (as mergeSummary does), and
+// returns whether the next stored entry is group (p, g).
+func (w *summaryWriter) copyBefore(p, g uint64) (bool, error) {
+	for w.have {
+		c := cmpGroup(w.cur.p, w.cur.g, p, g)
+		if c >= 0 {
+			return c == 0, nil
+		}
+		if err := w.old.skipMembers(); err != nil {
+			return false, w.corrupt(err)
+		}
+		if w.cur.count != 0 {
+			w.out = append(w.out, w.old.v[w.start:w.old.off]...)
+			w.n++
+		}
+		if err := w.advance(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// stored returns the stored members of the current node's group (p, g),
+// whose chunks (for a large group) are under group. It must come before
+// the group's add; the result is valid until the next call.
+func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]uint64, error) {
+	found, err := w.copyBefore(p, g)
+	if err != nil || !found {
+		return nil, err
+	}
+	w.ids = w.ids[:0]
+	if w.cur.inline() {
+		if w.ids, err = w.old.members(w.ids); err != nil {
+			return nil, w.corrupt(err)
+		}
+		return w.ids, nil
+	}
+	err = eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
+		w.ids = append(w.ids, ids...)
+		return true, nil
+	})
+	return w.ids, err
+}
+
+// add appends a group of the current node with all its members (the
+// stored ones included), in place of the stored entry of the group if
+// there is one. Groups must come in ascending (p, g) order.
+func (w *summaryWriter) add(p, g uint64, ids []uint64) error {
+	if w.added && cmpGroup(w.lastP, w.lastG, p, g) >= 0 {
+		return fmt.Errorf("internal error: groups of node %d out of order", w.node)
+	}
+	w.added, w.lastP, w.lastG = true, p, g
+	found, err := w.copyBefore(p, g)
+	if err != nil {
+		return err
+	}
+	if found {
+		if err := w.advance(); err != nil {
+			return err
+		}
+	}
+	w.out = appendEntry(w.out, p, g, int64(len(ids)), ids)
+	w.n++
+	return nil
+}
+
+// flush writes the current node's block.
+func (w *summaryWriter) flush() error {
+	if !w.open {
+		return nil
+	}
+	w.open = false
+	// Ids never reach the maximum: this copies every stored entry left.
+	if _, err := w.copyBefore(math.MaxUint64, math.MaxUint64); err != nil {
+		return err
+	}
+	if w.n == 0 {
+		return nil
+	}
+	var c [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(c[:], uint64(w.n))
+	at := binary.MaxVarintLen64 - k
+	copy(w.out[at:], c[:k])
+	w.key = binary.BigEndian.AppendUint64(append(w.key[:0], spaceSummary, w.space), w.node)
+	return w.sink.Set(w.stream, w.key, w.out[at:])
+}
