@@ -399,17 +399,22 @@ func (l *Loader) step(name string, fn func() error) error {
 	return err
 }
 
-// writeDict streams the new dictionary entries from the merge's files:
-// the term -> id keys and the id blocks on two goroutines (two streams).
+// writeDict streams the new dictionary entries from the merge's lists:
+// the term -> id keys as a few streams of equal work (disjoint key ranges,
+// see dictlist.go) and the id blocks as one more, each on its own
+// goroutine. All of them are ended before it returns.
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		return eachDictEntry(ctx, dict.termsFile, func(term []byte, id uint64) error {
-			var idb [idLen]byte
-			putID(idb[:], id)
-			return cs.sink.Set(streamTerm, termKey(term), idb[:])
-		})
-	})
+	parts := splitDict(dict.terms, min(cmp.Or(l.split.parts, dictParts()), maxTermStreams))
+	l.split.used = len(parts)
+	l.db.log.Debug("bulk load dictionary streams", "term_streams", len(parts), "segments", len(dict.terms),
+		"entries", dict.terms.entries())
+	streams := []uint32{streamID}
+	for i, part := range parts {
+		stream := termStream(i)
+		streams = append(streams, stream)
+		g.Go(func() error { return writeTermKeys(ctx, cs.sink, stream, part) })
+	}
 	g.Go(func() error {
 		w := idBlockWriter{cs: cs}
 		// Reserved ids (an interrupted load's) are all below this load's
@@ -419,7 +424,7 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 				return err
 			}
 		}
-		err := eachDictEntry(ctx, dict.idsFile, func(term []byte, id uint64) error {
+		err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error {
 			return w.add(id, slices.Clone(term))
 		})
 		if err != nil {
@@ -430,34 +435,19 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return cs.sink.Done(streamTerm, streamID)
+	return cs.sink.Done(streams...)
 }
 
-// eachDictEntry calls fn for every entry of a dictionary file of the
-// merge; the term is only valid during the call.
-func eachDictEntry(ctx context.Context, path string, fn func(term []byte, id uint64) error) error {
-	r, err := openSpill(path, 1<<20)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	d := dictFileReader{r: r}
-	for n := 0; ; n++ {
-		if n%(1<<16) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-		}
-		term, id, err := d.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if err := fn(term, id); err != nil {
-			return err
-		}
-	}
+// writeTermKeys writes the term -> id keys of one part of the list as one
+// stream.
+func writeTermKeys(ctx context.Context, sink kvWriter, stream uint32, part dictList) error {
+	key := []byte{spaceTerm}
+	var idb [idLen]byte
+	return eachListEntry(ctx, part, func(term []byte, id uint64) error {
+		key = append(key[:1], term...) // the sink copies the key
+		putID(idb[:], id)
+		return sink.Set(stream, key, idb[:])
+	})
 }
 
 // idBlockWriter groups id -> term entries (in id order) into blocks,
