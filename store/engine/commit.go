@@ -28,7 +28,7 @@ type commitState struct {
 	txn       *badger.Txn
 	added     map[uint64]int64 // graph label -> quads added
 	relations map[uint64]int64 // graph label -> new (p, g) groups
-	preds     *quadSorter      // (p, g, s) of new (s, p, g) groups
+	preds     *predFeed        // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
 	blocks    *storedBlocks // stored node blocks of the space being written
@@ -354,14 +354,16 @@ func writeFileSync(path string, data []byte) error {
 // writeAll emits every keyspace in key order: the dictionary first (its
 // streams are closed before any list is written, so a crash never leaves
 // a list naming an id whose term is not stored), then the S and O lists
-// concurrently (independent streams, one goroutine each), the P lists and
-// the meta keys.
+// concurrently (independent streams, one goroutine each; the P sorter is
+// fed from a third), the P lists as soon as the S lists are done, and the
+// meta keys.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult, spo, ops *quadSorter) error {
 	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
-	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
-	err := l.step("S and O lists", func() error {
+	cs.preds = newPredFeed(newQuadSorter(l.sd, "pred", orderPGS, l.budget/6))
+	defer cs.preds.stop()
+	err := l.step("S, O and P lists", func() error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
@@ -370,21 +372,24 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 				ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
 				defer ocs.blocks.Close()
 			}
-			return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
+			return l.step("O lists", func() error { return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS) })
 		})
 		g.Go(func() error {
-			if !cs.fresh {
-				cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
-				defer func() { cs.blocks.Close(); cs.blocks = nil }()
+			err := l.step("S lists", func() error {
+				if !cs.fresh {
+					cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+					defer func() { cs.blocks.Close(); cs.blocks = nil }()
+				}
+				return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+			})
+			if err != nil {
+				return err
 			}
-			return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+			return l.step("P lists", func() error { return l.writePred(ctx, cs) })
 		})
 		return g.Wait()
 	})
 	if err != nil {
-		return err
-	}
-	if err := l.step("P lists", func() error { return l.writePred(ctx, cs) }); err != nil {
 		return err
 	}
 	return l.writeMeta(ctx, cs)
