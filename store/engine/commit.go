@@ -395,12 +395,13 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	return l.writeMeta(ctx, cs)
 }
 
-// step runs one step of the write phase and logs its time at debug level.
+// step runs one step of the write phase and logs its time at debug level,
+// with the CPU time the whole process used meanwhile (steps may overlap).
 func (l *Loader) step(name string, fn func() error) error {
-	t := time.Now()
+	t, c := time.Now(), processCPU()
 	err := fn()
 	l.db.log.Debug("bulk load write step", "step", name, "took", time.Since(t).Round(time.Millisecond),
-		"temp_bytes", l.sd.live.Load())
+		"cpu", (processCPU() - c).Round(time.Millisecond), "temp_bytes", l.sd.live.Load())
 	return err
 }
 
@@ -429,9 +430,7 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 				return err
 			}
 		}
-		err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error {
-			return w.add(id, slices.Clone(term))
-		})
+		err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error { return w.add(id, term) })
 		if err != nil {
 			return err
 		}
@@ -456,14 +455,18 @@ func writeTermKeys(ctx context.Context, sink kvWriter, stream uint32, part dictL
 }
 
 // idBlockWriter groups id -> term entries (in id order) into blocks,
-// merged with the stored block unless the database was empty.
+// merged with the stored block unless the database was empty. The terms
+// of the open block are copied into one reused arena.
 type idBlockWriter struct {
-	cs    *commitState
-	block uint64
-	slots idSlots
-	open  bool
+	cs       *commitState
+	block    uint64
+	slots    idSlots
+	open     bool
+	arena    []byte
+	key, val []byte
 }
 
+// add sets the term of id; term is copied.
 func (w *idBlockWriter) add(id uint64, term []byte) error {
 	b := id >> idBlockBits
 	if w.open && b != w.block {
@@ -481,7 +484,10 @@ func (w *idBlockWriter) add(id uint64, term []byte) error {
 			w.slots = stored
 		}
 	}
-	w.slots[id&(idBlockSize-1)] = term
+	// Earlier slots keep pointing at the old array if append moves it.
+	start := len(w.arena)
+	w.arena = append(w.arena, term...)
+	w.slots[id&(idBlockSize-1)] = w.arena[start:len(w.arena):len(w.arena)]
 	return nil
 }
 
@@ -490,7 +496,12 @@ func (w *idBlockWriter) flush() error {
 		return nil
 	}
 	w.open = false
-	return w.cs.sink.Set(streamID, idBlockKey(w.block<<idBlockBits), w.slots.encode())
+	w.key = append(w.key[:0], make([]byte, 1+idLen)...) // no allocation once grown
+	w.key[0] = spaceID
+	putID(w.key[1:], w.block)
+	w.val = w.slots.appendTo(w.val[:0])
+	w.arena = w.arena[:0] // the sink has copied the block
+	return w.cs.sink.Set(streamID, w.key, w.val)
 }
 
 // writeSorted writes the S (space S, quads in s, p, g, o order) or O lists
