@@ -136,6 +136,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if _, ok := cs.sink.(*batchSink); ok {
 		st.Writer = "batch"
 	}
+	if l.split.wrapSink != nil {
+		cs.sink = l.split.wrapSink(cs.sink)
+	}
 	if err := l.writeMarker(); err != nil {
 		cs.sink.Cancel()
 		return st, err

@@ -51,6 +51,9 @@ type dictSplit struct {
 	parts   int   // streams for the term keys; 0: dictParts()
 	segment int64 // entries per segment; 0: dictSegmentSize
 	used    int   // streams the last write used (for the log and tests)
+	// wrapSink, if set, wraps the writer of the write phase (tests record
+	// the order of the streams with it).
+	wrapSink func(kvWriter) kvWriter
 }
 
 // dictSegmentSize picks the number of entries per segment from an upper

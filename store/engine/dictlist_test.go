@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cayleygraph/quad"
@@ -196,5 +197,84 @@ func TestSplitDictionaryStreamsSameKeys(t *testing.T) {
 	}
 	for i := 1; i < len(dumps); i++ {
 		assertSameKeys(t, dumps[0], dumps[i])
+	}
+}
+
+// orderSink records the order in which streams get keys and end.
+type orderSink struct {
+	kvWriter
+	mu     sync.Mutex
+	events []sinkEvent
+}
+
+type sinkEvent struct {
+	stream uint32
+	done   bool
+}
+
+func (s *orderSink) Set(stream uint32, key, val []byte) error {
+	s.mu.Lock()
+	if n := len(s.events); n == 0 || s.events[n-1] != (sinkEvent{stream, false}) {
+		s.events = append(s.events, sinkEvent{stream, false})
+	}
+	s.mu.Unlock()
+	return s.kvWriter.Set(stream, key, val)
+}
+
+func (s *orderSink) Done(streams ...uint32) error {
+	s.mu.Lock()
+	for _, id := range streams {
+		s.events = append(s.events, sinkEvent{id, true})
+	}
+	s.mu.Unlock()
+	return s.kvWriter.Done(streams...)
+}
+
+func isDictStream(id uint32) bool { return id == streamID || id == streamTerm || id > streamTermParts }
+
+// TestDictionaryStreamsEndBeforeLists: every dictionary stream is ended
+// before the first key of any other keyspace is written, so a crash
+// never leaves a list naming an id whose term is not stored; into an
+// empty database and into one holding another graph.
+func TestDictionaryStreamsEndBeforeLists(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, qs := range [][]quad.Quad{synthQuads(5, 20000), synthQuads(6, 20000)} {
+		rec := &orderSink{}
+		loadSplit(t, db, fmt.Sprint("g", i), qs, dictSplit{parts: 4, segment: 300, wrapSink: func(w kvWriter) kvWriter {
+			rec.kvWriter = w
+			return rec
+		}})
+		open := map[uint32]bool{}
+		var dictDone, lists, termStreams int
+		for _, e := range rec.events {
+			switch {
+			case isDictStream(e.stream) && !e.done:
+				if lists > 0 {
+					t.Fatalf("load %d: dictionary stream %d written after a list", i, e.stream)
+				}
+				if !open[e.stream] && e.stream != streamID {
+					termStreams++
+				}
+				open[e.stream] = true
+			case isDictStream(e.stream):
+				if open[e.stream] {
+					dictDone++
+				}
+				delete(open, e.stream)
+			default:
+				if len(open) > 0 {
+					t.Fatalf("load %d: stream %d written while dictionary streams %v are open", i, e.stream, open)
+				}
+				lists++
+			}
+		}
+		if termStreams < 2 || dictDone != termStreams+1 || lists == 0 {
+			t.Errorf("load %d: %d term streams, %d dictionary streams ended, %d list writes; events %v",
+				i, termStreams, dictDone, lists, rec.events)
+		}
 	}
 }
