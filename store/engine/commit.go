@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -416,8 +418,14 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 	g, ctx := errgroup.WithContext(ctx)
 	parts := splitDict(dict.terms, min(cmp.Or(l.split.parts, dictParts()), maxTermStreams))
 	l.split.used = len(parts)
-	l.db.log.Debug("bulk load dictionary streams", "term_streams", len(parts), "segments", len(dict.terms),
-		"entries", dict.terms.entries())
+	if l.db.log.Enabled(ctx, slog.LevelDebug) {
+		var sizes []string
+		for _, p := range parts {
+			sizes = append(sizes, fmt.Sprintf("%d/%d", p.entries(), p.bytes()))
+		}
+		l.db.log.Debug("bulk load dictionary streams", "term_streams", len(parts), "segments", len(dict.terms),
+			"entries", dict.terms.entries(), "entries/bytes", strings.Join(sizes, " "))
+	}
 	streams := []uint32{streamID}
 	for i, part := range parts {
 		stream := termStream(i)
