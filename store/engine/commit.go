@@ -450,6 +450,13 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	dropped := map[string]bool{}
+	for _, s := range slices.Concat(dict.terms, dict.ids) { // written: free the disk for the lists
+		if !dropped[s.path] {
+			dropped[s.path] = true
+			l.sd.drop(s.path)
+		}
+	}
 	return cs.sink.Done(streams...)
 }
 

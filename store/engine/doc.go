@@ -51,11 +51,10 @@
 //     and the O order on another;
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
-//     keys as one stream per core, each a contiguous run of segments
-//     with the same number of keys (disjoint key ranges, so the streams
-//     may be written concurrently; most of a key's cost is Badger's
-//     decoding of the record in StreamWriter.Write, on the writing
-//     goroutine), and the id blocks as one more stream. Then the S and O
+//     keys and the id blocks as two streams on two goroutines (the term
+//     keys can be cut into several streams of equal key counts, disjoint
+//     key ranges, but concurrent StreamWriter.Write calls of key-dense
+//     streams contend on Badger's lock: dictlist.go). Then the S and O
 //     sides concurrently, merged with stored blocks and lists by a
 //     sequential scan, with the P sorter fed from a third goroutine and
 //     the P lists written as soon as the S side is done, then the
