@@ -411,9 +411,10 @@ func (l *Loader) step(name string, fn func() error) error {
 }
 
 // writeDict streams the new dictionary entries from the merge's lists:
-// the term -> id keys as a few streams of equal work (disjoint key ranges,
-// see dictlist.go) and the id blocks as one more, each on its own
-// goroutine. All of them are ended before it returns.
+// the term -> id keys as one stream (or, when l.split asks, several of
+// equal work over disjoint key ranges: dictlist.go) and the id blocks as
+// one more, each on its own goroutine. All of them are ended before it
+// returns, and the lists are removed.
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
 	g, ctx := errgroup.WithContext(ctx)
 	parts := splitDict(dict.terms, min(cmp.Or(l.split.parts, dictParts()), maxTermStreams))
