@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +29,7 @@ type commitState struct {
 	txn       *badger.Txn
 	added     map[uint64]int64 // graph label -> quads added
 	relations map[uint64]int64 // graph label -> new (p, g) groups
-	preds     *quadSorter      // (p, g, s) of new (s, p, g) groups
+	preds     *predFeed        // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
 	blocks    *storedBlocks // stored node blocks of the space being written
@@ -79,6 +81,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	st.Writer = "stream"
 	if _, ok := cs.sink.(*batchSink); ok {
 		st.Writer = "batch"
+	}
+	if l.split.wrapSink != nil {
+		cs.sink = l.split.wrapSink(cs.sink)
 	}
 	if err := l.writeMarker(); err != nil {
 		cs.sink.Cancel()
@@ -301,14 +306,16 @@ func writeFileSync(path string, data []byte) error {
 // writeAll emits every keyspace in key order: the dictionary first (its
 // streams are closed before any list is written, so a crash never leaves
 // a list naming an id whose term is not stored), then the S and O lists
-// concurrently (independent streams, one goroutine each), the P lists and
-// the meta keys.
+// concurrently (independent streams, one goroutine each; the P sorter is
+// fed from a third), the P lists as soon as the S lists are done, and the
+// meta keys.
 func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult, spo, ops *quadSorter) error {
 	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
-	cs.preds = newQuadSorter(l.sd, "pred", orderPGS, l.budget/6)
-	err := l.step("S and O lists", func() error {
+	cs.preds = newPredFeed(newQuadSorter(l.sd, "pred", orderPGS, l.budget/6))
+	defer cs.preds.stop()
+	err := l.step("S, O and P lists", func() error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error {
 			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
@@ -317,46 +324,62 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 				ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
 				defer ocs.blocks.Close()
 			}
-			return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS)
+			return l.step("O lists", func() error { return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS) })
 		})
 		g.Go(func() error {
-			if !cs.fresh {
-				cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
-				defer func() { cs.blocks.Close(); cs.blocks = nil }()
+			err := l.step("S lists", func() error {
+				if !cs.fresh {
+					cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
+					defer func() { cs.blocks.Close(); cs.blocks = nil }()
+				}
+				return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+			})
+			if err != nil {
+				return err
 			}
-			return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
+			return l.step("P lists", func() error { return l.writePred(ctx, cs) })
 		})
 		return g.Wait()
 	})
 	if err != nil {
 		return err
 	}
-	if err := l.step("P lists", func() error { return l.writePred(ctx, cs) }); err != nil {
-		return err
-	}
 	return l.writeMeta(ctx, cs)
 }
 
-// step runs one step of the write phase and logs its time at debug level.
+// step runs one step of the write phase and logs its time at debug level,
+// with the CPU time the whole process used meanwhile (steps may overlap).
 func (l *Loader) step(name string, fn func() error) error {
-	t := time.Now()
+	t, c := time.Now(), processCPU()
 	err := fn()
 	l.db.log.Debug("bulk load write step", "step", name, "took", time.Since(t).Round(time.Millisecond),
-		"temp_bytes", l.sd.live.Load())
+		"cpu", (processCPU() - c).Round(time.Millisecond), "temp_bytes", l.sd.live.Load())
 	return err
 }
 
-// writeDict streams the new dictionary entries from the merge's files:
-// the term -> id keys and the id blocks on two goroutines (two streams).
+// writeDict streams the new dictionary entries from the merge's lists:
+// the term -> id keys as one stream (or, when l.split asks, several of
+// equal work over disjoint key ranges: dictlist.go) and the id blocks as
+// one more, each on its own goroutine. All of them are ended before it
+// returns, and the lists are removed.
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		return eachDictEntry(ctx, dict.termsFile, func(term []byte, id uint64) error {
-			var idb [idLen]byte
-			putID(idb[:], id)
-			return cs.sink.Set(streamTerm, termKey(term), idb[:])
-		})
-	})
+	parts := splitDict(dict.terms, min(cmp.Or(l.split.parts, dictParts()), maxTermStreams))
+	l.split.used = len(parts)
+	if l.db.log.Enabled(ctx, slog.LevelDebug) {
+		var sizes []string
+		for _, p := range parts {
+			sizes = append(sizes, fmt.Sprintf("%d/%d", p.entries(), p.bytes()))
+		}
+		l.db.log.Debug("bulk load dictionary streams", "term_streams", len(parts), "segments", len(dict.terms),
+			"entries", dict.terms.entries(), "entries/bytes", strings.Join(sizes, " "))
+	}
+	streams := []uint32{streamID}
+	for i, part := range parts {
+		stream := termStream(i)
+		streams = append(streams, stream)
+		g.Go(func() error { return writeTermKeys(ctx, cs.sink, stream, part) })
+	}
 	g.Go(func() error {
 		w := idBlockWriter{cs: cs}
 		// Reserved ids (an interrupted load's) are all below this load's
@@ -366,9 +389,7 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 				return err
 			}
 		}
-		err := eachDictEntry(ctx, dict.idsFile, func(term []byte, id uint64) error {
-			return w.add(id, slices.Clone(term))
-		})
+		err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error { return w.add(id, term) })
 		if err != nil {
 			return err
 		}
@@ -377,45 +398,41 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return cs.sink.Done(streamTerm, streamID)
+	dropped := map[string]bool{}
+	for _, s := range slices.Concat(dict.terms, dict.ids) { // written: free the disk for the lists
+		if !dropped[s.path] {
+			dropped[s.path] = true
+			l.sd.drop(s.path)
+		}
+	}
+	return cs.sink.Done(streams...)
 }
 
-// eachDictEntry calls fn for every entry of a dictionary file of the
-// merge; the term is only valid during the call.
-func eachDictEntry(ctx context.Context, path string, fn func(term []byte, id uint64) error) error {
-	r, err := openSpill(path, 1<<20)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	d := dictFileReader{r: r}
-	for n := 0; ; n++ {
-		if n%(1<<16) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-		}
-		term, id, err := d.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if err := fn(term, id); err != nil {
-			return err
-		}
-	}
+// writeTermKeys writes the term -> id keys of one part of the list as one
+// stream.
+func writeTermKeys(ctx context.Context, sink kvWriter, stream uint32, part dictList) error {
+	key := []byte{spaceTerm}
+	var idb [idLen]byte
+	return eachListEntry(ctx, part, func(term []byte, id uint64) error {
+		key = append(key[:1], term...) // the sink copies the key
+		putID(idb[:], id)
+		return sink.Set(stream, key, idb[:])
+	})
 }
 
 // idBlockWriter groups id -> term entries (in id order) into blocks,
-// merged with the stored block unless the database was empty.
+// merged with the stored block unless the database was empty. The terms
+// of the open block are copied into one reused arena.
 type idBlockWriter struct {
-	cs    *commitState
-	block uint64
-	slots idSlots
-	open  bool
+	cs       *commitState
+	block    uint64
+	slots    idSlots
+	open     bool
+	arena    []byte
+	key, val []byte
 }
 
+// add sets the term of id; term is copied.
 func (w *idBlockWriter) add(id uint64, term []byte) error {
 	b := id >> idBlockBits
 	if w.open && b != w.block {
@@ -433,7 +450,10 @@ func (w *idBlockWriter) add(id uint64, term []byte) error {
 			w.slots = stored
 		}
 	}
-	w.slots[id&(idBlockSize-1)] = term
+	// Earlier slots keep pointing at the old array if append moves it.
+	start := len(w.arena)
+	w.arena = append(w.arena, term...)
+	w.slots[id&(idBlockSize-1)] = w.arena[start:len(w.arena):len(w.arena)]
 	return nil
 }
 
@@ -442,7 +462,12 @@ func (w *idBlockWriter) flush() error {
 		return nil
 	}
 	w.open = false
-	return w.cs.sink.Set(streamID, idBlockKey(w.block<<idBlockBits), w.slots.encode())
+	w.key = append(w.key[:0], make([]byte, 1+idLen)...) // no allocation once grown
+	w.key[0] = spaceID
+	putID(w.key[1:], w.block)
+	w.val = w.slots.appendTo(w.val[:0])
+	w.arena = w.arena[:0] // the sink has copied the block
+	return w.cs.sink.Set(streamID, w.key, w.val)
 }
 
 // writeSorted writes the S (space S, quads in s, p, g, o order) or O lists

@@ -44,15 +44,21 @@
 //   - dictionary: one k-way merge of the batch vocabularies with the stored
 //     dictionary (an iterator over the term keys) gives every term its
 //     global id — new ids in term order, so both dictionary keyspaces
-//     come out sorted — and writes each batch's local -> global array;
+//     come out sorted — and writes each batch's local -> global array
+//     and the list of new entries, cut into segment files (dictlist.go);
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
 //     and the O order on another;
 //   - write: merging the runs streams every keyspace in key order through
-//     Badger's StreamWriter (the two dictionary keyspaces first, on two
-//     goroutines, then the S and O sides concurrently, merged with stored
-//     blocks and lists by a sequential scan, then the P lists and the
-//     counters); records go into the StreamWriter's buffers hand-encoded
+//     Badger's StreamWriter. The dictionary goes first: the term -> id
+//     keys and the id blocks as two streams on two goroutines (the term
+//     keys can be cut into several streams of equal key counts, disjoint
+//     key ranges, but concurrent StreamWriter.Write calls of key-dense
+//     streams contend on Badger's lock: dictlist.go). Then the S and O
+//     sides concurrently, merged with stored blocks and lists by a
+//     sequential scan, with the P sorter fed from a third goroutine and
+//     the P lists written as soon as the S side is done, then the
+//     counters. Records go into the StreamWriter's buffers hand-encoded
 //     (kvwriter.go putKV), not through protobuf reflection;
 //   - labels: the label and alias entries found while reading are merged
 //     into each graph's label index.
@@ -84,9 +90,10 @@
 // free disk space and leaves a marker with the id range it reserves; a
 // crash mid-write leaves the earlier data intact and is reported on the
 // next open, and re-running the same load completes it (loads are
-// idempotent) and recomputes the counters. The dictionary streams are
-// closed before any list is written, so a list never names an id whose
-// term was not stored. StreamWriter.Prepare (which drops every key) is used
+// idempotent) and recomputes the counters. Every dictionary stream is
+// ended (its last table written) before any list key is written, so a
+// list never names an id whose term was not stored
+// (TestDictionaryStreamsEndBeforeLists). StreamWriter.Prepare (which drops every key) is used
 // only after a positive check that the keyspace is empty.
 //
 // # Incremental writes

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -61,14 +62,18 @@ func decodeIDBlock(v []byte) (idSlots, error) {
 	return s, nil
 }
 
-func (s *idSlots) encode() []byte {
-	last := -1
+func (s *idSlots) encode() []byte { return s.appendTo(nil) }
+
+// appendTo appends the block's encoding to b.
+func (s *idSlots) appendTo(b []byte) []byte {
+	last, n := -1, 0
 	for i, t := range s {
 		if t != nil {
 			last = i
+			n += len(t) + binary.MaxVarintLen32
 		}
 	}
-	var b []byte
+	b = slices.Grow(b, n+idBlockSize)
 	for _, t := range s[:last+1] {
 		if t == nil {
 			b = append(b, 0)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -28,13 +29,18 @@ type kvWriter interface {
 // streamSink writes through Badger's StreamWriter: tables are built directly,
 // bypassing the memtable, WAL and compactions. Each stream has its own
 // buffer, so different streams may be written from different goroutines
-// (one goroutine per stream).
+// (one goroutine per stream). A stream's buffer is found by indexing an
+// array, without a lock: Set runs once per key.
 type streamSink struct {
 	sw      *badger.StreamWriter
 	version uint64
-	mu      sync.Mutex
-	bufs    map[uint32]*streamBuf
+	mu      sync.Mutex // creating and ending streams
+	bufs    [maxStreams]atomic.Pointer[streamBuf]
 }
+
+// maxStreams bounds the stream ids of a load (see loader.go and
+// termStream).
+const maxStreams = 32
 
 type streamBuf struct {
 	buf *z.Buffer
@@ -61,16 +67,19 @@ func newStreamSink(bdb *badger.DB, fresh bool) (*streamSink, error) {
 		sw.Cancel()
 		return nil, err
 	}
-	return &streamSink{sw: sw, version: bdb.MaxVersion() + 1, bufs: map[uint32]*streamBuf{}}, nil
+	return &streamSink{sw: sw, version: bdb.MaxVersion() + 1}, nil
 }
 
 func (s *streamSink) stream(id uint32) *streamBuf {
+	if b := s.bufs[id].Load(); b != nil {
+		return b
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, ok := s.bufs[id]
-	if !ok {
+	b := s.bufs[id].Load()
+	if b == nil {
 		b = &streamBuf{buf: z.NewBuffer(8<<20, "grove.load")}
-		s.bufs[id] = b
+		s.bufs[id].Store(b)
 	}
 	return b
 }
@@ -97,10 +106,8 @@ func (s *streamSink) write(b *streamBuf) error {
 
 func (s *streamSink) Done(streams ...uint32) error {
 	for _, id := range streams {
-		s.mu.Lock()
-		b, ok := s.bufs[id]
-		s.mu.Unlock()
-		if !ok {
+		b := s.bufs[id].Load()
+		if b == nil {
 			continue // never written: nothing to end
 		}
 		b.kv = pb.KV{StreamId: id, StreamDone: true}
@@ -109,7 +116,7 @@ func (s *streamSink) Done(streams ...uint32) error {
 			return err
 		}
 		s.mu.Lock()
-		delete(s.bufs, id)
+		s.bufs[id].Store(nil)
 		s.mu.Unlock()
 		_ = b.buf.Release()
 	}
@@ -118,9 +125,11 @@ func (s *streamSink) Done(streams ...uint32) error {
 
 func (s *streamSink) Flush() error {
 	defer s.release()
-	for _, b := range s.bufs {
-		if err := s.write(b); err != nil {
-			return err
+	for i := range s.bufs {
+		if b := s.bufs[i].Load(); b != nil {
+			if err := s.write(b); err != nil {
+				return err
+			}
 		}
 	}
 	if err := s.sw.Flush(); err != nil {
@@ -130,8 +139,10 @@ func (s *streamSink) Flush() error {
 }
 
 func (s *streamSink) release() {
-	for _, b := range s.bufs {
-		_ = b.buf.Release()
+	for i := range s.bufs {
+		if b := s.bufs[i].Swap(nil); b != nil {
+			_ = b.buf.Release()
+		}
 	}
 }
 

@@ -118,6 +118,7 @@ type Loader struct {
 	// empty is set when the database positively has no dictionary, so no
 	// term can already be stored and dictionary lookups are skipped.
 	empty bool
+	split dictSplit // how the term -> id keys are cut (dictlist.go)
 }
 
 // NewLoader starts a bulk load into opts.Graph. It holds the database's

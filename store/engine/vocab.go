@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -190,11 +191,11 @@ func (v *vocabReader) emit(id uint64) error {
 
 // dictResult is what the vocabulary merge produced.
 type dictResult struct {
-	termsFile string    // t entries in key order: uvarint len, term, 8-byte id
-	idsFile   string    // i entries of new ids in key order: 8-byte id, uvarint len, term
-	reserved  []newTerm // terms of an interrupted load found again, to write again
-	newCount  int64
-	next      uint64
+	terms    dictList  // entries to write as t keys (new and reserved), in term order
+	ids      dictList  // entries of new ids (in term and id order), for the i blocks
+	reserved []newTerm // terms of an interrupted load found again, to write again
+	newCount int64
+	next     uint64
 }
 
 // storedDict looks terms up in the stored dictionary in ascending order,
@@ -287,21 +288,26 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	tw, err := l.sd.create("terms")
-	if err != nil {
-		return res, err
+	var upper int64 // the list's length is at most the batches' total
+	for i := range l.batches {
+		upper += int64(l.batches[i].nterms)
 	}
-	iw, err := l.sd.create("ids")
-	if err != nil {
-		tw.abort()
-		return res, err
+	per := cmp.Or(l.split.segment, dictSegmentSize(upper))
+	tw := &dictWriter{sd: l.sd, name: "terms", per: per}
+	// With no stored dictionary every term is new, and the id list would
+	// repeat the term list entry for entry: the write phase reads the
+	// term list for both.
+	var iw *dictWriter
+	if stored != nil {
+		iw = &dictWriter{sd: l.sd, name: "ids", per: per}
 	}
 	fail := func(err error) (dictResult, error) {
 		tw.abort()
-		iw.abort()
+		if iw != nil {
+			iw.abort()
+		}
 		return res, err
 	}
-	tf, idf := dictFile{w: tw}, dictFile{w: iw}
 	var term []byte
 	for n := 0; len(h) > 0; n++ {
 		if n%(1<<16) == 0 {
@@ -319,15 +325,17 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			id = res.next
 			res.next++
 			res.newCount++
-			if err := idf.write(term, id); err != nil {
-				return fail(err)
+			if iw != nil {
+				if err := iw.write(term, id); err != nil {
+					return fail(err)
+				}
 			}
 		} else if id >= l.metaNext {
 			// Written by an interrupted load: write both directions again.
 			res.reserved = append(res.reserved, newTerm{id, string(term)})
 		}
 		if !found || id >= l.metaNext {
-			if err := tf.write(term, id); err != nil {
+			if err := tw.write(term, id); err != nil {
 				return fail(err)
 			}
 		}
@@ -357,14 +365,16 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			return fail(err)
 		}
 	}
-	if err := tw.Close(); err != nil {
-		iw.abort()
-		return res, err
+	var err error
+	if res.terms, err = tw.close(); err != nil {
+		return fail(err)
 	}
-	if err := iw.Close(); err != nil {
-		return res, err
+	res.ids = res.terms
+	if iw != nil {
+		if res.ids, err = iw.close(); err != nil {
+			return fail(err)
+		}
 	}
-	res.termsFile, res.idsFile = tw.path, iw.path
 	for i := range l.batches {
 		l.sd.drop(l.batches[i].vocab) // merged: only the maps are needed now
 	}

@@ -1,0 +1,19 @@
+//go:build unix
+
+package engine
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU returns the CPU time (user and system) the process has used
+// so far, 0 when unknown; the write steps log it to show how busy the
+// cores were.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
