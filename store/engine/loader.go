@@ -103,7 +103,8 @@ type Loader struct {
 	graphEnc string            // encoded term of opts.Graph
 	graphs   map[string]string // encoded graph-label term -> graph name
 	gLocal   int64             // local id of graphEnc in the batch, or -1
-	labelP   map[string]bool
+	preds    map[string]predEntry // predicate name -> batch-local id and label flag
+	batchSeq uint32               // number of the current batch, from 1
 	labelCfg store.LabelConfig
 	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
 	nlabels  int64
@@ -135,7 +136,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	db.writeMu.Lock()
 	db.mu.RLock()
 	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
-		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
+		start: time.Now(), nextID: db.nextID, preds: map[string]predEntry{}, batchSeq: 1, labelCfg: store.DefaultLabelConfig(),
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
 		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
@@ -252,7 +253,8 @@ func (l *Loader) addQuad(q quad.Quad) error {
 	}
 	l.scratch = enc
 	ids.s = l.batch.internSubject(enc)
-	if ids.p, err = l.intern(q.Predicate); err != nil {
+	var isLabel bool
+	if ids.p, isLabel, err = l.predicate(q.Predicate); err != nil {
 		return err
 	}
 	if ids.o, err = l.intern(q.Object); err != nil {
@@ -273,7 +275,9 @@ func (l *Loader) addQuad(q quad.Quad) error {
 	}
 	l.batch.addQuad(ids)
 	l.read++
-	l.noteLabel(q, ids)
+	if isLabel {
+		l.noteLabel(q, ids)
+	}
 	if l.batch.size() >= l.budget/5 {
 		return l.spillBatch(true)
 	}
@@ -298,6 +302,7 @@ func (l *Loader) spillBatch(async bool) error {
 	}
 	b := l.batch
 	l.batch, l.gLocal = readBatch{}, -1
+	l.batchSeq++ // the local ids of the predicate cache are stale
 	if !async {
 		sb, err := b.spill(l.sd)
 		if err != nil {
@@ -329,17 +334,48 @@ func (l *Loader) waitSpill() error {
 	return nil
 }
 
-// noteLabel records labels and aliases for the graph's search index.
-func (l *Loader) noteLabel(q quad.Quad, ids lquad) {
-	p := predicateName(q.Predicate)
-	isLabel, ok := l.labelP[p]
+// predEntry is what the loader caches about a predicate: its local id
+// in batch number batch (stale in later batches) and whether it is a
+// label or alias predicate.
+type predEntry struct {
+	id, batch uint32
+	label     bool
+}
+
+// loaderPredMax bounds the loader's predicate cache; it is emptied when full.
+const loaderPredMax = 1 << 16
+
+// predicate returns the batch-local id of a predicate and whether it is a
+// label or alias predicate. Dumps use few predicates over and over, while
+// the batch vocabulary is large and mostly unique terms (Wikidata's
+// statement ids and texts), so a lookup there misses the CPU cache every
+// time: the cache keyed by the predicate's name answers from memory that
+// stays hot.
+func (l *Loader) predicate(v quad.Value) (uint32, bool, error) {
+	name := predicateName(v)
+	e, ok := l.preds[name]
+	if ok && e.batch == l.batchSeq {
+		return e.id, e.label, nil
+	}
+	id, err := l.intern(v)
+	if err != nil {
+		return 0, false, err
+	}
 	if !ok {
-		isLabel = slices.Contains(l.labelCfg.Label, p) || slices.Contains(l.labelCfg.Alias, p)
-		l.labelP[p] = isLabel
+		if len(l.preds) >= loaderPredMax {
+			clear(l.preds)
+		}
+		e.label = slices.Contains(l.labelCfg.Label, name) || slices.Contains(l.labelCfg.Alias, name)
 	}
-	if !isLabel {
-		return
+	if _, isIRI := v.(quad.IRI); isIRI { // other values may share a name with an IRI
+		e.id, e.batch = id, l.batchSeq
+		l.preds[name] = e
 	}
+	return id, e.label, nil
+}
+
+// noteLabel records a label or alias for the graph's search index.
+func (l *Loader) noteLabel(q quad.Quad, ids lquad) {
 	if text := literalText(q.Object); text != "" {
 		l.batch.labels = append(l.batch.labels, batchLabel{ids.s, ids.g, text})
 		l.batch.bytes += int64(len(text)) + 32

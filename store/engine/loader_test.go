@@ -293,3 +293,52 @@ func TestSpillDiskFull(t *testing.T) {
 		t.Fatalf("error = %v, want a disk-full error", err)
 	}
 }
+
+// TestLoaderPredicateCache: the predicate cache gives the batch-local id
+// the batch vocabulary gives, in every batch (ids are renumbered after a
+// spill), and the label flag of the graph's label configuration.
+func TestLoaderPredicateCache(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.NewLoader(LoadOptions{Graph: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	label := quad.IRI(store.RDFSLabel)
+	for i, tc := range []struct {
+		pred      quad.Value
+		spill     bool // spill the batch before this step
+		wantLabel bool
+	}{
+		{pred: quad.IRI("p1")},
+		{pred: label, wantLabel: true},
+		{pred: quad.IRI("p1")},
+		{pred: quad.IRI("p2"), spill: true},
+		{pred: quad.IRI("p1")},
+		{pred: label, wantLabel: true},
+		{pred: quad.String("p1")}, // not an IRI: not cached under the IRI's name
+		{pred: quad.IRI("p1"), spill: true},
+	} {
+		if tc.spill {
+			l.batch.addQuad(lquad{}) // a batch with no quads is not spilled
+			if err := l.spillBatch(false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id, isLabel, err := l.predicate(tc.pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := encodeTerm(nil, tc.pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := l.batch.intern(enc); id != want || isLabel != tc.wantLabel {
+			t.Errorf("step %d (%v): id %d label %v, want %d %v", i, tc.pred, id, isLabel, want, tc.wantLabel)
+		}
+	}
+}
