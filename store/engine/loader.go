@@ -99,10 +99,10 @@ type Loader struct {
 	sd       *spillDir
 	batch    readBatch
 	batches  []spilledBatch
-	spilling chan spillResult  // the batch being spilled in the background
-	graphEnc string            // encoded term of opts.Graph
-	graphs   map[string]string // encoded graph-label term -> graph name
-	gLocal   int64             // local id of graphEnc in the batch, or -1
+	spilling chan spillResult     // the batch being spilled in the background
+	graphEnc string               // encoded term of opts.Graph
+	graphs   map[string]string    // encoded graph-label term -> graph name
+	gLocal   int64                // local id of graphEnc in the batch, or -1
 	preds    map[string]predEntry // predicate name -> batch-local id and label flag
 	batchSeq uint32               // number of the current batch, from 1
 	labelCfg store.LabelConfig
