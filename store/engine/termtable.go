@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 )
 
@@ -136,6 +137,7 @@ func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
 	if len(recs) < 2 {
 		return
 	}
+	depth += t.sharedPrefix(recs, depth)
 	for i := range recs {
 		var d [8]byte
 		copy(d[:], t.term(recs[i].id)[depth:])
@@ -162,6 +164,38 @@ func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
 		}
 		i = j
 	}
+}
+
+// sharedPrefix returns how many bytes after depth every term of recs
+// shares, when that is at least 8 (else 0), keeping every term longer than
+// depth plus it. Skipping a long shared prefix at once (a datatype IRI, a
+// URL's scheme and host) reads each term once instead of once per 8-byte
+// digit of the prefix; a group without one costs a look at two terms.
+func (t *termTable) sharedPrefix(recs []termRec, depth int) int {
+	first := t.term(recs[0].id)[depth:]
+	n := len(first) - 1
+	for _, r := range recs[1:] {
+		term := t.term(r.id)[depth:]
+		n = commonPrefixLen(first[:min(n, len(term)-1)], term)
+		if n < 8 {
+			return 0
+		}
+	}
+	return n
+}
+
+// commonPrefixLen returns the length of the longest common prefix of a
+// and b, for len(a) <= len(b), comparing eight bytes at a time.
+func commonPrefixLen(a, b []byte) int {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; i < len(a) && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // sortTies orders terms with the same digit at depth: those that end
