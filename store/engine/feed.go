@@ -80,12 +80,9 @@ func (f *quadFeed) add(l *Loader, blk []quad.Quad) {
 	if f.err != nil {
 		return
 	}
-	for _, q := range blk {
-		if err := l.addQuad(q); err != nil {
-			f.err = err
-			f.failed.Store(true)
-			return
-		}
+	if err := l.addBlock(blk); err != nil {
+		f.err = err
+		f.failed.Store(true)
 	}
 }
 

@@ -112,6 +112,7 @@ type Loader struct {
 	metaNext uint64
 	newCount int64
 	scratch  []byte
+	blk      encodedBlock      // the feed block being added (addBlock)
 	names    map[uint64]string // graph label id -> graph name
 	read     int64             // quads added to batches (by the feed goroutine)
 	feed     quadFeed
@@ -243,23 +244,72 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	return l.feed.put(l, q)
 }
 
-// addQuad interns one checked quad into the current batch and spills the
-// batch when it is full. It runs on the feed goroutine.
-func (l *Loader) addQuad(q quad.Quad) error {
-	var ids lquad
-	enc, err := encodeTerm(l.scratch[:0], q.Subject)
-	if err != nil {
-		return err
+// encodedBlock holds the encoded subjects and objects of one feed block:
+// term i is buf[ends[i-1]:ends[i]], subject and object of quad k are
+// terms 2k and 2k+1; hashes[k] is the vocabulary hash of object k.
+type encodedBlock struct {
+	buf    []byte
+	ends   []int
+	hashes []uint32
+	sink   uint64 // keeps the prefetch loads from being optimised away
+}
+
+func (b *encodedBlock) term(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
 	}
-	l.scratch = enc
-	ids.s = l.batch.internSubject(enc)
+	return b.buf[start:b.ends[i]]
+}
+
+// addBlock interns a block of checked quads into the batch, in order. The
+// batch vocabulary is large and its lookups miss the CPU cache (most terms
+// of a Wikidata load are new, and a new term's slot is a random one), so
+// the block's objects are first encoded and hashed and their places in
+// the vocabulary loaded in one loop, where the CPU overlaps the misses;
+// the quads are then added with those places in cache. (Subjects mostly
+// repeat the previous quad's, which the batch remembers.) It runs on the
+// feed goroutine.
+func (l *Loader) addBlock(qs []quad.Quad) error {
+	b := &l.blk
+	b.buf, b.ends, b.hashes = b.buf[:0], b.ends[:0], b.hashes[:0]
+	var err error
+	for _, q := range qs {
+		if b.buf, err = encodeTerm(b.buf, q.Subject); err != nil {
+			return err
+		}
+		b.ends = append(b.ends, len(b.buf))
+		if b.buf, err = encodeTerm(b.buf, q.Object); err != nil {
+			return err
+		}
+		b.ends = append(b.ends, len(b.buf))
+		b.hashes = append(b.hashes, l.batch.vocab.hash(b.term(len(b.ends)-1)))
+	}
+	b.sink += l.batch.vocab.prefetch(b.hashes)
+	seq := l.batchSeq
+	for k, q := range qs {
+		if l.batchSeq != seq { // a spill began a vocabulary with another hash seed
+			b.hashes[k] = l.batch.vocab.hash(b.term(2*k + 1))
+		}
+		if err := l.addQuad(q, b.term(2*k), b.term(2*k+1), b.hashes[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addQuad interns one checked quad, whose subject and object encode to s
+// and o (with the vocabulary hash oh), into the current batch and spills
+// the batch when it is full.
+func (l *Loader) addQuad(q quad.Quad, s, o []byte, oh uint32) error {
+	var ids lquad
+	var err error
+	ids.s = l.batch.internSubject(s)
 	var isLabel bool
 	if ids.p, isLabel, err = l.predicate(q.Predicate); err != nil {
 		return err
 	}
-	if ids.o, err = l.intern(q.Object); err != nil {
-		return err
-	}
+	ids.o = l.batch.vocab.internHashed(o, oh)
 	if l.opts.KeepLabels && q.Label != nil {
 		if ids.g, err = l.intern(q.Label); err != nil {
 			return err

@@ -47,12 +47,19 @@ func (t *termTable) term(id uint32) []byte {
 }
 
 // intern returns the local id of term, adding a copy of it if it is new.
-func (t *termTable) intern(term []byte) uint32 {
+func (t *termTable) intern(term []byte) uint32 { return t.internHashed(term, t.hash(term)) }
+
+// hash returns the hash of term that internHashed and prefetch take.
+func (t *termTable) hash(term []byte) uint32 {
 	if len(t.slots) == 0 {
 		t.seed = maphash.MakeSeed()
 		t.slots = make([]uint64, 1<<12)
 	}
-	h := uint32(maphash.Bytes(t.seed, term))
+	return uint32(maphash.Bytes(t.seed, term))
+}
+
+// internHashed is intern with the term's hash h (from hash) given.
+func (t *termTable) internHashed(term []byte, h uint32) uint32 {
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -68,6 +75,29 @@ func (t *termTable) intern(term []byte) uint32 {
 			return uint32(s) - 1
 		}
 	}
+}
+
+// prefetch loads the home slots of the terms with hashes hs (from hash),
+// then the locations of the terms whose slot has the same hash bits, and
+// returns a value depending on the loads. Each loop only issues
+// independent loads, so the CPU keeps many cache misses in flight at once
+// where intern would wait for them one by one; interning the same terms
+// then finds their places in cache.
+func (t *termTable) prefetch(hs []uint32) uint64 {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	mask := uint32(len(t.slots) - 1)
+	var acc uint64
+	for _, h := range hs {
+		acc += t.slots[h&mask]
+	}
+	for _, h := range hs {
+		if s := t.slots[h&mask]; s != 0 && uint32(s>>32) == h {
+			acc += uint64(t.refs[uint32(s)-1].off)
+		}
+	}
+	return acc
 }
 
 // add copies term into the arena and gives it the next id.
