@@ -15,7 +15,11 @@ import (
 // allocates nothing per term and the table holds no pointers per term:
 // the garbage collector neither allocates nor scans anything that grows
 // with the batch (a Go map of strings costs a string allocation per term
-// and is scanned on every GC cycle). Not safe for concurrent use.
+// and is scanned on every GC cycle). A caller with many terms at hand
+// hashes them (hash), loads their slots in one loop (prefetch) and then
+// interns them with internHashed: a large table misses the cache on
+// nearly every lookup, and that way the misses overlap. Not safe for
+// concurrent use.
 type termTable struct {
 	chunks [][]byte  // the arena; terms never span chunks
 	refs   []termRef // local id -> location of its bytes
