@@ -323,7 +323,13 @@ func TestLoaderPredicateCache(t *testing.T) {
 		{pred: quad.IRI("p1")},
 		{pred: label, wantLabel: true},
 		{pred: quad.String("p1")}, // not an IRI: not cached under the IRI's name
+		{pred: quad.IRI(`"p1"`)},  // an IRI named like the string's name
+		{pred: quad.String("p1")},
+		{pred: quad.IRI(strings.Clone("p1"))}, // same name, other memory
 		{pred: quad.IRI("p1"), spill: true},
+		{pred: quad.IRI(strings.Clone("p1"))},
+		{pred: quad.BNode("b"), wantLabel: false},
+		{pred: quad.IRI("_:b")},
 	} {
 		if tc.spill {
 			l.batch.addQuad(lquad{}) // a batch with no quads is not spilled
