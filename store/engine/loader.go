@@ -139,7 +139,8 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	db.writeMu.Lock()
 	db.mu.RLock()
 	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
-		start: time.Now(), nextID: db.nextID, preds: map[string]predEntry{}, predSeen: new([predSeenSize]predSlot), batchSeq: 1, labelCfg: store.DefaultLabelConfig(),
+		start: time.Now(), nextID: db.nextID, labelCfg: store.DefaultLabelConfig(),
+		preds: map[string]predEntry{}, predSeen: new([predSeenSize]predSlot), batchSeq: 1,
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
 		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
@@ -264,30 +265,63 @@ func (b *encodedBlock) term(i int) []byte {
 	return b.buf[start:b.ends[i]]
 }
 
+// blockBytes bounds the encoded terms held at a time by addBlock, so that
+// a block of huge literals is not copied whole.
+const blockBytes = 1 << 20
+
 // addBlock interns a block of checked quads into the batch, in order. The
 // batch vocabulary is large and its lookups miss the CPU cache (most terms
 // of a Wikidata load are new, and a new term's slot is a random one), so
 // the block's objects are first encoded and hashed and their places in
 // the vocabulary loaded in one loop, where the CPU overlaps the misses;
 // the quads are then added with those places in cache. (Subjects mostly
-// repeat the previous quad's, which the batch remembers.) It runs on the
-// feed goroutine.
+// repeat the previous quad's, which the batch remembers.) A block whose
+// terms encode to more than blockBytes goes in several parts. It runs on
+// the feed goroutine.
 func (l *Loader) addBlock(qs []quad.Quad) error {
-	b := &l.blk
-	b.buf, b.ends, b.hashes = b.buf[:0], b.ends[:0], b.hashes[:0]
-	var err error
-	for _, q := range qs {
-		if b.buf, err = encodeTerm(b.buf, q.Subject); err != nil {
+	for len(qs) > 0 {
+		n, err := l.encodeBlock(qs)
+		if err != nil {
 			return err
 		}
-		b.ends = append(b.ends, len(b.buf))
-		if b.buf, err = encodeTerm(b.buf, q.Object); err != nil {
+		if err := l.internBlock(qs[:n]); err != nil {
 			return err
+		}
+		qs = qs[n:]
+	}
+	if cap(l.blk.buf) > 4*blockBytes {
+		l.blk.buf = nil // grown by a huge term: do not keep it
+	}
+	return nil
+}
+
+// encodeBlock encodes the subjects and objects of the first quads of qs
+// (at least one, up to about blockBytes) into l.blk, hashes the objects
+// and prefetches their vocabulary slots. It returns how many quads it
+// took.
+func (l *Loader) encodeBlock(qs []quad.Quad) (int, error) {
+	b := &l.blk
+	b.buf, b.ends, b.hashes = b.buf[:0], b.ends[:0], b.hashes[:0]
+	n := 0
+	for ; n < len(qs) && (n == 0 || len(b.buf) < blockBytes); n++ {
+		var err error
+		if b.buf, err = encodeTerm(b.buf, qs[n].Subject); err != nil {
+			return 0, err
+		}
+		b.ends = append(b.ends, len(b.buf))
+		if b.buf, err = encodeTerm(b.buf, qs[n].Object); err != nil {
+			return 0, err
 		}
 		b.ends = append(b.ends, len(b.buf))
 		b.hashes = append(b.hashes, l.batch.vocab.hash(b.term(len(b.ends)-1)))
 	}
 	b.sink += l.batch.vocab.prefetch(b.hashes)
+	return n, nil
+}
+
+// internBlock adds the quads encoded by encodeBlock.
+func (l *Loader) internBlock(qs []quad.Quad) error {
+	b := &l.blk
 	seq := l.batchSeq
 	for k, q := range qs {
 		if l.batchSeq != seq { // a spill began a vocabulary with another hash seed

@@ -374,6 +374,10 @@ func TestAddBlock(t *testing.T) {
 			}
 			return stmt(i)
 		}, 3001, 100},
+		{"huge literals, block in parts", func(i int) quad.Quad {
+			return quad.Quad{Subject: quad.IRI(fmt.Sprint("Q", i/3)), Predicate: quad.IRI("p"),
+				Object: quad.String(strings.Repeat(fmt.Sprint(i%50), 100_000))}
+		}, 120, 60},
 		{"subject as object", func(i int) quad.Quad {
 			return quad.Quad{Subject: quad.IRI(fmt.Sprint(i)), Predicate: quad.IRI("next"), Object: quad.IRI(fmt.Sprint(i + 1))}
 		}, 999, 7},
