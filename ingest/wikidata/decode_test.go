@@ -138,6 +138,7 @@ func TestClaimsSorted(t *testing.T) {
 }
 
 func TestSkipString(t *testing.T) {
+	const shortString = 24
 	long := strings.Repeat("a", 2*shortString)
 	tests := []struct {
 		name, in string
@@ -152,6 +153,18 @@ func TestSkipString(t *testing.T) {
 		{"unterminated", `"abc`, -1},
 		{"unterminated after escape", `"abc\"`, -1},
 		{"unterminated long", `"` + long + `\"`, -1},
+		{"escape across words", `"abcdef\"` + "xyz" + `"`, 13},
+		{"backslash ends a word", `"abcdefg\\"`, 11},
+		{"quote in the second word", `"abcdefghijk"z`, 13},
+		{"backslash at the end", `"abcdefghijklmnop\`, -1},
+		{"multi-byte text", `"Zürich – Ōsaka 東京"`, len(`"Zürich – Ōsaka 東京"`)},
+	}
+	for n := range 20 { // the quote at every offset around the word size
+		in := `"` + strings.Repeat("b", n) + `"` + long
+		tests = append(tests, struct {
+			name, in string
+			want     int
+		}{fmt.Sprintf("quote after %d bytes", n), in, n + 2})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,6 +180,33 @@ func TestSkipString(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skipStringRef is skipString byte by byte.
+func skipStringRef(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+// FuzzSkipString checks skipString against the byte-by-byte reference.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"x`, `"abcdefgh\\"`, `"abcdefghijklmnop`, `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := append([]byte{'"'}, s...)
+		got, err := skipString(b, 0)
+		if want := skipStringRef(b, 0); (err != nil) != (want < 0) || (err == nil && got != want) {
+			t.Fatalf("skipString(%q) = %d, %v; want %d", b, got, err, want)
+		}
+	})
 }
 
 // FuzzDecodeEntity checks that no line panics the decoder, that a reused

@@ -1,9 +1,10 @@
 package wikidata
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -47,12 +48,25 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index after the string starting at b[i] == '"'.
-// Short strings (most keys and values) are stepped through byte by byte;
-// past shortString bytes it jumps from quote to quote, where a quote
-// preceded by an odd number of backslashes is escaped.
+// It looks at eight bytes at a time for a quote or a backslash (SWAR: a
+// few integer operations per word instead of a comparison per byte); a
+// backslash escapes the byte after it.
 func skipString(b []byte, i int) (int, error) {
 	j := i + 1
-	for end := min(len(b), j+shortString); j < end; j++ {
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:])
+		m := swarHas(x, '"') | swarHas(x, '\\')
+		if m == 0 {
+			j += 8
+			continue
+		}
+		j += bits.TrailingZeros64(m) >> 3
+		if b[j] == '"' {
+			return j + 1, nil
+		}
+		j += 2 // a backslash and the byte it escapes
+	}
+	for ; j < len(b); j++ {
 		switch b[j] {
 		case '"':
 			return j + 1, nil
@@ -60,26 +74,16 @@ func skipString(b []byte, i int) (int, error) {
 			j++
 		}
 	}
-	for j < len(b) {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			break
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1, nil
-		}
-		j = q + 1
-	}
 	return 0, synErr(len(b), "unterminated string starting at byte %d", i)
 }
 
-// shortString is how far skipString steps byte by byte.
-const shortString = 24
+// swarHas sets the high bit of the lowest byte of x equal to c (and
+// possibly of higher bytes: only the lowest set bit is exact).
+func swarHas(x uint64, c byte) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	v := x ^ lo*uint64(c)
+	return (v - lo) &^ v & hi
+}
 
 // skipValue returns the index after the JSON value starting at b[i].
 func skipValue(b []byte, i int) (int, error) {

@@ -38,7 +38,14 @@
 // caller's parser and the interning run on two cores. The batch vocabulary (termtable.go) is
 // an open-addressing hash table over an arena of term bytes: no
 // allocation and nothing for the garbage collector to scan per term; it is
-// sorted for the spill by an MSD radix sort on 8-byte digits. Commit then
+// sorted for the spill by an MSD radix sort on 8-byte digits that skips a
+// group's long shared prefix (a datatype IRI, a URL's host) in one pass.
+// The vocabulary is too large for the CPU cache, so the feed goroutine
+// takes a block of quads at a time (Loader.addBlock): it encodes and
+// hashes the block's objects and loads their hash slots in one loop, so
+// the cache misses overlap, before interning them; predicates, few and
+// repeated, come from a small cache by name (Loader.predicate) and
+// subjects from the batch's last subject. Commit then
 // runs these phases, each logged and reported to LoadOptions.Progress:
 //
 //   - dictionary: one k-way merge of the batch vocabularies with the stored

@@ -13,6 +13,8 @@ import (
 // caller's goroutine, which is usually the parser's: WriteQuad only
 // checks a quad and appends it to a block, and full blocks go to one feed
 // goroutine, so parsing and interning use both cores. The feed goroutine
+// adds a block at a time (Loader.addBlock: encode and hash the block's
+// objects, prefetch their vocabulary slots, intern in order). It
 // owns the Loader's batch state until stop returns. Its first error is
 // kept: later blocks are dropped, and WriteQuad and stop return it.
 type quadFeed struct {
@@ -80,12 +82,9 @@ func (f *quadFeed) add(l *Loader, blk []quad.Quad) {
 	if f.err != nil {
 		return
 	}
-	for _, q := range blk {
-		if err := l.addQuad(q); err != nil {
-			f.err = err
-			f.failed.Store(true)
-			return
-		}
+	if err := l.addBlock(blk); err != nil {
+		f.err = err
+		f.failed.Store(true)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -99,11 +100,13 @@ type Loader struct {
 	sd       *spillDir
 	batch    readBatch
 	batches  []spilledBatch
-	spilling chan spillResult  // the batch being spilled in the background
-	graphEnc string            // encoded term of opts.Graph
-	graphs   map[string]string // encoded graph-label term -> graph name
-	gLocal   int64             // local id of graphEnc in the batch, or -1
-	labelP   map[string]bool
+	spilling chan spillResult        // the batch being spilled in the background
+	graphEnc string                  // encoded term of opts.Graph
+	graphs   map[string]string       // encoded graph-label term -> graph name
+	gLocal   int64                   // local id of graphEnc in the batch, or -1
+	preds    map[string]predEntry    // predicate name -> batch-local id and label flag
+	predSeen *[predSeenSize]predSlot // the same, by the name's memory (predicate)
+	batchSeq uint32                  // number of the current batch, from 1
 	labelCfg store.LabelConfig
 	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
 	nlabels  int64
@@ -111,6 +114,7 @@ type Loader struct {
 	metaNext uint64
 	newCount int64
 	scratch  []byte
+	blk      encodedBlock      // the feed block being added (addBlock)
 	names    map[uint64]string // graph label id -> graph name
 	read     int64             // quads added to batches (by the feed goroutine)
 	feed     quadFeed
@@ -136,7 +140,8 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	db.writeMu.Lock()
 	db.mu.RLock()
 	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
-		start: time.Now(), nextID: db.nextID, labelP: map[string]bool{}, labelCfg: store.DefaultLabelConfig(),
+		start: time.Now(), nextID: db.nextID, labelCfg: store.DefaultLabelConfig(),
+		preds: map[string]predEntry{}, predSeen: new([predSeenSize]predSlot), batchSeq: 1,
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
 		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
@@ -243,22 +248,105 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 	return l.feed.put(l, q)
 }
 
-// addQuad interns one checked quad into the current batch and spills the
-// batch when it is full. It runs on the feed goroutine.
-func (l *Loader) addQuad(q quad.Quad) error {
+// encodedBlock holds the encoded subjects and objects of one feed block:
+// term i is buf[ends[i-1]:ends[i]], subject and object of quad k are
+// terms 2k and 2k+1; hashes[k] is the vocabulary hash of object k.
+type encodedBlock struct {
+	buf    []byte
+	ends   []int
+	hashes []uint32
+	sink   uint64 // keeps the prefetch loads from being optimised away
+}
+
+func (b *encodedBlock) term(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.buf[start:b.ends[i]]
+}
+
+// blockBytes bounds the encoded terms held at a time by addBlock, so that
+// a block of huge literals is not copied whole.
+const blockBytes = 1 << 20
+
+// addBlock interns a block of checked quads into the batch, in order. The
+// batch vocabulary is large and its lookups miss the CPU cache (most terms
+// of a Wikidata load are new, and a new term's slot is a random one), so
+// the block's objects are first encoded and hashed and their places in
+// the vocabulary loaded in one loop, where the CPU overlaps the misses;
+// the quads are then added with those places in cache. (Subjects mostly
+// repeat the previous quad's, which the batch remembers.) A block whose
+// terms encode to more than blockBytes goes in several parts. It runs on
+// the feed goroutine.
+func (l *Loader) addBlock(qs []quad.Quad) error {
+	for len(qs) > 0 {
+		n, err := l.encodeBlock(qs)
+		if err != nil {
+			return err
+		}
+		if err := l.internBlock(qs[:n]); err != nil {
+			return err
+		}
+		qs = qs[n:]
+	}
+	if cap(l.blk.buf) > 4*blockBytes {
+		l.blk.buf = nil // grown by a huge term: do not keep it
+	}
+	return nil
+}
+
+// encodeBlock encodes the subjects and objects of the first quads of qs
+// (at least one, up to about blockBytes) into l.blk, hashes the objects
+// and prefetches their vocabulary slots. It returns how many quads it
+// took.
+func (l *Loader) encodeBlock(qs []quad.Quad) (int, error) {
+	b := &l.blk
+	b.buf, b.ends, b.hashes = b.buf[:0], b.ends[:0], b.hashes[:0]
+	n := 0
+	for ; n < len(qs) && (n == 0 || len(b.buf) < blockBytes); n++ {
+		var err error
+		if b.buf, err = encodeTerm(b.buf, qs[n].Subject); err != nil {
+			return 0, err
+		}
+		b.ends = append(b.ends, len(b.buf))
+		if b.buf, err = encodeTerm(b.buf, qs[n].Object); err != nil {
+			return 0, err
+		}
+		b.ends = append(b.ends, len(b.buf))
+		b.hashes = append(b.hashes, l.batch.vocab.hash(b.term(len(b.ends)-1)))
+	}
+	b.sink += l.batch.vocab.prefetch(b.hashes)
+	return n, nil
+}
+
+// internBlock adds the quads encoded by encodeBlock.
+func (l *Loader) internBlock(qs []quad.Quad) error {
+	b := &l.blk
+	seq := l.batchSeq
+	for k, q := range qs {
+		if l.batchSeq != seq { // a spill began a vocabulary with another hash seed
+			b.hashes[k] = l.batch.vocab.hash(b.term(2*k + 1))
+		}
+		if err := l.addQuad(q, b.term(2*k), b.term(2*k+1), b.hashes[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addQuad interns one checked quad, whose subject and object encode to s
+// and o (with the vocabulary hash oh), into the current batch and spills
+// the batch when it is full.
+func (l *Loader) addQuad(q quad.Quad, s, o []byte, oh uint32) error {
 	var ids lquad
-	enc, err := encodeTerm(l.scratch[:0], q.Subject)
-	if err != nil {
+	var err error
+	ids.s = l.batch.internSubject(s)
+	var isLabel bool
+	if ids.p, isLabel, err = l.predicate(q.Predicate); err != nil {
 		return err
 	}
-	l.scratch = enc
-	ids.s = l.batch.internSubject(enc)
-	if ids.p, err = l.intern(q.Predicate); err != nil {
-		return err
-	}
-	if ids.o, err = l.intern(q.Object); err != nil {
-		return err
-	}
+	ids.o = l.batch.vocab.internHashed(o, oh)
 	if l.opts.KeepLabels && q.Label != nil {
 		if ids.g, err = l.intern(q.Label); err != nil {
 			return err
@@ -274,7 +362,9 @@ func (l *Loader) addQuad(q quad.Quad) error {
 	}
 	l.batch.addQuad(ids)
 	l.read++
-	l.noteLabel(q, ids)
+	if isLabel {
+		l.noteLabel(q, ids)
+	}
 	if l.batch.size() >= l.budget/5 {
 		return l.spillBatch(true)
 	}
@@ -299,6 +389,7 @@ func (l *Loader) spillBatch(async bool) error {
 	}
 	b := l.batch
 	l.batch, l.gLocal = readBatch{}, -1
+	l.batchSeq++ // the local ids of the predicate cache are stale
 	if !async {
 		sb, err := b.spill(l.sd)
 		if err != nil {
@@ -330,17 +421,83 @@ func (l *Loader) waitSpill() error {
 	return nil
 }
 
-// noteLabel records labels and aliases for the graph's search index.
+// predEntry is what the loader caches about a predicate: its local id
+// in batch number batch (stale in later batches) and whether it is a
+// label or alias predicate.
+type predEntry struct {
+	id, batch uint32
+	label     bool
+}
+
+// loaderPredMax bounds the loader's predicate cache; it is emptied when full.
+const loaderPredMax = 1 << 16
+
+// predSlot is an entry of the loader's cache of predicates by identity:
+// a predicate name (kept, so its memory is not reused while cached) and
+// what the name maps to.
+type predSlot struct {
+	name string
+	e    predEntry
+}
+
+// predSeenSize is the number of identity cache entries (a power of two).
+const predSeenSize = 4096
+
+// predSeenIndex places a name in the identity cache by its address.
+func predSeenIndex(name string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	return int((p>>4)^(p>>16)) & (predSeenSize - 1)
+}
+
+// predicate returns the batch-local id of a predicate and whether it is a
+// label or alias predicate. Dumps use few predicates over and over, while
+// the batch vocabulary is large and mostly unique terms (Wikidata's
+// statement ids and texts), so a lookup there misses the CPU cache every
+// time. Readers hand the same predicate value over and over (the
+// Wikidata reader boxes each predicate once per worker), so a small
+// direct-mapped cache keyed by the name's address answers most lookups
+// without hashing or comparing bytes (the same address and length are
+// the same bytes, as Go strings are immutable); the others go through a
+// map keyed by the name, then the vocabulary.
+func (l *Loader) predicate(v quad.Value) (uint32, bool, error) {
+	iri, ok := v.(quad.IRI)
+	if !ok { // rare (Cayley's own writers): not cached, as its name may be an IRI's
+		id, err := l.intern(v)
+		return id, l.isLabelPred(predicateName(v)), err
+	}
+	name := string(iri)
+	slot := &l.predSeen[predSeenIndex(name)]
+	if len(name) > 0 && len(slot.name) == len(name) && unsafe.StringData(slot.name) == unsafe.StringData(name) &&
+		slot.e.batch == l.batchSeq {
+		return slot.e.id, slot.e.label, nil
+	}
+	e, ok := l.preds[name]
+	if !ok || e.batch != l.batchSeq {
+		id, err := l.intern(v)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			if len(l.preds) >= loaderPredMax {
+				clear(l.preds)
+			}
+			e.label = l.isLabelPred(name)
+		}
+		e.id, e.batch = id, l.batchSeq
+		l.preds[name] = e
+	}
+	*slot = predSlot{name: name, e: e}
+	return e.id, e.label, nil
+}
+
+// isLabelPred reports whether a predicate name is a label or alias
+// predicate of the graph.
+func (l *Loader) isLabelPred(name string) bool {
+	return slices.Contains(l.labelCfg.Label, name) || slices.Contains(l.labelCfg.Alias, name)
+}
+
+// noteLabel records a label or alias for the graph's search index.
 func (l *Loader) noteLabel(q quad.Quad, ids lquad) {
-	p := predicateName(q.Predicate)
-	isLabel, ok := l.labelP[p]
-	if !ok {
-		isLabel = slices.Contains(l.labelCfg.Label, p) || slices.Contains(l.labelCfg.Alias, p)
-		l.labelP[p] = isLabel
-	}
-	if !isLabel {
-		return
-	}
 	if text := literalText(q.Object); text != "" {
 		l.batch.labels = append(l.batch.labels, batchLabel{ids.s, ids.g, text})
 		l.batch.bytes += int64(len(text)) + 32

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -291,5 +293,181 @@ func TestSpillDiskFull(t *testing.T) {
 	err = errors.Join(werr, cerr)
 	if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("error = %v, want a disk-full error", err)
+	}
+}
+
+// TestLoaderPredicateCache: the predicate cache gives the batch-local id
+// the batch vocabulary gives, in every batch (ids are renumbered after a
+// spill), and the label flag of the graph's label configuration.
+func TestLoaderPredicateCache(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.NewLoader(LoadOptions{Graph: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	label := quad.IRI(store.RDFSLabel)
+	for i, tc := range []struct {
+		pred      quad.Value
+		spill     bool // spill the batch before this step
+		wantLabel bool
+	}{
+		{pred: quad.IRI("p1")},
+		{pred: label, wantLabel: true},
+		{pred: quad.IRI("p1")},
+		{pred: quad.IRI("p2"), spill: true},
+		{pred: quad.IRI("p1")},
+		{pred: label, wantLabel: true},
+		{pred: quad.String("p1")}, // not an IRI: not cached under the IRI's name
+		{pred: quad.IRI(`"p1"`)},  // an IRI named like the string's name
+		{pred: quad.String("p1")},
+		{pred: quad.IRI(strings.Clone("p1"))}, // same name, other memory
+		{pred: quad.IRI("p1"), spill: true},
+		{pred: quad.IRI(strings.Clone("p1"))},
+		{pred: quad.BNode("b"), wantLabel: false},
+		{pred: quad.IRI("_:b")},
+	} {
+		if tc.spill {
+			l.batch.addQuad(lquad{}) // a batch with no quads is not spilled
+			if err := l.spillBatch(false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id, isLabel, err := l.predicate(tc.pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := encodeTerm(nil, tc.pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := l.batch.intern(enc); id != want || isLabel != tc.wantLabel {
+			t.Errorf("step %d (%v): id %d label %v, want %d %v", i, tc.pred, id, isLabel, want, tc.wantLabel)
+		}
+	}
+}
+
+// TestAddBlock: adding quads a block at a time gives every term the local
+// id that interning the quad's terms one by one (subject, predicate,
+// object, graph) gives, whatever the block's shape.
+func TestAddBlock(t *testing.T) {
+	stmt := func(i int) quad.Quad {
+		return quad.Quad{Subject: quad.IRI(fmt.Sprintf("Q%d$%d", i/3, i)), Predicate: quad.IRI("ps:P31"), Object: quad.IRI("Q5")}
+	}
+	for _, tc := range []struct {
+		name   string
+		quads  func(i int) quad.Quad
+		n, blk int
+	}{
+		{"one quad", stmt, 1, 1},
+		{"repeated subjects", func(i int) quad.Quad {
+			return quad.Quad{Subject: quad.IRI(fmt.Sprintf("Q%d", i/5)), Predicate: quad.IRI(fmt.Sprintf("P%d", i%7)),
+				Object: quad.LangString{Value: quad.String(fmt.Sprint("label ", i)), Lang: "en"}}
+		}, 5000, 2048},
+		{"alternating subjects", func(i int) quad.Quad {
+			if i%2 == 0 {
+				return quad.Quad{Subject: quad.IRI("Q1"), Predicate: quad.IRI("p:P31"), Object: quad.IRI(fmt.Sprintf("Q1$%d", i))}
+			}
+			return stmt(i)
+		}, 3001, 100},
+		{"huge literals, block in parts", func(i int) quad.Quad {
+			return quad.Quad{Subject: quad.IRI(fmt.Sprint("Q", i/3)), Predicate: quad.IRI("p"),
+				Object: quad.String(strings.Repeat(fmt.Sprint(i%50), 100_000))}
+		}, 120, 60},
+		{"subject as object", func(i int) quad.Quad {
+			return quad.Quad{Subject: quad.IRI(fmt.Sprint(i)), Predicate: quad.IRI("next"), Object: quad.IRI(fmt.Sprint(i + 1))}
+		}, 999, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l, err := db.NewLoader(LoadOptions{Graph: "g"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			var ref readBatch
+			var want []lquad
+			intern := func(v quad.Value) uint32 {
+				enc, err := encodeTerm(nil, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ref.intern(enc)
+			}
+			qs := make([]quad.Quad, tc.n)
+			for i := range qs {
+				qs[i] = tc.quads(i)
+				want = append(want, lquad{s: intern(qs[i].Subject), p: intern(qs[i].Predicate), o: intern(qs[i].Object),
+					g: intern(quad.IRI("g"))})
+			}
+			for i := 0; i < len(qs); i += tc.blk {
+				if err := l.addBlock(qs[i:min(i+tc.blk, len(qs))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []lquad
+			for _, blk := range l.batch.quads {
+				got = append(got, blk...)
+			}
+			if !slices.Equal(got, want) || l.batch.vocab.len() != ref.vocab.len() {
+				t.Fatalf("%d quads, %d terms; want %d, %d (or different ids)", len(got), l.batch.vocab.len(), len(want), ref.vocab.len())
+			}
+		})
+	}
+}
+
+// TestAddBlockSpill: when the batch fills in the middle of a block, the
+// rest of the block goes into the new batch with hashes of the new
+// vocabulary (each term found again under its id, no duplicates).
+func TestAddBlockSpill(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.NewLoader(LoadOptions{Graph: "g", MaxMemory: minMaxMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	qs := make([]quad.Quad, 3000)
+	for i := range qs {
+		qs[i] = quad.Quad{Subject: quad.IRI(fmt.Sprint("Q", i/10)), Predicate: quad.IRI("p"),
+			Object: quad.String(fmt.Sprintf("%0100d", i%1700))} // repeats after the spill
+	}
+	if err := l.addBlock(qs); err != nil {
+		t.Fatal(err)
+	}
+	if l.batchSeq < 2 {
+		t.Fatal("the block did not fill a batch")
+	}
+	v := &l.batch.vocab
+	n := v.len()
+	for id := range uint32(n) {
+		if got := v.intern(slices.Clone(v.term(id))); got != id {
+			t.Fatalf("term %d found as %d: interned twice", id, got)
+		}
+	}
+	var got []lquad
+	for _, blk := range l.batch.quads {
+		got = append(got, blk...)
+	}
+	tail := qs[len(qs)-len(got):]
+	for k, q := range got {
+		want, _ := encodeTerm(nil, tail[k].Object)
+		if !bytes.Equal(v.term(q.o), want) {
+			t.Fatalf("quad %d: object %q, want %q", k, v.term(q.o), want)
+		}
+	}
+	if v.len() != n {
+		t.Fatalf("vocabulary grew from %d to %d on lookups", n, v.len())
 	}
 }

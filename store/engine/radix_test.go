@@ -75,3 +75,41 @@ func TestSortedRunsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestQuadSorterGrow checks that the sort buffer doubles up to the limit,
+// never past it, and keeps every record when it grows.
+func TestQuadSorterGrow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		limit   int
+		n       int
+		wantCap int
+		spilled bool
+	}{
+		{"below first buffer", 1 << 16, 1000, 1 << 16, false},
+		{"first buffer", 1 << 21, 1000, sorterFirstBuf, false},
+		{"doubled", 1 << 22, sorterFirstBuf + 1, 2 * sorterFirstBuf, false},
+		{"capped at limit", 3 << 20, 2*sorterFirstBuf + 1, 3 << 20, false},
+		{"spills at limit", 1 << 16, 1<<16 + 5, 1 << 16, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &quadSorter{sd: &spillDir{path: t.TempDir()}, name: "t", limit: tc.limit}
+			for i := range tc.n {
+				if err := s.add(qids{s: uint64(tc.n - i), p: 1, o: 2, g: 3}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if cap(s.buf) != tc.wantCap || s.spilled() != tc.spilled {
+				t.Fatalf("cap %d spilled %v, want %d %v", cap(s.buf), s.spilled(), tc.wantCap, tc.spilled)
+			}
+			if tc.spilled {
+				return
+			}
+			for i, q := range s.buf {
+				if q.s != uint64(tc.n-i) {
+					t.Fatalf("record %d = %+v after growing", i, q)
+				}
+			}
+		})
+	}
+}

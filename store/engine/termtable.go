@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 )
 
@@ -14,7 +15,11 @@ import (
 // allocates nothing per term and the table holds no pointers per term:
 // the garbage collector neither allocates nor scans anything that grows
 // with the batch (a Go map of strings costs a string allocation per term
-// and is scanned on every GC cycle). Not safe for concurrent use.
+// and is scanned on every GC cycle). A caller with many terms at hand
+// hashes them (hash), loads their slots in one loop (prefetch) and then
+// interns them with internHashed: a large table misses the cache on
+// nearly every lookup, and that way the misses overlap. Not safe for
+// concurrent use.
 type termTable struct {
 	chunks [][]byte  // the arena; terms never span chunks
 	refs   []termRef // local id -> location of its bytes
@@ -46,12 +51,19 @@ func (t *termTable) term(id uint32) []byte {
 }
 
 // intern returns the local id of term, adding a copy of it if it is new.
-func (t *termTable) intern(term []byte) uint32 {
+func (t *termTable) intern(term []byte) uint32 { return t.internHashed(term, t.hash(term)) }
+
+// hash returns the hash of term that internHashed and prefetch take.
+func (t *termTable) hash(term []byte) uint32 {
 	if len(t.slots) == 0 {
 		t.seed = maphash.MakeSeed()
 		t.slots = make([]uint64, 1<<12)
 	}
-	h := uint32(maphash.Bytes(t.seed, term))
+	return uint32(maphash.Bytes(t.seed, term))
+}
+
+// internHashed is intern with the term's hash h (from hash) given.
+func (t *termTable) internHashed(term []byte, h uint32) uint32 {
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -67,6 +79,29 @@ func (t *termTable) intern(term []byte) uint32 {
 			return uint32(s) - 1
 		}
 	}
+}
+
+// prefetch loads the home slots of the terms with hashes hs (from hash),
+// then the locations of the terms whose slot has the same hash bits, and
+// returns a value depending on the loads. Each loop only issues
+// independent loads, so the CPU keeps many cache misses in flight at once
+// where intern would wait for them one by one; interning the same terms
+// then finds their places in cache.
+func (t *termTable) prefetch(hs []uint32) uint64 {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	mask := uint32(len(t.slots) - 1)
+	var acc uint64
+	for _, h := range hs {
+		acc += t.slots[h&mask]
+	}
+	for _, h := range hs {
+		if s := t.slots[h&mask]; s != 0 && uint32(s>>32) == h {
+			acc += uint64(t.refs[uint32(s)-1].off)
+		}
+	}
+	return acc
 }
 
 // add copies term into the arena and gives it the next id.
@@ -136,6 +171,7 @@ func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
 	if len(recs) < 2 {
 		return
 	}
+	depth += t.sharedPrefix(recs, depth)
 	for i := range recs {
 		var d [8]byte
 		copy(d[:], t.term(recs[i].id)[depth:])
@@ -162,6 +198,38 @@ func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
 		}
 		i = j
 	}
+}
+
+// sharedPrefix returns how many bytes after depth every term of recs
+// shares, when that is at least 8 (else 0), keeping every term longer than
+// depth plus it. Skipping a long shared prefix at once (a datatype IRI, a
+// URL's scheme and host) reads each term once instead of once per 8-byte
+// digit of the prefix; a group without one costs a look at two terms.
+func (t *termTable) sharedPrefix(recs []termRec, depth int) int {
+	first := t.term(recs[0].id)[depth:]
+	n := len(first) - 1
+	for _, r := range recs[1:] {
+		term := t.term(r.id)[depth:]
+		n = commonPrefixLen(first[:min(n, len(term)-1)], term)
+		if n < 8 {
+			return 0
+		}
+	}
+	return n
+}
+
+// commonPrefixLen returns the length of the longest common prefix of a
+// and b, for len(a) <= len(b), comparing eight bytes at a time.
+func commonPrefixLen(a, b []byte) int {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for ; i < len(a) && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // sortTies orders terms with the same digit at depth: those that end

@@ -34,6 +34,15 @@ func TestTermTable(t *testing.T) {
 			}
 			return t
 		}, 30000},
+		{"long shared prefix, some ending inside it", func(r *rand.Rand, i int) []byte {
+			const prefix = "Thttp://www.w3.org/2001/XMLSchema#anyURI\x00https://en.wikipedia.org/wiki/"
+			t := []byte(prefix[:len(prefix)-r.IntN(3)*r.IntN(30)])
+			for range r.IntN(4) {
+				t = append(t, byte('a'+r.IntN(2)))
+			}
+			return t
+		}, 5000},
+		{"wikidata-shaped", func(r *rand.Rand, i int) []byte { return wikidataTerm(r) }, 50000},
 		{"larger than a chunk", func(r *rand.Rand, i int) []byte {
 			return bytes.Repeat([]byte{byte('a' + i%3)}, termChunk/2+r.IntN(termChunk))
 		}, 12},
@@ -164,5 +173,37 @@ func checkQuads(t *testing.T, path string, want []lquad, truncated bool) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("quads %v, want %v", got, want)
+	}
+}
+
+// wikidataTerm is an encoded term shaped like those of a Wikidata load:
+// statement ids, entity ids, texts in a few languages, sitelink URLs and
+// time literals, which share long prefixes.
+func wikidataTerm(r *rand.Rand) []byte {
+	q := r.IntN(5_000_000)
+	switch r.IntN(6) {
+	case 0:
+		return fmt.Appendf(nil, "IQ%d$%08X-%04X-%04X-%012X", q, r.Uint32(), r.IntN(1<<16), r.IntN(1<<16), r.Uint64()>>16)
+	case 1:
+		return fmt.Appendf(nil, "IQ%d", q)
+	case 2:
+		return fmt.Appendf(nil, "L%s\x00word%d text %d", []string{"en", "de", "fr"}[r.IntN(3)], q, r.IntN(1000))
+	case 3:
+		return fmt.Appendf(nil, "Thttp://www.w3.org/2001/XMLSchema#anyURI\x00https://en.wikipedia.org/wiki/Article_%d", q)
+	case 4:
+		return fmt.Appendf(nil, "Thttp://grove-kg.org/ns/time\x00+%04d-%02d-%02dT00:00:00Z 11", r.IntN(2100), r.IntN(12)+1, r.IntN(28)+1)
+	}
+	return fmt.Appendf(nil, "S%d", r.IntN(1<<30))
+}
+
+// BenchmarkSortedOrder sorts a batch vocabulary of Wikidata-shaped terms.
+func BenchmarkSortedOrder(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tt termTable
+	for tt.len() < 1<<20 {
+		tt.intern(wikidataTerm(r))
+	}
+	for b.Loop() {
+		tt.sortedOrder()
 	}
 }
