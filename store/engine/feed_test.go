@@ -31,16 +31,8 @@ func TestFeedErrors(t *testing.T) {
 		{"no error", false, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(t.TempDir(), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			l, err := db.NewLoader(LoadOptions{Graph: "g", MaxMemory: minMaxMemory})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			db, l := newTestLoader(t, LoadOptions{Graph: "g", MaxMemory: minMaxMemory})
+			var err error
 			if tc.rmSpill {
 				if err := os.RemoveAll(l.sd.path); err != nil {
 					t.Fatal(err)

@@ -300,16 +300,7 @@ func TestSpillDiskFull(t *testing.T) {
 // the batch vocabulary gives, in every batch (ids are renumbered after a
 // spill), and the label flag of the graph's label configuration.
 func TestLoaderPredicateCache(t *testing.T) {
-	db, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	l, err := db.NewLoader(LoadOptions{Graph: "g"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	_, l := newTestLoader(t, LoadOptions{Graph: "g"})
 	label := quad.IRI(store.RDFSLabel)
 	for i, tc := range []struct {
 		pred      quad.Value
@@ -383,16 +374,7 @@ func TestAddBlock(t *testing.T) {
 		}, 999, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(t.TempDir(), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			l, err := db.NewLoader(LoadOptions{Graph: "g"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			_, l := newTestLoader(t, LoadOptions{Graph: "g"})
 			var ref readBatch
 			var want []lquad
 			intern := func(v quad.Value) uint32 {
@@ -428,16 +410,7 @@ func TestAddBlock(t *testing.T) {
 // rest of the block goes into the new batch with hashes of the new
 // vocabulary (each term found again under its id, no duplicates).
 func TestAddBlockSpill(t *testing.T) {
-	db, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	l, err := db.NewLoader(LoadOptions{Graph: "g", MaxMemory: minMaxMemory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	_, l := newTestLoader(t, LoadOptions{Graph: "g", MaxMemory: minMaxMemory})
 	qs := make([]quad.Quad, 3000)
 	for i := range qs {
 		qs[i] = quad.Quad{Subject: quad.IRI(fmt.Sprint("Q", i/10)), Predicate: quad.IRI("p"),

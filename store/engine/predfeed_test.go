@@ -26,18 +26,7 @@ func TestPredFeed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d entries: %v", n, err)
 		}
-		var got []qids
-		for {
-			q, ok, err := m.next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				break
-			}
-			got = append(got, q)
-		}
-		m.Close()
+		got := drainMerger(t, m)
 		f.stop() // a second stop is harmless
 		slices.SortFunc(want, orderPGS.cmp)
 		want = slices.Compact(want) // the merger drops duplicates

@@ -58,18 +58,7 @@ func TestSortedRunsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []qids
-		for {
-			q, ok, err := m.next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				break
-			}
-			got = append(got, q)
-		}
-		m.Close()
+		got := drainMerger(t, m)
 		if !slices.Equal(got, want) {
 			t.Errorf("order %d: %d quads back, want %d", order, len(got), len(want))
 		}

@@ -105,3 +105,37 @@ func filmDB(t testing.TB) *DB {
 	loadQuads(t, db, "film", readFilm(t))
 	return db
 }
+
+// newTestLoader opens a database in a temporary directory and a Loader on
+// it; both are closed when the test ends.
+func newTestLoader(t testing.TB, opts LoadOptions) (*DB, *Loader) {
+	t.Helper()
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l, err := db.NewLoader(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return db, l
+}
+
+// drainMerger reads every record of a merger and closes it.
+func drainMerger(t testing.TB, m *quadMerger) []qids {
+	t.Helper()
+	defer m.Close()
+	var got []qids
+	for {
+		q, ok, err := m.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return got
+		}
+		got = append(got, q)
+	}
+}
