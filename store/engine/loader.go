@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -100,13 +99,12 @@ type Loader struct {
 	sd       *spillDir
 	batch    readBatch
 	batches  []spilledBatch
-	spilling chan spillResult        // the batch being spilled in the background
-	graphEnc string                  // encoded term of opts.Graph
-	graphs   map[string]string       // encoded graph-label term -> graph name
-	gLocal   int64                   // local id of graphEnc in the batch, or -1
-	preds    map[string]predEntry    // predicate name -> batch-local id and label flag
-	predSeen *[predSeenSize]predSlot // the same, by the name's memory (predicate)
-	batchSeq uint32                  // number of the current batch, from 1
+	spilling chan spillResult     // the batch being spilled in the background
+	graphEnc string               // encoded term of opts.Graph
+	graphs   map[string]string    // encoded graph-label term -> graph name
+	gLocal   int64                // local id of graphEnc in the batch, or -1
+	preds    map[string]predEntry // predicate name -> batch-local id and label flag
+	batchSeq uint32               // number of the current batch, from 1
 	labelCfg store.LabelConfig
 	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
 	nlabels  int64
@@ -141,7 +139,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	db.mu.RLock()
 	l := &Loader{db: db, opts: opts, budget: max(opts.MaxMemory, minMaxMemory),
 		start: time.Now(), nextID: db.nextID, labelCfg: store.DefaultLabelConfig(),
-		preds: map[string]predEntry{}, predSeen: new([predSeenSize]predSlot), batchSeq: 1,
+		preds: map[string]predEntry{}, batchSeq: 1,
 		graphs: map[string]string{}, names: map[uint64]string{}, gLocal: -1,
 		labels: map[uint64]*labelindex.Builder{}}
 	if g, ok := db.graphs[opts.Graph]; ok {
@@ -432,33 +430,11 @@ type predEntry struct {
 // loaderPredMax bounds the loader's predicate cache; it is emptied when full.
 const loaderPredMax = 1 << 16
 
-// predSlot is an entry of the loader's cache of predicates by identity:
-// a predicate name (kept, so its memory is not reused while cached) and
-// what the name maps to.
-type predSlot struct {
-	name string
-	e    predEntry
-}
-
-// predSeenSize is the number of identity cache entries (a power of two).
-const predSeenSize = 4096
-
-// predSeenIndex places a name in the identity cache by its address.
-func predSeenIndex(name string) int {
-	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
-	return int((p>>4)^(p>>16)) & (predSeenSize - 1)
-}
-
 // predicate returns the batch-local id of a predicate and whether it is a
 // label or alias predicate. Dumps use few predicates over and over, while
 // the batch vocabulary is large and mostly unique terms (Wikidata's
 // statement ids and texts), so a lookup there misses the CPU cache every
-// time. Readers hand the same predicate value over and over (the
-// Wikidata reader boxes each predicate once per worker), so a small
-// direct-mapped cache keyed by the name's address answers most lookups
-// without hashing or comparing bytes (the same address and length are
-// the same bytes, as Go strings are immutable); the others go through a
-// map keyed by the name, then the vocabulary.
+// time; a small map by name, valid for one batch, answers instead.
 func (l *Loader) predicate(v quad.Value) (uint32, bool, error) {
 	iri, ok := v.(quad.IRI)
 	if !ok { // rare (Cayley's own writers): not cached, as its name may be an IRI's
@@ -466,27 +442,22 @@ func (l *Loader) predicate(v quad.Value) (uint32, bool, error) {
 		return id, l.isLabelPred(predicateName(v)), err
 	}
 	name := string(iri)
-	slot := &l.predSeen[predSeenIndex(name)]
-	if len(name) > 0 && len(slot.name) == len(name) && unsafe.StringData(slot.name) == unsafe.StringData(name) &&
-		slot.e.batch == l.batchSeq {
-		return slot.e.id, slot.e.label, nil
-	}
 	e, ok := l.preds[name]
-	if !ok || e.batch != l.batchSeq {
-		id, err := l.intern(v)
-		if err != nil {
-			return 0, false, err
-		}
-		if !ok {
-			if len(l.preds) >= loaderPredMax {
-				clear(l.preds)
-			}
-			e.label = l.isLabelPred(name)
-		}
-		e.id, e.batch = id, l.batchSeq
-		l.preds[name] = e
+	if ok && e.batch == l.batchSeq {
+		return e.id, e.label, nil
 	}
-	*slot = predSlot{name: name, e: e}
+	id, err := l.intern(v)
+	if err != nil {
+		return 0, false, err
+	}
+	if !ok {
+		if len(l.preds) >= loaderPredMax {
+			clear(l.preds)
+		}
+		e.label = l.isLabelPred(name)
+	}
+	e.id, e.batch = id, l.batchSeq
+	l.preds[name] = e
 	return e.id, e.label, nil
 }
 
