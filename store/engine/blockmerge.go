@@ -59,7 +59,7 @@ func (s *storedBlocks) load(node uint64) ([]byte, error) {
 		// A few steps forward are cheaper than a seek; a longer gap
 		// (nodes of other graphs only) is skipped by one.
 		if steps == 4 {
-			s.key = binary.BigEndian.AppendUint64(append(s.key[:0], spaceSummary, s.space), node)
+			s.key = appendSummaryKey(s.key[:0], s.space, node)
 			s.it.Seek(s.key)
 			continue
 		}
@@ -253,6 +253,6 @@ func (w *summaryWriter) flush() error {
 	k := binary.PutUvarint(c[:], uint64(w.n))
 	at := binary.MaxVarintLen64 - k
 	copy(w.out[at:], c[:k])
-	w.key = binary.BigEndian.AppendUint64(append(w.key[:0], spaceSummary, w.space), w.node)
+	w.key = appendSummaryKey(w.key[:0], w.space, w.node)
 	return w.sink.Set(w.stream, w.key, w.out[at:])
 }

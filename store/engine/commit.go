@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -82,8 +80,8 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if _, ok := cs.sink.(*batchSink); ok {
 		st.Writer = "batch"
 	}
-	if l.split.wrapSink != nil {
-		cs.sink = l.split.wrapSink(cs.sink)
+	if l.wrapSink != nil {
+		cs.sink = l.wrapSink(cs.sink)
 	}
 	if err := l.writeMarker(); err != nil {
 		cs.sink.Cancel()
@@ -358,28 +356,12 @@ func (l *Loader) step(name string, fn func() error) error {
 }
 
 // writeDict streams the new dictionary entries from the merge's lists:
-// the term -> id keys as one stream (or, when l.split asks, several of
-// equal work over disjoint key ranges: dictlist.go) and the id blocks as
-// one more, each on its own goroutine. All of them are ended before it
-// returns, and the lists are removed.
+// the term -> id keys and the id blocks as two streams, each on its own
+// goroutine. Both are ended before it returns, and the lists are removed.
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
+	l.db.log.Debug("bulk load dictionary", "new_entries", dict.terms.entries, "term_bytes", dict.terms.bytes)
 	g, ctx := errgroup.WithContext(ctx)
-	parts := splitDict(dict.terms, min(cmp.Or(l.split.parts, dictParts()), maxTermStreams))
-	l.split.used = len(parts)
-	if l.db.log.Enabled(ctx, slog.LevelDebug) {
-		var sizes []string
-		for _, p := range parts {
-			sizes = append(sizes, fmt.Sprintf("%d/%d", p.entries(), p.bytes()))
-		}
-		l.db.log.Debug("bulk load dictionary streams", "term_streams", len(parts), "segments", len(dict.terms),
-			"entries", dict.terms.entries(), "entries/bytes", strings.Join(sizes, " "))
-	}
-	streams := []uint32{streamID}
-	for i, part := range parts {
-		stream := termStream(i)
-		streams = append(streams, stream)
-		g.Go(func() error { return writeTermKeys(ctx, cs.sink, stream, part) })
-	}
+	g.Go(func() error { return writeTermKeys(ctx, cs.sink, dict.terms) })
 	g.Go(func() error {
 		w := idBlockWriter{cs: cs}
 		// Reserved ids (an interrupted load's) are all below this load's
@@ -398,25 +380,22 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	dropped := map[string]bool{}
-	for _, s := range slices.Concat(dict.terms, dict.ids) { // written: free the disk for the lists
-		if !dropped[s.path] {
-			dropped[s.path] = true
-			l.sd.drop(s.path)
+	for _, p := range []string{dict.terms.path, dict.ids.path} { // written: free their disk
+		if p != "" {
+			l.sd.drop(p) // the two may be one file: dropping twice is harmless
 		}
 	}
-	return cs.sink.Done(streams...)
+	return cs.sink.Done(streamTerm, streamID)
 }
 
-// writeTermKeys writes the term -> id keys of one part of the list as one
-// stream.
-func writeTermKeys(ctx context.Context, sink kvWriter, stream uint32, part dictList) error {
+// writeTermKeys writes the term -> id keys of a list as one stream.
+func writeTermKeys(ctx context.Context, sink kvWriter, list dictList) error {
 	key := []byte{spaceTerm}
 	var idb [idLen]byte
-	return eachListEntry(ctx, part, func(term []byte, id uint64) error {
+	return eachListEntry(ctx, list, func(term []byte, id uint64) error {
 		key = append(key[:1], term...) // the sink copies the key
 		putID(idb[:], id)
-		return sink.Set(stream, key, idb[:])
+		return sink.Set(streamTerm, key, idb[:])
 	})
 }
 

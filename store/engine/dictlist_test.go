@@ -10,108 +10,12 @@ import (
 	"github.com/cayleygraph/quad"
 )
 
-// segs makes a list of segments of the given entry counts (term bytes:
-// entries*8, so weights follow the counts).
-func segs(counts ...int64) dictList {
-	var out dictList
-	for i, n := range counts {
-		out = append(out, dictSegment{path: fmt.Sprint(i), entries: n, bytes: n * 8})
-	}
-	return out
-}
-
-func TestSplitDict(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		segs  dictList
-		parts int
-		want  [][]int64 // entries of the segments of each part
-	}{
-		{"empty dictionary", nil, 2, nil},
-		{"one term", segs(1), 2, [][]int64{{1}}},
-		{"one part asked", segs(5, 5, 5), 1, [][]int64{{5, 5, 5}}},
-		{"zero parts asked", segs(5, 5), 0, [][]int64{{5, 5}}},
-		{"even halves", segs(10, 10, 10, 10), 2, [][]int64{{10, 10}, {10, 10}}},
-		{"even thirds", segs(4, 4, 4, 4, 4, 4), 3, [][]int64{{4, 4}, {4, 4}, {4, 4}}},
-		{"all terms in one segment", segs(1000), 4, [][]int64{{1000}}},
-		{"skew: one huge segment first", segs(1000, 1, 1, 1), 2, [][]int64{{1000}, {1, 1, 1}}},
-		{"skew: one huge segment last", segs(1, 1, 1, 1000), 2, [][]int64{{1, 1, 1, 1000}}},
-		{"skew: huge segment in the middle", segs(10, 10, 1000, 10), 3, [][]int64{{10, 10, 1000}, {10}}},
-		{"more parts than segments", segs(3, 3), 8, [][]int64{{3}, {3}}},
-		{"uneven tail", segs(8, 8, 8, 8, 8, 8, 8, 1), 2, [][]int64{{8, 8, 8, 8}, {8, 8, 8, 1}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := splitDict(tc.segs, tc.parts)
-			var counts [][]int64
-			var joined dictList
-			for _, p := range got {
-				if len(p) == 0 {
-					t.Fatalf("empty part in %v", got)
-				}
-				var c []int64
-				for _, s := range p {
-					c = append(c, s.entries)
-				}
-				counts = append(counts, c)
-				joined = append(joined, p...)
-			}
-			if !slices.EqualFunc(counts, tc.want, slices.Equal) {
-				t.Errorf("parts %v, want %v", counts, tc.want)
-			}
-			if !slices.Equal(joined, tc.segs) {
-				t.Errorf("parts do not join to the list in order: %v", joined)
-			}
-			if len(got) > max(tc.parts, 1) {
-				t.Errorf("%d parts, at most %d asked", len(got), tc.parts)
-			}
-		})
-	}
-}
-
-// TestSplitDictBalance: with many segments of random sizes each part's
-// weight is within one segment of an equal share.
-func TestSplitDictBalance(t *testing.T) {
-	var list dictList
-	var total, biggest int64
-	for i := range 200 {
-		n := int64(50 + (i*7919)%400)
-		list = append(list, dictSegment{entries: n, bytes: n * int64(1+i%50)})
-		total += list[i].weight()
-		biggest = max(biggest, list[i].weight())
-	}
-	for parts := 1; parts <= 5; parts++ {
-		got := splitDict(list, parts)
-		if len(got) != parts {
-			t.Fatalf("%d parts, want %d", len(got), parts)
-		}
-		for i, p := range got {
-			var w int64
-			for _, s := range p {
-				w += s.weight()
-			}
-			if share := total / int64(parts); w < share-biggest || w > share+biggest {
-				t.Errorf("parts %d: part %d weighs %d, share %d (one segment: %d)", parts, i, w, share, biggest)
-			}
-		}
-	}
-}
-
-func TestDictSegmentSize(t *testing.T) {
-	for _, tc := range []struct{ upper, want int64 }{
-		{0, 1 << 10}, {1000, 1 << 10}, {64 << 10, 1 << 10}, {64 << 20, 1 << 20}, {1 << 40, 1 << 34},
-	} {
-		if got := dictSegmentSize(tc.upper); got != tc.want {
-			t.Errorf("dictSegmentSize(%d) = %d, want %d", tc.upper, got, tc.want)
-		}
-	}
-}
-
-// TestDictWriterSegments: a list written in segments reads back whole
-// and in order, and each segment holds at most per entries.
-func TestDictWriterSegments(t *testing.T) {
+// TestDictWriter: a list reads back whole and in order, with its counts;
+// an empty list has no file.
+func TestDictWriter(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		sd := &spillDir{path: t.TempDir(), compress: compress}
-		w := &dictWriter{sd: sd, name: "terms", per: 3}
+		w := &dictWriter{sd: sd, name: "terms"}
 		var terms []string
 		for i := range 10 {
 			terms = append(terms, fmt.Sprintf("term%02d", i))
@@ -123,8 +27,8 @@ func TestDictWriterSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 4 || list.entries() != 10 || list[3].entries != 1 || list[0].bytes != 18 {
-			t.Fatalf("segments %+v", list)
+		if list.path == "" || list.entries != 10 || list.bytes != 60 {
+			t.Fatalf("list %+v", list)
 		}
 		var got []string
 		err = eachListEntry(context.Background(), list, func(term []byte, id uint64) error {
@@ -138,23 +42,29 @@ func TestDictWriterSegments(t *testing.T) {
 		if err != nil || !slices.Equal(got, terms) {
 			t.Errorf("read %v, %v; want %v", got, err, terms)
 		}
-		empty := &dictWriter{sd: sd, name: "terms", per: 3}
-		if l, err := empty.close(); err != nil || len(l) != 0 {
-			t.Errorf("empty list: %v, %v", l, err)
+		empty := &dictWriter{sd: sd, name: "terms"}
+		l, err := empty.close()
+		if err != nil || l != (dictList{}) {
+			t.Errorf("empty list: %+v, %v", l, err)
+		}
+		if err := eachListEntry(context.Background(), l, func([]byte, uint64) error {
+			t.Error("entry in an empty list")
+			return nil
+		}); err != nil {
+			t.Error(err)
 		}
 	}
 }
 
-// loadSplit bulk-loads qs with the term keys cut as split says and
-// returns how many term streams the write used.
-func loadSplit(t *testing.T, db *DB, graph string, qs []quad.Quad, split dictSplit) int {
+// loadWrapped bulk-loads qs with the write phase's writer wrapped by wrap.
+func loadWrapped(t *testing.T, db *DB, graph string, qs []quad.Quad, wrap func(kvWriter) kvWriter) {
 	t.Helper()
 	l, err := db.NewLoader(LoadOptions{Graph: graph, MaxMemory: minMaxMemory})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	l.split = split
+	l.wrapSink = wrap
 	for _, q := range qs {
 		if err := l.WriteQuad(q); err != nil {
 			t.Fatal(err)
@@ -162,41 +72,6 @@ func loadSplit(t *testing.T, db *DB, graph string, qs []quad.Quad, split dictSpl
 	}
 	if _, err := l.Commit(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	return l.split.used
-}
-
-// TestSplitDictionaryStreamsSameKeys: writing the term keys as several
-// streams from many segments stores exactly the keys and values of one
-// stream from one segment (the layout before the split), into an empty
-// database and into one holding another graph (where the id list is
-// written apart from the term list).
-func TestSplitDictionaryStreamsSameKeys(t *testing.T) {
-	first, second := synthQuads(3, 30000), synthQuads(4, 20000)
-	var dumps []map[string]string
-	for _, tc := range []struct {
-		split   dictSplit
-		streams int // at least
-	}{
-		{dictSplit{parts: 1, segment: 1 << 40}, 1},
-		{dictSplit{parts: 3, segment: 500}, 3},
-		{dictSplit{parts: maxTermStreams, segment: 100}, maxTermStreams},
-		{dictSplit{}, 1},
-	} {
-		db, err := Open(t.TempDir(), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n1 := loadSplit(t, db, "a", first, tc.split)
-		n2 := loadSplit(t, db, "b", second, tc.split)
-		if n1 < tc.streams || n2 < tc.streams || n1 > max(tc.split.parts, dictParts()) {
-			t.Errorf("split %+v: %d and %d term streams", tc.split, n1, n2)
-		}
-		dumps = append(dumps, dumpKeys(t, db))
-		db.Close()
-	}
-	for i := 1; i < len(dumps); i++ {
-		assertSameKeys(t, dumps[0], dumps[i])
 	}
 }
 
@@ -230,7 +105,7 @@ func (s *orderSink) Done(streams ...uint32) error {
 	return s.kvWriter.Done(streams...)
 }
 
-func isDictStream(id uint32) bool { return id == streamID || id == streamTerm || id > streamTermParts }
+func isDictStream(id uint32) bool { return id == streamID || id == streamTerm }
 
 // TestDictionaryStreamsEndBeforeLists: every dictionary stream is ended
 // before the first key of any other keyspace is written, so a crash
@@ -244,10 +119,10 @@ func TestDictionaryStreamsEndBeforeLists(t *testing.T) {
 	defer db.Close()
 	for i, qs := range [][]quad.Quad{synthQuads(5, 20000), synthQuads(6, 20000)} {
 		rec := &orderSink{}
-		loadSplit(t, db, fmt.Sprint("g", i), qs, dictSplit{parts: 4, segment: 300, wrapSink: func(w kvWriter) kvWriter {
+		loadWrapped(t, db, fmt.Sprint("g", i), qs, func(w kvWriter) kvWriter {
 			rec.kvWriter = w
 			return rec
-		}})
+		})
 		open := map[uint32]bool{}
 		var dictDone, lists, termStreams int
 		for _, e := range rec.events {
@@ -272,7 +147,7 @@ func TestDictionaryStreamsEndBeforeLists(t *testing.T) {
 				lists++
 			}
 		}
-		if termStreams < 2 || dictDone != termStreams+1 || lists == 0 {
+		if termStreams != 1 || dictDone != 2 || lists == 0 {
 			t.Errorf("load %d: %d term streams, %d dictionary streams ended, %d list writes; events %v",
 				i, termStreams, dictDone, lists, rec.events)
 		}

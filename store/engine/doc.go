@@ -52,16 +52,13 @@
 //     dictionary (an iterator over the term keys) gives every term its
 //     global id — new ids in term order, so both dictionary keyspaces
 //     come out sorted — and writes each batch's local -> global array
-//     and the list of new entries, cut into segment files (dictlist.go);
+//     and the list of new entries (dictlist.go);
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
 //     and the O order on another;
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
-//     keys and the id blocks as two streams on two goroutines (the term
-//     keys can be cut into several streams of equal key counts, disjoint
-//     key ranges, but concurrent StreamWriter.Write calls of key-dense
-//     streams contend on Badger's lock: dictlist.go). Then the S and O
+//     keys and the id blocks as two streams on two goroutines. Then the S and O
 //     sides concurrently, merged with stored blocks and lists by a
 //     sequential scan, with the P sorter fed from a third goroutine and
 //     the P lists written as soon as the S side is done, then the

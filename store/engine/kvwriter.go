@@ -38,9 +38,8 @@ type streamSink struct {
 	bufs    [maxStreams]atomic.Pointer[streamBuf]
 }
 
-// maxStreams bounds the stream ids of a load (see loader.go and
-// termStream).
-const maxStreams = 32
+// maxStreams bounds the stream ids of a load (see loader.go).
+const maxStreams = 16
 
 type streamBuf struct {
 	buf *z.Buffer

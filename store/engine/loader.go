@@ -120,7 +120,9 @@ type Loader struct {
 	// empty is set when the database positively has no dictionary, so no
 	// term can already be stored and dictionary lookups are skipped.
 	empty bool
-	split dictSplit // how the term -> id keys are cut (dictlist.go)
+	// wrapSink, if set, wraps the writer of the write phase (tests record
+	// the order of the streams with it).
+	wrapSink func(kvWriter) kvWriter
 }
 
 // NewLoader starts a bulk load into opts.Graph. It holds the database's

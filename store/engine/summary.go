@@ -39,7 +39,12 @@ type sumEntry struct {
 func (e sumEntry) inline() bool { return e.count <= inlineMax }
 
 func summaryKey(space byte, id uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{spaceSummary, space}, id)
+	return appendSummaryKey(nil, space, id)
+}
+
+// appendSummaryKey appends the node block key of id in space to dst.
+func appendSummaryKey(dst []byte, space byte, id uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, spaceSummary, space), id)
 }
 
 func encodeSummary(es []sumEntry) []byte {

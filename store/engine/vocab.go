@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -288,18 +287,13 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	var upper int64 // the list's length is at most the batches' total
-	for i := range l.batches {
-		upper += int64(l.batches[i].nterms)
-	}
-	per := cmp.Or(l.split.segment, dictSegmentSize(upper))
-	tw := &dictWriter{sd: l.sd, name: "terms", per: per}
+	tw := &dictWriter{sd: l.sd, name: "terms"}
 	// With no stored dictionary every term is new, and the id list would
 	// repeat the term list entry for entry: the write phase reads the
 	// term list for both.
 	var iw *dictWriter
 	if stored != nil {
-		iw = &dictWriter{sd: l.sd, name: "ids", per: per}
+		iw = &dictWriter{sd: l.sd, name: "ids"}
 	}
 	fail := func(err error) (dictResult, error) {
 		tw.abort()
