@@ -28,9 +28,11 @@ type WriterFunc func(q quad.Quad) error
 // WriteQuad calls f(q).
 func (f WriterFunc) WriteQuad(q quad.Quad) error { return f(q) }
 
-// BatchWriter is a Writer that also takes runs of quads, so that a reader
-// which builds its quads in batches pays one call per run instead of one per
-// quad. Its WriteQuads has WriteQuad's contract for every quad, in order;
+// BatchWriter is a Writer that also takes runs of quads, for writers that
+// do per-run work once per run (the ingest command's counting writer
+// counts a run with one atomic add; the engine's loader takes quads one at
+// a time). Readers that build quads in batches hand them over with
+// WriteAll. WriteQuads has WriteQuad's contract for every quad, in order;
 // it stops at the first error. The slice stays the caller's: the writer
 // copies what it keeps, and the caller may reuse it once WriteQuads returns.
 type BatchWriter interface {

@@ -1,11 +1,11 @@
 package wikidata
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -77,7 +77,7 @@ type converter struct {
 	id     string
 	subj   quad.Value // the entity's IRI, boxed once per entity
 	seen   dedup
-	keep   []bool   // selectRanks buffer
+	keep   []bool   // keepRanks buffer
 	order  []string // qualifierOrder buffer
 	preds  predCache
 	dec    decoder // the worker's entity decoder
@@ -190,7 +190,7 @@ var predPrefixes = [...]string{"", store.StatementPrefix, store.StatementValuePr
 // once per worker.
 type predCache map[string]*[len(predPrefixes)]quad.Value
 
-// predCacheMax bounds the cache (Wikidata has about 13,000 properties).
+// predCacheMax bounds the cache (Wikidata has about 12,000 properties).
 const predCacheMax = 1 << 16
 
 func (pc predCache) get(kind int, p string) quad.Value {
@@ -559,16 +559,22 @@ func globeValue(o *valueObject) (quad.Value, error) {
 
 // sortIDs sorts entity ids by letter, then number (P17 < P131).
 func sortIDs(ids []string) {
-	sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) })
+	slices.SortFunc(ids, compareIDs)
 }
 
-func lessID(a, b string) bool {
-	if len(a) > 0 && len(b) > 0 && a[0] == b[0] {
-		na, ea := strconv.ParseUint(a[1:], 10, 64)
-		nb, eb := strconv.ParseUint(b[1:], 10, 64)
-		if ea == nil && eb == nil {
-			return na < nb
-		}
+// compareIDs orders entity ids by letter, then number (P17 < P131); ids
+// that are not a letter and a number compare as strings.
+func compareIDs(a, b string) int {
+	na, oka := idNumber(a)
+	nb, okb := idNumber(b)
+	return compareNumbered(a, na, oka, b, nb, okb)
+}
+
+// compareNumbered is compareIDs with the ids' numbers already parsed
+// (idNumber).
+func compareNumbered(a string, na uint64, oka bool, b string, nb uint64, okb bool) int {
+	if oka && okb && a[0] == b[0] {
+		return cmp.Compare(na, nb)
 	}
-	return a < b
+	return strings.Compare(a, b)
 }

@@ -1,11 +1,9 @@
 package wikidata
 
 import (
-	"cmp"
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // This file decodes an entity line with the package's scanner, in one pass
@@ -18,7 +16,9 @@ import (
 // snakValue when its statement is kept, so values of dropped statements are
 // checked for syntax only.
 //
-// Offsets in syntax errors are bytes from the start of the line.
+// Offsets in syntax errors are bytes from the start of the line, except
+// inside a language map (labels, descriptions, aliases, sitelinks) or a
+// datavalue, where they count from the start of that value.
 
 // scan is a cursor-based walk over one entity line.
 type scan struct{ b []byte }
@@ -417,12 +417,9 @@ func idNumber(s string) (uint64, bool) {
 	return n, err == nil
 }
 
-// comparePropClaims orders like lessID.
+// comparePropClaims orders claims by property like compareIDs.
 func comparePropClaims(a, b propClaims) int {
-	if a.numOK && b.numOK && a.Prop[0] == b.Prop[0] {
-		return cmp.Compare(a.num, b.num)
-	}
-	return strings.Compare(a.Prop, b.Prop)
+	return compareNumbered(a.Prop, a.num, a.numOK, b.Prop, b.num, b.numOK)
 }
 
 // get returns the statements of property p.

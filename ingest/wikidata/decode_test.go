@@ -138,8 +138,8 @@ func TestClaimsSorted(t *testing.T) {
 }
 
 func TestSkipString(t *testing.T) {
-	const shortString = 24
-	long := strings.Repeat("a", 2*shortString)
+	const word = 8 // skipString looks at eight bytes at a time
+	long := strings.Repeat("a", 6*word)
 	tests := []struct {
 		name, in string
 		want     int // index after the string, -1: error
@@ -147,9 +147,9 @@ func TestSkipString(t *testing.T) {
 		{"short", `"abc",`, 5},
 		{"escaped quote", `"a\"b",`, 6},
 		{"escaped backslash", `"a\\",`, 5},
-		{"escape at the short limit", `"` + strings.Repeat("a", shortString-1) + `\"` + long + `"`, 3*shortString + 3},
-		{"long", `"` + long + `"x`, 2*shortString + 2},
-		{"long with escapes", `"` + long + `\\\"\\"x`, 2*shortString + 8},
+		{"escape at a word's last byte", `"` + strings.Repeat("a", word-2) + `\"` + long + `"`, 7*word + 2},
+		{"long", `"` + long + `"x`, 6*word + 2},
+		{"long with escapes", `"` + long + `\\\"\\"x`, 6*word + 8},
 		{"unterminated", `"abc`, -1},
 		{"unterminated after escape", `"abc\"`, -1},
 		{"unterminated long", `"` + long + `\"`, -1},
