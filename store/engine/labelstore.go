@@ -823,6 +823,9 @@ func (db *DB) addStoredLabels(txn *badger.Txn, b *labelindex.Builder, g uint64, 
 			}
 			b.Add(literalText(t), s)
 		}
+		if err := b.Err(); err != nil {
+			return err // a failed spill: stop before the pairs pile up in memory
+		}
 	}
 	return nil
 }

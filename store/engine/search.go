@@ -198,8 +198,10 @@ func searchIndexHits(idx *labelindex.View, text string, limit int) []labelindex.
 // candidates by it.
 func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 	fresh := db.preds.fresh(txn)
-	if n, ok := db.degrees.Get(id); fresh && ok {
-		return n, nil
+	if fresh {
+		if n, ok := db.degrees.Get(id); ok {
+			return n, nil
+		}
 	}
 	groups, err := groupCounts(txn, id, spaceSPO, spaceOPS)
 	if err != nil {

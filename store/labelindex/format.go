@@ -34,14 +34,6 @@ type header struct {
 	postLen   uint64
 }
 
-// encode writes the header for the given body into a new 64-byte slice,
-// checksum included.
-func (h header) encode(fst, post []byte) []byte {
-	b := h.fields()
-	sealHeader(b, checksum(b, fst, post))
-	return b
-}
-
 // fields returns the 64-byte header with a zero checksum.
 func (h header) fields() []byte {
 	b := make([]byte, headerSize)
