@@ -5,8 +5,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
-	"math/bits"
 	"slices"
+
+	"github.com/grove-kg/grove/store/internal/frontcode"
 )
 
 // termTable is the vocabulary of one read batch: term bytes -> dense local
@@ -210,26 +211,12 @@ func (t *termTable) sharedPrefix(recs []termRec, depth int) int {
 	n := len(first) - 1
 	for _, r := range recs[1:] {
 		term := t.term(r.id)[depth:]
-		n = commonPrefixLen(first[:min(n, len(term)-1)], term)
+		n = frontcode.CommonPrefixLen(first[:min(n, len(term)-1)], term)
 		if n < 8 {
 			return 0
 		}
 	}
 	return n
-}
-
-// commonPrefixLen returns the length of the longest common prefix of a
-// and b, for len(a) <= len(b), comparing eight bytes at a time.
-func commonPrefixLen(a, b []byte) int {
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
-		}
-	}
-	for ; i < len(a) && a[i] == b[i]; i++ {
-	}
-	return i
 }
 
 // sortTies orders terms with the same digit at depth: those that end

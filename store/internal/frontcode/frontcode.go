@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 )
 
@@ -83,14 +84,21 @@ func (d *Decoder) Next(r Reader) ([]byte, error) {
 }
 
 // CommonPrefixLen is the length of the longest common prefix of a and b.
+// It compares eight bytes at a time: terms and keys share long prefixes
+// (IRIs of one namespace), and the loader and the label index call it for
+// every term they write.
 func CommonPrefixLen(a, b []byte) int {
 	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
+	a, b = a[:n], b[:n]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
 		}
 	}
-	return n
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // noEOF turns an end of input inside an entry into io.ErrUnexpectedEOF.

@@ -100,17 +100,88 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// prefixLenRef is the byte-by-byte definition CommonPrefixLen must match.
+func prefixLenRef(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
 func TestCommonPrefixLen(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want int
 	}{
 		{"", "", 0}, {"a", "", 0}, {"abc", "abd", 2}, {"abc", "abc", 3}, {"ab", "abc", 2}, {"x", "y", 0},
+		{"http://www.wikidata.org/entity/Q1", "http://www.wikidata.org/entity/Q2", 32},
+		{"http://www.wikidata.org/entity/Q1", "http://www.wikidata.org/entity/Q10", 33},
+		{"0123456789abcdef", "0123456789abcdef", 16}, {"01234567", "01234567x", 8},
 	}
 	for _, tc := range tests {
 		if got := CommonPrefixLen([]byte(tc.a), []byte(tc.b)); got != tc.want {
 			t.Errorf("CommonPrefixLen(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+	// Every length up to 40 (whole words, tails, both orders of the
+	// arguments) with the first difference at every position.
+	for n := 0; n <= 40; n++ {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte('a' + i%26)
+		}
+		for m := 0; m <= n; m++ {
+			if got, want := CommonPrefixLen(a, a[:m]), m; got != want {
+				t.Fatalf("prefix of length %d of a %d-byte key: got %d", m, n, got)
+			}
+			if got := CommonPrefixLen(a[:m], a); got != m {
+				t.Fatalf("reversed, prefix %d of %d: got %d", m, n, got)
+			}
+		}
+		for d := 0; d < n; d++ {
+			b := bytes.Clone(a)
+			b[d] ^= 0x80
+			if got := CommonPrefixLen(a, b); got != d {
+				t.Fatalf("length %d, difference at %d: got %d", n, d, got)
+			}
+		}
+	}
+}
+
+// FuzzCommonPrefixLen checks the word-at-a-time comparison against the
+// byte-wise definition.
+func FuzzCommonPrefixLen(f *testing.F) {
+	f.Add([]byte("http://a/x"), []byte("http://a/y"))
+	f.Add([]byte("0123456789abcdefg"), []byte("0123456789abcdefh"))
+	f.Add([]byte{}, []byte{1})
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if got, want := CommonPrefixLen(a, b), prefixLenRef(a, b); got != want {
+			t.Fatalf("CommonPrefixLen(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	})
+}
+
+// BenchmarkCommonPrefixLen compares the word-at-a-time CommonPrefixLen with
+// the byte-wise definition on IRIs that share a 32-byte namespace.
+func BenchmarkCommonPrefixLen(b *testing.B) {
+	x := []byte("http://www.wikidata.org/entity/statement/Q42-1F7F9B5C")
+	y := []byte("http://www.wikidata.org/entity/statement/Q42-1F7F9B6D")
+	for _, bc := range []struct {
+		name string
+		fn   func(a, b []byte) int
+	}{{"words", CommonPrefixLen}, {"bytes", prefixLenRef}} {
+		b.Run(bc.name, func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				n += bc.fn(x, y)
+			}
+			if n == 0 {
+				b.Fatal("no common prefix")
+			}
+		})
 	}
 }
 
