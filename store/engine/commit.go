@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -280,23 +281,41 @@ func (l *Loader) writeMarker() error {
 	return writeFileSync(filepath.Join(l.db.dir, markerFile), b)
 }
 
-// writeFileSync writes a file atomically (temp file, fsync, rename).
+// writeFileSync writes a small file atomically (see writeFileAtomic).
 func writeFileSync(path string, data []byte) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeFileAtomic streams a file through write into path.tmp, fsyncs it
+// and renames it to path, so a reader sees the old file or the whole new
+// one; on error the temporary file is removed.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := write(w); err != nil {
 		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+		return fmt.Errorf("sync %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return fmt.Errorf("close %s: %w", tmp, err)
 	}
 	return os.Rename(tmp, path)
 }

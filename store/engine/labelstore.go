@@ -400,15 +400,25 @@ func (db *DB) openMain(path string, gen uint64) (*searchIndex, error) {
 const labelBuildBudget = 256 << 20
 
 // labelScratch returns an empty spilling Builder for rebuilds and
-// compactions outside a bulk load. Its temporary files go in labels/
-// (named *.tmp, so an open after a crash removes them), or in the
-// system's temporary directory for an in-memory or read-only database.
+// compactions outside a bulk load (labelSpill).
 func (db *DB) labelScratch() *labelindex.Builder {
-	dir := ""
-	if !db.opts.InMemory && !db.opts.ReadOnly && os.MkdirAll(db.labelDir(), 0o755) == nil {
-		dir = db.labelDir()
+	return labelindex.NewSpillingBuilder(db.labelSpill())
+}
+
+// labelSpill bounds the memory of a label index rebuild or compaction
+// outside a bulk load; its temporary files go in labelScratchDir.
+func (db *DB) labelSpill() labelindex.SpillOptions {
+	return labelindex.SpillOptions{Dir: db.labelScratchDir(), Budget: labelBuildBudget}
+}
+
+// labelScratchDir is where label index temporary files go: labels/ (named
+// *.tmp, so an open after a crash removes them), or "" (the system's
+// temporary directory) for an in-memory or read-only database.
+func (db *DB) labelScratchDir() string {
+	if db.opts.InMemory || db.opts.ReadOnly || os.MkdirAll(db.labelDir(), 0o755) != nil {
+		return ""
 	}
-	return labelindex.NewSpillingBuilder(labelindex.SpillOptions{Dir: dir, Budget: labelBuildBudget})
+	return db.labelDir()
 }
 
 // oldLabelFiles lists the paths of a replaced generation and its segments.
@@ -428,41 +438,16 @@ func (db *DB) writeLabelFile(path string, data []byte) error {
 	})
 }
 
-// writeLabelFileWith streams one label file through write into path.tmp,
-// fsyncs it and renames it to path; on error the temporary file is
-// removed.
-func (db *DB) writeLabelFileWith(path string, write func(io.Writer) error) (err error) {
+// writeLabelFileWith streams one label file through write into path
+// (writeFileAtomic), creating its directory; nothing in memory.
+func (db *DB) writeLabelFileWith(path string, write func(io.Writer) error) error {
 	if db.opts.InMemory {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := write(w); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	return os.Rename(tmp, path)
+	return writeFileAtomic(path, write)
 }
 
 func (db *DB) removeLabelFiles(paths ...string) {
@@ -612,10 +597,10 @@ func (u *updater) stageGraph(name string, touches []labelTouch) error {
 		st.old = db.oldLabelFiles(name, gm.LabelGen, gm.LabelSegs)
 		gen, segs = gm.LabelGen+1, nil
 		st.file = db.mainFile(name, gen)
-		scratch := db.labelScratch()
-		defer scratch.Close()
 		// Streamed to the file: the main index is never copied into memory.
-		st.si, err = db.writeMain(st.file, gen, func(w io.Writer) error { return next.Compact(w, scratch) })
+		st.si, err = db.writeMain(st.file, gen, func(w io.Writer) error {
+			return next.CompactSpilling(context.Background(), w, db.labelSpill())
+		})
 	} else {
 		segs = append(slices.Clone(gm.LabelSegs), segFile(name, gm.LabelGen, len(gm.LabelSegs)+1))
 		st.file = filepath.Join(db.labelDir(), segs[len(segs)-1])
@@ -752,15 +737,11 @@ func (db *DB) rebuildView(ctx context.Context, graph string) (*labelindex.View, 
 }
 
 // mapScratchIndex writes the index of b's labels to a temporary file (in
-// labels/, or the system's temporary directory for a read-only database),
-// maps it and removes its name: the pages stay on disk, not in the heap,
-// and the file goes away with the last reference or the process.
+// labelScratchDir), maps it and removes its name: the pages stay on disk,
+// not in the heap, and the file goes away with the last reference or the
+// process.
 func (db *DB) mapScratchIndex(ctx context.Context, b *labelindex.Builder) (*mapping, error) {
-	dir := ""
-	if !db.opts.ReadOnly && os.MkdirAll(db.labelDir(), 0o755) == nil {
-		dir = db.labelDir()
-	}
-	f, err := os.CreateTemp(dir, "rebuild-*.tmp")
+	f, err := os.CreateTemp(db.labelScratchDir(), "rebuild-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("label index rebuild: %w", err)
 	}

@@ -216,6 +216,20 @@ func (v *View) Compact(w io.Writer, add *Builder) error {
 // CompactContext is Compact that stops when ctx is done. Temporary files
 // use add's SpillOptions (none when add is nil).
 func (v *View) CompactContext(ctx context.Context, w io.Writer, add *Builder) error {
+	opts := SpillOptions{}
+	if add != nil {
+		opts = add.opts
+	}
+	return v.compact(ctx, w, add, opts)
+}
+
+// CompactSpilling is CompactContext without additions, its temporary
+// files and memory bounded by opts.
+func (v *View) CompactSpilling(ctx context.Context, w io.Writer, opts SpillOptions) error {
+	return v.compact(ctx, w, nil, opts)
+}
+
+func (v *View) compact(ctx context.Context, w io.Writer, add *Builder, opts SpillOptions) error {
 	// The final state of every pair a segment mentions, newest last.
 	patch := map[string]map[uint64]bool{}
 	set := func(ix *Index, live bool) error {
@@ -251,9 +265,8 @@ func (v *View) CompactContext(ctx context.Context, w io.Writer, add *Builder) er
 	if v.main != nil {
 		s = &mergeStream{a: &dropStream{s: v.main.stream(), drop: patch}, b: s}
 	}
-	opts := SpillOptions{}
 	if add != nil {
-		s, opts = &mergeStream{a: s, b: add.stream()}, add.opts
+		s = &mergeStream{a: s, b: add.stream()}
 	}
 	return writeBlob(ctx, w, s, opts)
 }

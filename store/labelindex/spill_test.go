@@ -204,6 +204,38 @@ func TestSpilledMergeAndCompact(t *testing.T) {
 	}
 }
 
+// TestCompactSpillingMatchesCompact: a compaction without additions whose
+// memory is bounded by explicit options writes what the in-memory one
+// writes and leaves no temporary file.
+func TestCompactSpillingMatchesCompact(t *testing.T) {
+	for seed := range uint64(5) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		old := open(t, randomPairs(r, 500)...)
+		var sb bytes.Buffer
+		if err := WriteSegment(&sb, NewBuilderOf(randomPairs(r, 40)), NewBuilderOf(randomPairs(r, 40))); err != nil {
+			t.Fatal(err)
+		}
+		seg, err := OpenSegment(sb.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got bytes.Buffer
+		if err := NewView(old, seg).Compact(&want, nil); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := NewView(old, seg).CompactSpilling(context.Background(), &got, SpillOptions{Dir: dir, Budget: 700}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("seed %d: CompactSpilling differs from Compact", seed)
+		}
+		if left := tempFiles(t, dir); len(left) != 0 {
+			t.Fatalf("temporary files left: %v", left)
+		}
+	}
+}
+
 func TestSpilledSegmentMatchesMemory(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	addPairs, delPairs := randomPairs(r, 400), randomPairs(r, 400)
