@@ -20,6 +20,7 @@ import (
 type Builder struct {
 	arena    []byte
 	entries  []entry
+	sorted   int // entries[:sorted] are in order (sortEntries ran since the last add)
 	skipped  int
 	opts     SpillOptions
 	runs     []string // sorted run files, oldest first
@@ -173,6 +174,10 @@ func (b *Builder) key(e entry) []byte {
 
 // sortEntries sorts the pairs in memory by key, then id.
 func (b *Builder) sortEntries() {
+	if b.sorted == len(b.entries) {
+		return // nothing added since the last sort (WriteSegment streams add twice)
+	}
+	defer func() { b.sorted = len(b.entries) }()
 	slices.SortFunc(b.entries, func(x, y entry) int {
 		if c := bytes.Compare(b.key(x), b.key(y)); c != 0 {
 			return c

@@ -73,6 +73,7 @@ func (b *Builder) spill(keep bool) error {
 	} else {
 		b.arena, b.entries = nil, nil
 	}
+	b.sorted = 0
 	return nil
 }
 
@@ -129,7 +130,7 @@ func (b *Builder) Close() error {
 		}
 	}
 	b.runs, b.spilled, b.runBytes, b.err = nil, 0, 0, nil
-	b.arena, b.entries = nil, nil
+	b.arena, b.entries, b.sorted = nil, nil, 0
 	return errors.Join(errs...)
 }
 

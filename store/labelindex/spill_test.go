@@ -367,3 +367,26 @@ func TestCorruptRunIsAnError(t *testing.T) {
 		t.Fatalf("Build over a truncated run = %v, want an error naming it", err)
 	}
 }
+
+// TestBuilderSortsAgainAfterAdd: a Builder streamed once (and so sorted)
+// sorts again when pairs are added before the next stream.
+func TestBuilderSortsAgainAfterAdd(t *testing.T) {
+	b := NewBuilder()
+	b.Add("zeta", 1)
+	b.Add("beta", 2)
+	var first bytes.Buffer
+	if err := Merge(&first, nil, b); err != nil {
+		t.Fatal(err)
+	}
+	b.Add("alpha", 3)
+	var got, want bytes.Buffer
+	if err := Merge(&got, nil, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := Merge(&want, nil, NewBuilderOf([]pair{{"zeta", 1}, {"beta", 2}, {"alpha", 3}})); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatal("a pair added after a stream is out of order")
+	}
+}
