@@ -74,6 +74,9 @@ func (l *Loader) boundLabels() error {
 			return diskErr(err)
 		}
 		if big.Footprint() == before {
+			// Spill frees a builder's pairs, so this cannot happen while
+			// total (the sum of the footprints) is above the budget; it
+			// only keeps the loop finite should Spill ever keep memory.
 			break
 		}
 		total -= before - big.Footprint()
