@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,12 @@ type Options struct {
 	Languages   []string
 	// KeepLabels keeps N-Quads graph labels (each becomes a graph).
 	KeepLabels bool
+	// GraphOf names, for some of the files, another graph than Graph:
+	// every quad of such a file goes into that graph, whatever its own
+	// label. Several graphs loaded in one bulk run cost one load into a
+	// fresh database instead of one load per graph, each merged with the
+	// ones before (see BENCHMARKS.md). The bulk loader only (Run).
+	GraphOf map[string]string
 	// Wikidata holds the Wikidata JSON reader's own options (ranks,
 	// lexemes, sitelinks, entity filter); its source.Options are ignored.
 	Wikidata wikidata.Options
@@ -89,6 +96,57 @@ type FileResult struct {
 	Name   string `json:"name"`
 	Format string `json:"format"`
 	Quads  int64  `json:"quads"`
+	// Graph is the graph the file was loaded into (the bulk loader; with
+	// KeepLabels, quads with their own label went into that graph).
+	Graph string `json:"graph,omitempty"`
+}
+
+// checkGraphOf checks that every file of opts.GraphOf is loaded and every
+// graph named.
+func checkGraphOf(files []string, opts Options) error {
+	for f, g := range opts.GraphOf {
+		if g == "" {
+			return fmt.Errorf("ingest: file %s: empty graph name", f)
+		}
+		if !slices.Contains(files, f) {
+			return fmt.Errorf("ingest: file %s has a graph (%s) but is not among the files to load", f, g)
+		}
+	}
+	return nil
+}
+
+// fileWriter returns the writer of file's quads: w itself, or a relabel
+// writer that puts them into the file's own graph (GraphOf), or into
+// opts.Graph when the loader keeps labels only because of GraphOf.
+func fileWriter(w source.Writer, file string, opts Options) source.Writer {
+	if g, ok := opts.GraphOf[file]; ok {
+		return &relabel{w: w, label: quad.IRI(g)}
+	}
+	if len(opts.GraphOf) > 0 && !opts.KeepLabels {
+		return &relabel{w: w} // the file's own labels are not kept
+	}
+	return w
+}
+
+// relabel sets the label of every quad (nil: the load's graph) before
+// passing it on; the caller's quads are not modified.
+type relabel struct {
+	w     source.Writer
+	label quad.Value
+	buf   []quad.Quad
+}
+
+func (r *relabel) WriteQuad(q quad.Quad) error {
+	q.Label = r.label
+	return r.w.WriteQuad(q)
+}
+
+func (r *relabel) WriteQuads(qs []quad.Quad) error {
+	r.buf = append(r.buf[:0], qs...)
+	for i := range r.buf {
+		r.buf[i].Label = r.label
+	}
+	return source.WriteAll(r.w, r.buf)
 }
 
 // Run loads files into opts.Graph through the bulk loader.
@@ -96,9 +154,14 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	if len(files) == 0 {
 		return Result{}, errors.New("ingest: no input files")
 	}
+	if err := checkGraphOf(files, opts); err != nil {
+		return Result{}, err
+	}
 	r := newRun(opts, files)
-	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Files: files,
-		MaxMemory: opts.MaxMemory, Progress: r.onPhase})
+	// Quads take the graph of their file through their label, so the
+	// loader keeps labels when some file has its own graph.
+	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0,
+		Files: files, MaxMemory: opts.MaxMemory, Progress: r.onPhase})
 	if err != nil {
 		r.stop()
 		return Result{}, err
@@ -106,9 +169,13 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	defer l.Close()
 	defer r.stop()
 	for _, f := range files {
-		fr, err := r.readFile(ctx, f, l)
+		fr, err := r.readFile(ctx, f, fileWriter(l, f, opts))
 		if err != nil {
 			return r.result, err
+		}
+		fr.Graph = opts.Graph
+		if g, ok := opts.GraphOf[f]; ok {
+			fr.Graph = g
 		}
 		r.result.Files = append(r.result.Files, fr)
 	}
@@ -340,6 +407,9 @@ func (r *run) reader(f input.Format) (source.Reader, error) {
 // of at most batch quads each (deletes when del is set). It is meant for
 // small updates: each batch is atomic, the whole run is not.
 func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
+	if len(opts.GraphOf) > 0 {
+		return Result{}, errors.New("ingest: a graph per file needs the bulk loader (not --incremental or --delete)")
+	}
 	qs, res, err := Parse(ctx, files, opts)
 	if err != nil {
 		return res, err

@@ -3,8 +3,10 @@ package ingest
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +125,82 @@ func TestIncrementalAndDelete(t *testing.T) {
 	}
 	if c, _ := db.Search(ctx, "g", "beta", 1); len(c) != 0 {
 		t.Fatalf("deleted label still found: %+v", c)
+	}
+}
+
+// TestGraphPerFile loads three files in one bulk run: one into Graph, one
+// into its own graph, and an N-Quads file whose labels are not kept (so
+// it goes into Graph too); then the same files one graph per run, which
+// must give the same graphs.
+func TestGraphPerFile(t *testing.T) {
+	ctx := context.Background()
+	a := write(t, "a.nt", small)
+	b := write(t, "b.nt", "<b> <knows> <c> .\n<c> <http://www.w3.org/2000/01/rdf-schema#label> \"Gamma\" .\n")
+	nq := write(t, "c.nq", "<d> <knows> <a> <elsewhere> .\n")
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	res, err := Run(ctx, db, []string{a, b, nq}, Options{Graph: "g", GraphOf: map[string]string{b: "h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{res.Files[0].Graph, res.Files[1].Graph, res.Files[2].Graph}; !slices.Equal(got, []string{"g", "h", "g"}) {
+		t.Fatalf("file graphs = %v", got)
+	}
+	quads := map[string]int64{}
+	for _, gm := range db.GraphMetas() {
+		quads[gm.Name] = gm.Quads
+	}
+	if want := map[string]int64{"g": 5, "h": 2}; !maps.Equal(quads, want) {
+		t.Fatalf("graphs %v, want %v", quads, want)
+	}
+	if c, err := db.Search(ctx, "h", "Gamma", 1); err != nil || len(c) != 1 || c[0].ID != "c" {
+		t.Fatalf("search in graph h = %+v, %v", c, err)
+	}
+	if c, err := db.Search(ctx, "g", "Gamma", 1); err != nil || len(c) != 0 {
+		t.Fatalf("graph h's label found in graph g: %+v, %v", c, err)
+	}
+	// With KeepLabels the N-Quads label is a graph of its own.
+	db2 := openDB(t, t.TempDir())
+	defer db2.Close()
+	if _, err := Run(ctx, db2, []string{nq, b}, Options{Graph: "g", KeepLabels: true, GraphOf: map[string]string{b: "h"}}); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, gm := range db2.GraphMetas() {
+		names = append(names, gm.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"elsewhere", "h"}) {
+		t.Fatalf("graphs with KeepLabels = %v", names)
+	}
+}
+
+func TestGraphPerFileErrors(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	a := write(t, "a.nt", small)
+	tests := []struct {
+		name    string
+		files   []string
+		graphOf map[string]string
+		want    string
+	}{
+		{"empty graph name", []string{a}, map[string]string{a: ""}, "empty graph name"},
+		{"file not loaded", []string{a}, map[string]string{"other.nt": "h"}, "not among the files"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(ctx, db, tc.files, Options{Graph: "g", GraphOf: tc.graphOf})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Incremental(ctx, db, []string{a}, Options{Graph: "g", GraphOf: map[string]string{a: "h"}}, false, 0); err == nil {
+		t.Fatal("Incremental accepted a graph per file")
+	}
+	if n := db.Counts(); n.Quads != 0 {
+		t.Fatalf("a refused run wrote %d quads", n.Quads)
 	}
 }

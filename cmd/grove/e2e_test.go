@@ -140,6 +140,31 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 		}
 	})
 
+	t.Run("graph per file", func(t *testing.T) {
+		g2 := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-graphs"), home: dir}
+		a, b := filepath.Join(dir, "a.nt"), filepath.Join(dir, "b.nt")
+		for p, text := range map[string]string{
+			a: "<x> <knows> <y> .\n<y> <knows> <z> .\n",
+			b: "<y> <likes> <w> .\n",
+		} {
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := g2.ok("ingest", "--quiet", "--graph", "ga", a, "--graph-file", "gb="+b)
+		mustContain(t, "ingest --graph-file", out, `into graph "gb"`, `graphs "ga", "gb": 3 quads read`)
+		stats := g2.ok("stats")
+		for _, row := range []string{"ga      2", "gb      1"} {
+			if !strings.Contains(strings.Join(strings.Fields(stats), " "), strings.Join(strings.Fields(row), " ")) {
+				t.Fatalf("stats has no row %q:\n%s", row, stats)
+			}
+		}
+		if _, stderr, err := g2.run("ingest", "--incremental", "--graph-file", "gb="+b); err == nil ||
+			!strings.Contains(stderr, "needs the bulk loader") {
+			t.Fatalf("--graph-file with --incremental: %v, %s", err, stderr)
+		}
+	})
+
 	t.Run("serve", func(t *testing.T) { testE2EServe(t, g) })
 }
 

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +29,7 @@ func (a *app) ingestCmd() *cobra.Command {
 		batch             int
 		allRanks, lexemes bool
 		noSitelinks       bool
-		ids               []string
+		ids, graphFiles   []string
 		memLimit          int64
 		maxMemory         string
 	)
@@ -39,8 +42,20 @@ before anything is written: a bad line stops with file:line and the reason and l
 database unchanged; --skip-invalid counts and logs bad records and goes on. Re-ingesting
 the same file is idempotent. --incremental (and --delete) apply small updates through
 transactions instead of the bulk loader.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(graphFiles) == 0 {
+				return errors.New("requires at least one FILE (or --graph-file NAME=FILE)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, files []string) error {
+			files, graphOf, err := withGraphFiles(files, graphFiles)
+			if err != nil {
+				return err
+			}
+			if len(graphOf) > 0 && (incremental || del) {
+				return errors.New("--graph-file needs the bulk loader: it cannot be combined with --incremental or --delete")
+			}
 			f, err := input.ParseFormat(format)
 			if err != nil {
 				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
@@ -61,11 +76,14 @@ transactions instead of the bulk loader.`,
 				debug.SetMemoryLimit(budget)
 			}
 			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
-				KeepLabels: keep, Logger: a.log, MaxMemory: budget}
+				KeepLabels: keep, GraphOf: graphOf, Logger: a.log, MaxMemory: budget}
 			if w, err := a.openWriter(cmd.Context()); err != nil {
 				return err
 			} else if w != nil {
 				defer w.Close()
+				if len(graphOf) > 0 {
+					return errors.New("--graph-file is supported by --kg-backend badger only")
+				}
 				return a.ingestRemote(cmd, w, files, opts, incremental || del, del)
 			}
 			db, err := a.openDB(false)
@@ -110,6 +128,7 @@ transactions instead of the bulk loader.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&graph, "graph", "default", "name of the graph (KG) to load into")
+	fl.StringArrayVar(&graphFiles, "graph-file", nil, "NAME=FILE: also load FILE into graph NAME in the same bulk run (repeatable; several graphs in one run cost one fresh load instead of one load per graph)")
 	fl.StringVar(&format, "format", "auto", "input format: "+strings.Join(input.FormatNames(), ", "))
 	fl.StringSliceVar(&langs, "lang", []string{"en"}, "languages of labels, descriptions and aliases to keep")
 	fl.BoolVar(&skip, "skip-invalid", false, "skip bad records (counted and logged) instead of stopping")
@@ -226,15 +245,60 @@ func parseSize(s string) (int64, error) {
 	return int64(f * m), nil
 }
 
+// withGraphFiles appends the files of --graph-file NAME=FILE flags to
+// files and maps each to its graph.
+func withGraphFiles(files, flags []string) ([]string, map[string]string, error) {
+	if len(flags) == 0 {
+		return files, nil, nil
+	}
+	graphOf := map[string]string{}
+	for _, fl := range flags {
+		name, file, ok := strings.Cut(fl, "=")
+		if !ok || strings.TrimSpace(name) == "" || file == "" {
+			return nil, nil, fmt.Errorf("--graph-file %q: want NAME=FILE", fl)
+		}
+		if slices.Contains(files, file) {
+			return nil, nil, fmt.Errorf("--graph-file %q: %s is loaded twice", fl, file)
+		}
+		files = append(files, file)
+		graphOf[file] = strings.TrimSpace(name)
+	}
+	return files, graphOf, nil
+}
+
+// quoteAll quotes each name and joins them with ", ".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
 func printIngest(w io.Writer, res ingest.Result, graph string) error {
+	var graphs []string
 	for _, f := range res.Files {
-		fmt.Fprintf(w, "%s: %s, %d quads\n", f.Name, f.Format, f.Quads)
+		fmt.Fprintf(w, "%s: %s, %d quads", f.Name, f.Format, f.Quads)
+		g := cmp.Or(f.Graph, graph)
+		if g != graph {
+			fmt.Fprintf(w, " into graph %q", g)
+		}
+		if !slices.Contains(graphs, g) {
+			graphs = append(graphs, g)
+		}
+		fmt.Fprintln(w)
+	}
+	what := fmt.Sprintf("graph %q", graph)
+	if len(graphs) == 1 {
+		what = fmt.Sprintf("graph %q", graphs[0])
+	} else if len(graphs) > 1 {
+		what = "graphs " + quoteAll(graphs)
 	}
 	ld := res.Load
 	if ld.Duration > 0 {
 		rate := float64(ld.Read) / ld.Duration.Seconds()
-		fmt.Fprintf(w, "graph %q: %d quads read, %d new, %d new terms, %d labels indexed in %s (%.0f quads/s, %s writer)\n",
-			graph, ld.Read, ld.Added, ld.Terms, ld.Labels, ld.Duration.Round(time.Millisecond), rate, ld.Writer)
+		fmt.Fprintf(w, "%s: %d quads read, %d new, %d new terms, %d labels indexed in %s (%.0f quads/s, %s writer)\n",
+			what, ld.Read, ld.Added, ld.Terms, ld.Labels, ld.Duration.Round(time.Millisecond), rate, ld.Writer)
 	}
 	if res.Skipped > 0 {
 		fmt.Fprintf(w, "%d invalid records skipped, e.g.:\n", res.Skipped)
