@@ -173,10 +173,7 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 		if err != nil {
 			return r.result, err
 		}
-		fr.Graph = opts.Graph
-		if g, ok := opts.GraphOf[f]; ok {
-			fr.Graph = g
-		}
+		fr.Graph = r.graphOf(f)
 		r.result.Files = append(r.result.Files, fr)
 	}
 	r.committing.Store(true)
@@ -323,7 +320,7 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
 		}
 	}
-	reader, err := r.reader(format)
+	reader, err := r.reader(format, r.graphOf(path))
 	if err != nil {
 		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
 	}
@@ -355,10 +352,19 @@ func (c *countingWriter) WriteQuads(qs []quad.Quad) error {
 	return source.WriteAll(c.w, qs)
 }
 
-// sourceOptions are the shared reader options of this run.
-func (r *run) sourceOptions() source.Options {
+// graphOf is the graph the quads of file go into.
+func (r *run) graphOf(file string) string {
+	if g, ok := r.opts.GraphOf[file]; ok {
+		return g
+	}
+	return r.opts.Graph
+}
+
+// sourceOptions are the reader options of this run for a file loaded into
+// graph (readers scope blank nodes by it).
+func (r *run) sourceOptions(graph string) source.Options {
 	return source.Options{SkipInvalid: r.opts.SkipInvalid, OnSkip: r.onSkip, Languages: r.opts.Languages,
-		Graph: r.opts.Graph}
+		Graph: graph}
 }
 
 // onSkip counts a skipped record and keeps a sample.
@@ -374,8 +380,8 @@ func (r *run) onSkip(err *source.Error) {
 }
 
 // reader builds the reader of a format.
-func (r *run) reader(f input.Format) (source.Reader, error) {
-	so := r.sourceOptions()
+func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
+	so := r.sourceOptions(graph)
 	switch f {
 	case input.FormatNTriples, input.FormatNQuads:
 		return rdf.New(rdf.Options{Options: so, KeepLabels: r.opts.KeepLabels}), nil

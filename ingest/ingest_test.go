@@ -135,7 +135,7 @@ func TestIncrementalAndDelete(t *testing.T) {
 func TestGraphPerFile(t *testing.T) {
 	ctx := context.Background()
 	a := write(t, "a.nt", small)
-	b := write(t, "b.nt", "<b> <knows> <c> .\n<c> <http://www.w3.org/2000/01/rdf-schema#label> \"Gamma\" .\n")
+	b := write(t, "b.nt", "_:x <knows> <c> .\n<c> <http://www.w3.org/2000/01/rdf-schema#label> \"Gamma\" .\n")
 	nq := write(t, "c.nq", "<d> <knows> <a> <elsewhere> .\n")
 	db := openDB(t, t.TempDir())
 	defer db.Close()
@@ -158,6 +158,13 @@ func TestGraphPerFile(t *testing.T) {
 	}
 	if c, err := db.Search(ctx, "g", "Gamma", 1); err != nil || len(c) != 0 {
 		t.Fatalf("graph h's label found in graph g: %+v, %v", c, err)
+	}
+	// Blank nodes are scoped by the graph of their file: _:x of a.nt and
+	// _:x of b.nt are two nodes.
+	for _, id := range []string{"_:g/x", "_:h/x"} {
+		if _, err := db.Entity(ctx, id); err != nil {
+			t.Fatalf("blank node %s: %v", id, err)
+		}
 	}
 	// With KeepLabels the N-Quads label is a graph of its own.
 	db2 := openDB(t, t.TempDir())
