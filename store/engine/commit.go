@@ -257,7 +257,7 @@ func (l *Loader) openSink() (*commitState, error) {
 	}
 	fresh := !any && db.Interrupted() == nil
 	cs := &commitState{fresh: fresh, added: map[uint64]int64{}, relations: map[uint64]int64{}}
-	sink, err := newStreamSink(db.bdb, fresh)
+	sink, err := newStreamSink(db.bdb, fresh, compactLate)
 	if err != nil {
 		db.log.Debug("stream writer unavailable, using write batches", "err", err)
 		cs.sink = &batchSink{wb: db.bdb.NewWriteBatch()}

@@ -50,7 +50,7 @@
 //
 //   - dictionary: one k-way merge of the batch vocabularies with the stored
 //     dictionary (an iterator over the term keys) gives every term its
-//     global id — new ids in term order, so both dictionary keyspaces
+//     global id (the merge and the stored lookups on two goroutines) — new ids in term order, so both dictionary keyspaces
 //     come out sorted — and writes each batch's local -> global array
 //     and the list of new entries (dictlist.go);
 //   - map: each batch's quads go through its array into two external
@@ -76,7 +76,12 @@
 // decoded (blockmerge.go); only a group present in both, the same graph
 // loaded again, has its members decoded and unioned. Badger's compactors
 // then merge the new level into the stored one while the label phase
-// runs — the other inherent cost of a second graph — and the load returns
+// runs — the other inherent cost of a second graph. The keyspaces get
+// versions in the order they should be merged (kvwriter.go compactLate):
+// node blocks first, since they leave stale blocks below, the dictionary
+// last, since its few new terms would make the merge rewrite every stored
+// term table; what is left above once the level is under its target
+// size stays there. The load returns
 // only when no level is due for compaction (kvwriter.go waitCompactions),
 // so the database is as compact at exit whatever the timing.
 //

@@ -32,10 +32,10 @@ type kvWriter interface {
 // (one goroutine per stream). A stream's buffer is found by indexing an
 // array, without a lock: Set runs once per key.
 type streamSink struct {
-	sw      *badger.StreamWriter
-	version uint64
-	mu      sync.Mutex // creating and ending streams
-	bufs    [maxStreams]atomic.Pointer[streamBuf]
+	sw       *badger.StreamWriter
+	versions [maxStreams]uint64 // the version of each stream's keys
+	mu       sync.Mutex         // creating and ending streams
+	bufs     [maxStreams]atomic.Pointer[streamBuf]
 }
 
 // maxStreams bounds the stream ids of a load (see loader.go).
@@ -48,8 +48,9 @@ type streamBuf struct {
 
 // newStreamSink prepares a StreamWriter. fresh drops everything first (only
 // for a database with no committed data); otherwise the tables go in one
-// level above the existing data.
-func newStreamSink(bdb *badger.DB, fresh bool) (*streamSink, error) {
+// level above the existing data, and each stream's keys get the version
+// one above the stored ones plus late(stream) (see compactLate).
+func newStreamSink(bdb *badger.DB, fresh bool, late func(stream uint32) uint64) (*streamSink, error) {
 	if !fresh {
 		if err := settleForIncremental(bdb); err != nil {
 			return nil, err
@@ -66,7 +67,42 @@ func newStreamSink(bdb *badger.DB, fresh bool) (*streamSink, error) {
 		sw.Cancel()
 		return nil, err
 	}
-	return &streamSink{sw: sw, version: bdb.MaxVersion() + 1}, nil
+	s := &streamSink{sw: sw}
+	base := bdb.MaxVersion() + 1
+	for id := range s.versions {
+		s.versions[id] = base
+		if !fresh && late != nil {
+			s.versions[id] += late(uint32(id))
+		}
+	}
+	return s, nil
+}
+
+// Compaction order of an incremental load. The tables an incremental
+// StreamWriter adds one level above the stored data are merged into the
+// stored level by Badger's compactors, which take the tables of a level in
+// ascending order of their largest version and stop once the level is
+// back under its target size (a tenth of the level below). A table costs
+// that merge its own size plus that of every stored table its key range
+// overlaps, and some keyspaces of a load span the whole stored range with
+// few bytes: a second graph's handful of new terms fall between the stored
+// terms all over the t keyspace, its posting lists between the first
+// graph's. Giving such streams a higher version makes them the last to be
+// compacted, so they are usually left above the stored level (they hold no
+// stale data, and reads pay one more bloom-filter probe) instead of
+// rewriting the stored dictionary to insert them. The node blocks, which
+// replace stored blocks and so leave stale data below, go first.
+// compactLate is the version offset of a stream's keys: 0 for the first.
+func compactLate(stream uint32) uint64 {
+	switch stream {
+	case streamSPO, streamOPS:
+		return 1
+	case streamPred:
+		return 2
+	case streamTerm:
+		return 3
+	}
+	return 0
 }
 
 func (s *streamSink) stream(id uint32) *streamBuf {
@@ -85,7 +121,7 @@ func (s *streamSink) stream(id uint32) *streamBuf {
 
 func (s *streamSink) Set(stream uint32, key, val []byte) error {
 	b := s.stream(stream)
-	putKV(b.buf, key, val, s.version, stream)
+	putKV(b.buf, key, val, s.versions[stream], stream)
 	if b.buf.LenNoPadding() < 4<<20 {
 		return nil
 	}

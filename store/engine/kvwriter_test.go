@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/ristretto/v2/z"
@@ -53,5 +54,91 @@ func TestCompactionDue(t *testing.T) {
 		if got := compactionDue(tc.levels); got != tc.due {
 			t.Errorf("%s: due = %v, want %v", tc.name, got, tc.due)
 		}
+	}
+}
+
+// TestIncrementalLoadVersions: a bulk load into a database holding another
+// graph writes its keyspaces with the versions of compactLate, so Badger
+// compacts the node blocks first and the dictionary last; a load into an
+// empty database writes one version.
+func TestIncrementalLoadVersions(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	versions := func() map[byte]map[uint64]bool {
+		out := map[byte]map[uint64]bool{}
+		err := db.bdb.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{AllVersions: true})
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().Key()
+				if k[0] == 'm' {
+					continue // meta keys are written by transactions too
+				}
+				if out[k[0]] == nil {
+					out[k[0]] = map[uint64]bool{}
+				}
+				out[k[0]][it.Item().Version()] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if st := loadWith(t, db, "a", synthQuads(1, 20000), DefaultMaxMemory); st.Writer != "stream" {
+		t.Fatalf("first load writer %q", st.Writer)
+	}
+	first := versions()
+	// As a second `grove ingest` would: the first load's meta writes are
+	// flushed, so the StreamWriter can add tables above the stored ones.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var v0 uint64
+	for space, vs := range first {
+		if len(vs) != 1 {
+			t.Errorf("fresh load: keyspace %c has versions %v", space, vs)
+		}
+		for v := range vs {
+			v0 = v
+		}
+	}
+	second := synthQuads(2, 20000)
+	second = append(second, quad.Quad{Subject: quad.IRI("new-node"), Predicate: quad.IRI("p1"), Object: quad.String("only in b")})
+	if st := loadWith(t, db, "b", second, DefaultMaxMemory); st.Writer != "stream" {
+		t.Fatalf("second load writer %q", st.Writer)
+	}
+	after := versions()
+	var base uint64 // the version of the node blocks the second load wrote
+	for v := range after[spaceSummary] {
+		base = max(base, v)
+	}
+	if base <= v0 {
+		t.Fatalf("second load: node block version %d, first load's %d", base, v0)
+	}
+	for _, tc := range []struct {
+		space  byte
+		stream uint32
+	}{{spaceTerm, streamTerm}, {spaceOPS, streamOPS}, {spacePred, streamPred}} {
+		want := base + compactLate(tc.stream)
+		if !after[tc.space][want] {
+			t.Errorf("keyspace %c: versions %v, want %d among them", tc.space, after[tc.space], want)
+		}
+		for v := range after[tc.space] {
+			if v != v0 && v != want {
+				t.Errorf("keyspace %c: version %d, neither the first load's %d nor %d", tc.space, v, v0, want)
+			}
+		}
+	}
+	if compactLate(streamSumS) != 0 || compactLate(streamSumO) != 0 || compactLate(streamTerm) <= compactLate(streamPred) {
+		t.Error("node blocks must be compacted first and the term dictionary last")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/grove-kg/grove/store/internal/frontcode"
+	"golang.org/x/sync/errgroup"
 )
 
 // Bounded-memory dictionary encoding (the scheme of QLever's index
@@ -236,6 +237,14 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 // mergeVocab assigns global ids to the terms of every batch; see the top
 // of this file. l.graphs maps encoded graph-label terms to graph names;
 // their global ids are recorded in names.
+//
+// The merge runs on two goroutines: one merges the sorted batch
+// vocabularies into distinct terms, each with the batches that hold it
+// (vocabMerge), and hands them over in chunks; the other looks each term
+// up in the stored dictionary, assigns the id and writes it to the
+// batches' maps and to the dictionary lists (assignIDs). Into a database
+// that already holds data the stored-dictionary scan is about half the
+// work, so the two halves are of similar size.
 func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult, error) {
 	res := dictResult{next: l.nextID}
 	var readers []*vocabReader
@@ -247,7 +256,6 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			}
 		}
 	}()
-	var h []*vocabReader
 	for i := range l.batches {
 		r, err := openSpill(l.batches[i].vocab, 64<<10)
 		if err != nil {
@@ -259,15 +267,122 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			return res, err
 		}
 		l.batches[i].mapping = v.out.path
-		ok, err := v.next()
-		if err != nil {
+	}
+	a := &idAssigner{l: l, stored: stored, readers: readers, res: &res,
+		tw: &dictWriter{sd: l.sd, name: "terms"}}
+	// With no stored dictionary every term is new, and the id list would
+	// repeat the term list entry for entry: the write phase reads the
+	// term list for both.
+	if stored != nil {
+		a.iw = &dictWriter{sd: l.sd, name: "ids"}
+	}
+	if err := runVocabMerge(ctx, readers, a.assign); err != nil {
+		a.abort()
+		return res, err
+	}
+	for _, v := range readers {
+		out := v.out
+		v.out = nil
+		if err := out.Close(); err != nil {
+			a.abort()
 			return res, err
 		}
-		if ok {
-			h = append(h, v)
+	}
+	var err error
+	if res.terms, err = a.tw.close(); err != nil {
+		a.abort()
+		return res, err
+	}
+	res.ids = res.terms
+	if a.iw != nil {
+		if res.ids, err = a.iw.close(); err != nil {
+			a.abort()
+			return res, err
 		}
 	}
-	less := func(a, b *vocabReader) bool { return bytes.Compare(a.cur, b.cur) < 0 }
+	for i := range l.batches {
+		l.sd.drop(l.batches[i].vocab) // merged: only the maps are needed now
+	}
+	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
+	return res, nil
+}
+
+// mergedChunk is a run of distinct terms in ascending order, each with the
+// indexes of the batch vocabularies that hold it: term i is
+// buf[ends[i-1]:ends[i]], its batches members[mends[i-1]:mends[i]].
+type mergedChunk struct {
+	buf     []byte
+	ends    []int
+	members []int32
+	mends   []int
+}
+
+func (c *mergedChunk) reset() {
+	c.buf, c.ends, c.members, c.mends = c.buf[:0], c.ends[:0], c.members[:0], c.mends[:0]
+}
+
+func (c *mergedChunk) len() int { return len(c.ends) }
+
+// term returns term i and its batches; both alias the chunk.
+func (c *mergedChunk) term(i int) ([]byte, []int32) {
+	from, mfrom := 0, 0
+	if i > 0 {
+		from, mfrom = c.ends[i-1], c.mends[i-1]
+	}
+	return c.buf[from:c.ends[i]], c.members[mfrom:c.mends[i]]
+}
+
+// Chunks of the vocabulary merge: mergeChunkLen terms or mergeChunkBytes of
+// term text, whichever comes first; mergeChunks of them in flight.
+const (
+	mergeChunkLen   = 4096
+	mergeChunkBytes = 256 << 10
+	mergeChunks     = 4
+)
+
+// runVocabMerge merges the sorted vocabularies of readers into distinct
+// terms on one goroutine and calls assign with each chunk of them, in
+// order, on another. A chunk is valid only during the call. The first
+// error of either side stops both.
+func runVocabMerge(ctx context.Context, readers []*vocabReader, assign func(*mergedChunk) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	full := make(chan *mergedChunk, mergeChunks)
+	free := make(chan *mergedChunk, mergeChunks+1)
+	for range mergeChunks + 1 {
+		free <- &mergedChunk{}
+	}
+	g.Go(func() error {
+		defer close(full)
+		return vocabMerge(gctx, readers, free, full)
+	})
+	g.Go(func() error {
+		for c := range full {
+			if err := assign(c); err != nil {
+				return err
+			}
+			c.reset()
+			free <- c
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// vocabMerge is the k-way merge of the batch vocabularies (a heap of
+// readers ordered by their current term): it fills chunks taken from free
+// with the distinct terms and sends them to full.
+func vocabMerge(ctx context.Context, readers []*vocabReader, free <-chan *mergedChunk, full chan<- *mergedChunk) error {
+	var h []int32 // indexes into readers
+	for i, v := range readers {
+		ok, err := v.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, int32(i))
+		}
+	}
+	less := func(a, b int32) bool { return bytes.Compare(readers[a].cur, readers[b].cur) < 0 }
 	down := func(i int) {
 		for {
 			c := 2*i + 1
@@ -287,63 +402,32 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	tw := &dictWriter{sd: l.sd, name: "terms"}
-	// With no stored dictionary every term is new, and the id list would
-	// repeat the term list entry for entry: the write phase reads the
-	// term list for both.
-	var iw *dictWriter
-	if stored != nil {
-		iw = &dictWriter{sd: l.sd, name: "ids"}
+	var c *mergedChunk
+	send := func() error {
+		select {
+		case full <- c:
+			c = nil
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	fail := func(err error) (dictResult, error) {
-		tw.abort()
-		if iw != nil {
-			iw.abort()
-		}
-		return res, err
-	}
-	var term []byte
-	for n := 0; len(h) > 0; n++ {
-		if n%(1<<16) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return fail(err)
-			}
-			l.progress("dictionary", int64(n), -1)
-		}
-		term = append(term[:0], h[0].cur...)
-		id, found, err := stored.find(term)
-		if err != nil {
-			return fail(err)
-		}
-		if !found {
-			id = res.next
-			res.next++
-			res.newCount++
-			if iw != nil {
-				if err := iw.write(term, id); err != nil {
-					return fail(err)
-				}
-			}
-		} else if id >= l.metaNext {
-			// Written by an interrupted load: write both directions again.
-			res.reserved = append(res.reserved, newTerm{id, string(term)})
-		}
-		if !found || id >= l.metaNext {
-			if err := tw.write(term, id); err != nil {
-				return fail(err)
+	for len(h) > 0 {
+		if c == nil {
+			select {
+			case c = <-free:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
-		if name, ok := l.graphs[string(term)]; ok {
-			l.names[id] = name
-		}
-		for len(h) > 0 && bytes.Equal(h[0].cur, term) {
-			v := h[0]
-			if err := v.emit(id); err != nil {
-				return fail(err)
-			}
-			ok, err := v.next()
+		c.buf = append(c.buf, readers[h[0]].cur...)
+		term := c.buf[len(c.buf)-len(readers[h[0]].cur):]
+		c.ends = append(c.ends, len(c.buf))
+		for len(h) > 0 && bytes.Equal(readers[h[0]].cur, term) {
+			c.members = append(c.members, h[0])
+			ok, err := readers[h[0]].next()
 			if err != nil {
-				return fail(err)
+				return err
 			}
 			if !ok {
 				h[0] = h[len(h)-1]
@@ -351,29 +435,78 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 			}
 			down(0)
 		}
-	}
-	for _, v := range readers {
-		out := v.out
-		v.out = nil
-		if err := out.Close(); err != nil {
-			return fail(err)
+		c.mends = append(c.mends, len(c.members))
+		if c.len() >= mergeChunkLen || len(c.buf) >= mergeChunkBytes {
+			if err := send(); err != nil {
+				return err
+			}
 		}
 	}
-	var err error
-	if res.terms, err = tw.close(); err != nil {
-		return fail(err)
+	if c != nil && c.len() > 0 {
+		return send()
 	}
-	res.ids = res.terms
-	if iw != nil {
-		if res.ids, err = iw.close(); err != nil {
-			return fail(err)
+	return nil
+}
+
+// idAssigner is the second half of the vocabulary merge: it gives each
+// distinct term its global id (the stored one, or the next new one) and
+// writes it out.
+type idAssigner struct {
+	l       *Loader
+	stored  *storedDict
+	readers []*vocabReader
+	res     *dictResult
+	tw, iw  *dictWriter
+	n       int
+}
+
+func (a *idAssigner) assign(c *mergedChunk) error {
+	l, res := a.l, a.res
+	for i := range c.len() {
+		if a.n%(1<<16) == 0 {
+			l.progress("dictionary", int64(a.n), -1)
+		}
+		a.n++
+		term, batches := c.term(i)
+		id, found, err := a.stored.find(term)
+		if err != nil {
+			return err
+		}
+		if !found {
+			id = res.next
+			res.next++
+			res.newCount++
+			if a.iw != nil {
+				if err := a.iw.write(term, id); err != nil {
+					return err
+				}
+			}
+		} else if id >= l.metaNext {
+			// Written by an interrupted load: write both directions again.
+			res.reserved = append(res.reserved, newTerm{id, string(term)})
+		}
+		if !found || id >= l.metaNext {
+			if err := a.tw.write(term, id); err != nil {
+				return err
+			}
+		}
+		if name, ok := l.graphs[string(term)]; ok {
+			l.names[id] = name
+		}
+		for _, b := range batches {
+			if err := a.readers[b].emit(id); err != nil {
+				return err
+			}
 		}
 	}
-	for i := range l.batches {
-		l.sd.drop(l.batches[i].vocab) // merged: only the maps are needed now
+	return nil
+}
+
+func (a *idAssigner) abort() {
+	a.tw.abort()
+	if a.iw != nil {
+		a.iw.abort()
 	}
-	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
-	return res, nil
 }
 
 func cmpU64(a, b uint64) int {
