@@ -76,8 +76,8 @@ type Progress struct {
 	Elapsed    time.Duration
 	Committing bool
 	// Phase is the bulk load's phase once reading is done ("dictionary",
-	// "map", "write", "labels"), with its progress in quads where known
-	// (PhaseTotal < 0: unknown).
+	// "map", "write", "labels", "compact"), with its progress (see
+	// engine.LoadProgress; PhaseTotal < 0: unknown).
 	Phase                 string
 	PhaseDone, PhaseTotal int64
 	PhaseElapsed          time.Duration

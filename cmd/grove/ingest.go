@@ -191,7 +191,7 @@ func updateBar(bar *progressbar.ProgressBar, p ingest.Progress) {
 }
 
 // phaseLogger writes one log line per finished phase (read, dictionary,
-// map, write, labels) when stderr is not a terminal.
+// map, write, labels, compact) when stderr is not a terminal.
 type phaseLogger struct {
 	log   *slog.Logger
 	phase string

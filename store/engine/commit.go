@@ -70,6 +70,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {
 		return st, err
 	}
+	lb := l.startSearch(ctx)
+	defer lb.abort(l.db)
+	st.LabelRuns = lb.runs
 	if err := l.checkDiskSpace(); err != nil {
 		return st, err
 	}
@@ -101,15 +104,18 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	l.db.log.Debug("bulk load flush", "took", time.Since(t))
 	var labels int64
 	err = l.phase(ctx, "labels", func() (err error) {
-		labels, err = l.finish(ctx, cs)
+		labels, err = l.finish(ctx, lb)
 		return err
 	})
 	if err != nil {
 		return st, err
 	}
-	t = time.Now()
-	waitCompactions(ctx, l.db.bdb)
-	l.db.log.Debug("bulk load compactions", "waited", time.Since(t))
+	// The load is committed: a cancel only stops the wait (which is why
+	// the phase itself runs without ctx's cancellation).
+	_ = l.phase(context.WithoutCancel(ctx), "compact", func() error {
+		waitCompactions(ctx, l.db.bdb, func(done int64) { l.progress("compact", done, -1) })
+		return nil
+	})
 	for _, n := range cs.added {
 		st.Added += n
 	}

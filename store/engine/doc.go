@@ -65,7 +65,10 @@
 //     counters. Records go into the StreamWriter's buffers hand-encoded
 //     (kvwriter.go putKV), not through protobuf reflection;
 //   - labels: the label and alias entries found while reading are merged
-//     into each graph's label index.
+//     into each graph's label index. The index files are written on a
+//     goroutine of their own while the write phase runs (they need only
+//     the global ids), and named in the graphs' meta records once the
+//     keys are flushed; this phase waits for them (search.go labelBuild).
 //
 // Into a database that already holds data (another graph, say) the keys go
 // through an incremental StreamWriter, as tables one level above the

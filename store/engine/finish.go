@@ -13,9 +13,9 @@ import (
 )
 
 // finish runs after the keys are flushed: it repairs the counters if an
-// earlier load was interrupted, builds the label indexes, removes the
+// earlier load was interrupted, commits the label indexes, removes the
 // marker and refreshes the in-memory state.
-func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
+func (l *Loader) finish(ctx context.Context, lb *labelBuild) (int64, error) {
 	db := l.db
 	if err := db.reloadMeta(); err != nil {
 		return 0, err
@@ -30,8 +30,7 @@ func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
 			return 0, err
 		}
 	}
-	n, err := l.buildSearch(ctx)
-	if err != nil {
+	if err := lb.commit(db); err != nil {
 		return 0, err
 	}
 	if !db.opts.InMemory {
@@ -43,7 +42,7 @@ func (l *Loader) finish(ctx context.Context, cs *commitState) (int64, error) {
 	db.mu.Lock()
 	db.interrupted = nil
 	db.mu.Unlock()
-	return n, nil
+	return l.nlabels, nil
 }
 
 // reloadMeta re-reads the meta keys and drops the caches that writes can

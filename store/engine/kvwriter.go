@@ -285,12 +285,20 @@ const (
 // unless it is L0, is at least 1), the compactors make no progress for
 // compactStall, or ctx ends (the load is committed by then: a cancel only
 // stops the wait). Compactions in flight when it returns finish before
-// Close returns.
-func waitCompactions(ctx context.Context, bdb *badger.DB) {
+// Close returns. progress, if not nil, gets the bytes that have left the
+// levels above the last one since the wait began, at every poll.
+func waitCompactions(ctx context.Context, bdb *badger.DB, progress func(done int64)) {
 	var last []badger.LevelInfo
 	since := time.Now()
+	start := int64(-1)
 	for {
 		levels := bdb.Levels()
+		if start < 0 {
+			start = aboveLast(levels)
+		}
+		if progress != nil {
+			progress(max(start-aboveLast(levels), 0))
+		}
 		if !compactionDue(levels) {
 			return
 		}
@@ -305,6 +313,23 @@ func waitCompactions(ctx context.Context, bdb *badger.DB) {
 		case <-time.After(compactPoll):
 		}
 	}
+}
+
+// aboveLast is the size of the tables above the last non-empty level.
+func aboveLast(levels []badger.LevelInfo) int64 {
+	bottom := -1
+	for _, l := range levels {
+		if l.NumTables > 0 {
+			bottom = l.Level
+		}
+	}
+	var n int64
+	for _, l := range levels {
+		if l.Level < bottom {
+			n += l.Size
+		}
+	}
+	return n
 }
 
 func compactionDue(levels []badger.LevelInfo) bool {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +141,41 @@ func TestIncrementalLoadVersions(t *testing.T) {
 	}
 	if compactLate(streamSumS) != 0 || compactLate(streamSumO) != 0 || compactLate(streamTerm) <= compactLate(streamPred) {
 		t.Error("node blocks must be compacted first and the term dictionary last")
+	}
+}
+
+// TestLoadPhases: a bulk load reports its commit phases in order, each
+// starting at 0, into an empty database and into one holding a graph;
+// the compaction wait reports non-decreasing bytes.
+func TestLoadPhases(t *testing.T) {
+	dir := t.TempDir()
+	for i, graph := range []string{"a", "b"} {
+		db, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var phases []string
+		var compacted int64
+		progress := func(p LoadProgress) {
+			if n := len(phases); n == 0 || phases[n-1] != p.Phase {
+				if p.Done != 0 {
+					t.Errorf("load %d: phase %s starts at %d", i, p.Phase, p.Done)
+				}
+				phases = append(phases, p.Phase)
+			}
+			if p.Phase == "compact" {
+				if p.Done < compacted {
+					t.Errorf("load %d: compacted bytes went from %d to %d", i, compacted, p.Done)
+				}
+				compacted = p.Done
+			}
+		}
+		loadOpts(t, db, LoadOptions{Graph: graph, Progress: progress}, synthQuads(uint64(i+1), 20000))
+		if want := []string{"dictionary", "map", "write", "labels", "compact"}; !slices.Equal(phases, want) {
+			t.Errorf("load %d: phases %v, want %v", i, phases, want)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -1,12 +1,18 @@
 package engine
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/quad"
 
@@ -31,20 +37,11 @@ func labelHeavy(seed uint64, n int, graphs ...string) []quad.Quad {
 	return qs
 }
 
-// loadCountingRuns bulk-loads qs into the database in dir and returns the
-// number of sorted label runs in the load's spill directory when the label
-// phase starts.
-func loadCountingRuns(t *testing.T, db *DB, dir string, qs []quad.Quad, keep bool, mem int64) int {
+// loadCountingRuns bulk-loads qs into the database and returns the
+// number of sorted label runs the load's label builders spilled.
+func loadCountingRuns(t *testing.T, db *DB, qs []quad.Quad, keep bool, mem int64) int {
 	t.Helper()
-	runs := 0
-	progress := func(p LoadProgress) {
-		if p.Phase == "labels" && p.Done == 0 {
-			found, _ := filepath.Glob(filepath.Join(dir, spillPrefix+"*", "labelindex-run-*.tmp"))
-			runs = len(found)
-		}
-	}
-	loadOpts(t, db, LoadOptions{Graph: "a", KeepLabels: keep, MaxMemory: mem, Progress: progress}, qs)
-	return runs
+	return loadOpts(t, db, LoadOptions{Graph: "a", KeepLabels: keep, MaxMemory: mem}, qs).LabelRuns
 }
 
 // TestBulkLabelsSpilled: a label phase whose builders spill many sorted
@@ -73,7 +70,7 @@ func TestBulkLabelsSpilled(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, qs := range loads {
-					runs := loadCountingRuns(t, db, dir, qs, tt.keep, mem)
+					runs := loadCountingRuns(t, db, qs, tt.keep, mem)
 					if mem == minMaxMemory && runs < 2 {
 						t.Errorf("load %d: %d label runs; the tiny budget should force several", i, runs)
 					}
@@ -126,4 +123,112 @@ func tmpLabelFiles(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// failingSink fails the write phase after n keys, or at the flush after
+// waiting for ready when n is negative.
+type failingSink struct {
+	kvWriter
+	mu    sync.Mutex
+	n     int
+	ready func() bool
+}
+
+func (s *failingSink) Flush() error {
+	if s.ready == nil {
+		return s.kvWriter.Flush()
+	}
+	for deadline := time.Now().Add(10 * time.Second); !s.ready() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	s.kvWriter.Cancel()
+	return errSinkFull
+}
+
+var errSinkFull = errors.New("sink full")
+
+func (s *failingSink) Set(stream uint32, key, val []byte) error {
+	if s.ready != nil {
+		return s.kvWriter.Set(stream, key, val)
+	}
+	s.mu.Lock()
+	s.n--
+	fail := s.n < 0
+	s.mu.Unlock()
+	if fail {
+		return errSinkFull
+	}
+	return s.kvWriter.Set(stream, key, val)
+}
+
+// TestFailedWriteKeepsLabelIndex: the label index a load writes while its
+// keys are written is never named when the write phase fails, early (the
+// build is cancelled) or at the flush once the new index file is written
+// (it is removed): the label directory holds the same files as before,
+// search answers as before, and the same load then succeeds.
+func TestFailedWriteKeepsLabelIndex(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	loadOpts(t, db, LoadOptions{Graph: "a", KeepLabels: true}, labelHeavy(1, 20000, "a"))
+	before := labelFiles(t, db, []string{"a"})
+	names := func() []string {
+		ents, err := os.ReadDir(filepath.Join(dir, "labels"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	files := names()
+	hits, err := db.Search(context.Background(), "a", "Alien 7", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := labelHeavy(2, 20000, "a")
+	written := func() bool {
+		_, err := os.Stat(db.mainFile("a", 2))
+		return err == nil
+	}
+	for _, n := range []int{0, 100, 5000, -1} {
+		l, err := db.NewLoader(LoadOptions{Graph: "a", KeepLabels: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.wrapSink = func(w kvWriter) kvWriter {
+			if n < 0 {
+				return &failingSink{kvWriter: w, ready: written}
+			}
+			return &failingSink{kvWriter: w, n: n}
+		}
+		for _, q := range second {
+			if err := l.WriteQuad(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.Commit(context.Background()); !errors.Is(err, errSinkFull) {
+			t.Fatalf("fail after %d keys: commit error %v", n, err)
+		}
+		l.Close()
+		if got := names(); !slices.Equal(got, files) {
+			t.Errorf("fail after %d keys: label files %v, want %v", n, got, files)
+		}
+		if got := labelFiles(t, db, []string{"a"}); !bytes.Equal(got["a"], before["a"]) {
+			t.Errorf("fail after %d keys: label index changed", n)
+		}
+		again, err := db.Search(context.Background(), "a", "Alien 7", 5)
+		if err != nil || fmt.Sprint(again) != fmt.Sprint(hits) || len(hits) == 0 {
+			t.Errorf("fail after %d keys: search %v, %v; want %v", n, again, err, hits)
+		}
+	}
+	loadOpts(t, db, LoadOptions{Graph: "a", KeepLabels: true}, second)
+	if got := labelFiles(t, db, []string{"a"}); bytes.Equal(got["a"], before["a"]) {
+		t.Error("the successful load did not write a new label index")
+	}
 }

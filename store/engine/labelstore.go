@@ -295,53 +295,99 @@ func (db *DB) closeSearch() {
 
 // writeSearch merges b into the graph's index as a new main generation
 // (the bulk path; the caller holds the write lock) and names it in the
-// graph's meta record. The blob is streamed to its file: b's spilled runs,
-// the current main index and the new file are read and written in key
-// order, so memory does not grow with the number of labels.
+// graph's meta record.
 func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Builder) error {
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	old, err := db.acquire(graph)
+	p, err := db.prepareSearch(ctx, graph, b)
 	if err != nil {
 		return err
 	}
+	return db.commitPrepared(p)
+}
+
+// prepareSearch writes the merge of b into the graph's index as its next
+// main generation, without naming it in the meta record (commitPrepared
+// does that; discardPrepared removes it). The blob is streamed to its
+// file: b's spilled runs, the current main index and the new file are
+// read and written in key order, so memory does not grow with the number
+// of labels. Nothing else may write the graph's labels meanwhile (a bulk
+// load holds the write lock).
+func (db *DB) prepareSearch(ctx context.Context, graph string, b *labelindex.Builder) (*preparedMain, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	old, err := db.acquire(graph)
+	if err != nil {
+		return nil, err
+	}
 	defer old.release()
 	oldGen, oldSegs, _ := db.labelState(graph)
-	return db.commitMain(graph, oldGen, oldSegs, func(w io.Writer) error {
+	return db.prepareMain(graph, oldGen, oldSegs, func(w io.Writer) error {
 		return old.view.CompactContext(ctx, w, b)
 	})
+}
+
+// preparedMain is a graph's next main label index: written, fsynced and
+// opened, but not yet named in the graph's meta record. Until it is, the
+// file is unused (a later Open removes it if the process dies).
+type preparedMain struct {
+	graph       string
+	oldGen, gen uint64
+	oldSegs     []string
+	path        string
+	si          *searchIndex
+}
+
+// prepareMain writes the graph's next main generation with write.
+func (db *DB) prepareMain(graph string, oldGen uint64, oldSegs []string, write func(io.Writer) error) (*preparedMain, error) {
+	gen := oldGen + 1
+	path := db.mainFile(graph, gen)
+	si, err := db.writeMain(path, gen, write)
+	if err != nil {
+		return nil, fmt.Errorf("write label index of graph %q: %w", graph, err)
+	}
+	return &preparedMain{graph: graph, oldGen: oldGen, gen: gen, oldSegs: oldSegs, path: path, si: si}, nil
+}
+
+// commitPrepared names a prepared main generation in the graph's meta
+// record with its pair count, installs it and removes the files it
+// replaces. On error the prepared index is discarded.
+func (db *DB) commitPrepared(p *preparedMain) error {
+	pairs := int64(p.si.view.MainPairs())
+	err := db.bdb.Update(func(txn *badger.Txn) error {
+		gm, err := db.graphByName(p.graph)
+		if err != nil {
+			return fmt.Errorf("graph %q is not registered: %w", p.graph, err)
+		}
+		gm.LabelGen, gm.LabelSegs, gm.Labels = p.gen, nil, pairs
+		b, _ := json.Marshal(gm)
+		return txn.Set([]byte(metaGraph+p.graph), b)
+	})
+	if err != nil {
+		db.discardPrepared(p)
+		return fmt.Errorf("label index of graph %q: %w", p.graph, err)
+	}
+	db.setLabelCount(p.graph, pairs)
+	db.installSearch(p.graph, p.si)
+	db.removeLabelFiles(db.oldLabelFiles(p.graph, p.oldGen, p.oldSegs)...)
+	return nil
+}
+
+// discardPrepared drops a prepared main generation that will not be
+// committed.
+func (db *DB) discardPrepared(p *preparedMain) {
+	p.si.release()
+	db.removeLabelFiles(p.path)
 }
 
 // commitMain writes the graph's next main generation with write, names it
 // in the meta record with its pair count, installs it and removes the
 // files it replaces.
 func (db *DB) commitMain(graph string, oldGen uint64, oldSegs []string, write func(io.Writer) error) error {
-	gen := oldGen + 1
-	path := db.mainFile(graph, gen)
-	si, err := db.writeMain(path, gen, write)
+	p, err := db.prepareMain(graph, oldGen, oldSegs, write)
 	if err != nil {
-		return fmt.Errorf("write label index of graph %q: %w", graph, err)
+		return err
 	}
-	pairs := int64(si.view.MainPairs())
-	err = db.bdb.Update(func(txn *badger.Txn) error {
-		gm, err := db.graphByName(graph)
-		if err != nil {
-			return fmt.Errorf("graph %q is not registered: %w", graph, err)
-		}
-		gm.LabelGen, gm.LabelSegs, gm.Labels = gen, nil, pairs
-		b, _ := json.Marshal(gm)
-		return txn.Set([]byte(metaGraph+graph), b)
-	})
-	if err != nil {
-		si.release()
-		db.removeLabelFiles(path)
-		return fmt.Errorf("label index of graph %q: %w", graph, err)
-	}
-	db.setLabelCount(graph, pairs)
-	db.installSearch(graph, si)
-	db.removeLabelFiles(db.oldLabelFiles(graph, oldGen, oldSegs)...)
-	return nil
+	return db.commitPrepared(p)
 }
 
 // writeMain writes a main index file of generation gen with write and

@@ -58,7 +58,8 @@ const (
 )
 
 // LoadProgress reports one commit phase: "dictionary", "map", "write",
-// "labels".
+// "labels", "compact". Done counts quads, or terms in "dictionary" and
+// bytes merged by Badger's compactors in "compact"; Total < 0 is unknown.
 type LoadProgress struct {
 	Phase       string
 	Done, Total int64
@@ -72,9 +73,11 @@ type LoadStats struct {
 	Labels   int64         `json:"labels"`
 	Duration time.Duration `json:"duration_ns"`
 	Writer   string        `json:"writer"`
-	// Batches is the number of read batches spilled; TempBytes the peak
-	// size of the temporary files.
+	// Batches is the number of read batches spilled; LabelRuns the number
+	// of sorted label runs the label index builders spilled; TempBytes
+	// the peak size of the temporary files.
 	Batches   int   `json:"batches"`
+	LabelRuns int   `json:"label_runs"`
 	TempBytes int64 `json:"temp_bytes"`
 }
 

@@ -14,23 +14,72 @@ import (
 	"github.com/grove-kg/grove/store/labelindex"
 )
 
-// buildSearch merges this load's labels into each touched graph's index.
-// Each builder's run files are removed as soon as its graph is written
-// (all of them go with the load's spill directory anyway).
-func (l *Loader) buildSearch(ctx context.Context) (int64, error) {
-	for g, b := range l.labels {
-		if err := ctxErr(ctx); err != nil {
-			return 0, err
+// labelBuild writes the label indexes of a load's graphs on a goroutine of
+// its own while the keys are written: the indexes depend only on the
+// labels read and the global ids the dictionary phase gave them, and the
+// write phase leaves part of the second core idle (its last step, the P
+// lists, runs on one goroutine). The indexes are named in the graphs' meta
+// records only after the keys are flushed (labelBuild.commit), so a
+// failed or killed load leaves unused files at most, which Open removes.
+type labelBuild struct {
+	runs   int // sorted runs the builders had spilled
+	cancel context.CancelFunc
+	done   chan struct{}
+	idx    []*preparedMain
+	err    error
+}
+
+// startSearch starts writing the label index of every graph this load
+// labels. Each builder's run files are removed as soon as its graph is
+// written (all of them go with the load's spill directory anyway).
+func (l *Loader) startSearch(ctx context.Context) *labelBuild {
+	ctx, cancel := context.WithCancel(ctx)
+	lb := &labelBuild{cancel: cancel, done: make(chan struct{})}
+	for _, b := range l.labels {
+		lb.runs += b.Runs()
+	}
+	go func() {
+		defer close(lb.done)
+		for g, b := range l.labels {
+			p, err := l.db.prepareSearch(ctx, l.names[g], b)
+			if cerr := b.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("label index of graph %q: %w", l.names[g], cerr)
+			}
+			if err != nil {
+				lb.err = err
+				return
+			}
+			lb.idx = append(lb.idx, p)
 		}
-		err := l.db.writeSearch(ctx, l.names[g], b)
-		if cerr := b.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("label index of graph %q: %w", l.names[g], cerr)
-		}
-		if err != nil {
-			return 0, err
+	}()
+	return lb
+}
+
+// commit waits for the indexes and names them in the graphs' meta records.
+func (lb *labelBuild) commit(db *DB) error {
+	<-lb.done
+	if lb.err != nil {
+		return lb.err
+	}
+	for len(lb.idx) > 0 {
+		p := lb.idx[0]
+		lb.idx = lb.idx[1:]
+		if err := db.commitPrepared(p); err != nil {
+			return err
 		}
 	}
-	return l.nlabels, nil
+	return nil
+}
+
+// abort stops the build and removes the indexes not committed. It may
+// follow commit.
+func (lb *labelBuild) abort(db *DB) {
+	lb.cancel()
+	<-lb.done
+	for _, p := range lb.idx {
+		db.discardPrepared(p)
+	}
+	lb.idx = nil
 }
 
 // Label builders of a bulk load. They share 1/labelShare of the loader's
