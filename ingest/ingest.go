@@ -161,7 +161,7 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	// Quads take the graph of their file through their label, so the
 	// loader keeps labels when some file has its own graph.
 	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0,
-		Files: files, MaxMemory: opts.MaxMemory, Progress: r.onPhase})
+		Files: files, FileGraphs: opts.GraphOf, MaxMemory: opts.MaxMemory, Progress: r.onPhase})
 	if err != nil {
 		r.stop()
 		return Result{}, err

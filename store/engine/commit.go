@@ -280,7 +280,8 @@ func (l *Loader) writeMarker() error {
 	if l.db.opts.InMemory {
 		return nil
 	}
-	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files})
+	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
+		FileGraphs: l.opts.FileGraphs})
 	if err != nil {
 		return err
 	}

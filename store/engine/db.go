@@ -80,6 +80,9 @@ type Interrupted struct {
 	Graph    string   `json:"graph"`
 	Reserved uint64   `json:"reserved_next_id"`
 	Files    []string `json:"files"`
+	// FileGraphs names the graph of each file loaded into another graph
+	// than Graph (grove ingest --graph-file NAME=FILE).
+	FileGraphs map[string]string `json:"file_graphs,omitempty"`
 }
 
 // DB is an open Grove database: a Badger key-value store holding the term
@@ -237,7 +240,7 @@ func (db *DB) checkMarker() error {
 	db.interrupted = &in
 	db.nextID = max(db.nextID, in.Reserved)
 	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
-		"graph", in.Graph, "files", in.Files)
+		"graph", in.Graph, "files", in.Files, "file_graphs", in.FileGraphs)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -177,5 +178,34 @@ func TestLoadPhases(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestMarkerRecordsFileGraphs: the interrupted-ingest marker names the
+// files and the graph of each file loaded into another graph, and a
+// reopened database reports them.
+func TestMarkerRecordsFileGraphs(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg := map[string]string{"b.nt": "mine"}
+	l, err := db.NewLoader(LoadOptions{Graph: "a", Files: []string{"a.nt", "b.nt"}, FileGraphs: fg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.writeMarker(); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	db.Close()
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	in := db.Interrupted()
+	if in == nil || in.Graph != "a" || !slices.Equal(in.Files, []string{"a.nt", "b.nt"}) || !maps.Equal(in.FileGraphs, fg) {
+		t.Errorf("interrupted load %+v", in)
 	}
 }

@@ -36,8 +36,10 @@ type LoadOptions struct {
 	KeepLabels bool
 	// Labels overrides the label predicates of a new graph.
 	Labels *store.LabelConfig
-	// Files are recorded in the interrupted-ingest marker.
-	Files []string
+	// Files, and the graph of each file loaded into another graph than
+	// Graph, are recorded in the interrupted-ingest marker.
+	Files      []string
+	FileGraphs map[string]string
 	// MaxMemory bounds the memory the load keeps (read batches and sort
 	// buffers); the rest is spilled to temporary files beside the
 	// database. Default DefaultMaxMemory; at least 1 MiB is used.
