@@ -55,7 +55,8 @@
 //     and the list of new entries (dictlist.go);
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
-//     and the O order on another;
+//     and the O order on another; the two take turns, batch by batch, at
+//     adding the labels to the label index builders;
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
 //     keys and the id blocks as two streams on two goroutines. Then the S and O

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -113,6 +114,7 @@ type Loader struct {
 	labelCfg store.LabelConfig
 	labels   map[uint64]*labelindex.Builder // graph label id -> this load's labels
 	nlabels  int64
+	labelMu  sync.Mutex // the label builders and nlabels, during the map phase
 	nextID   uint64
 	metaNext uint64
 	newCount int64
