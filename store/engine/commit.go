@@ -70,12 +70,12 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {
 		return st, err
 	}
-	lb := l.startSearch(ctx)
-	defer lb.abort(l.db)
-	st.LabelRuns = lb.runs
 	if err := l.checkDiskSpace(); err != nil {
 		return st, err
 	}
+	lb := l.startSearch(ctx)
+	defer lb.abort(l.db)
+	st.LabelRuns = lb.runs
 	cs, err := l.openSink()
 	if err != nil {
 		return st, err
@@ -104,7 +104,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	l.db.log.Debug("bulk load flush", "took", time.Since(t))
 	var labels int64
 	err = l.phase(ctx, "labels", func() (err error) {
-		labels, err = l.finish(ctx, lb)
+		labels, err = l.finish(lb)
 		return err
 	})
 	if err != nil {

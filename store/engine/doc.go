@@ -50,9 +50,10 @@
 //
 //   - dictionary: one k-way merge of the batch vocabularies with the stored
 //     dictionary (an iterator over the term keys) gives every term its
-//     global id (the merge and the stored lookups on two goroutines) — new ids in term order, so both dictionary keyspaces
+//     global id — new ids in term order, so both dictionary keyspaces
 //     come out sorted — and writes each batch's local -> global array
-//     and the list of new entries (dictlist.go);
+//     and the list of new entries (dictlist.go); the merge and the
+//     stored lookups run on two goroutines;
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
 //     and the O order on another; the two take turns, batch by batch, at
@@ -79,8 +80,8 @@
 // entries are copied byte for byte between the new groups without being
 // decoded (blockmerge.go); only a group present in both, the same graph
 // loaded again, has its members decoded and unioned. Badger's compactors
-// then merge the new level into the stored one while the label phase
-// runs — the other inherent cost of a second graph. The keyspaces get
+// then merge the new level into the stored one (the compact phase) — the
+// other inherent cost of a second graph. The keyspaces get
 // versions in the order they should be merged (kvwriter.go compactLate):
 // node blocks first, since they leave stale blocks below, the dictionary
 // last, since its few new terms would make the merge rewrite every stored

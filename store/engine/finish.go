@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,7 @@ import (
 // finish runs after the keys are flushed: it repairs the counters if an
 // earlier load was interrupted, commits the label indexes, removes the
 // marker and refreshes the in-memory state.
-func (l *Loader) finish(ctx context.Context, lb *labelBuild) (int64, error) {
+func (l *Loader) finish(lb *labelBuild) (int64, error) {
 	db := l.db
 	if err := db.reloadMeta(); err != nil {
 		return 0, err

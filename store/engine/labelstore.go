@@ -293,17 +293,6 @@ func (db *DB) closeSearch() {
 	}
 }
 
-// writeSearch merges b into the graph's index as a new main generation
-// (the bulk path; the caller holds the write lock) and names it in the
-// graph's meta record.
-func (db *DB) writeSearch(ctx context.Context, graph string, b *labelindex.Builder) error {
-	p, err := db.prepareSearch(ctx, graph, b)
-	if err != nil {
-		return err
-	}
-	return db.commitPrepared(p)
-}
-
 // prepareSearch writes the merge of b into the graph's index as its next
 // main generation, without naming it in the meta record (commitPrepared
 // does that; discardPrepared removes it). The blob is streamed to its

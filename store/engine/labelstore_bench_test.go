@@ -42,7 +42,11 @@ func BenchmarkLabelUpdate(b *testing.B) {
 				if mode == "rewrite" {
 					lb := labelindex.NewBuilder()
 					lb.Add(string(q.Object.(quad.String)), 1)
-					if err := db.writeSearch(ctx, "g", lb); err != nil {
+					p, err := db.prepareSearch(ctx, "g", lb)
+					if err == nil {
+						err = db.commitPrepared(p)
+					}
+					if err != nil {
 						b.Fatal(err)
 					}
 				}
