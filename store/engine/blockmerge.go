@@ -21,19 +21,22 @@ import (
 // unioned. The result is byte for byte what
 // encodeSummary(mergeSummary(stored, new)) gives.
 
-// storedBlocks reads the stored node blocks of one direction in ascending
-// node order with one iterator.
+// storedBlocks reads the stored node blocks of one direction and segment
+// in ascending node order with one iterator.
 type storedBlocks struct {
-	it    *badger.Iterator
-	space byte
-	key   []byte
-	raw   []byte // the block returned by the last load
+	it     *badger.Iterator
+	space  byte
+	seg    uint8
+	keyLen int
+	key    []byte
+	raw    []byte // the block returned by the last load
 }
 
-func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
+func newStoredBlocks(txn *badger.Txn, space byte, seg uint8) *storedBlocks {
+	prefix := blockPrefix(space, seg)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	it.Rewind()
-	return &storedBlocks{it: it, space: space}
+	return &storedBlocks{it: it, space: space, seg: seg, keyLen: len(prefix) + idLen}
 }
 
 // load returns the stored block of node, nil if there is none. Nodes must
@@ -41,10 +44,10 @@ func newStoredBlocks(txn *badger.Txn, space byte) *storedBlocks {
 func (s *storedBlocks) load(node uint64) ([]byte, error) {
 	for steps := 0; s.it.Valid(); steps++ {
 		k := s.it.Item().Key()
-		if len(k) != summaryKeyLen {
+		if len(k) != s.keyLen {
 			return nil, fmt.Errorf("node block key %x: %w", k, errBadSummary)
 		}
-		at := getID(k[2:])
+		at := getID(k[s.keyLen-idLen:])
 		if at > node {
 			return nil, nil
 		}
@@ -59,7 +62,7 @@ func (s *storedBlocks) load(node uint64) ([]byte, error) {
 		// A few steps forward are cheaper than a seek; a longer gap
 		// (nodes of other graphs only) is skipped by one.
 		if steps == 4 {
-			s.key = appendSummaryKey(s.key[:0], s.space, node)
+			s.key = appendBlockKey(s.key[:0], s.space, s.seg, node)
 			s.it.Seek(s.key)
 			continue
 		}
@@ -74,12 +77,14 @@ func (s *storedBlocks) Close() {
 	}
 }
 
-// summaryKeyLen is the length of a node block key: R, the direction and
-// the node id.
-const summaryKeyLen = 2 + idLen
-
 // skipMembers moves past the members of the current entry not yet read.
 func (r *blockReader) skipMembers() error {
+	if r.parts != nil {
+		if r.cur < 0 {
+			return nil
+		}
+		return r.parts[r.cur].r.skipMembers()
+	}
 	for ; r.pending > 0; r.pending-- {
 		for {
 			if r.off >= len(r.v) {
@@ -114,6 +119,7 @@ type summaryWriter struct {
 	sink   kvWriter
 	blocks *storedBlocks // nil when the database was empty
 	space  byte
+	seg    uint8
 	stream uint32
 	node   uint64
 	open   bool
@@ -155,7 +161,7 @@ func (w *summaryWriter) begin(node uint64) error {
 }
 
 func (w *summaryWriter) corrupt(err error) error {
-	return fmt.Errorf("node block %x: %w", summaryKey(w.space, w.node), err)
+	return fmt.Errorf("node block %x: %w", appendBlockKey(nil, w.space, w.seg, w.node), err)
 }
 
 // advance reads the next stored entry into cur.
@@ -193,25 +199,36 @@ func (w *summaryWriter) copyBefore(p, g uint64) (bool, error) {
 }
 
 // stored returns the stored members of the current node's group (p, g),
-// whose chunks (for a large group) are under group. It must come before
-// the group's add; the result is valid until the next call.
-func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]uint64, error) {
+// whose chunks (for a large group) are under group, and the number of
+// chunk keys they take (0 for an inline group). It must come before the
+// group's add; the result is valid until the next call.
+func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]uint64, int, error) {
 	found, err := w.copyBefore(p, g)
 	if err != nil || !found {
-		return nil, err
+		return nil, 0, err
 	}
 	w.ids = w.ids[:0]
 	if w.cur.inline() {
 		if w.ids, err = w.old.members(w.ids); err != nil {
-			return nil, w.corrupt(err)
+			return nil, 0, w.corrupt(err)
 		}
-		return w.ids, nil
+		return w.ids, 0, nil
 	}
-	err = eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
-		w.ids = append(w.ids, ids...)
+	var chunks int
+	w.ids, chunks, err = storedChunks(txn, group, w.ids)
+	return w.ids, chunks, err
+}
+
+// storedChunks appends the members of a posting list stored in chunk keys
+// to dst, and returns the number of chunk keys.
+func storedChunks(txn *badger.Txn, group []byte, dst []uint64) ([]uint64, int, error) {
+	chunks := 0
+	err := eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
+		dst = append(dst, ids...)
+		chunks++
 		return true, nil
 	})
-	return w.ids, err
+	return dst, chunks, err
 }
 
 // add appends a group of the current node with all its members (the
@@ -253,6 +270,61 @@ func (w *summaryWriter) flush() error {
 	k := binary.PutUvarint(c[:], uint64(w.n))
 	at := binary.MaxVarintLen64 - k
 	copy(w.out[at:], c[:k])
-	w.key = appendSummaryKey(w.key[:0], w.space, w.node)
+	w.key = appendBlockKey(w.key[:0], w.space, w.seg, w.node)
 	return w.sink.Set(w.stream, w.key, w.out[at:])
+}
+
+// blockRouter writes the node blocks of one direction of a bulk load, each
+// group into the segment of its graph (segment.go): one summaryWriter, and
+// one iterator over the stored blocks, per segment the load reaches.
+// Groups arrive in the order summaryWriter needs (by node, then (p, g)),
+// and routing keeps that order within each segment.
+type blockRouter struct {
+	sink    kvWriter
+	txn     *badger.Txn // nil when the database was empty
+	space   byte
+	segOf   func(g uint64) uint8
+	writers [maxBlockSegments]*summaryWriter
+	// The segment of the last graph asked for: a load's groups mostly
+	// share one graph.
+	lastG   uint64
+	lastSeg uint8
+	have    bool
+}
+
+// writer returns the block writer of graph g's segment.
+func (r *blockRouter) writer(g uint64) *summaryWriter {
+	if !r.have || g != r.lastG {
+		r.lastG, r.lastSeg, r.have = g, r.segOf(g), true
+	}
+	w := r.writers[r.lastSeg]
+	if w == nil {
+		w = &summaryWriter{sink: r.sink, space: r.space, seg: r.lastSeg, stream: blockStream(r.space, r.lastSeg)}
+		if r.txn != nil {
+			w.blocks = newStoredBlocks(r.txn, r.space, r.lastSeg)
+		}
+		r.writers[r.lastSeg] = w
+	}
+	return w
+}
+
+// flush writes the last block of every segment.
+func (r *blockRouter) flush() error {
+	for _, w := range r.writers {
+		if w != nil {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close releases the stored-block iterators.
+func (r *blockRouter) Close() {
+	for _, w := range r.writers {
+		if w != nil {
+			w.blocks.Close()
+		}
+	}
 }

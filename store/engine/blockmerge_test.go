@@ -16,6 +16,10 @@ func (c *captureSink) Set(_ uint32, key, val []byte) error {
 	c.kv[string(key)] = bytes.Clone(val)
 	return nil
 }
+func (c *captureSink) Delete(_ uint32, key []byte) error {
+	delete(c.kv, string(key))
+	return nil
+}
 func (c *captureSink) Done(...uint32) error { return nil }
 func (c *captureSink) Flush() error         { return nil }
 func (c *captureSink) Cancel()              {}
@@ -141,7 +145,7 @@ func TestSummaryWriterMerge(t *testing.T) {
 			sink := &captureSink{kv: map[string][]byte{}}
 			w := &summaryWriter{sink: sink, space: spaceSPO, stream: streamSumS}
 			if tc.stored != nil {
-				w.blocks = newStoredBlocks(txn, spaceSPO)
+				w.blocks = newStoredBlocks(txn, spaceSPO, 0)
 				defer w.blocks.Close()
 			}
 			want := map[uint64][]sumEntry{}
@@ -150,11 +154,11 @@ func TestSummaryWriterMerge(t *testing.T) {
 					t.Fatal(err)
 				}
 				key := groupKey(nil, spaceSPO, ng.node, ng.p, ng.g)
-				got, err := w.stored(txn, key, ng.p, ng.g)
+				got, _, err := w.stored(txn, key, ng.p, ng.g)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref, err := readList(txn, key, nil)
+				ref, err := readList(txn, 1, key, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -235,7 +239,7 @@ func TestSkipMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 		txn := bdb.NewTransaction(false)
-		w := &summaryWriter{sink: &captureSink{kv: map[string][]byte{}}, blocks: newStoredBlocks(txn, spaceSPO), space: spaceSPO}
+		w := &summaryWriter{sink: &captureSink{kv: map[string][]byte{}}, blocks: newStoredBlocks(txn, spaceSPO, 0), space: spaceSPO}
 		err = w.begin(5)
 		if err == nil {
 			if err = w.add(2, 3, []uint64{1}); err == nil {

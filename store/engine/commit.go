@@ -31,7 +31,6 @@ type commitState struct {
 	preds     *predFeed        // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
-	blocks    *storedBlocks // stored node blocks of the space being written
 }
 
 // commit runs the phases of a bulk load: dictionary merge, mapping the
@@ -87,6 +86,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if l.wrapSink != nil {
 		cs.sink = l.wrapSink(cs.sink)
 	}
+	l.chooseSegment(cs.fresh)
 	if err := l.writeMarker(); err != nil {
 		cs.sink.Cancel()
 		return st, err
@@ -328,7 +328,7 @@ func (l *Loader) writeMarker() error {
 		return nil
 	}
 	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
-		FileGraphs: l.opts.FileGraphs})
+		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg})
 	if err != nil {
 		return err
 	}
@@ -391,18 +391,10 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 		g.Go(func() error {
 			ocs := &commitState{fresh: cs.fresh, sink: cs.sink, txn: l.db.bdb.NewTransaction(false)}
 			defer ocs.txn.Discard()
-			if !ocs.fresh {
-				ocs.blocks = newStoredBlocks(ocs.txn, spaceOPS)
-				defer ocs.blocks.Close()
-			}
 			return l.step("O lists", func() error { return l.writeSorted(ctx, ocs, ops, spaceOPS, streamOPS) })
 		})
 		g.Go(func() error {
 			err := l.step("S lists", func() error {
-				if !cs.fresh {
-					cs.blocks = newStoredBlocks(cs.txn, spaceSPO)
-					defer func() { cs.blocks.Close(); cs.blocks = nil }()
-				}
 				return l.writeSorted(ctx, cs, spo, spaceSPO, streamSPO)
 			})
 			if err != nil {
@@ -550,14 +542,17 @@ func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter
 // groups are done. fields maps a quad to (a, b, g, member).
 func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (qids, bool, error), space byte,
 	stream uint32, fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int) error, count bool) error {
-	sum := &summaryWriter{sink: cs.sink, blocks: cs.blocks, space: space, stream: streamSumS}
-	if space == spaceOPS {
-		sum.stream = streamSumO
+	blocks := &blockRouter{sink: cs.sink, space: space, segOf: l.segmentOf()}
+	if !cs.fresh {
+		blocks.txn = cs.txn
 	}
+	defer blocks.Close()
+	var sum *summaryWriter
 	var first qids
 	var ca, cb, cg uint64
 	open := false
 	flush := func() error {
+		sum = blocks.writer(cg)
 		if err := sum.begin(ca); err != nil {
 			return err
 		}
@@ -610,22 +605,24 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 			return err
 		}
 	}
-	return sum.flush()
+	return blocks.flush()
 }
 
 // mergeGroup unions cs.list with the stored list under cs.key, writes the
 // result's chunks (none for a small S or O group, which the node block
 // holds inline) and returns the stored list's length. sum, the node block
 // writer of an S or O group (nil for a P list), has the stored node block.
+// Stored chunk keys past the new list's last chunk (ApplyDeltas leaves
+// chunks partly empty, so a union can need fewer) are deleted.
 func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) (int, error) {
-	old := 0
+	old, oldChunks := 0, 0
 	if !cs.fresh {
 		var stored []uint64
 		var err error
 		if sum != nil {
-			stored, err = sum.stored(cs.txn, cs.key, getID(cs.key[9:]), getID(cs.key[17:]))
+			stored, oldChunks, err = sum.stored(cs.txn, cs.key, getID(cs.key[9:]), getID(cs.key[17:]))
 		} else {
-			stored, err = readList(cs.txn, cs.key, nil)
+			stored, oldChunks, err = storedChunks(cs.txn, cs.key, nil)
 		}
 		if err != nil {
 			return 0, err
@@ -633,11 +630,17 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) 
 		old = len(stored)
 		cs.list = unionSorted(stored, cs.list)
 	}
-	if stream != streamPred && len(cs.list) <= inlineMax {
-		return old, nil
+	chunks := 0
+	if stream == streamPred || len(cs.list) > inlineMax {
+		for i, chunk := range splitChunks(cs.list) {
+			if err := cs.sink.Set(stream, withChunk(cs.key, uint32(i)), chunk); err != nil {
+				return 0, err
+			}
+			chunks++
+		}
 	}
-	for i, chunk := range splitChunks(cs.list) {
-		if err := cs.sink.Set(stream, withChunk(cs.key, uint32(i)), chunk); err != nil {
+	for i := chunks; i < oldChunks; i++ {
+		if err := cs.sink.Delete(stream, withChunk(cs.key, uint32(i))); err != nil {
 			return 0, err
 		}
 	}
@@ -712,7 +715,7 @@ func (l *Loader) writeMeta(_ context.Context, cs *commitState) error {
 		}
 		gm, ok := graphs[name]
 		if !ok {
-			gm = GraphMeta{Name: name, LabelCfg: l.labelCfg}
+			gm = GraphMeta{Name: name, LabelCfg: l.labelCfg, Segment: l.newSeg}
 		}
 		// The label id of this load: a graph emptied by deletes lost its
 		// label term, so its record may name a dropped id.
@@ -738,7 +741,7 @@ func (l *Loader) writeMeta(_ context.Context, cs *commitState) error {
 	for _, kv := range [][2][]byte{
 		{metaNextID, binary.BigEndian.AppendUint64(nil, l.nextID)},
 		{metaStats, sb},
-		{metaVersion, binary.BigEndian.AppendUint64(nil, formatVersion)},
+		{metaVersion, binary.BigEndian.AppendUint64(nil, db.format())},
 	} {
 		if err := cs.sink.Set(streamMeta, kv[0], kv[1]); err != nil {
 			return err

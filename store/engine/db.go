@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -73,6 +74,9 @@ type GraphMeta struct {
 	// it, in order (see labelstore.go).
 	LabelGen  uint64   `json:"label_gen,omitempty"`
 	LabelSegs []string `json:"label_segs,omitempty"`
+	// Segment is the node-block segment of the graph's groups (see
+	// segment.go); 0 for most graphs.
+	Segment uint8 `json:"segment,omitempty"`
 }
 
 // Interrupted describes a bulk load that did not finish.
@@ -83,6 +87,9 @@ type Interrupted struct {
 	// FileGraphs names the graph of each file loaded into another graph
 	// than Graph (grove ingest --graph-file NAME=FILE).
 	FileGraphs map[string]string `json:"file_graphs,omitempty"`
+	// Segment is the node-block segment the load's new graphs went into;
+	// re-running the load uses it again.
+	Segment uint8 `json:"segment,omitempty"`
 }
 
 // DB is an open Grove database: a Badger key-value store holding the term
@@ -109,7 +116,12 @@ type DB struct {
 	interrupted *Interrupted
 	search      map[string]*searchIndex
 	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
-	writeMu     sync.Mutex
+	// segs is the number of node-block segments in use (segment.go).
+	segs atomic.Int32
+	// segmentMin is the smallest load that gets a segment of its own
+	// (segmentMinQuads unless a test lowers it).
+	segmentMin int64
+	writeMu    sync.Mutex
 }
 
 // Open opens (creating if needed) the database in dir.
@@ -145,6 +157,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
 		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
+	db.segs.Store(1)
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -192,8 +205,8 @@ func (db *DB) loadMeta() error {
 			db.nextID = 1
 		case err != nil:
 			return err
-		case len(v) != 8 || binary.BigEndian.Uint64(v) != formatVersion:
-			return fmt.Errorf("database format version %x is not supported (want %d)", v, formatVersion)
+		case len(v) != 8 || (binary.BigEndian.Uint64(v) != formatVersion && binary.BigEndian.Uint64(v) != formatSegments):
+			return fmt.Errorf("database format version %x is not supported (want %d or %d)", v, formatVersion, formatSegments)
 		}
 		if v, err := getValue(txn, metaNextID); err == nil && len(v) == 8 {
 			db.nextID = binary.BigEndian.Uint64(v)
@@ -216,8 +229,12 @@ func (db *DB) loadGraphs(txn *badger.Txn) error {
 		if err != nil {
 			return fmt.Errorf("corrupt graph record %q: %w", it.Item().Key(), err)
 		}
+		if g.Segment >= maxBlockSegments {
+			return fmt.Errorf("graph record %q: segment %d out of range", it.Item().Key(), g.Segment)
+		}
 		db.graphs[g.Name] = &g
 		db.byLabel[g.Label] = &g
+		db.useSegment(g.Segment)
 	}
 	return nil
 }
@@ -237,8 +254,12 @@ func (db *DB) checkMarker() error {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return fmt.Errorf("corrupt ingest marker %s: %w", markerFile, err)
 	}
+	if in.Segment >= maxBlockSegments {
+		return fmt.Errorf("corrupt ingest marker %s: segment %d out of range", markerFile, in.Segment)
+	}
 	db.interrupted = &in
 	db.nextID = max(db.nextID, in.Reserved)
+	db.useSegment(in.Segment)
 	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
 		"graph", in.Graph, "files", in.Files, "file_graphs", in.FileGraphs)
 	return nil

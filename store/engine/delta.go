@@ -260,8 +260,10 @@ func (u *updater) dropOrphans() error {
 // predicate or label, as the batch leaves the store.
 func (u *updater) referenced(id uint64, livePreds map[uint64]bool) (bool, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		if _, ok, err := u.value(summaryKey(space, id)); err != nil || ok {
-			return ok, err
+		for seg := range u.db.segments() {
+			if _, ok, err := u.value(appendBlockKey(nil, space, seg, id)); err != nil || ok {
+				return ok, err
+			}
 		}
 	}
 	if livePreds[id] {
@@ -341,7 +343,7 @@ func (u *updater) writeMeta() error {
 	if err := u.txn.Set(metaStats, sb); err != nil {
 		return err
 	}
-	if err := u.txn.Set(metaVersion, binary.BigEndian.AppendUint64(nil, formatVersion)); err != nil {
+	if err := u.txn.Set(metaVersion, binary.BigEndian.AppendUint64(nil, u.db.format())); err != nil {
 		return err
 	}
 	return u.txn.Set(metaNextID, binary.BigEndian.AppendUint64(nil, u.next))

@@ -27,7 +27,7 @@ func quadSet(t *testing.T, db *DB) map[string]bool {
 		}
 		sets := [3]map[string]bool{{}, {}, {}}
 		for i, space := range []byte{spaceSPO, spaceOPS} {
-			err := scanSummaries(txn, space, func(node uint64, es []sumEntry) error {
+			err := scanSummaries(txn, db.segments(), space, func(node uint64, es []sumEntry) error {
 				for _, e := range es {
 					ms, err := groupMembers(txn, space, groupInfo{a: node, b: e.p, g: e.g, count: e.count, ids: e.ids}, nil, 0)
 					if err != nil {
@@ -55,7 +55,7 @@ func quadSet(t *testing.T, db *DB) map[string]bool {
 		}
 		preds := map[string]bool{}
 		err := scanPredGroups(txn, func(p, g uint64) {
-			ss, err := readList(txn, predKey(nil, p, g), nil)
+			ss, err := readList(txn, 1, predKey(nil, p, g), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

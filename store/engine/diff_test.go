@@ -72,6 +72,8 @@ type diffRun struct {
 	// bigHub is set once a bulk load has put a multi-chunk list on the hub
 	// (in every fourth seed: it makes a run several times slower).
 	bigHub bool
+	// segments: bulk loads of new graphs get segments of their own.
+	segments bool
 }
 
 func runDifferential(t *testing.T, seed uint64, steps int) {
@@ -84,7 +86,9 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &diffRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15)), db: db, mem: memstore.New()}
+	r := &diffRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15)), db: db, mem: memstore.New(),
+		segments: seed%3 != 0}
+	r.setSegments()
 	t.Cleanup(func() { r.db.Close() })
 	for range steps {
 		switch n := r.rng.IntN(12); {
@@ -113,6 +117,15 @@ func (r *diffRun) reopen(dir string) {
 		r.fail("reopen: %v", err)
 	}
 	r.db = db
+	r.setSegments()
+}
+
+// setSegments lets every bulk load of new graphs take a node-block segment
+// of its own (segment.go) in two seeds of three.
+func (r *diffRun) setSegments() {
+	if r.segments {
+		r.db.segmentMin = 1
+	}
 }
 
 // fail reports a mismatch with the seed and the operations that led to it.
@@ -807,7 +820,7 @@ func (r *diffRun) compareIndexes(ref *refModel) {
 			return quad.ToString(v)
 		}
 		list := func(key []byte) []string {
-			ids, err := readList(txn, key, nil)
+			ids, err := readList(txn, r.db.segments(), key, nil)
 			if err != nil {
 				r.fail("read list %x: %v", key, err)
 			}
@@ -825,7 +838,7 @@ func (r *diffRun) compareIndexes(ref *refModel) {
 				r.fail("term id of %v: %v %v", v, ok, err)
 			}
 			for _, space := range []byte{spaceSPO, spaceOPS} {
-				es, err := readSummary(txn, space, tid)
+				es, err := readSummary(txn, r.db.segments(), space, tid)
 				if err != nil {
 					r.fail("summary %c of %v: %v", space, v, err)
 				}
@@ -837,7 +850,7 @@ func (r *diffRun) compareIndexes(ref *refModel) {
 					if int64(len(got)) != e.count || !slices.Equal(got, exp) {
 						r.fail("group %c %v: summary count %d, posting list %v, memstore %v", space, k, e.count, got, exp)
 					}
-					n, err := listCount(txn, groupKey(nil, space, tid, e.p, e.g))
+					n, err := listCount(txn, r.db.segments(), groupKey(nil, space, tid, e.p, e.g))
 					if err != nil || n != e.count {
 						r.fail("group %c %v: list count %d, %v; summary %d", space, k, n, err, e.count)
 					}

@@ -26,6 +26,15 @@
 // idblock.go for the exact encodings. Bulk and incremental writes use this
 // one layout.
 //
+// Node blocks are split by graph into up to eight segments (segment.go):
+// segment 0 under R<S|O><node>, segment k under R<s|o><k><node>. Each
+// graph's groups live in one segment, so a node's block is the union of
+// its blocks in the segments in use, read as one (readBlock; one point
+// read per segment). Every graph is in segment 0 unless a large bulk load
+// of new graphs into a database that already held data gave them a
+// segment of their own; a database with such a segment has format version
+// 4, one without keeps version 3.
+//
 // # Bulk loads
 //
 // The bulk Loader keeps memory bounded by LoadOptions.MaxMemory whatever
@@ -74,19 +83,24 @@
 //
 // Into a database that already holds data (another graph, say) the keys go
 // through an incremental StreamWriter, as tables one level above the
-// stored ones (kvwriter.go), and every node block the load touches is
-// written whole: the stored blocks of a direction are read by one forward
+// stored ones (kvwriter.go). A load of at least a million quads whose
+// graphs are all new writes their node blocks into a segment of its own,
+// a key range no stored table covers: the stored blocks are neither read
+// nor rewritten, even where the new graph shares every entity with the
+// stored ones (segment.go). Otherwise each group goes to its graph's
+// segment, and every node block the load touches there is written whole:
+// the stored blocks of a direction and segment are read by one forward
 // iterator in node order (a merge join with the R keyspace), and their
 // entries are copied byte for byte between the new groups without being
 // decoded (blockmerge.go); only a group present in both, the same graph
-// loaded again, has its members decoded and unioned. Badger's compactors
-// then merge the new level into the stored one (the compact phase) — the
-// other inherent cost of a second graph. The keyspaces get
+// loaded again, has its members decoded and unioned, and its stored chunk
+// keys past the new last chunk are deleted. Badger's compactors then merge
+// the new level into the stored one (the compact phase). The keyspaces get
 // versions in the order they should be merged (kvwriter.go compactLate):
-// node blocks first, since they leave stale blocks below, the dictionary
-// last, since its few new terms would make the merge rewrite every stored
-// term table; what is left above once the level is under its target
-// size stays there. The load returns
+// node blocks first, since they may leave stale blocks below, the
+// dictionary last, since its few new terms would make the merge rewrite
+// every stored term table; what is left above once the level is under its
+// target size stays there. The load returns
 // only when no level is due for compaction (kvwriter.go waitCompactions),
 // so the database is as compact at exit whatever the timing.
 //

@@ -68,7 +68,7 @@ func (db *DB) recount() error {
 	return db.bdb.Update(func(txn *badger.Txn) error {
 		quads := map[uint64]int64{}
 		rels := map[uint64]int64{}
-		err := scanSummaries(txn, spaceSPO, func(_ uint64, es []sumEntry) error {
+		err := scanSummaries(txn, db.segments(), spaceSPO, func(_ uint64, es []sumEntry) error {
 			for _, e := range es {
 				quads[e.g] += e.count
 			}

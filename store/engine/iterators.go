@@ -31,15 +31,18 @@ func (s *quadShape) Optimize(context.Context) (iterator.Shape, bool) {
 func (s *quadShape) Iterate() iterator.Scanner {
 	sc := &scanner{db: s.db}
 	switch s.d {
-	case quad.Subject:
-		sc.prefix, sc.fill = summaryKey(spaceSPO, s.id), sc.fillBlock
-	case quad.Object:
-		sc.prefix, sc.fill = summaryKey(spaceOPS, s.id), sc.fillBlock
+	case quad.Subject, quad.Object:
+		// One node block, in all segments, read as one: the quads come
+		// in (p, g) order whatever the segments.
+		sc.byNode, sc.node, sc.space = true, s.id, spaceSPO
+		if s.d == quad.Object {
+			sc.space = spaceOPS
+		}
 	case quad.Predicate:
-		sc.prefix, sc.fill = prefix1(spacePred, s.id), sc.fillPred
+		sc.prefixes, sc.fill = [][]byte{prefix1(spacePred, s.id)}, sc.fillPred
 	case quad.Label:
 		g := s.id
-		sc.prefix, sc.fill = []byte{spaceSummary, spaceSPO}, sc.fillBlock
+		sc.prefixes, sc.fill = allBlocks(s.db, spaceSPO), sc.fillBlock
 		sc.keep = func(_, _, kg uint64) bool { return kg == g }
 	default:
 		sc.err = fmt.Errorf("invalid direction %v", s.d)
@@ -67,7 +70,7 @@ func (s *quadShape) size() (refs.Size, error) {
 			if s.d == quad.Object {
 				space = spaceOPS
 			}
-			return nodeGroups(txn, space, s.id, func(gi groupInfo) error {
+			return nodeGroups(txn, s.db.segments(), space, s.id, func(gi groupInfo) error {
 				n += gi.count
 				return nil
 			})
@@ -124,21 +127,33 @@ func (q *quadIndex) NextPath(context.Context) bool  { return false }
 func (q *quadIndex) Err() error                     { return nil }
 func (q *quadIndex) Close() error                   { return nil }
 
-// scanner walks one keyspace prefix, expanding each posting list into quad
+// allBlocks is the prefix of every node block of space, one per segment.
+func allBlocks(db *DB, space byte) [][]byte {
+	var ps [][]byte
+	for seg := range db.segments() {
+		ps = append(ps, blockPrefix(space, seg))
+	}
+	return ps
+}
+
+// scanner walks keyspace prefixes in turn, expanding each posting list into quad
 // (or node) references.
 type scanner struct {
-	db     *DB
-	prefix []byte
-	fill   func(key, val []byte) error
-	keep   func(a, b, g uint64) bool
-	txn    *badger.Txn
-	it     *badger.Iterator
-	buf    []refs.Ref
-	pos    int
-	cur    refs.Ref
-	err    error
-	ids    []uint64
-	closed bool
+	db       *DB
+	prefixes [][]byte
+	pi       int  // the prefix being walked
+	byNode   bool // instead of prefixes: read the block of node (in space)
+	node     uint64
+	fill     func(key, val []byte) error
+	keep     func(a, b, g uint64) bool
+	txn      *badger.Txn
+	it       *badger.Iterator
+	buf      []refs.Ref
+	pos      int
+	cur      refs.Ref
+	err      error
+	ids      []uint64
+	closed   bool
 	// pending are the chunked groups of the current node block, read one
 	// chunk per advance so a hub never loads its whole list at once.
 	pending []groupInfo
@@ -170,23 +185,58 @@ func (s *scanner) advance() bool {
 	if len(s.pending) > 0 {
 		return s.advancePending()
 	}
-	if s.it == nil {
+	if s.txn == nil {
+		if len(s.prefixes) == 0 && !s.byNode {
+			s.Close()
+			return false
+		}
 		s.txn = s.db.bdb.NewTransaction(false)
-		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefix, PrefetchValues: false})
+	}
+	if s.byNode {
+		return s.advanceNode()
+	}
+	if s.it == nil {
+		s.pi = 0
+		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefixes[0], PrefetchValues: false})
 		s.it.Rewind()
 	} else {
 		s.it.Next()
 	}
-	if !s.it.Valid() {
-		// Exhausted: release the iterator now. Badger's iterator must not
-		// be advanced past its end (it dereferences nil), and Close marks
-		// the scanner closed, so Next answers false from here on.
-		s.Close()
-		return false
+	for !s.it.Valid() {
+		// Exhausted: release the iterator now (Badger's iterator must not
+		// be advanced past its end: it dereferences nil) and walk the next
+		// prefix in the same transaction. After the last, Close marks the
+		// scanner closed, so Next answers false from here on.
+		if s.pi+1 >= len(s.prefixes) {
+			s.Close()
+			return false
+		}
+		s.it.Close()
+		s.pi++
+		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefixes[s.pi], PrefetchValues: false})
+		s.it.Rewind()
 	}
 	s.buf, s.pos = s.buf[:0], 0
 	item := s.it.Item()
 	s.err = item.Value(func(v []byte) error { return s.fill(item.Key(), v) })
+	return s.err == nil
+}
+
+// advanceNode reads the node block of s.node once.
+func (s *scanner) advanceNode() bool {
+	if s.pi > 0 {
+		s.Close()
+		return false
+	}
+	s.pi = 1
+	s.buf, s.pos = s.buf[:0], 0
+	s.err = readBlock(s.txn, s.db.segments(), s.space, s.node, func(r *blockReader) error {
+		es, err := r.all(nil)
+		if err == nil {
+			s.fillEntries(s.space, s.node, es)
+		}
+		return err
+	})
 	return s.err == nil
 }
 
@@ -200,15 +250,21 @@ func (s *scanner) decode(chunk uint32, val []byte) error {
 // fillBlock expands a node block (key R<S|O><id>): inline groups at once,
 // chunked groups later through pending.
 func (s *scanner) fillBlock(key, val []byte) error {
-	if len(key) != 2+idLen {
+	space, _, node, ok := splitBlockKey(key)
+	if !ok {
 		return fmt.Errorf("corrupt key %x", key)
 	}
-	s.space = key[1]
-	node := getID(key[2:])
 	es, err := decodeSummary(val, nil)
 	if err != nil {
 		return fmt.Errorf("node block %x: %w", key, err)
 	}
+	s.fillEntries(space, node, es)
+	return nil
+}
+
+// fillEntries expands the entries of a node's block.
+func (s *scanner) fillEntries(space byte, node uint64, es []sumEntry) {
+	s.space = space
 	for _, e := range es {
 		if s.keep != nil && !s.keep(node, e.p, e.g) {
 			continue
@@ -221,7 +277,6 @@ func (s *scanner) fillBlock(key, val []byte) error {
 			s.buf = append(s.buf, s.ref(node, e.p, e.g, m))
 		}
 	}
-	return nil
 }
 
 // ref builds the quad reference of member m of group (a, b, g).
@@ -266,7 +321,7 @@ func (s *scanner) fillPred(key, val []byte) error {
 	}
 	subjects := append([]uint64(nil), s.ids...)
 	for _, sub := range subjects {
-		objs, err := readList(s.txn, groupKey(nil, spaceSPO, sub, p, g), s.ids[:0])
+		objs, err := readList(s.txn, s.db.segments(), groupKey(nil, spaceSPO, sub, p, g), s.ids[:0])
 		if err != nil {
 			return err
 		}
@@ -299,7 +354,7 @@ func (s *scanner) Result() refs.Ref               { return s.cur }
 func (s *scanner) NextPath(context.Context) bool  { return false }
 func (s *scanner) TagResults(map[string]refs.Ref) {}
 func (s *scanner) Err() error                     { return s.err }
-func (s *scanner) String() string                 { return fmt.Sprintf("GroveScan(%q)", s.prefix) }
+func (s *scanner) String() string                 { return fmt.Sprintf("GroveScan(%q)", s.prefixes) }
 func (s *scanner) Close() error {
 	if s.closed {
 		return nil
@@ -307,6 +362,8 @@ func (s *scanner) Close() error {
 	s.closed = true
 	if s.it != nil {
 		s.it.Close()
+	}
+	if s.txn != nil {
 		s.txn.Discard()
 	}
 	return nil
@@ -328,10 +385,10 @@ func (a *allShape) SubIterators() []iterator.Shape                  { return nil
 func (a *allShape) Optimize(context.Context) (iterator.Shape, bool) { return a, false }
 
 func (a *allShape) Iterate() iterator.Scanner {
-	sc := &scanner{db: a.db, prefix: []byte{spaceSummary, spaceSPO}}
+	sc := &scanner{db: a.db, prefixes: allBlocks(a.db, spaceSPO)}
 	sc.fill = sc.fillBlock
 	if a.nodes {
-		sc.prefix, sc.fill = []byte{spaceID}, sc.fillNodes
+		sc.prefixes, sc.fill = [][]byte{{spaceID}}, sc.fillNodes
 	}
 	return sc
 }
@@ -371,7 +428,7 @@ func (a *allIndex) Contains(ctx context.Context, r refs.Ref) bool {
 			if a.nodes {
 				return nil
 			}
-			list, err := readList(txn, groupKey(nil, spaceSPO, r.s, r.p, r.g), nil)
+			list, err := readList(txn, a.db.segments(), groupKey(nil, spaceSPO, r.s, r.p, r.g), nil)
 			if err != nil {
 				return err
 			}

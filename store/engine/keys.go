@@ -15,6 +15,8 @@ import (
 //	P<p><g><chunk>               posting list of subjects s having p in g
 //	R<S|O><id>                   node block: (p, g, count) of every group,
 //	                             with the members of small groups inline
+//	R<s|o><k><id>                the same, for the graphs of segment k
+//	                             (1-7; segment.go)
 //
 // S and O chunk keys exist only for groups of more than inlineMax members
 // (summary.go); smaller groups live in the node block. A posting list is

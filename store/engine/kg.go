@@ -206,7 +206,7 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 	if err != nil {
 		return out, err
 	}
-	groups, err := relationGroups(txn, space, tid, p)
+	groups, err := relationGroups(txn, db.segments(), space, tid, p)
 	if err != nil {
 		return out, err
 	}
@@ -262,13 +262,13 @@ func edgeCount(groups []groupInfo, left int) int {
 // qualifiers finds the statement nodes of s -p-> o and returns their
 // qualifiers.
 func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([]store.Feature, error) {
-	stmts, err := readList(txn, groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
+	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
 	if err != nil || len(stmts) == 0 {
 		return nil, err
 	}
 	var out []store.Feature
 	for _, t := range stmts {
-		vals, err := readList(txn, groupKey(nil, spaceSPO, t, pi.value, g), nil)
+		vals, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, t, pi.value, g), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +289,7 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 // qualifying property's label.
 func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly bool) ([]store.Feature, error) {
 	var out []store.Feature
-	err := nodeGroups(txn, spaceSPO, t, func(gi groupInfo) error {
+	err := nodeGroups(txn, db.segments(), spaceSPO, t, func(gi groupInfo) error {
 		pi, err := db.pred(txn, gi.b)
 		if err != nil || !keep(pi.id) {
 			return err
@@ -369,7 +369,7 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 		} else if err != nil {
 			return err
 		}
-		groups, err := groupCounts(txn, tid, spaces...)
+		groups, err := groupCounts(txn, db.segments(), tid, spaces...)
 		for _, gi := range groups {
 			if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 				n += gi.count
@@ -430,7 +430,7 @@ func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Dire
 func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 	seen map[uint64]bool, out []store.Entity) ([]store.Entity, error) {
 	var groups []groupInfo
-	err := nodeGroups(txn, space, tid, func(gi groupInfo) error {
+	err := nodeGroups(txn, db.segments(), space, tid, func(gi groupInfo) error {
 		if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 			groups = append(groups, gi)
 		}
@@ -507,7 +507,7 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 // homeGraphs lists the graphs where a node has edges through predicates
 // other than links (nil: any predicate).
 func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
-	groups, err := groupCounts(txn, tid, spaceSPO, spaceOPS)
+	groups, err := groupCounts(txn, db.segments(), tid, spaceSPO, spaceOPS)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +533,7 @@ func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) (
 func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []string,
 	linkPreds map[uint64]string, out []store.Link) ([]store.Link, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		groups, err := relationGroups(txn, space, tid, p)
+		groups, err := relationGroups(txn, db.segments(), space, tid, p)
 		if err != nil {
 			return out, err
 		}

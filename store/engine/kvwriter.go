@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,9 @@ import (
 // what Badger's StreamWriter needs to write sorted tables directly.
 type kvWriter interface {
 	Set(stream uint32, key, val []byte) error
+	// Delete writes a deletion of key, in the stream's key order like Set:
+	// it hides a stored key the load makes obsolete.
+	Delete(stream uint32, key []byte) error
 	// Done ends streams: their last tables are written now, before any
 	// later stream's (no Set on them may follow).
 	Done(streams ...uint32) error
@@ -39,7 +43,7 @@ type streamSink struct {
 }
 
 // maxStreams bounds the stream ids of a load (see loader.go).
-const maxStreams = 16
+const maxStreams = streamSegs + 2*(maxBlockSegments-1)
 
 type streamBuf struct {
 	buf *z.Buffer
@@ -121,7 +125,19 @@ func (s *streamSink) stream(id uint32) *streamBuf {
 
 func (s *streamSink) Set(stream uint32, key, val []byte) error {
 	b := s.stream(stream)
-	putKV(b.buf, key, val, s.versions[stream], stream)
+	putKV(b.buf, key, val, s.versions[stream], 0, stream)
+	if b.buf.LenNoPadding() < 4<<20 {
+		return nil
+	}
+	return s.write(b)
+}
+
+// bitDelete is Badger's meta bit of a deleted key (badger's structs.go).
+const bitDelete = 1 << 0
+
+func (s *streamSink) Delete(stream uint32, key []byte) error {
+	b := s.stream(stream)
+	putKV(b.buf, key, nil, s.versions[stream], bitDelete, stream)
 	if b.buf.LenNoPadding() < 4<<20 {
 		return nil
 	}
@@ -188,16 +204,19 @@ func (s *streamSink) Cancel() {
 
 // putKV appends one key-value record to a StreamWriter buffer: what
 // badger.KVToBuffer writes (a pb.KV in protobuf wire format: key = 1,
-// value = 2, version = 4, stream_id = 10), encoded directly instead of
+// value = 2, version = 4, meta = 6, stream_id = 10), encoded directly instead of
 // through protobuf reflection, which cost about as much as the rest of
 // the record's way into the buffer.
-func putKV(buf *z.Buffer, key, val []byte, version uint64, stream uint32) {
+func putKV(buf *z.Buffer, key, val []byte, version uint64, meta byte, stream uint32) {
 	n := 1 + uvarintLen(uint64(len(key))) + len(key)
 	if len(val) > 0 {
 		n += 1 + uvarintLen(uint64(len(val))) + len(val)
 	}
 	if version > 0 {
 		n += 1 + uvarintLen(version)
+	}
+	if meta != 0 {
+		n += 3
 	}
 	if stream > 0 {
 		n += 1 + uvarintLen(uint64(stream))
@@ -211,6 +230,9 @@ func putKV(buf *z.Buffer, key, val []byte, version uint64, stream uint32) {
 	}
 	if version > 0 {
 		out = binary.AppendUvarint(append(out, 4<<3), version)
+	}
+	if meta != 0 {
+		out = append(out, 6<<3|2, 1, meta)
 	}
 	if stream > 0 {
 		out = binary.AppendUvarint(append(out, 10<<3), uint64(stream))
@@ -229,6 +251,9 @@ type batchSink struct{ wb *badger.WriteBatch }
 
 func (b *batchSink) Set(_ uint32, key, val []byte) error {
 	return b.wb.Set(append([]byte(nil), key...), append([]byte(nil), val...))
+}
+func (b *batchSink) Delete(_ uint32, key []byte) error {
+	return b.wb.Delete(slices.Clone(key))
 }
 func (b *batchSink) Done(...uint32) error { return nil }
 func (b *batchSink) Flush() error         { return b.wb.Flush() }

@@ -20,19 +20,25 @@ func TestPutKV(t *testing.T) {
 		name     string
 		key, val []byte
 		version  uint64
+		meta     byte
 		stream   uint32
 	}{
-		{"small", []byte("tIabc"), []byte{0, 0, 0, 0, 0, 0, 0, 7}, 1, streamTerm},
-		{"empty value", []byte("S\x00\x01"), nil, 3, streamSPO},
-		{"long key and value", []byte(strings.Repeat("k", 300)), bytes.Repeat([]byte{9}, 70000), 1 << 40, 1 << 20},
-		{"version and stream zero", []byte("m"), []byte("v"), 0, 0},
+		{"small", []byte("tIabc"), []byte{0, 0, 0, 0, 0, 0, 0, 7}, 1, 0, streamTerm},
+		{"empty value", []byte("S\x00\x01"), nil, 3, 0, streamSPO},
+		{"long key and value", []byte(strings.Repeat("k", 300)), bytes.Repeat([]byte{9}, 70000), 1 << 40, 0, 1 << 20},
+		{"version and stream zero", []byte("m"), []byte("v"), 0, 0, 0},
+		{"deletion", []byte("S\x00\x02"), nil, 9, bitDelete, streamSPO},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mine, theirs := z.NewBuffer(1<<10, "test"), z.NewBuffer(1<<10, "test")
 			defer mine.Release()
 			defer theirs.Release()
-			putKV(mine, tc.key, tc.val, tc.version, tc.stream)
-			badger.KVToBuffer(&pb.KV{Key: tc.key, Value: tc.val, Version: tc.version, StreamId: tc.stream}, theirs)
+			putKV(mine, tc.key, tc.val, tc.version, tc.meta, tc.stream)
+			kv := &pb.KV{Key: tc.key, Value: tc.val, Version: tc.version, StreamId: tc.stream}
+			if tc.meta != 0 {
+				kv.Meta = []byte{tc.meta}
+			}
+			badger.KVToBuffer(kv, theirs)
 			if !bytes.Equal(mine.Bytes(), theirs.Bytes()) {
 				t.Fatalf("putKV wrote\n%x\nKVToBuffer wrote\n%x", mine.Bytes(), theirs.Bytes())
 			}

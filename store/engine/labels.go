@@ -99,7 +99,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 	preds := db.labelPreds(txn)
 	var li labelInfo
 	var labelRank, descRank int
-	err := nodeGroups(txn, spaceSPO, id, func(gi groupInfo) error {
+	err := nodeGroups(txn, db.segments(), spaceSPO, id, func(gi groupInfo) error {
 		kind, ok := preds[gi.b]
 		if !ok {
 			return nil
@@ -207,7 +207,7 @@ func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
 		if err != nil || !ok {
 			continue
 		}
-		groups, err := relationGroups(txn, spaceSPO, p, pid)
+		groups, err := relationGroups(txn, db.segments(), spaceSPO, p, pid)
 		if err != nil {
 			return err
 		}

@@ -699,7 +699,7 @@ func (u *updater) hasLabelKey(id, gid uint64, gm *GraphMeta, key string) (bool, 
 			}
 			continue
 		}
-		vals, err := readList(u.txn, groupKey(nil, spaceSPO, id, pid, gid), nil)
+		vals, err := readList(u.txn, u.db.segments(), groupKey(nil, spaceSPO, id, pid, gid), nil)
 		if err != nil {
 			return false, err
 		}
@@ -823,12 +823,12 @@ func (db *DB) addStoredLabels(txn *badger.Txn, b *labelindex.Builder, g uint64, 
 	if err != nil || !found {
 		return err
 	}
-	subjects, err := readList(txn, predKey(nil, pid, g), nil)
+	subjects, err := readList(txn, db.segments(), predKey(nil, pid, g), nil)
 	if err != nil {
 		return err
 	}
 	for _, s := range subjects {
-		vals, err := readList(txn, groupKey(nil, spaceSPO, s, pid, g), nil)
+		vals, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pid, g), nil)
 		if err != nil {
 			return err
 		}

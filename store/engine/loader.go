@@ -26,7 +26,22 @@ const (
 	streamMeta
 	streamSumO // R O <id>: summaries of incoming groups
 	streamSumS // R S <id>: summaries of outgoing groups
+	// streamSegs is the first of the node-block streams of segments 1 and
+	// up, two per segment (O, then S).
+	streamSegs
 )
+
+// blockStream is the stream id of the node blocks of space in seg.
+func blockStream(space byte, seg uint8) uint32 {
+	o := uint32(0)
+	if space == spaceSPO {
+		o = 1
+	}
+	if seg == 0 {
+		return streamSumO + o
+	}
+	return streamSegs + 2*uint32(seg-1) + o
+}
 
 // LoadOptions configure a bulk load.
 type LoadOptions struct {
@@ -118,12 +133,16 @@ type Loader struct {
 	nextID   uint64
 	metaNext uint64
 	newCount int64
-	scratch  []byte
-	blk      encodedBlock      // the feed block being added (addBlock)
-	names    map[uint64]string // graph label id -> graph name
-	read     int64             // quads added to batches (by the feed goroutine)
-	feed     quadFeed
-	done     bool
+	// newSeg is the node-block segment of the load's new graphs, known
+	// the segments of the graphs stored before it (see chooseSegment).
+	newSeg  uint8
+	known   map[string]uint8
+	scratch []byte
+	blk     encodedBlock      // the feed block being added (addBlock)
+	names   map[uint64]string // graph label id -> graph name
+	read    int64             // quads added to batches (by the feed goroutine)
+	feed    quadFeed
+	done    bool
 	// empty is set when the database positively has no dictionary, so no
 	// term can already be stored and dictionary lookups are skipped.
 	empty bool

@@ -48,10 +48,11 @@ func (u *updater) value(key []byte) ([]byte, bool, error) {
 func (u *updater) set(key, v []byte) { u.pending[string(key)] = pendingVal{v: v} }
 func (u *updater) remove(key []byte) { u.pending[string(key)] = pendingVal{del: true} }
 
-// summary returns a node block as the batch sees it (decoded once per
-// batch; writeGroups updates the decoded copy and encodes it once).
-func (u *updater) summary(space byte, id uint64) ([]sumEntry, error) {
-	key := string(summaryKey(space, id))
+// summary returns a node's block in one segment as the batch sees it
+// (decoded once per batch; writeGroups updates the decoded copy and
+// encodes it once).
+func (u *updater) summary(space byte, seg uint8, id uint64) ([]sumEntry, error) {
+	key := string(appendBlockKey(nil, space, seg, id))
 	if es, ok := u.blocks[key]; ok {
 		return es, nil
 	}
@@ -67,6 +68,15 @@ func (u *updater) summary(space byte, id uint64) ([]sumEntry, error) {
 	return es, nil
 }
 
+// segment is the node-block segment of graph g's groups: its record's,
+// 0 for a graph new in this batch (see segment.go).
+func (u *updater) segment(g uint64) uint8 {
+	if gm, ok := u.graphs[g]; ok {
+		return gm.Segment
+	}
+	return 0
+}
+
 // group loads (once per batch) the posting list under a group key.
 func (u *updater) group(key []byte) (*groupEdit, error) {
 	if ge, ok := u.groups[string(key)]; ok {
@@ -75,11 +85,12 @@ func (u *updater) group(key []byte) (*groupEdit, error) {
 	ge := &groupEdit{}
 	chunked := true
 	if isNodeGroup(key) {
-		es, err := u.summary(key[0], getID(key[1:]))
+		g := getID(key[17:])
+		es, err := u.summary(key[0], u.segment(g), getID(key[1:]))
 		if err != nil {
 			return nil, err
 		}
-		e, ok := findEntry(es, getID(key[9:]), getID(key[17:]))
+		e, ok := findEntry(es, getID(key[9:]), g)
 		chunked = ok && !e.inline()
 		if ok && e.inline() {
 			ge.chunks = [][]uint64{slices.Clone(e.ids)}
@@ -180,7 +191,7 @@ func (u *updater) writeGroups() error {
 			return err
 		}
 		if isNodeGroup([]byte(k)) {
-			changed[string(summaryKey(k[0], getID([]byte(k[1:]))))] = true
+			changed[string(appendBlockKey(nil, k[0], u.segment(getID([]byte(k[17:]))), getID([]byte(k[1:]))))] = true
 		}
 	}
 	for key := range changed {
@@ -235,11 +246,12 @@ func (u *updater) writeGroup(key []byte, ge *groupEdit) error {
 		return nil
 	}
 	space, a, b, g := key[0], getID(key[1:]), getID(key[9:]), getID(key[17:])
-	es, err := u.summary(space, a)
+	seg := u.segment(g)
+	es, err := u.summary(space, seg, a)
 	if err != nil {
 		return err
 	}
-	u.blocks[string(summaryKey(space, a))] = mergeSummary(es, []sumEntry{{p: b, g: g, count: ge.count, ids: list}})
+	u.blocks[string(appendBlockKey(nil, space, seg, a))] = mergeSummary(es, []sumEntry{{p: b, g: g, count: ge.count, ids: list}})
 	return nil
 }
 

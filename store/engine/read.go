@@ -53,8 +53,8 @@ func (db *DB) term(txn *badger.Txn, id uint64) (quad.Value, error) {
 }
 
 // readList reads a whole posting list (all chunks) of a group key.
-func readList(txn *badger.Txn, group []byte, dst []uint64) ([]uint64, error) {
-	return readListLimit(txn, group, dst, 0)
+func readList(txn *badger.Txn, segs uint8, group []byte, dst []uint64) ([]uint64, error) {
+	return readListLimit(txn, segs, group, dst, 0)
 }
 
 // isNodeGroup reports whether group is an S or O group key (whose members
@@ -63,9 +63,10 @@ func isNodeGroup(group []byte) bool {
 	return len(group) == groupLen && (group[0] == spaceSPO || group[0] == spaceOPS)
 }
 
-// lookupGroup finds an S or O group's entry in its node block.
-func lookupGroup(txn *badger.Txn, group []byte) (sumEntry, bool, error) {
-	es, err := readSummary(txn, group[0], getID(group[1:]))
+// lookupGroup finds an S or O group's entry in its node block (in the
+// first segs segments).
+func lookupGroup(txn *badger.Txn, segs uint8, group []byte) (sumEntry, bool, error) {
+	es, err := readSummary(txn, segs, group[0], getID(group[1:]))
 	if err != nil {
 		return sumEntry{}, false, err
 	}
@@ -74,9 +75,9 @@ func lookupGroup(txn *badger.Txn, group []byte) (sumEntry, bool, error) {
 }
 
 // readListLimit reads at most limit ids (limit <= 0: all) of a posting list.
-func readListLimit(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]uint64, error) {
+func readListLimit(txn *badger.Txn, segs uint8, group []byte, dst []uint64, limit int) ([]uint64, error) {
 	if isNodeGroup(group) {
-		e, ok, err := lookupGroup(txn, group)
+		e, ok, err := lookupGroup(txn, segs, group)
 		if err != nil || !ok {
 			return dst, err
 		}
@@ -168,9 +169,9 @@ func eachStoredChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool,
 }
 
 // listCount returns the total length of a posting list (0 if absent).
-func listCount(txn *badger.Txn, group []byte) (int64, error) {
+func listCount(txn *badger.Txn, segs uint8, group []byte) (int64, error) {
 	if isNodeGroup(group) {
-		e, _, err := lookupGroup(txn, group)
+		e, _, err := lookupGroup(txn, segs, group)
 		return e.count, err
 	}
 	item, err := txn.Get(withChunk(append([]byte(nil), group...), 0))
@@ -194,26 +195,35 @@ type groupInfo struct {
 	ids     []uint64 // members of an inline group
 }
 
-// scanSummaries visits every node block of one direction (space S or O).
-func scanSummaries(txn *badger.Txn, space byte, fn func(node uint64, es []sumEntry) error) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceSummary, space}})
-	defer it.Close()
+// scanSummaries visits every node block of one direction (space S or O)
+// in the first segs segments, one segment after the other: a node with
+// groups in several segments is visited once per segment.
+func scanSummaries(txn *badger.Txn, segs uint8, space byte, fn func(node uint64, es []sumEntry) error) error {
 	var es []sumEntry
-	for it.Rewind(); it.Valid(); it.Next() {
-		k := it.Item().Key()
-		if len(k) != 2+idLen {
-			return fmt.Errorf("corrupt node block key %x", k)
+	for seg := range segs {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: blockPrefix(space, seg)})
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			_, _, node, ok := splitBlockKey(k)
+			if !ok {
+				it.Close()
+				return fmt.Errorf("corrupt node block key %x", k)
+			}
+			err := it.Item().Value(func(v []byte) (err error) {
+				es, err = decodeSummary(v, es[:0])
+				return err
+			})
+			if err != nil {
+				err = fmt.Errorf("node block %x: %w", k, err)
+			} else {
+				err = fn(node, es)
+			}
+			if err != nil {
+				it.Close()
+				return err
+			}
 		}
-		err := it.Item().Value(func(v []byte) (err error) {
-			es, err = decodeSummary(v, es[:0])
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("node block %x: %w", k, err)
-		}
-		if err := fn(getID(k[2:]), es); err != nil {
-			return err
-		}
+		it.Close()
 	}
 	return nil
 }

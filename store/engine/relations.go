@@ -52,7 +52,7 @@ func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]re
 			continue
 		}
 		for _, space := range spaces {
-			err := readBlock(txn, space, tid, func(r *blockReader) error {
+			err := readBlock(txn, db.segments(), space, tid, func(r *blockReader) error {
 				out = slices.Grow(out, int(r.left))
 				for {
 					e, ok, err := r.next()

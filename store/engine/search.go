@@ -255,7 +255,7 @@ func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 			return n, nil
 		}
 	}
-	groups, err := groupCounts(txn, id, spaceSPO, spaceOPS)
+	groups, err := groupCounts(txn, db.segments(), id, spaceSPO, spaceOPS)
 	if err != nil {
 		return 0, err
 	}

@@ -85,6 +85,61 @@ type blockReader struct {
 	off     int
 	left    uint64 // entries not yet read
 	pending int64  // inline members of the current entry not yet read
+	// parts are a node's blocks in several segments read as one block
+	// (newMergedReader): next takes the part whose next entry has the
+	// smallest (p, g), and members reads from it. nil for one block.
+	parts []blockPart
+	cur   int // the part of the current entry, -1 for none
+}
+
+// blockPart is one block of a merged reader, positioned after the
+// header of its next entry (head).
+type blockPart struct {
+	r    blockReader
+	head sumEntry
+	ok   bool
+}
+
+// newMergedReader reads the blocks vs, whose groups are disjoint (the
+// segments of one node), as one block in (p, g) order.
+func newMergedReader(vs [][]byte) (blockReader, error) {
+	m := blockReader{parts: make([]blockPart, len(vs)), cur: -1}
+	for i, v := range vs {
+		r, err := newBlockReader(v)
+		if err != nil {
+			return m, err
+		}
+		m.left += r.left
+		p := &m.parts[i]
+		p.r = r
+		if p.head, p.ok, err = p.r.next(); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// nextMerged is next for a merged reader.
+func (r *blockReader) nextMerged() (sumEntry, bool, error) {
+	if r.cur >= 0 {
+		p := &r.parts[r.cur]
+		var err error
+		if p.head, p.ok, err = p.r.next(); err != nil {
+			return sumEntry{}, false, err
+		}
+	}
+	r.cur = -1
+	for i := range r.parts {
+		p := &r.parts[i]
+		if p.ok && (r.cur < 0 || cmpGroup(p.head.p, p.head.g, r.parts[r.cur].head.p, r.parts[r.cur].head.g) < 0) {
+			r.cur = i
+		}
+	}
+	if r.cur < 0 {
+		return sumEntry{}, false, nil
+	}
+	r.left--
+	return r.parts[r.cur].head, true, nil
 }
 
 func newBlockReader(v []byte) (blockReader, error) {
@@ -108,6 +163,9 @@ func (r *blockReader) uvarint() (uint64, error) {
 // the last one. Members of the previous entry that were not read are
 // skipped.
 func (r *blockReader) next() (e sumEntry, ok bool, err error) {
+	if r.parts != nil {
+		return r.nextMerged()
+	}
 	for ; r.pending > 0; r.pending-- {
 		if _, err := r.uvarint(); err != nil {
 			return e, false, err
@@ -139,6 +197,12 @@ func (r *blockReader) next() (e sumEntry, ok bool, err error) {
 // members appends the members of the current entry, an inline group, to
 // dst.
 func (r *blockReader) members(dst []uint64) ([]uint64, error) {
+	if r.parts != nil {
+		if r.cur < 0 {
+			return dst, nil
+		}
+		return r.parts[r.cur].r.members(dst)
+	}
 	var prev uint64
 	for ; r.pending > 0; r.pending-- {
 		d, err := r.uvarint()
@@ -178,23 +242,62 @@ func (r *blockReader) all(dst []sumEntry) ([]sumEntry, error) {
 	}
 }
 
-// readBlock passes the stored node block of id in one direction to fn (no
-// call if there is none). The value is only valid during fn, which must
-// not read the database.
-func readBlock(txn *badger.Txn, space byte, id uint64, fn func(r *blockReader) error) error {
-	item, err := txn.Get(summaryKey(space, id))
+// readBlock passes a node's block in one direction, as the union of its
+// blocks in the first segs segments (see segment.go), to fn (no call if
+// the node has none). The value is only valid during fn, which must not
+// read the database. With one segment, or a node present in one, the
+// stored bytes are read in place; blocks in several segments (groups of
+// different graphs) are copied and read as one (newMergedReader).
+func readBlock(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(r *blockReader) error) error {
+	if segs <= 1 {
+		return readStoredBlock(txn, summaryKey(space, id), id, fn)
+	}
+	var found [][]byte
+	for seg := range segs {
+		item, err := txn.Get(appendBlockKey(nil, space, seg, id))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return fmt.Errorf("summary of node %d: %w", id, err)
+		}
+		found = append(found, v)
+	}
+	switch len(found) {
+	case 0:
+		return nil
+	case 1:
+		return passBlock(found[0], id, fn)
+	}
+	r, err := newMergedReader(found)
+	if err == nil {
+		err = fn(&r)
+	}
+	if err != nil {
+		return fmt.Errorf("summary of node %d: %w", id, err)
+	}
+	return nil
+}
+
+// readStoredBlock passes the block under key to fn, read in place.
+func readStoredBlock(txn *badger.Txn, key []byte, id uint64, fn func(r *blockReader) error) error {
+	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	err = item.Value(func(v []byte) error {
-		r, err := newBlockReader(v)
-		if err != nil {
-			return err
-		}
-		return fn(&r)
-	})
+	return item.Value(func(v []byte) error { return passBlock(v, id, fn) })
+}
+
+func passBlock(v []byte, id uint64, fn func(r *blockReader) error) error {
+	r, err := newBlockReader(v)
+	if err == nil {
+		err = fn(&r)
+	}
 	if err != nil {
 		return fmt.Errorf("summary of node %d: %w", id, err)
 	}
@@ -202,9 +305,9 @@ func readBlock(txn *badger.Txn, space byte, id uint64, fn func(r *blockReader) e
 }
 
 // readSummary returns a node's groups in one direction (nil if none).
-func readSummary(txn *badger.Txn, space byte, id uint64) ([]sumEntry, error) {
+func readSummary(txn *badger.Txn, segs uint8, space byte, id uint64) ([]sumEntry, error) {
 	var es []sumEntry
-	err := readBlock(txn, space, id, func(r *blockReader) (err error) {
+	err := readBlock(txn, segs, space, id, func(r *blockReader) (err error) {
 		es, err = r.all(nil)
 		return err
 	})
@@ -213,8 +316,8 @@ func readSummary(txn *badger.Txn, space byte, id uint64) ([]sumEntry, error) {
 
 // nodeGroups visits a node's groups in one direction (space S or O), from
 // its summary.
-func nodeGroups(txn *badger.Txn, space byte, id uint64, fn func(groupInfo) error) error {
-	es, err := readSummary(txn, space, id)
+func nodeGroups(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(groupInfo) error) error {
+	es, err := readSummary(txn, segs, space, id)
 	if err != nil {
 		return err
 	}
@@ -262,9 +365,9 @@ func findEntry(es []sumEntry, p, g uint64) (sumEntry, bool) {
 // relationGroups returns a node's groups of predicate p in one direction
 // (one per graph), from its node block: one point read, and only the
 // members of p's inline groups are decoded.
-func relationGroups(txn *badger.Txn, space byte, id, p uint64) ([]groupInfo, error) {
+func relationGroups(txn *badger.Txn, segs uint8, space byte, id, p uint64) ([]groupInfo, error) {
 	var out []groupInfo
-	err := readBlock(txn, space, id, func(r *blockReader) error {
+	err := readBlock(txn, segs, space, id, func(r *blockReader) error {
 		for {
 			e, ok, err := r.next()
 			if err != nil || !ok || e.p > p {
@@ -288,10 +391,10 @@ func relationGroups(txn *badger.Txn, space byte, id, p uint64) ([]groupInfo, err
 // groupCounts returns a node's groups in the given directions (spaces S
 // and O) without their members: ids is nil even for inline groups, so the
 // result must not reach groupChunks or groupMembers.
-func groupCounts(txn *badger.Txn, id uint64, spaces ...byte) ([]groupInfo, error) {
+func groupCounts(txn *badger.Txn, segs uint8, id uint64, spaces ...byte) ([]groupInfo, error) {
 	var out []groupInfo
 	for _, space := range spaces {
-		err := readBlock(txn, space, id, func(r *blockReader) error {
+		err := readBlock(txn, segs, space, id, func(r *blockReader) error {
 			for {
 				e, ok, err := r.next()
 				if err != nil || !ok {
