@@ -133,8 +133,13 @@ func (l *Loader) chooseSegment(fresh bool) {
 	}
 	in := db.interrupted
 	db.mu.RUnlock()
+	segs := db.segments()
 	l.newSeg = l.pickSegment(fresh, in)
 	db.useSegment(l.newSeg)
+	if !fresh {
+		db.log.Info("bulk load node blocks", "graph", l.opts.Graph, "segment", l.newSeg,
+			"new_segment", l.newSeg >= segs, "segments", db.segments())
+	}
 }
 
 func (l *Loader) pickSegment(fresh bool, in *Interrupted) uint8 {
