@@ -111,6 +111,17 @@ func FuzzDecoders(f *testing.F) {
 		_, _ = decodeChunk(nil, b, false)
 		_, _ = chunkTotal(b)
 		_, _ = decodeSummary(b, nil)
+		// The same bytes as two segments' blocks of one node: the merged
+		// reader errs or yields every entry of both.
+		half := len(b) / 2
+		if r, err := newMergedReader([][]byte{b[:half], b[half:]}); err == nil {
+			es, err := r.all(nil)
+			a1, err1 := decodeSummary(b[:half], nil)
+			a2, err2 := decodeSummary(b[half:], nil)
+			if err == nil && (err1 != nil || err2 != nil || len(es) != len(a1)+len(a2)) {
+				t.Fatalf("merged reader: %d entries (%v); parts %d (%v), %d (%v)", len(es), err, len(a1), err1, len(a2), err2)
+			}
+		}
 		if s, err := decodeIDBlock(b); err == nil {
 			s2, err := decodeIDBlock(s.encode())
 			if err != nil {
