@@ -328,7 +328,7 @@ func (l *Loader) writeMarker() error {
 		return nil
 	}
 	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
-		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg})
+		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs})
 	if err != nil {
 		return err
 	}

@@ -87,9 +87,11 @@ type Interrupted struct {
 	// FileGraphs names the graph of each file loaded into another graph
 	// than Graph (grove ingest --graph-file NAME=FILE).
 	FileGraphs map[string]string `json:"file_graphs,omitempty"`
-	// Segment is the node-block segment the load's new graphs went into;
-	// re-running the load uses it again.
-	Segment uint8 `json:"segment,omitempty"`
+	// Segment is the node-block segment the load's new graphs, named in
+	// SegmentGraphs, went into; re-running the load uses it again, and so
+	// do writes to those graphs before that (ApplyDeltas).
+	Segment       uint8    `json:"segment,omitempty"`
+	SegmentGraphs []string `json:"segment_graphs,omitempty"`
 }
 
 // DB is an open Grove database: a Badger key-value store holding the term

@@ -31,7 +31,7 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 		pending: map[string]pendingVal{}, groups: map[string]*groupEdit{}, orphans: map[uint64]bool{},
 		blocks: map[string][]sumEntry{}}
 	db.mu.RLock()
-	u.next, u.stats = db.nextID, db.stats
+	u.next, u.stats, u.interrupted = db.nextID, db.stats, db.interrupted
 	for _, g := range db.graphs {
 		c := *g
 		u.graphs[g.Label] = &c
@@ -90,6 +90,8 @@ type updater struct {
 	blocks  map[string][]sumEntry // decoded node blocks
 	order   []string
 	orphans map[uint64]bool // terms a delete may have left unused
+	// interrupted is the unfinished bulk load, if any (see graph).
+	interrupted *Interrupted
 }
 
 func (u *updater) apply(d graph.Delta) error {
@@ -139,6 +141,8 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 }
 
 func (u *updater) add(d graph.Delta, q qids) error {
+	// The graph's record first: it says which segment the groups go to.
+	gm := u.graph(q.g, d.Quad.Label)
 	added, wasEmpty, err := u.edit(groupKey(nil, spaceSPO, q.s, q.p, q.g), q.o, true)
 	if err != nil {
 		return err
@@ -152,7 +156,6 @@ func (u *updater) add(d graph.Delta, q qids) error {
 	if _, _, err := u.edit(groupKey(nil, spaceOPS, q.o, q.p, q.g), q.s, true); err != nil {
 		return err
 	}
-	gm := u.graph(q.g, d.Quad.Label)
 	if wasEmpty {
 		_, newPred, err := u.edit(predKey(nil, q.p, q.g), q.s, true)
 		if err != nil {
@@ -327,6 +330,12 @@ func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
 			gm.LabelCfg, gm.Labels, gm.LabelGen, gm.LabelSegs = old.LabelCfg, old.Labels, old.LabelGen, old.LabelSegs
 			delete(u.graphs, id)
 		}
+	}
+	if in := u.interrupted; gm.Segment == 0 && in != nil && slices.Contains(in.SegmentGraphs, gm.Name) {
+		// A new graph an interrupted bulk load was putting into a segment
+		// of its own: its partial blocks are there, and re-running the
+		// load continues there.
+		gm.Segment = in.Segment
 	}
 	u.graphs[g] = gm
 	return gm

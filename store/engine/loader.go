@@ -135,14 +135,15 @@ type Loader struct {
 	newCount int64
 	// newSeg is the node-block segment of the load's new graphs, known
 	// the segments of the graphs stored before it (see chooseSegment).
-	newSeg  uint8
-	known   map[string]uint8
-	scratch []byte
-	blk     encodedBlock      // the feed block being added (addBlock)
-	names   map[uint64]string // graph label id -> graph name
-	read    int64             // quads added to batches (by the feed goroutine)
-	feed    quadFeed
-	done    bool
+	newSeg    uint8
+	segGraphs []string // the load's graphs new to the database, which go to newSeg
+	known     map[string]uint8
+	scratch   []byte
+	blk       encodedBlock      // the feed block being added (addBlock)
+	names     map[uint64]string // graph label id -> graph name
+	read      int64             // quads added to batches (by the feed goroutine)
+	feed      quadFeed
+	done      bool
 	// empty is set when the database positively has no dictionary, so no
 	// term can already be stored and dictionary lookups are skipped.
 	empty bool

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"slices"
 )
 
 // Node-block segments. A bulk load into a database that already holds
@@ -135,6 +136,15 @@ func (l *Loader) chooseSegment(fresh bool) {
 	db.mu.RUnlock()
 	segs := db.segments()
 	l.newSeg = l.pickSegment(fresh, in)
+	l.segGraphs = nil
+	if l.newSeg > 0 {
+		for _, name := range l.names {
+			if _, ok := l.known[name]; !ok && !slices.Contains(l.segGraphs, name) {
+				l.segGraphs = append(l.segGraphs, name)
+			}
+		}
+		slices.Sort(l.segGraphs)
+	}
 	db.useSegment(l.newSeg)
 	if !fresh {
 		db.log.Info("bulk load node blocks", "graph", l.opts.Graph, "segment", l.newSeg,
