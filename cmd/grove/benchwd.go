@@ -89,7 +89,7 @@ and each rate's ratio to the baseline measured in the same command.`,
 				defer os.RemoveAll(work)
 			}
 			childCPU := cpuUsed(syscall.RUSAGE_CHILDREN)
-			ing, err := runIngestOne(cmd, self, storebench.SystemGrove, file, filepath.Join(work, "grove"), 0)
+			ing, err := runIngestOne(cmd, self, storebench.SystemGrove, file, filepath.Join(work, "grove"), 0, "")
 			if err != nil {
 				return err
 			}

@@ -240,6 +240,9 @@ func testE2ESegments(t *testing.T, bin, dir string) {
 				firstDiff(got, want))
 		}
 	}
+	// The same comparison as a benchmark users run.
+	bench := two.ok("bench", "ingest", "--systems", "grove", "--onto", a, b)
+	mustContain(t, "bench ingest --onto", bench, "grove-second  1089075", "second graph: ", "x the first load's rate")
 	q := `g.V("<Q1>").Out().All()`
 	got := strings.Split(two.ok("query", q), "\n")
 	want := strings.Split(one.ok("query", q), "\n")

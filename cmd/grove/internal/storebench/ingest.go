@@ -39,6 +39,10 @@ const (
 	// (graph/writer, what `cayley load` uses) adding WriterBatch quads per
 	// AddQuadSet, each one ApplyDeltas transaction.
 	SystemGroveWriter = "grove-writer"
+	// SystemGroveSecond labels a Grove load into a database that already
+	// holds another graph (grove bench ingest --onto); IngestOne runs it
+	// as SystemGrove.
+	SystemGroveSecond = "grove-second"
 )
 
 // WriterBatch is the AddQuadSet size of SystemGroveWriter: Cayley's own
@@ -61,13 +65,15 @@ type IngestResult struct {
 // of the given system in dir and reports the rate, peak RSS of this
 // process and the size on disk. Run it in a fresh process per system so
 // that peak RSS belongs to one system only.
-func IngestOne(ctx context.Context, system, file, dir string, limit int64) (IngestResult, error) {
+// For Grove, graph names the graph the quads go into ("" for "bench"), and
+// dir may hold other graphs already (the second-graph benchmark).
+func IngestOne(ctx context.Context, system, file, dir string, limit int64, graph string) (IngestResult, error) {
 	res := IngestResult{System: system}
 	start := time.Now()
 	var err error
 	switch system {
 	case SystemGrove:
-		res.Quads, err = ingestGrove(ctx, file, dir, limit)
+		res.Quads, err = ingestGrove(ctx, file, dir, limit, graph)
 	case SystemCayleyKV:
 		res.Quads, err = ingestCayleyKV(ctx, file, dir, limit)
 	case SystemCayleyMem:
@@ -90,7 +96,7 @@ func IngestOne(ctx context.Context, system, file, dir string, limit int64) (Inge
 	return res, nil
 }
 
-func ingestGrove(ctx context.Context, file, dir string, limit int64) (int64, error) {
+func ingestGrove(ctx context.Context, file, dir string, limit int64, graph string) (int64, error) {
 	if limit > 0 {
 		return 0, errors.New("grove ingest benchmark loads whole files; cut the file instead")
 	}
@@ -99,7 +105,10 @@ func ingestGrove(ctx context.Context, file, dir string, limit int64) (int64, err
 		return 0, err
 	}
 	defer db.Close()
-	r, err := ingest.Run(ctx, db, []string{file}, ingest.Options{Graph: "bench"})
+	if graph == "" {
+		graph = "bench"
+	}
+	r, err := ingest.Run(ctx, db, []string{file}, ingest.Options{Graph: graph})
 	return r.Load.Added, err
 }
 
