@@ -27,10 +27,13 @@ import (
 // with the blocks stored there as before (blockmerge.go), and ApplyDeltas
 // edits the block of the group's segment (overlay.go).
 //
-// Reads pay one point read per segment in use (readBlock): a node block
-// read costs a Badger lookup per segment, mostly answered by the bloom
-// filter, so segments are capped at maxBlockSegments and only loads of at
-// least segmentMinQuads get one. The posting lists (S, O, P keys) and the
+// Reads pay one point read per segment in use (readBlock): a lookup that
+// misses (the node has no groups there) is mostly answered by the bloom
+// filter, one that hits fetches another table block, and several blocks
+// are read as one by a merged reader (1.1-1.6x the one-segment latency at
+// p50 where every node is in two segments; BENCHMARKS.md). So segments are
+// capped at maxBlockSegments and only loads of at least segmentMinQuads
+// get one. The posting lists (S, O, P keys) and the
 // dictionary are not segmented: their keys name the graph or hold no
 // per-graph data.
 const (
@@ -106,16 +109,6 @@ func (db *DB) format() uint64 {
 		return formatSegments
 	}
 	return formatVersion
-}
-
-// segmentOf returns the segment of a graph's groups by its label id: the
-// segment of its record, 0 for a graph without one (ApplyDeltas puts new
-// graphs in segment 0). The caller holds db.mu.
-func (db *DB) segmentOfLocked(label uint64) uint8 {
-	if gm, ok := db.byLabel[label]; ok {
-		return gm.Segment
-	}
-	return 0
 }
 
 // chooseSegment picks the node-block segment of the load's new graphs
