@@ -24,6 +24,9 @@ import (
 const (
 	crashDirEnv  = "GROVE_CRASH_DIR"
 	crashFileEnv = "GROVE_CRASH_FILE"
+	// crashSegEnv set: the child's load takes a node-block segment of its
+	// own (engine.Options.SegmentMinQuads 1).
+	crashSegEnv = "GROVE_CRASH_SEGMENT"
 	// engineMarker is the file the engine keeps in the database directory
 	// while a bulk load writes (engine's markerFile, INGEST_IN_PROGRESS).
 	engineMarker = "INGEST_IN_PROGRESS"
@@ -42,28 +45,49 @@ const (
 // database reports the interrupted load.
 func TestCrashDuringBulkLoad(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
-		crashChild(dir, os.Getenv(crashFileEnv))
+		crashChild(dir, os.Getenv(crashFileEnv), os.Getenv(crashSegEnv) != "")
 		return
 	}
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
+	t.Run("segment 0", func(t *testing.T) { testCrashDuringBulkLoad(t, false) })
+	// The film graph is new and the database not empty: with the
+	// threshold at 1 its node blocks go to segment 1, and the re-run
+	// must complete them there.
+	t.Run("own segment", func(t *testing.T) { testCrashDuringBulkLoad(t, true) })
+}
+
+func testCrashDuringBulkLoad(t *testing.T, segment bool) {
 	ctx := context.Background()
 	film := datadir.Film(t)
 	dir := t.TempDir()
-	db := openDB(t, dir)
+	opts := engine.Options{}
+	if segment {
+		opts.SegmentMinQuads = 1
+	}
+	db, err := engine.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Run(ctx, db, []string{write(t, "small.nt", small)}, Options{Graph: "g"}); err != nil {
 		t.Fatal(err)
 	}
 	before := db.Counts()
 	db.Close()
 
-	killMidWrite(t, dir, film)
+	killMidWrite(t, dir, film, segment)
 
-	db = openDB(t, dir)
+	if db, err = engine.Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
-	if db.Interrupted() == nil {
+	in := db.Interrupted()
+	if in == nil {
 		t.Fatal("the reopened database does not report the interrupted load")
+	}
+	if want := map[bool]uint8{false: 0, true: 1}[segment]; in.Segment != want {
+		t.Fatalf("interrupted load in segment %d, want %d", in.Segment, want)
 	}
 	c, err := db.Search(ctx, "g", "alpha", 1)
 	if err != nil || len(c) != 1 || c[0].ID != "a" {
@@ -82,12 +106,30 @@ func TestCrashDuringBulkLoad(t *testing.T) {
 	if got := db.Counts().Quads; got != before.Quads+471705 {
 		t.Fatalf("quads after re-run = %d, want %d", got, before.Quads+471705)
 	}
+	// The re-run's graph answers as a clean load of it does.
+	clean := openDB(t, t.TempDir())
+	defer clean.Close()
+	if _, err := Run(ctx, clean, []string{film}, Options{Graph: "film"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"/en/blade_runner", "/en/ridley_scott", "/en/harrison_ford"} {
+		got, err1 := db.Relations(ctx, []string{id}, store.Both)
+		want, err2 := clean.Relations(ctx, []string{id}, store.Both)
+		if err1 != nil || err2 != nil || fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
+			t.Fatalf("relations of %s after the re-run: %v (%v), clean load: %v (%v)", id, got, err1, want, err2)
+		}
+	}
+	for _, g := range db.GraphMetas() {
+		if g.Name == "film" && g.Segment != in.Segment {
+			t.Fatalf("film graph in segment %d, want %d", g.Segment, in.Segment)
+		}
+	}
 }
 
 // killMidWrite runs the crash child on dir, waits for its report that the
 // write phase has begun, kills it with SIGKILL and checks that SIGKILL is
 // what ended it.
-func killMidWrite(t *testing.T, dir, file string) {
+func killMidWrite(t *testing.T, dir, file string, segment bool) {
 	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -96,6 +138,9 @@ func killMidWrite(t *testing.T, dir, file string) {
 	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringBulkLoad$")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashFileEnv+"="+file)
+	if segment {
+		cmd.Env = append(cmd.Env, crashSegEnv+"=1")
+	}
 	cmd.ExtraFiles = []*os.File{pw} // fd 3 in the child
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -137,9 +182,13 @@ func killMidWrite(t *testing.T, dir, file string) {
 // crashChild bulk-loads file into the database at dir. A watcher reports on
 // fd 3 as soon as the engine's in-progress marker appears (the write phase
 // has begun) and then stops the process, which the parent kills.
-func crashChild(dir, file string) {
+func crashChild(dir, file string, segment bool) {
 	report := os.NewFile(3, "crash-report")
-	db, err := engine.Open(dir, engine.Options{})
+	opts := engine.Options{}
+	if segment {
+		opts.SegmentMinQuads = 1
+	}
+	db, err := engine.Open(dir, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		os.Exit(3)

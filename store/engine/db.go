@@ -49,6 +49,10 @@ type Options struct {
 	// about 0.6x the scratch disk (14 instead of 24 bytes per quad at 20M
 	// quads) for about 10% more CPU.
 	CompressTemp bool
+	// SegmentMinQuads is the smallest bulk load of new graphs into a
+	// database holding data that gets a node-block segment of its own
+	// (see segment.go): 0 means 2^20 quads, a negative value never.
+	SegmentMinQuads int64
 }
 
 // Stats are exact database-wide counts.
@@ -120,9 +124,6 @@ type DB struct {
 	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
 	// segs is the number of node-block segments in use (segment.go).
 	segs atomic.Int32
-	// segmentMin is the smallest load that gets a segment of its own
-	// (segmentMinQuads unless a test lowers it).
-	segmentMin int64
 	writeMu    sync.Mutex
 }
 

@@ -124,7 +124,7 @@ func (r *diffRun) reopen(dir string) {
 // of its own (segment.go) in two seeds of three.
 func (r *diffRun) setSegments() {
 	if r.segments {
-		r.db.segmentMin = 1
+		r.db.opts.SegmentMinQuads = 1
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // in the segments in use, which never share a (p, g) group. A bulk load
 // whose graphs are all new, into a database that is not empty, writes
 // them into a segment of their own when it is large enough
-// (segmentMinQuads) and a segment is free: its node blocks land in a key
+// (Options.SegmentMinQuads, default segmentMinQuads) and a segment is free: its node blocks land in a key
 // range no stored table covers, the stored blocks are neither read nor
 // rewritten, and the compaction that follows only moves the new tables
 // down. Any other load routes each group to its graph's segment, merged
@@ -161,11 +161,11 @@ func (l *Loader) pickSegment(fresh bool, in *Interrupted) uint8 {
 		return in.Segment
 	}
 	segs := l.db.segments()
-	least := l.db.segmentMin
+	least := l.db.opts.SegmentMinQuads
 	if least == 0 {
 		least = segmentMinQuads
 	}
-	if l.read >= least && segs < maxBlockSegments {
+	if least > 0 && l.read >= least && segs < maxBlockSegments {
 		return segs
 	}
 	return segs - 1

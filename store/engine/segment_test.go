@@ -74,7 +74,7 @@ func (tw *segTwin) open() {
 	if tw.flat, err = Open(tw.flatDir, Options{}); err != nil {
 		tw.t.Fatal(err)
 	}
-	tw.seg.segmentMin, tw.flat.segmentMin = 1, 1<<62
+	tw.seg.opts.SegmentMinQuads, tw.flat.opts.SegmentMinQuads = 1, -1
 }
 
 func (tw *segTwin) reopen() {
@@ -263,9 +263,9 @@ func TestSegmentChoice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	loadQuads(t, db, "a", segQuads(rng, "a", 50))
 	// Smaller than the threshold: joins the newest segment (0).
-	db.segmentMin = 1 << 40
+	db.opts.SegmentMinQuads = 1 << 40
 	loadQuads(t, db, "small", segQuads(rng, "small", 50))
-	db.segmentMin = 1
+	db.opts.SegmentMinQuads = 1
 	for i := 1; i < maxBlockSegments+2; i++ {
 		loadQuads(t, db, fmt.Sprint("g", i), segQuads(rng, fmt.Sprint("g", i), 20))
 	}
@@ -420,7 +420,7 @@ func TestInterruptedSegmentLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { db.Close() }()
-	db.segmentMin = 1
+	db.opts.SegmentMinQuads = 1
 	rng := rand.New(rand.NewPCG(3, 4))
 	qa, qb := segQuads(rng, "a", 500), segQuads(rng, "b", 500)
 	loadQuads(t, db, "a", qa)
@@ -443,7 +443,7 @@ func TestInterruptedSegmentLoad(t *testing.T) {
 	if db, err = Open(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	db.segmentMin = 1
+	db.opts.SegmentMinQuads = 1
 	in := db.Interrupted()
 	if in == nil || in.Segment != 1 || !slices.Equal(in.SegmentGraphs, []string{"b"}) {
 		t.Fatalf("interrupted load %+v, want segment 1 for graph b", in)
