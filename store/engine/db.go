@@ -123,8 +123,8 @@ type DB struct {
 	search      map[string]*searchIndex
 	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
 	// segs is the number of node-block segments in use (segment.go).
-	segs atomic.Int32
-	writeMu    sync.Mutex
+	segs    atomic.Int32
+	writeMu sync.Mutex
 }
 
 // Open opens (creating if needed) the database in dir.
