@@ -218,6 +218,14 @@ func testE2ESegments(t *testing.T, bin, dir string) {
 	two.ok("ingest", "--quiet", "--graph", "b", b)
 	one := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-one-load"), home: dir}
 	one.ok("ingest", "--quiet", "--graph", "a", a, "--graph-file", "b="+b)
+	// --own-segment=false: the second graph is merged into segment 0, which
+	// the node-block log line says.
+	merged := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-merged"), home: dir}
+	merged.ok("ingest", "--quiet", "--graph", "a", a)
+	_, stderr, err := merged.run("--log-level", "info", "ingest", "--quiet", "--own-segment=false", "--graph", "b", b)
+	if err != nil || !strings.Contains(stderr, "new_segment=false") {
+		t.Fatalf("ingest --own-segment=false: %v\n%s", err, stderr)
+	}
 	if s1, s2 := two.ok("stats"), one.ok("stats"); strings.ReplaceAll(s1, "db-two-loads", "") != strings.ReplaceAll(s2, "db-one-load", "") {
 		t.Fatalf("stats differ:\n%s\n%s", s1, s2)
 	}
@@ -250,6 +258,11 @@ func testE2ESegments(t *testing.T, bin, dir string) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) || len(got) < 10 {
 		t.Fatalf("query %s: %d lines after two loads, %d after one", q, len(got), len(want))
+	}
+	// A third graph gets the next segment.
+	_, stderr, err = two.run("--log-level", "info", "ingest", "--quiet", "--graph", "c", a)
+	if err != nil || !strings.Contains(stderr, "segment=2 new_segment=true") {
+		t.Fatalf("third graph: %v\n%s", err, stderr)
 	}
 }
 

@@ -177,8 +177,13 @@ func (a *app) openDB(readOnly bool) (*engine.DB, error) {
 	}
 	// Badger's read-only mode needs exclusive access too; readers open the
 	// database normally and simply do not write.
-	// compress-temp is an ingest flag (also GROVE_COMPRESS_TEMP).
-	return engine.Open(dir, engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp")})
+	// compress-temp and own-segment are ingest flags (also
+	// GROVE_COMPRESS_TEMP, GROVE_OWN_SEGMENT).
+	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp")}
+	if a.v.IsSet("own-segment") && !a.v.GetBool("own-segment") {
+		opts.SegmentMinQuads = -1
+	}
+	return engine.Open(dir, opts)
 }
 
 func (a *app) jsonOut() bool { return a.v.GetBool("json") }
