@@ -123,7 +123,7 @@ func TestSummaryWriterMerge(t *testing.T) {
 			defer bdb.Close()
 			err = bdb.Update(func(txn *badger.Txn) error {
 				for node, es := range tc.stored {
-					if err := txn.Set(summaryKey(spaceSPO, node), encodeSummary(es)); err != nil {
+					if err := txn.Set(appendBlockKey(nil, spaceSPO, 0, node), encodeSummary(es)); err != nil {
 						return err
 					}
 					for pg, list := range tc.lists[node] {
@@ -179,7 +179,7 @@ func TestSummaryWriterMerge(t *testing.T) {
 			}
 			for node, upd := range want {
 				ref := encodeSummary(mergeSummary(tc.stored[node], upd))
-				got := sink.kv[string(summaryKey(spaceSPO, node))]
+				got := sink.kv[string(appendBlockKey(nil, spaceSPO, 0, node))]
 				if !bytes.Equal(got, ref) {
 					dec, err := decodeSummary(got, nil)
 					t.Errorf("node %d: block %v (%v), want %v", node, dec, err, mergeSummary(tc.stored[node], upd))
@@ -235,7 +235,7 @@ func TestSkipMembers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := bdb.Update(func(txn *badger.Txn) error { return txn.Set(summaryKey(spaceSPO, 5), b[:n]) }); err != nil {
+		if err := bdb.Update(func(txn *badger.Txn) error { return txn.Set(appendBlockKey(nil, spaceSPO, 0, 5), b[:n]) }); err != nil {
 			t.Fatal(err)
 		}
 		txn := bdb.NewTransaction(false)

@@ -260,6 +260,7 @@ func (db *DB) checkMarker() error {
 	if in.Segment >= maxBlockSegments {
 		return fmt.Errorf("corrupt ingest marker %s: segment %d out of range", markerFile, in.Segment)
 	}
+	slices.Sort(in.SegmentGraphs) // searched by ApplyDeltas
 	db.interrupted = &in
 	db.nextID = max(db.nextID, in.Reserved)
 	db.useSegment(in.Segment)

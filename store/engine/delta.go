@@ -331,11 +331,13 @@ func (u *updater) graph(g uint64, label quad.Value) *GraphMeta {
 			delete(u.graphs, id)
 		}
 	}
-	if in := u.interrupted; gm.Segment == 0 && in != nil && slices.Contains(in.SegmentGraphs, gm.Name) {
+	if in := u.interrupted; in != nil && in.Segment > 0 {
 		// A new graph an interrupted bulk load was putting into a segment
 		// of its own: its partial blocks are there, and re-running the
 		// load continues there.
-		gm.Segment = in.Segment
+		if _, ok := slices.BinarySearch(in.SegmentGraphs, gm.Name); ok {
+			gm.Segment = in.Segment
+		}
 	}
 	u.graphs[g] = gm
 	return gm

@@ -124,20 +124,21 @@ func (s *streamSink) stream(id uint32) *streamBuf {
 }
 
 func (s *streamSink) Set(stream uint32, key, val []byte) error {
-	b := s.stream(stream)
-	putKV(b.buf, key, val, s.versions[stream], 0, stream)
-	if b.buf.LenNoPadding() < 4<<20 {
-		return nil
-	}
-	return s.write(b)
+	return s.put(stream, key, val, 0)
 }
 
 // bitDelete is Badger's meta bit of a deleted key (badger's structs.go).
 const bitDelete = 1 << 0
 
 func (s *streamSink) Delete(stream uint32, key []byte) error {
+	return s.put(stream, key, nil, bitDelete)
+}
+
+// put buffers one record of a stream, writing the buffer once it holds
+// 4 MiB.
+func (s *streamSink) put(stream uint32, key, val []byte, meta byte) error {
 	b := s.stream(stream)
-	putKV(b.buf, key, nil, s.versions[stream], bitDelete, stream)
+	putKV(b.buf, key, val, s.versions[stream], meta, stream)
 	if b.buf.LenNoPadding() < 4<<20 {
 		return nil
 	}

@@ -77,9 +77,9 @@ func splitBlockKey(k []byte) (space byte, seg uint8, id uint64, ok bool) {
 	switch {
 	case len(k) == 2+idLen && k[0] == spaceSummary && (k[1] == spaceSPO || k[1] == spaceOPS):
 		return k[1], 0, getID(k[2:]), true
-	case len(k) == 3+idLen && k[0] == spaceSummary && (k[1] == spaceSPO+('a'-'A') || k[1] == spaceOPS+('a'-'A')) &&
-		k[2] > 0 && k[2] < maxBlockSegments:
-		return k[1] - ('a' - 'A'), k[2], getID(k[3:]), true
+	case len(k) == 3+idLen && k[0] == spaceSummary && k[2] > 0 && k[2] < maxBlockSegments &&
+		(k[1] == blockSpace(spaceSPO, k[2]) || k[1] == blockSpace(spaceOPS, k[2])):
+		return k[1] - (blockSpace(spaceSPO, 1) - spaceSPO), k[2], getID(k[3:]), true
 	}
 	return 0, 0, 0, false
 }
@@ -131,12 +131,14 @@ func (l *Loader) chooseSegment(fresh bool) {
 	l.newSeg = l.pickSegment(fresh, in)
 	l.segGraphs = nil
 	if l.newSeg > 0 {
+		// Sorted and distinct: ApplyDeltas searches it (updater.graph).
 		for _, name := range l.names {
-			if _, ok := l.known[name]; !ok && !slices.Contains(l.segGraphs, name) {
+			if _, ok := l.known[name]; !ok {
 				l.segGraphs = append(l.segGraphs, name)
 			}
 		}
 		slices.Sort(l.segGraphs)
+		l.segGraphs = slices.Compact(l.segGraphs)
 	}
 	db.useSegment(l.newSeg)
 	if !fresh {

@@ -38,15 +38,6 @@ type sumEntry struct {
 
 func (e sumEntry) inline() bool { return e.count <= inlineMax }
 
-func summaryKey(space byte, id uint64) []byte {
-	return appendSummaryKey(nil, space, id)
-}
-
-// appendSummaryKey appends the node block key of id in space to dst.
-func appendSummaryKey(dst []byte, space byte, id uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(dst, spaceSummary, space), id)
-}
-
 func encodeSummary(es []sumEntry) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(es)))
 	for _, e := range es {
@@ -245,34 +236,36 @@ func (r *blockReader) all(dst []sumEntry) ([]sumEntry, error) {
 // readBlock passes a node's block in one direction, as the union of its
 // blocks in the first segs segments (see segment.go), to fn (no call if
 // the node has none). The value is only valid during fn, which must not
-// read the database. With one segment, or a node present in one, the
-// stored bytes are read in place; blocks in several segments (groups of
-// different graphs) are copied and read as one (newMergedReader).
+// read the database. A node present in one segment is read in place;
+// blocks in several segments (groups of different graphs) are copied and
+// read as one (newMergedReader).
 func readBlock(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(r *blockReader) error) error {
-	if segs <= 1 {
-		return readStoredBlock(txn, summaryKey(space, id), id, fn)
-	}
-	var found [][]byte
+	var items [maxBlockSegments]*badger.Item
+	found := items[:0]
+	var key [3 + idLen]byte
 	for seg := range segs {
-		item, err := txn.Get(appendBlockKey(nil, space, seg, id))
+		item, err := txn.Get(appendBlockKey(key[:0], space, seg, id))
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			continue
 		} else if err != nil {
 			return err
 		}
-		v, err := item.ValueCopy(nil)
-		if err != nil {
-			return fmt.Errorf("summary of node %d: %w", id, err)
-		}
-		found = append(found, v)
+		found = append(found, item)
 	}
 	switch len(found) {
 	case 0:
 		return nil
 	case 1:
-		return passBlock(found[0], id, fn)
+		return found[0].Value(func(v []byte) error { return passBlock(v, id, fn) })
 	}
-	r, err := newMergedReader(found)
+	vs := make([][]byte, len(found))
+	for i, item := range found {
+		var err error
+		if vs[i], err = item.ValueCopy(nil); err != nil {
+			return fmt.Errorf("summary of node %d: %w", id, err)
+		}
+	}
+	r, err := newMergedReader(vs)
 	if err == nil {
 		err = fn(&r)
 	}
@@ -280,17 +273,6 @@ func readBlock(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(r *bl
 		return fmt.Errorf("summary of node %d: %w", id, err)
 	}
 	return nil
-}
-
-// readStoredBlock passes the block under key to fn, read in place.
-func readStoredBlock(txn *badger.Txn, key []byte, id uint64, fn func(r *blockReader) error) error {
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	return item.Value(func(v []byte) error { return passBlock(v, id, fn) })
 }
 
 func passBlock(v []byte, id uint64, fn func(r *blockReader) error) error {
