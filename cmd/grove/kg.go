@@ -45,14 +45,22 @@ func (a *app) statsCmd() *cobra.Command {
 				Counts      engine.Stats        `json:"counts"`
 				Graphs      []store.GraphInfo   `json:"graphs"`
 				Interrupted *engine.Interrupted `json:"interrupted_ingest,omitempty"`
-			}{db.Dir(), db.Counts(), graphs, db.Interrupted()}
+				Segments    int                 `json:"node_block_segments"`
+				Unfinished  bool                `json:"merge_unfinished,omitempty"`
+			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished()}
 			return a.emit(out, func(w io.Writer) error {
 				fmt.Fprintf(w, "database %s: %d quads, %d nodes\n", out.Dir, out.Counts.Quads, out.Counts.Nodes)
+				if out.Segments > 1 {
+					fmt.Fprintf(w, "node blocks in %d segments (one lookup each per node; grove optimize merges them)\n", out.Segments)
+				}
 				if err := printGraphs(w, graphs); err != nil {
 					return err
 				}
 				if in := out.Interrupted; in != nil {
 					fmt.Fprintf(w, "warning: an ingest into graph %q did not finish; earlier data is intact, re-run it to complete\n", in.Graph)
+				}
+				if out.Unfinished {
+					fmt.Fprintln(w, "warning: a grove optimize run did not finish; reads are correct, writes are refused until it is run again")
 				}
 				return nil
 			})

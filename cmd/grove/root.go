@@ -64,7 +64,7 @@ func (a *app) root() *cobra.Command {
 	cmd.SetOut(a.stdout)
 	cmd.SetErr(a.stderr)
 	cmd.AddCommand(a.ingestCmd(), a.statsCmd(), a.kgCmd(), a.queryCmd(), a.askCmd(), a.serveCmd(),
-		a.evalCmd(), a.benchCmd(), a.genCmd())
+		a.evalCmd(), a.benchCmd(), a.genCmd(), a.optimizeCmd())
 	return cmd
 }
 

@@ -120,10 +120,18 @@ type DB struct {
 	graphs      map[string]*GraphMeta
 	byLabel     map[uint64]*GraphMeta
 	interrupted *Interrupted
-	search      map[string]*searchIndex
-	loading     sync.Map // graph name -> *sync.Mutex of its lazy label index load
-	// segs is the number of node-block segments in use (segment.go).
+	// merging is the segment count of an unfinished MergeSegments, or 0
+	// (segmerge.go): writes are refused while it is set.
+	merging uint8
+	// mergeOps, if set, caps the writes of one MergeSegments transaction
+	// (tests interrupt merges between small transactions).
+	mergeOps int
+	search   map[string]*searchIndex
+	loading  sync.Map // graph name -> *sync.Mutex of its lazy label index load
+	// segs is the number of node-block segments reads look in, used the
+	// number the stored graphs use (segment.go, segmerge.go).
 	segs    atomic.Int32
+	used    atomic.Int32
 	writeMu sync.Mutex
 }
 
@@ -161,6 +169,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
 		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
 	db.segs.Store(1)
+	db.used.Store(1)
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -213,6 +222,12 @@ func (db *DB) loadMeta() error {
 		}
 		if v, err := getValue(txn, metaNextID); err == nil && len(v) == 8 {
 			db.nextID = binary.BigEndian.Uint64(v)
+		}
+		if db.merging, err = loadMergeMarker(txn); err != nil {
+			return err
+		}
+		if db.merging > 0 {
+			db.useSegment(db.merging - 1)
 		}
 		if v, err := getValue(txn, metaStats); err == nil {
 			if err := json.Unmarshal(v, &db.stats); err != nil {

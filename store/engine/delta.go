@@ -23,6 +23,9 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
+	if err := db.checkWritable(); err != nil {
+		return fmt.Errorf("apply deltas: %w", err)
+	}
 	// Readers that may see the batch bypass the predicate cache until it
 	// is emptied.
 	db.preds.beginWrite(db.readFloor())

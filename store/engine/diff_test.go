@@ -96,6 +96,8 @@ func runDifferential(t *testing.T, seed uint64, steps int) {
 			r.reopen(dir)
 		case n < 4:
 			r.bulk()
+		case n == 11 && r.segments:
+			r.mergeSegments()
 		default:
 			r.deltas()
 		}
@@ -118,6 +120,17 @@ func (r *diffRun) reopen(dir string) {
 	}
 	r.db = db
 	r.setSegments()
+}
+
+// mergeSegments merges the node-block segments into one (segmerge.go).
+func (r *diffRun) mergeSegments() {
+	r.ops = append(r.ops, fmt.Sprintf("merge %d segments", r.db.segmentsUsed()))
+	if _, err := r.db.MergeSegments(context.Background(), nil); err != nil {
+		r.fail("merge segments: %v", err)
+	}
+	if n := r.db.segmentsUsed(); n != 1 {
+		r.fail("%d segments after a merge", n)
+	}
 }
 
 // setSegments lets every bulk load of new graphs take a node-block segment

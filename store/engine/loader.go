@@ -182,6 +182,9 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 		db.writeMu.Unlock()
 		return nil, fmt.Errorf("bulk load: %w", err)
 	}
+	if err := db.checkWritable(); err != nil {
+		return fail(err)
+	}
 	var err error
 	if l.metaNext, err = db.committedNextID(); err != nil {
 		return fail(err)

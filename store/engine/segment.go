@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"slices"
+	"sync/atomic"
 )
 
 // Node-block segments. A bulk load into a database that already holds
@@ -86,18 +87,28 @@ func splitBlockKey(k []byte) (space byte, seg uint8, id uint64, ok bool) {
 
 // segments is the number of node-block segments a read must look in:
 // one more than the highest segment of a registered graph, or of an
-// interrupted load. It only grows while the database is open, and is
-// raised before a load's blocks become visible.
+// interrupted load, when the database was opened or since. It only grows
+// while the database is open, and is raised before a load's blocks
+// become visible; a merge (segmerge.go) does not lower it, since a reader
+// that read it after the merge could hold a snapshot from before.
 func (db *DB) segments() uint8 {
 	return uint8(db.segs.Load())
 }
 
+// segmentsUsed is the number of segments the stored graphs use: segments
+// until a merge empties all but segment 0.
+func (db *DB) segmentsUsed() uint8 {
+	return uint8(db.used.Load())
+}
+
 // useSegment makes reads look in seg from now on.
 func (db *DB) useSegment(seg uint8) {
-	for {
-		n := db.segs.Load()
-		if int32(seg) < n || db.segs.CompareAndSwap(n, int32(seg)+1) {
-			return
+	for _, n := range []*atomic.Int32{&db.segs, &db.used} {
+		for {
+			c := n.Load()
+			if int32(seg) < c || n.CompareAndSwap(c, int32(seg)+1) {
+				break
+			}
 		}
 	}
 }
@@ -105,7 +116,7 @@ func (db *DB) useSegment(seg uint8) {
 // format is the format version to store: 4 once a segment other than 0
 // is in use.
 func (db *DB) format() uint64 {
-	if db.segments() > 1 {
+	if db.segmentsUsed() > 1 {
 		return formatSegments
 	}
 	return formatVersion
@@ -127,7 +138,7 @@ func (l *Loader) chooseSegment(fresh bool) {
 	}
 	in := db.interrupted
 	db.mu.RUnlock()
-	segs := db.segments()
+	segs := db.segmentsUsed()
 	l.newSeg = l.pickSegment(fresh, in)
 	l.segGraphs = nil
 	if l.newSeg > 0 {
@@ -143,7 +154,7 @@ func (l *Loader) chooseSegment(fresh bool) {
 	db.useSegment(l.newSeg)
 	if !fresh {
 		db.log.Info("bulk load node blocks", "graph", l.opts.Graph, "segment", l.newSeg,
-			"new_segment", l.newSeg >= segs, "segments", db.segments())
+			"new_segment", l.newSeg >= segs, "segments", db.segmentsUsed())
 	}
 }
 
@@ -162,7 +173,7 @@ func (l *Loader) pickSegment(fresh bool, in *Interrupted) uint8 {
 	if in != nil && in.Segment > 0 {
 		return in.Segment
 	}
-	segs := l.db.segments()
+	segs := l.db.segmentsUsed()
 	least := l.db.opts.SegmentMinQuads
 	if least == 0 {
 		least = segmentMinQuads

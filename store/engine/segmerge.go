@@ -1,0 +1,459 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Merging segments. A bulk load of new graphs takes a node-block segment
+// of its own (segment.go) so that it neither reads nor rewrites the
+// stored blocks; the price is one more point read per node and segment
+// for every later read. MergeSegments pays the rewrite once, when the
+// user chooses to: every node block of segments 1.. is merged with the
+// node's block in segment 0 and deleted, and every graph moves to
+// segment 0, so a node is one read again and the database goes back to
+// format 3.
+//
+// Crash safety: the merge first records the segment count under
+// metaMerge, then moves nodes in transactions that each hold whole nodes
+// (the new segment-0 block and the deletes of its other blocks commit
+// together), and last, in one transaction, sets every graph's segment to
+// 0 and removes metaMerge. A reader therefore finds each group in exactly
+// one segment at any point, and an interrupted merge answers every read
+// correctly. Writes are what it cannot take: a graph's record still names
+// its old segment while some of its groups are already in segment 0, so
+// ApplyDeltas and bulk loads are refused until MergeSegments is run again
+// and completes the move.
+var metaMerge = []byte("mx")
+
+// errMergeUnfinished refuses writes while a merge is unfinished.
+var errMergeUnfinished = errors.New("an earlier merge of node-block segments did not finish " +
+	"(reads are unaffected); run it again (grove optimize) before writing")
+
+// mergeBatchBytes and mergeBatchOps bound one merge transaction, well
+// below Badger's limits for the default 64 MiB memtable.
+const (
+	mergeBatchBytes = 2 << 20
+	mergeBatchOps   = 16 << 10
+)
+
+// MergeStats reports a MergeSegments run.
+type MergeStats struct {
+	// Segments is the number of node-block segments in use before.
+	Segments int `json:"segments_before"`
+	// Blocks counts the node blocks moved into segment 0 (both
+	// directions), Merged those of them combined with a block stored
+	// there, and Bytes the bytes of the blocks written.
+	Blocks int64 `json:"blocks_moved"`
+	Merged int64 `json:"blocks_merged"`
+	Bytes  int64 `json:"bytes_written"`
+	// Resumed is true when an interrupted merge was completed.
+	Resumed  bool          `json:"resumed"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// MergeProgress reports how far a merge is. In Phase "move", Done bytes
+// of node blocks were read from the segments being emptied, of about
+// Total (Badger's estimate; Done may pass it); in Phase "compact", Done
+// bytes were merged down by Badger's compactors (Total < 0: unknown).
+type MergeProgress struct {
+	Phase       string
+	Done, Total int64
+}
+
+// MergeSegments moves every node block into segment 0 (see above). It
+// holds the write lock for its whole run (writers wait; readers go on and
+// see every quad throughout), does nothing when one segment is in use,
+// and refuses to run while an interrupted bulk load waits to be re-run
+// (that load writes into its recorded segment). Cancelling ctx stops it
+// between transactions, as a crash would: reads stay correct and writes
+// are refused until it is run again. progress, if set, is called from
+// this goroutine.
+func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (MergeStats, error) {
+	start := time.Now()
+	if db.opts.ReadOnly {
+		return MergeStats{}, errors.New("merge segments: database is read-only")
+	}
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
+	if db.bdb.IsClosed() {
+		return MergeStats{}, errors.New("merge segments: database is closed")
+	}
+	if in := db.Interrupted(); in != nil {
+		return MergeStats{}, fmt.Errorf("merge segments: an ingest into graph %q did not finish; re-run it first", in.Graph)
+	}
+	db.mu.RLock()
+	resumed := db.merging > 0
+	db.mu.RUnlock()
+	segs := db.segments() // every segment a block may be in
+	st := MergeStats{Segments: int(db.segmentsUsed()), Resumed: resumed}
+	if db.segmentsUsed() <= 1 && !resumed {
+		st.Duration = time.Since(start)
+		return st, nil
+	}
+	if !resumed {
+		if err := db.markMerge(segs); err != nil {
+			return st, err
+		}
+	}
+	m := &segMerger{db: db, ctx: ctx, segs: segs, st: &st, progress: progress, maxOps: mergeBatchOps}
+	if db.mergeOps > 0 {
+		m.maxOps = db.mergeOps
+	}
+	m.total = m.estimate()
+	for seg := uint8(1); seg < segs; seg++ {
+		for _, space := range []byte{spaceSPO, spaceOPS} {
+			if err := m.pass(space, seg); err != nil {
+				return st, fmt.Errorf("merge segments: %w", err)
+			}
+		}
+	}
+	if err := db.finishMerge(); err != nil {
+		return st, fmt.Errorf("merge segments: %w", err)
+	}
+	moved := time.Since(start)
+	// The new blocks and the deletes overlap every stored table of their
+	// ranges: let Badger merge them down before reads are timed.
+	waitCompactions(ctx, db.bdb, func(done int64) {
+		if progress != nil {
+			progress(MergeProgress{Phase: "compact", Done: done, Total: -1})
+		}
+	})
+	st.Duration = time.Since(start)
+	db.log.Info("merged node-block segments", "segments_before", segs, "blocks_moved", st.Blocks,
+		"blocks_merged", st.Merged, "bytes", st.Bytes, "resumed", resumed, "move", moved.Round(time.Millisecond),
+		"took", st.Duration.Round(time.Millisecond))
+	return st, nil
+}
+
+// mergeMarker is the value of metaMerge.
+type mergeMarker struct {
+	Segments uint8 `json:"segments"`
+}
+
+// markMerge records that a merge of segs segments has begun.
+func (db *DB) markMerge(segs uint8) error {
+	b, err := json.Marshal(mergeMarker{Segments: segs})
+	if err != nil {
+		return err
+	}
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaMerge, b) }); err != nil {
+		return fmt.Errorf("merge segments: record the merge: %w", err)
+	}
+	db.mu.Lock()
+	db.merging = segs
+	db.mu.Unlock()
+	return nil
+}
+
+// loadMergeMarker reads metaMerge (loadMeta): the segment count of an
+// unfinished merge, or 0.
+func loadMergeMarker(txn *badger.Txn) (uint8, error) {
+	v, err := getValue(txn, metaMerge)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	var m mergeMarker
+	if err := json.Unmarshal(v, &m); err != nil || m.Segments < 2 || m.Segments > maxBlockSegments {
+		return 0, fmt.Errorf("corrupt segment merge record %q", v)
+	}
+	return m.Segments, nil
+}
+
+// checkWritable refuses writes while a merge is unfinished; the caller
+// holds writeMu.
+func (db *DB) checkWritable() error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.merging > 0 {
+		return errMergeUnfinished
+	}
+	return nil
+}
+
+// finishMerge moves every graph to segment 0, stores format 3 and drops
+// the merge record in one transaction, then lets reads look in segment 0
+// only.
+func (db *DB) finishMerge() error {
+	metas := db.GraphMetas()
+	err := db.bdb.Update(func(txn *badger.Txn) error {
+		for _, g := range metas {
+			if g.Segment == 0 {
+				continue
+			}
+			g.Segment = 0
+			b, err := json.Marshal(g)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set([]byte(metaGraph+g.Name), b); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(metaVersion, binary.BigEndian.AppendUint64(nil, formatVersion)); err != nil {
+			return err
+		}
+		return txn.Delete(metaMerge)
+	})
+	if err != nil {
+		return fmt.Errorf("record the merged segments: %w", err)
+	}
+	// Every block of segments 1.. is gone. Reads in this process keep
+	// looking there (a miss each; see segments), a reopened database
+	// does not.
+	db.used.Store(1)
+	return db.reloadMeta()
+}
+
+// segMerger moves the node blocks of one segment and direction at a time.
+type segMerger struct {
+	db       *DB
+	ctx      context.Context
+	segs     uint8
+	st       *MergeStats
+	progress func(MergeProgress)
+	maxOps   int
+	done     int64
+	total    int64
+	// The open transaction and what it holds.
+	txn        *badger.Txn
+	txnBytes   int
+	txnOps     int
+	txnMoved   int64
+	txnMerged  int64
+	txnWritten int64
+	txnRead    int64
+}
+
+// estimate is Badger's estimate of the bytes of the blocks to move.
+func (m *segMerger) estimate() int64 {
+	var n uint64
+	for seg := uint8(1); seg < m.segs; seg++ {
+		for _, space := range []byte{spaceSPO, spaceOPS} {
+			_, u := m.db.bdb.EstimateSize(blockPrefix(space, seg))
+			n += u
+		}
+	}
+	return int64(n)
+}
+
+// pass moves every node block of space in seg. It walks the blocks of
+// every segment of space in id order, each from one snapshot taken when
+// the pass starts (after every earlier transaction committed): a node
+// moved by an earlier pass, whose blocks in all segments moved at once,
+// is gone from it, and the writes of this pass touch only nodes the walk
+// has left behind.
+func (m *segMerger) pass(space byte, seg uint8) error {
+	snap := m.db.bdb.NewTransaction(false)
+	defer snap.Discard()
+	walks := make([]*blockWalk, m.segs)
+	for s := range m.segs {
+		walks[s] = newBlockWalk(snap, space, s)
+		defer walks[s].close()
+		walks[s].seek(0)
+	}
+	drive := walks[seg]
+	for ; drive.ok; drive.next() {
+		vs, found := make([][]byte, 0, 2), make([]uint8, 0, 2)
+		for s, w := range walks {
+			if uint8(s) != seg && !w.find(drive.id) {
+				if w.err != nil {
+					return w.err // never move a node whose blocks were not all read
+				}
+				continue
+			}
+			v, err := w.it.Item().ValueCopy(nil)
+			if err != nil {
+				return fmt.Errorf("node %d: %w", drive.id, err)
+			}
+			vs, found = append(vs, v), append(found, uint8(s))
+		}
+		if err := m.move(space, drive.id, vs, found); err != nil {
+			return err
+		}
+	}
+	if drive.err != nil {
+		return drive.err
+	}
+	return m.commit()
+}
+
+// blockWalk walks the node blocks of one segment and direction in id
+// order.
+type blockWalk struct {
+	it     *badger.Iterator
+	space  byte
+	seg    uint8
+	id     uint64
+	ok     bool
+	err    error
+	prefix []byte
+}
+
+func newBlockWalk(txn *badger.Txn, space byte, seg uint8) *blockWalk {
+	prefix := blockPrefix(space, seg)
+	return &blockWalk{it: txn.NewIterator(badger.IteratorOptions{Prefix: prefix}), space: space, seg: seg, prefix: prefix}
+}
+
+func (w *blockWalk) close() { w.it.Close() }
+
+// seek positions the walk at the first node >= id.
+func (w *blockWalk) seek(id uint64) {
+	w.it.Seek(appendBlockKey(nil, w.space, w.seg, id))
+	w.load()
+}
+
+func (w *blockWalk) next() {
+	w.it.Next()
+	w.load()
+}
+
+func (w *blockWalk) load() {
+	w.ok = false
+	if w.err != nil || !w.it.Valid() {
+		return
+	}
+	k := w.it.Item().Key()
+	_, _, id, ok := splitBlockKey(k)
+	if !ok {
+		w.err = fmt.Errorf("corrupt node block key %x", k)
+		return
+	}
+	w.id, w.ok = id, true
+}
+
+// find advances the walk to id and reports whether the node has a block
+// there: a few steps forward, then a seek (a segment that holds few of
+// the nodes of another is not walked key by key).
+func (w *blockWalk) find(id uint64) bool {
+	for step := 0; w.ok && w.id < id; step++ {
+		if step == 8 {
+			w.seek(id)
+			break
+		}
+		w.next()
+	}
+	return w.ok && w.id == id
+}
+
+// move writes a node's blocks vs, found in segments found (in order), as
+// one block in segment 0 and deletes the others, in the open transaction
+// (committing the one before when this node would not fit).
+func (m *segMerger) move(space byte, id uint64, vs [][]byte, found []uint8) error {
+	if len(vs) == 0 || (len(found) == 1 && found[0] == 0) {
+		return nil // nothing outside segment 0
+	}
+	v := vs[0]
+	if len(vs) > 1 {
+		var err error
+		if v, err = mergeBlocks(vs); err != nil {
+			return fmt.Errorf("node %d: %w", id, err)
+		}
+	}
+	size := len(v) + (len(found)+1)*(3+idLen)
+	if m.txn != nil && m.txnOps > 0 && (m.txnBytes+size > mergeBatchBytes || m.txnOps+len(found)+1 > m.maxOps) {
+		if err := m.commit(); err != nil {
+			return err
+		}
+	}
+	if m.txn == nil {
+		m.txn = m.db.bdb.NewTransaction(true)
+	}
+	if err := m.txn.Set(appendBlockKey(nil, space, 0, id), v); err != nil {
+		return fmt.Errorf("node %d: %w", id, err)
+	}
+	for i, seg := range found {
+		if seg == 0 {
+			continue
+		}
+		if err := m.txn.Delete(appendBlockKey(nil, space, seg, id)); err != nil {
+			return fmt.Errorf("node %d: %w", id, err)
+		}
+		m.txnRead += int64(len(vs[i]))
+	}
+	m.txnBytes += size
+	m.txnOps += len(found) + 1
+	m.txnMoved++
+	m.txnWritten += int64(len(v))
+	if len(vs) > 1 && found[0] == 0 {
+		m.txnMerged++
+	}
+	return nil
+}
+
+// commit commits the open transaction, if any, and counts what it moved.
+func (m *segMerger) commit() error {
+	if m.txn == nil {
+		return nil
+	}
+	txn := m.txn
+	m.txn = nil
+	if err := ctxErr(m.ctx); err != nil {
+		txn.Discard()
+		return err
+	}
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	m.st.Blocks += m.txnMoved
+	m.st.Merged += m.txnMerged
+	m.st.Bytes += m.txnWritten
+	m.done += m.txnRead
+	m.txnBytes, m.txnOps, m.txnMoved, m.txnMerged, m.txnWritten, m.txnRead = 0, 0, 0, 0, 0, 0
+	if m.progress != nil {
+		m.progress(MergeProgress{Phase: "move", Done: m.done, Total: m.total})
+	}
+	return nil
+}
+
+// mergeBlocks encodes the blocks of one node in several segments, whose
+// groups must be disjoint, as one block.
+func mergeBlocks(vs [][]byte) ([]byte, error) {
+	r, err := newMergedReader(vs)
+	if err != nil {
+		return nil, err
+	}
+	b := binary.AppendUvarint(nil, r.left)
+	var ids []uint64
+	var last sumEntry
+	for i := 0; ; i++ {
+		e, ok, err := r.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return b, nil
+		}
+		if i > 0 && cmpEntry(e, last) == 0 {
+			return nil, fmt.Errorf("group (%d, %d) is in two segments", e.p, e.g)
+		}
+		last = e
+		ids = ids[:0]
+		if e.inline() {
+			if ids, err = r.members(ids); err != nil {
+				return nil, err
+			}
+		}
+		b = appendEntry(b, e.p, e.g, e.count, ids)
+	}
+}
+
+// Segments returns the number of node-block segments a read looks in (1
+// unless graphs were bulk-loaded into segments of their own).
+func (db *DB) Segments() int { return int(db.segmentsUsed()) }
+
+// MergeUnfinished reports whether a MergeSegments run was interrupted:
+// reads are correct, writes are refused until it is run again.
+func (db *DB) MergeUnfinished() bool {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.merging > 0
+}
