@@ -215,7 +215,8 @@ func testE2ESegments(t *testing.T, bin, dir string) {
 	gen.ok("gen", "--quads", "1100000", "--seed", "2", "--out", b)
 	two := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-two-loads"), home: dir}
 	two.ok("ingest", "--quiet", "--graph", "a", a)
-	two.ok("ingest", "--quiet", "--graph", "b", b)
+	mustContain(t, "second ingest", two.ok("ingest", "--quiet", "--graph", "b", b),
+		"node blocks in 2 segments", "grove optimize merges them")
 	one := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-one-load"), home: dir}
 	one.ok("ingest", "--quiet", "--graph", "a", a, "--graph-file", "b="+b)
 	// --own-segment=false: the second graph is merged into segment 0, which

@@ -123,7 +123,16 @@ transactions instead of the bulk loader.`,
 			if pl != nil && pl.phase != "" {
 				pl.done()
 			}
-			return a.emit(res, func(w io.Writer) error { return printIngest(w, res, graph) })
+			segs := db.Segments()
+			return a.emit(res, func(w io.Writer) error {
+				if err := printIngest(w, res, graph); err != nil {
+					return err
+				}
+				if segs > 1 {
+					fmt.Fprintf(w, "node blocks in %d segments: a read of a node makes %d lookups; grove optimize merges them into one\n", segs, segs)
+				}
+				return nil
+			})
 		},
 	}
 	fl := cmd.Flags()

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -14,7 +17,10 @@ import (
 )
 
 func (a *app) optimizeCmd() *cobra.Command {
-	var quiet bool
+	var (
+		quiet     bool
+		maxMemory string
+	)
 	cmd := &cobra.Command{
 		Use:   "optimize",
 		Short: "Merge the node-block segments of graphs loaded one by one, so a node is one read again",
@@ -31,6 +37,20 @@ optimize is run again, which completes it.`,
 				return err
 			} else if b != backendBadger {
 				return errors.New("optimize works on the local database (--kg-backend badger)")
+			}
+			budget := autoMaxMemory()
+			if strings.TrimSpace(strings.ToLower(maxMemory)) != "auto" {
+				var err error
+				if budget, err = parseSize(maxMemory); err != nil {
+					return fmt.Errorf("--max-memory: %w", err)
+				}
+			}
+			if budget > 0 {
+				// Most of what a merge allocates is Badger's, briefly
+				// (tables being built and compacted): a soft limit makes
+				// the GC collect it sooner instead of letting the heap
+				// double.
+				debug.SetMemoryLimit(budget)
 			}
 			db, err := a.openDB(false)
 			if err != nil {
@@ -52,6 +72,11 @@ optimize is run again, which completes it.`,
 					_ = bar.Set64(p.Done)
 				}
 			}
+			var ml *mergeLogger
+			if progress == nil && !quiet && !a.jsonOut() {
+				ml = &mergeLogger{log: slog.New(slog.NewTextHandler(a.stderr, nil)), start: time.Now()}
+				progress = ml.update
+			}
 			before := storebench.DirSize(db.Dir())
 			st, err := db.MergeSegments(cmd.Context(), progress)
 			if bar != nil {
@@ -60,6 +85,9 @@ optimize is run again, which completes it.`,
 			}
 			if err != nil {
 				return err
+			}
+			if ml != nil && ml.phase != "" {
+				ml.done()
 			}
 			out := struct {
 				engine.MergeStats
@@ -80,5 +108,28 @@ optimize is run again, which completes it.`,
 		},
 	}
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress bar")
+	cmd.Flags().StringVar(&maxMemory, "max-memory", "auto", "soft memory limit of the Go heap (e.g. 1GiB; auto = a sixth of the RAM or cgroup limit, at least 512MiB): lower costs more GC CPU")
 	return cmd
+}
+
+// mergeLogger writes one log line per finished optimize phase (move,
+// compact) when stderr is not a terminal.
+type mergeLogger struct {
+	log   *slog.Logger
+	phase string
+	start time.Time
+	last  engine.MergeProgress
+}
+
+func (ml *mergeLogger) update(p engine.MergeProgress) {
+	if ml.phase != "" && p.Phase != ml.phase {
+		ml.done()
+		ml.start = time.Now()
+	}
+	ml.phase, ml.last = p.Phase, p
+}
+
+func (ml *mergeLogger) done() {
+	ml.log.Info("optimize phase done", "phase", ml.phase, "bytes", ml.last.Done,
+		"took", time.Since(ml.start).Round(time.Millisecond))
 }

@@ -126,8 +126,11 @@ type DB struct {
 	// mergeOps, if set, caps the writes of one MergeSegments transaction
 	// (tests interrupt merges between small transactions).
 	mergeOps int
-	search   map[string]*searchIndex
-	loading  sync.Map // graph name -> *sync.Mutex of its lazy label index load
+	// mergeStretch, if set, is the number of nodes a merge walks from one
+	// snapshot (tests take several).
+	mergeStretch int
+	search       map[string]*searchIndex
+	loading      sync.Map // graph name -> *sync.Mutex of its lazy label index load
 	// segs is the number of node-block segments reads look in, used the
 	// number the stored graphs use (segment.go, segmerge.go).
 	segs    atomic.Int32

@@ -33,7 +33,8 @@
 // read per segment). Every graph is in segment 0 unless a large bulk load
 // of new graphs into a database that already held data gave them a
 // segment of their own; a database with such a segment has format version
-// 4, one without keeps version 3.
+// 4, one without keeps version 3. MergeSegments (grove optimize) moves
+// every block back into segment 0, crash-safe (segmerge.go).
 //
 // # Bulk loads
 //

@@ -34,7 +34,8 @@ import (
 // are read as one by a merged reader (1.1-1.6x the one-segment latency at
 // p50 where every node is in two segments; BENCHMARKS.md). So segments are
 // capped at maxBlockSegments and only loads of at least segmentMinQuads
-// get one. The posting lists (S, O, P keys) and the
+// get one, and MergeSegments (segmerge.go) merges them back into segment
+// 0 when the user chooses to pay the rewrite. The posting lists (S, O, P keys) and the
 // dictionary are not segmented: their keys name the graph or hold no
 // per-graph data.
 const (

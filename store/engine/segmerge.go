@@ -106,6 +106,10 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 	if db.mergeOps > 0 {
 		m.maxOps = db.mergeOps
 	}
+	m.stretchMax = mergeStretch
+	if db.mergeStretch > 0 {
+		m.stretchMax = db.mergeStretch
+	}
 	m.total = m.estimate()
 	for seg := uint8(1); seg < segs; seg++ {
 		for _, space := range []byte{spaceSPO, spaceOPS} {
@@ -221,8 +225,10 @@ type segMerger struct {
 	st       *MergeStats
 	progress func(MergeProgress)
 	maxOps   int
-	done     int64
-	total    int64
+	// stretchMax is the number of nodes walked from one snapshot.
+	stretchMax int
+	done       int64
+	total      int64
 	// The open transaction and what it holds.
 	txn        *badger.Txn
 	txnBytes   int
@@ -245,45 +251,67 @@ func (m *segMerger) estimate() int64 {
 	return int64(n)
 }
 
-// pass moves every node block of space in seg. It walks the blocks of
-// every segment of space in id order, each from one snapshot taken when
-// the pass starts (after every earlier transaction committed): a node
-// moved by an earlier pass, whose blocks in all segments moved at once,
-// is gone from it, and the writes of this pass touch only nodes the walk
-// has left behind.
+// pass moves every node block of space in seg, in stretches of at most
+// mergeStretch nodes. Each stretch walks the blocks of every segment of
+// space in id order from one snapshot taken when it starts (after every
+// earlier transaction committed): a node moved earlier, whose blocks in
+// all segments moved at once, is gone from it, and the writes of the
+// stretch touch only nodes the walk has left behind. A snapshot is not
+// kept longer, because Badger keeps the conflict keys of every
+// transaction committed while an older snapshot is open.
 func (m *segMerger) pass(space byte, seg uint8) error {
+	var from uint64
+	for {
+		next, more, err := m.stretch(space, seg, from)
+		if err != nil || !more {
+			return err
+		}
+		from = next
+	}
+}
+
+// mergeStretch is the number of nodes one snapshot of a pass walks.
+const mergeStretch = 1 << 16
+
+// stretch moves up to stretchMax nodes of space in seg from node from
+// on, and returns the node to go on from and whether any are left.
+func (m *segMerger) stretch(space byte, seg uint8, from uint64) (uint64, bool, error) {
 	snap := m.db.bdb.NewTransaction(false)
 	defer snap.Discard()
 	walks := make([]*blockWalk, m.segs)
 	for s := range m.segs {
 		walks[s] = newBlockWalk(snap, space, s)
 		defer walks[s].close()
-		walks[s].seek(0)
+		walks[s].seek(from)
 	}
 	drive := walks[seg]
-	for ; drive.ok; drive.next() {
+	for n := 0; drive.ok; n++ {
+		if n == m.stretchMax {
+			return drive.id, true, m.commit()
+		}
 		vs, found := make([][]byte, 0, 2), make([]uint8, 0, 2)
 		for s, w := range walks {
 			if uint8(s) != seg && !w.find(drive.id) {
 				if w.err != nil {
-					return w.err // never move a node whose blocks were not all read
+					return 0, false, w.err // never move a node whose blocks were not all read
 				}
 				continue
 			}
 			v, err := w.it.Item().ValueCopy(nil)
 			if err != nil {
-				return fmt.Errorf("node %d: %w", drive.id, err)
+				return 0, false, fmt.Errorf("node %d: %w", drive.id, err)
 			}
 			vs, found = append(vs, v), append(found, uint8(s))
 		}
 		if err := m.move(space, drive.id, vs, found); err != nil {
-			return err
+			return 0, false, err
 		}
+		drive.next()
 	}
 	if drive.err != nil {
-		return drive.err
+		return 0, false, drive.err
 	}
-	return m.commit()
+	return 0, false, m.commit()
 }
 
 // blockWalk walks the node blocks of one segment and direction in id

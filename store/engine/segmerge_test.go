@@ -59,6 +59,7 @@ func TestMergeSegments(t *testing.T) {
 	tw := segmentedTwin(t, rng)
 	tw.compare("before the merge")
 	before := blockKeys(t, tw.seg)
+	tw.seg.mergeStretch = 7 // many snapshots per pass
 	st, err := tw.seg.MergeSegments(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
