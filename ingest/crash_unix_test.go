@@ -3,20 +3,18 @@
 package ingest
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/storetest/crash"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
@@ -127,63 +125,22 @@ func testCrashDuringBulkLoad(t *testing.T, segment bool) {
 }
 
 // killMidWrite runs the crash child on dir, waits for its report that the
-// write phase has begun, kills it with SIGKILL and checks that SIGKILL is
-// what ended it.
+// write phase has begun and kills it with SIGKILL.
 func killMidWrite(t *testing.T, dir, file string, segment bool) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringBulkLoad$")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashFileEnv+"="+file)
 	if segment {
 		cmd.Env = append(cmd.Env, crashSegEnv+"=1")
 	}
-	cmd.ExtraFiles = []*os.File{pw} // fd 3 in the child
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	report := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(pr).ReadString('\n')
-		report <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-report:
-		if line != crashWriting {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("child reported %q, not %q; stderr:\n%s", line, crashWriting, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("child never reached the write phase; stderr:\n%s", stderr.String())
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("kill: %v", err)
-	}
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("child ended with %v, want death by SIGKILL", err)
-	}
-	ws, ok := exit.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want death by SIGKILL; stderr:\n%s", exit, stderr.String())
-	}
+	crash.KillAtReport(t, cmd, crashWriting, 2*time.Minute)
 }
 
 // crashChild bulk-loads file into the database at dir. A watcher reports on
 // fd 3 as soon as the engine's in-progress marker appears (the write phase
 // has begun) and then stops the process, which the parent kills.
 func crashChild(dir, file string, segment bool) {
-	report := os.NewFile(3, "crash-report")
+	report := crash.Report()
 	opts := engine.Options{}
 	if segment {
 		opts.SegmentMinQuads = 1

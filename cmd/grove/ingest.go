@@ -60,11 +60,9 @@ transactions instead of the bulk loader.`,
 			if err != nil {
 				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
 			}
-			budget := autoMaxMemory()
-			if strings.TrimSpace(strings.ToLower(maxMemory)) != "auto" {
-				if budget, err = parseSize(maxMemory); err != nil {
-					return fmt.Errorf("--max-memory: %w", err)
-				}
+			budget, err := parseMaxMemory(maxMemory)
+			if err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("mem-limit") {
 				budget = memLimit

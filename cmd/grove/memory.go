@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -78,4 +79,17 @@ func readFile(path string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// parseMaxMemory reads a --max-memory value: "auto" (autoMaxMemory) or a
+// size.
+func parseMaxMemory(s string) (int64, error) {
+	if strings.TrimSpace(strings.ToLower(s)) == "auto" {
+		return autoMaxMemory(), nil
+	}
+	n, err := parseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("--max-memory: %w", err)
+	}
+	return n, nil
 }

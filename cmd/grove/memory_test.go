@@ -52,3 +52,25 @@ func FuzzMemTotal(f *testing.F) {
 		}
 	})
 }
+
+func TestParseMaxMemory(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"auto", autoMaxMemory(), false},
+		{" AUTO ", autoMaxMemory(), false},
+		{"1GiB", 1 << 30, false},
+		{"512MiB", 512 << 20, false},
+		{"lots", 0, true},
+	} {
+		got, err := parseMaxMemory(tc.in)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("parseMaxMemory(%q) = %d, %v; want %d (error %v)", tc.in, got, err, tc.want, tc.err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--max-memory") {
+			t.Errorf("parseMaxMemory(%q): error %q does not name the flag", tc.in, err)
+		}
+	}
+}

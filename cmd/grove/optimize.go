@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -38,12 +37,9 @@ optimize is run again, which completes it.`,
 			} else if b != backendBadger {
 				return errors.New("optimize works on the local database (--kg-backend badger)")
 			}
-			budget := autoMaxMemory()
-			if strings.TrimSpace(strings.ToLower(maxMemory)) != "auto" {
-				var err error
-				if budget, err = parseSize(maxMemory); err != nil {
-					return fmt.Errorf("--max-memory: %w", err)
-				}
+			budget, err := parseMaxMemory(maxMemory)
+			if err != nil {
+				return err
 			}
 			if budget > 0 {
 				// Most of what a merge allocates is Badger's, briefly

@@ -3,17 +3,17 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/grove-kg/grove/store/storetest/crash"
 )
 
 // mergeCrashEnv names the database directory of the merge crash child
@@ -60,58 +60,18 @@ func TestCrashDuringMerge(t *testing.T) {
 	tw.compare("merge completed")
 }
 
-// killMidMerge runs the crash child on dir, waits for its report, kills it
-// with SIGKILL and checks that SIGKILL is what ended it.
+// killMidMerge runs the crash child on dir and kills it once it reports.
 func killMidMerge(t *testing.T, dir string) {
 	t.Helper()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringMerge$")
 	cmd.Env = append(os.Environ(), mergeCrashEnv+"="+dir)
-	cmd.ExtraFiles = []*os.File{pw} // fd 3 in the child
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	report := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(pr).ReadString('\n')
-		report <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-report:
-		if line != "merging" {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("child reported %q; stderr:\n%s", line, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("child never reported; stderr:\n%s", stderr.String())
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("kill: %v", err)
-	}
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("child ended with %v, want death by SIGKILL", err)
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want death by SIGKILL; stderr:\n%s", exit, stderr.String())
-	}
+	crash.KillAtReport(t, cmd, "merging", time.Minute)
 }
 
 // mergeCrashChild merges the segments of the database at dir in small
 // transactions, reports on fd 3 after the third and stops itself.
 func mergeCrashChild(dir string) {
-	report := os.NewFile(3, "crash-report")
+	report := crash.Report()
 	db, err := Open(dir, Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
