@@ -114,7 +114,8 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 	for seg := uint8(1); seg < segs; seg++ {
 		for _, space := range []byte{spaceSPO, spaceOPS} {
 			if err := m.pass(space, seg); err != nil {
-				return st, fmt.Errorf("merge segments: %w", err)
+				return st, fmt.Errorf("merge segments (stopped part way: reads are correct, writes are "+
+					"refused until it is run again, which completes it): %w", err)
 			}
 		}
 	}
