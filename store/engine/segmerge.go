@@ -131,7 +131,7 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 		}
 	})
 	st.Duration = time.Since(start)
-	db.log.Info("merged node-block segments", "segments_before", segs, "blocks_moved", st.Blocks,
+	db.log.Info("merged node-block segments", "segments_before", st.Segments, "blocks_moved", st.Blocks,
 		"blocks_merged", st.Merged, "bytes", st.Bytes, "resumed", resumed, "move", moved.Round(time.Millisecond),
 		"took", st.Duration.Round(time.Millisecond))
 	return st, nil
