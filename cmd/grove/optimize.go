@@ -22,14 +22,14 @@ func (a *app) optimizeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "optimize",
-		Short: "Merge the node-block segments of graphs loaded one by one, so a node is one read again",
+		Short: "Merge the node-block segments of graphs loaded one by one (a node is one read again) and flatten the store",
 		Long: `A bulk load of a new graph into a database that holds others writes its node blocks into a
 segment of its own (grove ingest --own-segment, the default): the load neither reads nor
 rewrites the stored blocks, and every later read of a node makes one lookup per segment.
 optimize merges every segment into one, rewriting the node blocks of the later graphs once,
-and waits for Badger's compactions to settle. Reads stay correct while it runs and if it is
-interrupted; writes wait while it runs, and after an interrupted run they are refused until
-optimize is run again, which completes it.`,
+then flattens Badger's LSM tree into one level (which also drops old versions). Reads stay
+correct while it runs and if it is interrupted; writes wait while it runs, and after an
+interrupted merge they are refused until optimize is run again, which completes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if b, err := a.backend(); err != nil {
@@ -53,52 +53,37 @@ optimize is run again, which completes it.`,
 				return err
 			}
 			defer db.Close()
-			var bar *progressbar.ProgressBar
-			var progress func(engine.MergeProgress)
-			if !quiet && !a.jsonOut() && isTerminal(a.stderr) {
-				bar = newBar(a.stderr)
-				bar.Describe("merge segments")
-				progress = func(p engine.MergeProgress) {
-					if want := max(p.Total, p.Done); p.Total > 0 && bar.GetMax64() != want {
-						bar.ChangeMax64(want)
-					} else if p.Total < 0 && bar.GetMax64() != -1 {
-						bar.ChangeMax64(-1)
-					}
-					bar.Describe(p.Phase)
-					_ = bar.Set64(p.Done)
-				}
-			}
-			var ml *mergeLogger
-			if progress == nil && !quiet && !a.jsonOut() {
-				ml = &mergeLogger{log: slog.New(slog.NewTextHandler(a.stderr, nil)), start: time.Now()}
-				progress = ml.update
-			}
-			before := storebench.DirSize(db.Dir())
-			st, err := db.MergeSegments(cmd.Context(), progress)
-			if bar != nil {
-				_ = bar.Finish()
-				fmt.Fprintln(a.stderr)
-			}
+			ph := newOptimizePhases(a, quiet)
+			before := storebench.DiskUsage(db.Dir())
+			ph.begin("merge")
+			st, err := db.MergeSegments(cmd.Context(), ph.merge)
+			ph.end(err)
 			if err != nil {
 				return err
 			}
-			if ml != nil && ml.phase != "" {
-				ml.done()
+			ph.begin("flatten")
+			flat := time.Now()
+			err = db.Flatten(cmd.Context())
+			ph.end(err)
+			if err != nil {
+				return err
 			}
 			out := struct {
 				engine.MergeStats
-				Segments    int   `json:"segments"`
-				BytesBefore int64 `json:"disk_bytes_before"`
-				BytesAfter  int64 `json:"disk_bytes_after"`
-			}{st, db.Segments(), before, storebench.DirSize(db.Dir())}
+				Segments    int           `json:"segments"`
+				Flatten     time.Duration `json:"flatten_ns"`
+				BytesBefore int64         `json:"disk_bytes_before"`
+				BytesAfter  int64         `json:"disk_bytes_after"`
+			}{st, db.Segments(), time.Since(flat), before, storebench.DiskUsage(db.Dir())}
 			return a.emit(out, func(w io.Writer) error {
 				if st.Segments <= 1 && !st.Resumed {
 					fmt.Fprintln(w, "one node-block segment: nothing to merge")
-					return nil
+				} else {
+					fmt.Fprintf(w, "merged %d node-block segments into %d in %s: %d blocks moved (%d merged with a stored block), %.1f MiB written\n",
+						st.Segments, out.Segments, st.Duration.Round(time.Millisecond), st.Blocks, st.Merged, float64(st.Bytes)/(1<<20))
 				}
-				fmt.Fprintf(w, "merged %d node-block segments into %d in %s: %d blocks moved (%d merged with a stored block), %.1f MiB written\n",
-					st.Segments, out.Segments, st.Duration.Round(time.Millisecond), st.Blocks, st.Merged, float64(st.Bytes)/(1<<20))
-				fmt.Fprintf(w, "database %.1f MiB before, %.1f MiB after\n", float64(before)/(1<<20), float64(out.BytesAfter)/(1<<20))
+				fmt.Fprintf(w, "flattened the LSM tree in %s; database %.1f MiB on disk before, %.1f MiB after\n",
+					out.Flatten.Round(time.Millisecond), float64(before)/(1<<20), float64(out.BytesAfter)/(1<<20))
 				return nil
 			})
 		},
@@ -108,24 +93,57 @@ optimize is run again, which completes it.`,
 	return cmd
 }
 
-// mergeLogger writes one log line per finished optimize phase (move,
-// compact) when stderr is not a terminal.
-type mergeLogger struct {
+// optimizePhases shows the phases of grove optimize (merge, flatten): a
+// progress bar on a terminal, one log line per finished phase otherwise,
+// nothing with --quiet or --json.
+type optimizePhases struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
 	log   *slog.Logger
 	phase string
 	start time.Time
-	last  engine.MergeProgress
+	done  int64
 }
 
-func (ml *mergeLogger) update(p engine.MergeProgress) {
-	if ml.phase != "" && p.Phase != ml.phase {
-		ml.done()
-		ml.start = time.Now()
+func newOptimizePhases(a *app, quiet bool) *optimizePhases {
+	ph := &optimizePhases{w: a.stderr}
+	switch {
+	case quiet || a.jsonOut():
+	case isTerminal(a.stderr):
+		ph.bar = newBar(a.stderr)
+	default:
+		ph.log = slog.New(slog.NewTextHandler(a.stderr, nil))
 	}
-	ml.phase, ml.last = p.Phase, p
+	return ph
 }
 
-func (ml *mergeLogger) done() {
-	ml.log.Info("optimize phase done", "phase", ml.phase, "bytes", ml.last.Done,
-		"took", time.Since(ml.start).Round(time.Millisecond))
+func (ph *optimizePhases) begin(phase string) {
+	ph.phase, ph.start, ph.done = phase, time.Now(), 0
+	if ph.bar != nil {
+		ph.bar.Reset()
+		ph.bar.ChangeMax64(-1)
+		ph.bar.Describe(phase)
+	}
+}
+
+// merge is MergeSegments' progress callback.
+func (ph *optimizePhases) merge(p engine.MergeProgress) {
+	ph.done = p.Done
+	if ph.bar != nil {
+		if want := max(p.Total, p.Done); p.Total > 0 && ph.bar.GetMax64() != want {
+			ph.bar.ChangeMax64(want)
+		}
+		_ = ph.bar.Set64(p.Done)
+	}
+}
+
+func (ph *optimizePhases) end(err error) {
+	if ph.bar != nil {
+		_ = ph.bar.Finish()
+		fmt.Fprintln(ph.w)
+	}
+	if ph.log != nil && err == nil {
+		ph.log.Info("optimize phase done", "phase", ph.phase, "bytes", ph.done,
+			"took", time.Since(ph.start).Round(time.Millisecond))
+	}
 }

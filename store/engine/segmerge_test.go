@@ -82,6 +82,10 @@ func TestMergeSegments(t *testing.T) {
 		t.Fatalf("segments %v after the merge", got)
 	}
 	tw.compare("merged")
+	if err := tw.seg.Flatten(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tw.compare("flattened")
 	if st, err := tw.seg.MergeSegments(context.Background(), nil); err != nil || st.Blocks != 0 || st.Segments != 1 {
 		t.Fatalf("a second merge: %+v, %v", st, err)
 	}
