@@ -48,17 +48,25 @@ interrupted merge they are refused until optimize is run again, which completes 
 				// double.
 				debug.SetMemoryLimit(budget)
 			}
+			before := storebench.DiskUsage(a.v.GetString("db")) // closed: no memtable files yet
 			db, err := a.openDB(false)
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer func() { db.Close() }() // db is reopened below; Close is idempotent
 			ph := newOptimizePhases(a, quiet)
-			before := storebench.DiskUsage(db.Dir())
 			ph.begin("merge")
 			st, err := db.MergeSegments(cmd.Context(), ph.merge)
 			ph.end(err)
 			if err != nil {
+				return err
+			}
+			// Badger's Flatten works on the LSM levels: the merge's last
+			// writes, still in the memtable, reach them when it closes.
+			if err := db.Close(); err != nil {
+				return err
+			}
+			if db, err = a.openDB(false); err != nil {
 				return err
 			}
 			ph.begin("flatten")
@@ -68,13 +76,19 @@ interrupted merge they are refused until optimize is run again, which completes 
 			if err != nil {
 				return err
 			}
+			flatTook, segs := time.Since(flat), db.Segments()
+			// Measured closed, as before: an open database holds memtable
+			// files that closing flushes.
+			if err := db.Close(); err != nil {
+				return err
+			}
 			out := struct {
 				engine.MergeStats
 				Segments    int           `json:"segments"`
 				Flatten     time.Duration `json:"flatten_ns"`
 				BytesBefore int64         `json:"disk_bytes_before"`
 				BytesAfter  int64         `json:"disk_bytes_after"`
-			}{st, db.Segments(), time.Since(flat), before, storebench.DiskUsage(db.Dir())}
+			}{st, segs, flatTook, before, storebench.DiskUsage(db.Dir())}
 			return a.emit(out, func(w io.Writer) error {
 				if st.Segments <= 1 && !st.Resumed {
 					fmt.Fprintln(w, "one node-block segment: nothing to merge")

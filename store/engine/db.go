@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -379,7 +380,14 @@ func (b badgerLogger) Errorf(f string, a ...any) {
 	b.l.Error(fmt.Sprintf(f, a...), "component", "badger")
 }
 func (b badgerLogger) Warningf(f string, a ...any) {
-	b.l.Warn(fmt.Sprintf(f, a...), "component", "badger")
+	msg := fmt.Sprintf(f, a...)
+	if strings.Contains(msg, "Unable to fill tables") {
+		// Two compactors of a Flatten racing for the same tables: the
+		// loser finds nothing to do, which Badger reports as a warning.
+		b.l.Debug(msg, "component", "badger")
+		return
+	}
+	b.l.Warn(msg, "component", "badger")
 }
 func (b badgerLogger) Infof(f string, a ...any) {
 	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")

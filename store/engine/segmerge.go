@@ -137,7 +137,9 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 // meanwhile, and writes would compete with it), cannot be cancelled once
 // it has begun, and is crash-safe: every compaction is recorded in
 // Badger's manifest as it completes. A database already in one level
-// returns at once.
+// returns at once. Writes still in Badger's memtable are not flattened
+// (they reach the levels when the memtable fills or the database closes):
+// grove optimize closes and reopens the database after MergeSegments.
 func (db *DB) Flatten(ctx context.Context) error {
 	if db.opts.ReadOnly {
 		return errors.New("flatten: database is read-only")
