@@ -132,8 +132,9 @@ type DB struct {
 	mergeStretch int
 	search       map[string]*searchIndex
 	loading      sync.Map // graph name -> *sync.Mutex of its lazy label index load
-	// segs is the number of node-block segments reads look in, used the
-	// number the stored graphs use (segment.go, segmerge.go).
+	// segs is the number of node-block segments reads look in; used is
+	// the number the stored graphs use, which a merge lowers (segment.go,
+	// segmerge.go).
 	segs    atomic.Int32
 	used    atomic.Int32
 	writeMu sync.Mutex

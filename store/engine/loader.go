@@ -133,10 +133,11 @@ type Loader struct {
 	nextID   uint64
 	metaNext uint64
 	newCount int64
-	// newSeg is the node-block segment of the load's new graphs, known
-	// the segments of the graphs stored before it (see chooseSegment).
+	// newSeg is the node-block segment of the load's new graphs, named
+	// in segGraphs; known holds the segments of the graphs stored before
+	// the load (see chooseSegment).
 	newSeg    uint8
-	segGraphs []string // the load's graphs new to the database, which go to newSeg
+	segGraphs []string
 	known     map[string]uint8
 	scratch   []byte
 	blk       encodedBlock      // the feed block being added (addBlock)

@@ -279,7 +279,7 @@ func (m *segMerger) estimate() int64 {
 }
 
 // pass moves every node block of space in seg, in stretches of at most
-// mergeStretch nodes. Each stretch walks the blocks of every segment of
+// stretchMax nodes. Each stretch walks the blocks of every segment of
 // space in id order from one snapshot taken when it starts (after every
 // earlier transaction committed): a node moved earlier, whose blocks in
 // all segments moved at once, is gone from it, and the writes of the
@@ -301,112 +301,63 @@ func (m *segMerger) pass(space byte, seg uint8) error {
 const mergeStretch = 1 << 16
 
 // stretch moves up to stretchMax nodes of space in seg from node from
-// on, and returns the node to go on from and whether any are left.
+// on, and returns the node to go on from and whether any are left. The
+// nodes are listed by an iterator over seg; their blocks in the other
+// segments are read alongside by storedBlocks, as a bulk load reads the
+// stored blocks (a merge join).
 func (m *segMerger) stretch(space byte, seg uint8, from uint64) (uint64, bool, error) {
 	snap := m.db.bdb.NewTransaction(false)
 	defer snap.Discard()
-	walks := make([]*blockWalk, m.segs)
+	others := make([]*storedBlocks, m.segs) // nil for seg
 	for s := range m.segs {
-		walks[s] = newBlockWalk(snap, space, s)
-		defer walks[s].close()
-		walks[s].seek(from)
+		if s != seg {
+			others[s] = newStoredBlocks(snap, space, s)
+			defer others[s].Close()
+		}
 	}
-	drive := walks[seg]
-	for n := 0; drive.ok; n++ {
+	it := snap.NewIterator(badger.IteratorOptions{Prefix: blockPrefix(space, seg)})
+	defer it.Close()
+	n := 0
+	for it.Seek(appendBlockKey(nil, space, seg, from)); it.Valid(); it.Next() {
+		_, _, id, ok := splitBlockKey(it.Item().Key())
+		if !ok {
+			return 0, false, fmt.Errorf("corrupt node block key %x", it.Item().Key())
+		}
 		if n == m.stretchMax {
-			return drive.id, true, m.commit()
+			return id, true, m.commit()
 		}
+		n++
+		// The block in seg is copied (it may be written as it is); the
+		// others are read in place, valid until their next load.
 		vs, found := make([][]byte, 0, 2), make([]uint8, 0, 2)
-		for s, w := range walks {
-			if uint8(s) != seg && !w.find(drive.id) {
-				if w.err != nil {
-					return 0, false, w.err // never move a node whose blocks were not all read
-				}
-				continue
+		for s, b := range others {
+			var v []byte
+			var err error
+			if b == nil {
+				v, err = it.Item().ValueCopy(nil)
+			} else {
+				v, err = b.load(id)
 			}
-			v, err := w.it.Item().ValueCopy(nil)
 			if err != nil {
-				return 0, false, fmt.Errorf("node %d: %w", drive.id, err)
+				// Never move a node whose blocks were not all read.
+				return 0, false, fmt.Errorf("node %d: %w", id, err)
 			}
-			vs, found = append(vs, v), append(found, uint8(s))
+			if v != nil {
+				vs, found = append(vs, v), append(found, uint8(s))
+			}
 		}
-		if err := m.move(space, drive.id, vs, found); err != nil {
+		if err := m.move(space, id, vs, found); err != nil {
 			return 0, false, err
 		}
-		drive.next()
-	}
-	if drive.err != nil {
-		return 0, false, drive.err
 	}
 	return 0, false, m.commit()
-}
-
-// blockWalk walks the node blocks of one segment and direction in id
-// order.
-type blockWalk struct {
-	it     *badger.Iterator
-	space  byte
-	seg    uint8
-	id     uint64
-	ok     bool
-	err    error
-	prefix []byte
-}
-
-func newBlockWalk(txn *badger.Txn, space byte, seg uint8) *blockWalk {
-	prefix := blockPrefix(space, seg)
-	return &blockWalk{it: txn.NewIterator(badger.IteratorOptions{Prefix: prefix}), space: space, seg: seg, prefix: prefix}
-}
-
-func (w *blockWalk) close() { w.it.Close() }
-
-// seek positions the walk at the first node >= id.
-func (w *blockWalk) seek(id uint64) {
-	w.it.Seek(appendBlockKey(nil, w.space, w.seg, id))
-	w.load()
-}
-
-func (w *blockWalk) next() {
-	w.it.Next()
-	w.load()
-}
-
-func (w *blockWalk) load() {
-	w.ok = false
-	if w.err != nil || !w.it.Valid() {
-		return
-	}
-	k := w.it.Item().Key()
-	_, _, id, ok := splitBlockKey(k)
-	if !ok {
-		w.err = fmt.Errorf("corrupt node block key %x", k)
-		return
-	}
-	w.id, w.ok = id, true
-}
-
-// find advances the walk to id and reports whether the node has a block
-// there: a few steps forward, then a seek (a segment that holds few of
-// the nodes of another is not walked key by key).
-func (w *blockWalk) find(id uint64) bool {
-	for step := 0; w.ok && w.id < id; step++ {
-		if step == 8 {
-			w.seek(id)
-			break
-		}
-		w.next()
-	}
-	return w.ok && w.id == id
 }
 
 // move writes a node's blocks vs, found in segments found (in order), as
 // one block in segment 0 and deletes the others, in the open transaction
 // (committing the one before when this node would not fit).
 func (m *segMerger) move(space byte, id uint64, vs [][]byte, found []uint8) error {
-	if len(vs) == 0 || (len(found) == 1 && found[0] == 0) {
-		return nil // nothing outside segment 0
-	}
-	v := vs[0]
+	v := vs[0] // alone, the block of the segment being emptied
 	if len(vs) > 1 {
 		var err error
 		if v, err = mergeBlocks(vs); err != nil {
@@ -414,7 +365,7 @@ func (m *segMerger) move(space byte, id uint64, vs [][]byte, found []uint8) erro
 		}
 	}
 	size := len(v) + (len(found)+1)*(3+idLen)
-	if m.txn != nil && m.txnOps > 0 && (m.txnBytes+size > mergeBatchBytes || m.txnOps+len(found)+1 > m.maxOps) {
+	if m.txnOps > 0 && (m.txnBytes+size > mergeBatchBytes || m.txnOps+len(found)+1 > m.maxOps) {
 		if err := m.commit(); err != nil {
 			return err
 		}
@@ -476,33 +427,20 @@ func mergeBlocks(vs [][]byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := binary.AppendUvarint(nil, r.left)
-	var ids []uint64
-	var last sumEntry
-	for i := 0; ; i++ {
-		e, ok, err := r.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return b, nil
-		}
-		if i > 0 && cmpEntry(e, last) == 0 {
-			return nil, fmt.Errorf("group (%d, %d) is in two segments", e.p, e.g)
-		}
-		last = e
-		ids = ids[:0]
-		if e.inline() {
-			if ids, err = r.members(ids); err != nil {
-				return nil, err
-			}
-		}
-		b = appendEntry(b, e.p, e.g, e.count, ids)
+	es, err := r.all(nil)
+	if err != nil {
+		return nil, err
 	}
+	for i := 1; i < len(es); i++ {
+		if cmpEntry(es[i], es[i-1]) == 0 {
+			return nil, fmt.Errorf("group (%d, %d) is in two segments", es[i].p, es[i].g)
+		}
+	}
+	return encodeSummary(es), nil
 }
 
-// Segments returns the number of node-block segments a read looks in (1
-// unless graphs were bulk-loaded into segments of their own).
+// Segments returns the number of node-block segments the stored graphs
+// use (1 unless graphs were bulk-loaded into segments of their own).
 func (db *DB) Segments() int { return int(db.segmentsUsed()) }
 
 // MergeUnfinished reports whether a MergeSegments run was interrupted:

@@ -256,7 +256,10 @@ func readBlock(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(r *bl
 	case 0:
 		return nil
 	case 1:
-		return found[0].Value(func(v []byte) error { return passBlock(v, id, fn) })
+		return found[0].Value(func(v []byte) error {
+			r, err := newBlockReader(v)
+			return passBlock(r, err, id, fn)
+		})
 	}
 	vs := make([][]byte, len(found))
 	for i, item := range found {
@@ -266,17 +269,12 @@ func readBlock(txn *badger.Txn, segs uint8, space byte, id uint64, fn func(r *bl
 		}
 	}
 	r, err := newMergedReader(vs)
-	if err == nil {
-		err = fn(&r)
-	}
-	if err != nil {
-		return fmt.Errorf("summary of node %d: %w", id, err)
-	}
-	return nil
+	return passBlock(r, err, id, fn)
 }
 
-func passBlock(v []byte, id uint64, fn func(r *blockReader) error) error {
-	r, err := newBlockReader(v)
+// passBlock passes r to fn unless making it failed (err), naming the node
+// in an error.
+func passBlock(r blockReader, err error, id uint64, fn func(r *blockReader) error) error {
 	if err == nil {
 		err = fn(&r)
 	}
