@@ -143,7 +143,8 @@ func (l *Loader) phase(ctx context.Context, name string, fn func() error) error 
 
 // mapBatches maps every batch's quads to global ids and feeds the sorters,
 // the S sorter on one goroutine and the O sorter on another (each reads
-// the batch files itself; radix sorting and writing runs is the work).
+// the batch files itself; radix sorting and writing runs is the work),
+// and leaves each with few enough runs to merge at once (reduceRuns).
 // The label entries are collected for the search index on the first.
 // A batch's files are removed once both have read them.
 func (l *Loader) mapBatches(ctx context.Context, spo, ops *quadSorter) error {
@@ -188,6 +189,17 @@ func (l *Loader) mapInto(ctx context.Context, s *quadSorter, primary bool, relea
 			}
 		}
 		release(i)
+	}
+	// Leave room for the run finish spills from the buffer, so that the
+	// write phase merges at once (the reduction here stays before the
+	// write phase, where a failure changes nothing stored).
+	n, t := len(s.runs), time.Now()
+	if err := s.reduceRuns(ctx, s.maxRuns()-1); err != nil {
+		return err
+	}
+	if len(s.runs) < n {
+		l.db.log.Info("bulk load merged sorted runs", "sorter", s.name, "runs", n, "left", len(s.runs),
+			"took", time.Since(t).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -517,7 +529,7 @@ func (w *idBlockWriter) flush() error {
 // writeSorted writes the S (space S, quads in s, p, g, o order) or O lists
 // from a sorter.
 func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter, space byte, stream uint32) error {
-	m, err := s.finish()
+	m, err := s.finish(ctx)
 	if err != nil {
 		return err
 	}
@@ -649,7 +661,7 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) 
 
 // writePred writes the predicate -> subjects lists.
 func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
-	m, err := cs.preds.finish()
+	m, err := cs.preds.finish(ctx)
 	if err != nil {
 		return err
 	}

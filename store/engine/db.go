@@ -127,6 +127,9 @@ type DB struct {
 	// mergeOps, if set, caps the writes of one MergeSegments transaction
 	// (tests interrupt merges between small transactions).
 	mergeOps int
+	// mergeBytes, if set, caps the bytes of one MergeSegments transaction
+	// (tests: a node larger than the cap).
+	mergeBytes int
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int

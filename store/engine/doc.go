@@ -67,7 +67,10 @@
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
 //     and the O order on another; the two take turns, batch by batch, at
-//     adding the labels to the label index builders;
+//     adding the labels to the label index builders. A sorter left with
+//     more than 255 runs merges its oldest runs into longer ones first
+//     (extsort.go), so the write phase's merges hold at most 256 open
+//     runs each whatever the input size (from ~1.4B quads at 2 GiB);
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
 //     keys and the id blocks as two streams on two goroutines. Then the S and O

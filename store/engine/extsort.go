@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +14,14 @@ import (
 // records in memory; a full buffer is sorted, de-duplicated and written to
 // a spill file as one sorted run. finish returns a merger that streams all
 // runs in order, without duplicates. Not safe for concurrent use.
+//
+// The runs of a sorter grow with the input (a 2 GiB load budget spills a
+// run per ~5.4M quads per sorter: ~1,500 runs for 8B quads), while every
+// run a merge reads holds a file descriptor and a read buffer. So a merge
+// never reads more than maxMergeRuns runs at once: reduceRuns first merges
+// the oldest runs into longer ones (each record is rewritten about once
+// per factor of maxMergeRuns beyond it), which keeps memory and open files
+// bounded whatever the input size.
 
 // quadOrder is the sort order of a sorter.
 type quadOrder uint8
@@ -43,7 +53,17 @@ type quadSorter struct {
 	dig   []uint16 // radix sort digits
 	limit int
 	runs  []string
+	fanIn int // runs merged at once; 0 means maxMergeRuns (tests lower it)
 }
+
+// maxMergeRuns bounds the runs one merge reads at once, and runReadBuf is
+// the read buffer of each: the three sorters' merges hold at most 768
+// files and 96 MiB of buffers. With a 2 GiB budget a load reduces runs
+// from about 1.4B quads on; at 3B it rewrites about half the records once.
+const (
+	maxMergeRuns = 256
+	runReadBuf   = 128 << 10
+)
 
 // sortBytesPerQuad is the memory one buffered record costs: itself, its
 // radix-sort scratch copy and digit.
@@ -135,12 +155,12 @@ func (s *quadSorter) spill() error {
 func (s *quadSorter) spilled() bool { return len(s.runs) > 0 }
 
 // finish ends input. If nothing was spilled, the merger reads the sorted
-// buffer; otherwise the rest is spilled too and the runs are merged.
-func (s *quadSorter) finish() (*quadMerger, error) {
-	m := &quadMerger{order: s.order, sd: s.sd}
+// buffer; otherwise the rest is spilled too and the runs are merged, at
+// most maxMergeRuns at a time (reduceRuns).
+func (s *quadSorter) finish(ctx context.Context) (*quadMerger, error) {
 	if len(s.runs) == 0 {
 		s.sortBuf()
-		m.mem = s.buf
+		m := &quadMerger{order: s.order, sd: s.sd, mem: s.buf}
 		s.buf, s.tmp, s.dig = nil, nil, nil
 		return m, nil
 	}
@@ -150,20 +170,92 @@ func (s *quadSorter) finish() (*quadMerger, error) {
 		}
 	}
 	s.buf, s.tmp, s.dig = nil, nil, nil
-	for _, p := range s.runs {
-		r, err := openSpill(p, 256<<10)
+	if err := s.reduceRuns(ctx, s.maxRuns()); err != nil {
+		return nil, err
+	}
+	return openRuns(s.sd, s.order, s.runs)
+}
+
+func (s *quadSorter) maxRuns() int { return cmp.Or(s.fanIn, maxMergeRuns) }
+
+// reduceRuns merges the oldest runs into one until at most limit are
+// left; the first merge takes just enough runs to reach limit in the fewest
+// rewrites when one merge is enough. The merged runs' files are removed.
+func (s *quadSorter) reduceRuns(ctx context.Context, limit int) error {
+	limit = max(limit, 2)
+	for len(s.runs) > limit {
+		k := min(s.maxRuns(), len(s.runs)-limit+1)
+		path, err := s.mergeRuns(ctx, s.runs[:k])
+		if err != nil {
+			return err
+		}
+		s.runs = append(slices.Clone(s.runs[k:]), path)
+	}
+	return nil
+}
+
+// mergeRuns merges the runs at paths into a new run and returns its path;
+// the merged runs' files are removed once it is written, and kept when it
+// fails.
+func (s *quadSorter) mergeRuns(ctx context.Context, paths []string) (string, error) {
+	m, err := openRuns(s.sd, s.order, paths)
+	if err != nil {
+		return "", err
+	}
+	w, err := s.sd.create(s.name)
+	if err == nil {
+		if err = copyRun(ctx, m, w, s.order); err != nil {
+			w.abort()
+		} else {
+			err = w.Close()
+		}
+	}
+	if err != nil {
+		m.closeRuns()
+		return "", err
+	}
+	m.Close()
+	return w.path, nil
+}
+
+// copyRun writes what m streams to w as one sorted run.
+func copyRun(ctx context.Context, m *quadMerger, w *spillWriter, order quadOrder) error {
+	enc := runEncoder{order: order}
+	var rec []byte
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+		}
+		q, ok, err := m.next()
+		if err != nil || !ok {
+			return err
+		}
+		rec = enc.append(rec[:0], q)
+		if _, err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// openRuns returns a merger over the sorted runs at paths; its Close
+// removes their files.
+func openRuns(sd *spillDir, order quadOrder, paths []string) (*quadMerger, error) {
+	m := &quadMerger{order: order, sd: sd}
+	for _, p := range paths {
+		r, err := openSpill(p, runReadBuf)
 		if err != nil {
 			m.Close()
 			return nil, err
 		}
-		src := &runReader{r: r, path: p, order: s.order}
+		src := &runReader{r: r, path: p, order: order}
+		m.all = append(m.all, src)
 		ok, err := src.next()
 		if err != nil {
-			r.Close()
 			m.Close()
 			return nil, err
 		}
-		m.all = append(m.all, src)
 		if ok {
 			m.heap = append(m.heap, src)
 		}
@@ -339,9 +431,17 @@ func (m *quadMerger) down(i int) {
 
 // Close releases the runs and deletes their files.
 func (m *quadMerger) Close() {
+	all := m.all
+	m.closeRuns()
+	for _, r := range all {
+		m.sd.drop(r.path)
+	}
+}
+
+// closeRuns releases the runs and keeps their files.
+func (m *quadMerger) closeRuns() {
 	for _, r := range m.all {
 		r.r.Close()
-		m.sd.drop(r.path)
 	}
 	m.all, m.heap, m.mem = nil, nil, nil
 }

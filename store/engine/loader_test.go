@@ -287,7 +287,7 @@ func TestSpillDiskFull(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	sd := &spillDir{path: t.TempDir()}
-	w := newSpillWriter(f, "/dev/full", sd)
+	w := newSpillWriter(f, "/dev/full", sd, spillWriteBuf)
 	_, werr := w.Write(make([]byte, 64))
 	cerr := w.Close()
 	err = errors.Join(werr, cerr)

@@ -1,6 +1,9 @@
 package engine
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // predFeed feeds the P sorter (the (p, g, s) of every new S group) from a
 // goroutine of its own: the S side's writer hands it blocks of entries
@@ -69,13 +72,13 @@ func (f *predFeed) send() {
 
 // finish hands over the last entries, waits for the sorter and returns
 // the merge of its runs (see quadSorter.finish).
-func (f *predFeed) finish() (*quadMerger, error) {
+func (f *predFeed) finish(ctx context.Context) (*quadMerger, error) {
 	f.send()
 	f.stop()
 	if f.err != nil {
 		return nil, f.err
 	}
-	return f.s.finish()
+	return f.s.finish(ctx)
 }
 
 // stop ends the feed's goroutine after the queued blocks.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ func TestPredFeed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m, err := f.finish()
+		m, err := f.finish(context.Background())
 		if err != nil {
 			t.Fatalf("%d entries: %v", n, err)
 		}
@@ -46,7 +47,7 @@ func TestPredFeedError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.finish(); err == nil {
+	if _, err := f.finish(context.Background()); err == nil {
 		t.Fatal("finish succeeded although the sorter could not spill")
 	}
 	g := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0))

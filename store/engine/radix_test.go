@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 )
@@ -32,36 +35,80 @@ func TestRadixSortQuads(t *testing.T) {
 }
 
 // TestSortedRunsRoundTrip: a sorter that spills many runs streams back
-// exactly the sorted, distinct input, in every order.
+// exactly the sorted, distinct input, in every order, whether its runs are
+// merged at once or first reduced to fewer, longer runs (fanIn), and
+// leaves no file behind.
 func TestSortedRunsRoundTrip(t *testing.T) {
-	for _, order := range []quadOrder{orderSPO, orderOPS, orderPGS} {
-		r := rand.New(rand.NewPCG(9, uint64(order)))
-		sd := &spillDir{path: t.TempDir()}
-		s := newQuadSorter(sd, "t", order, 1) // at least 64k records per run
-		var want []qids
-		for i := 0; i < 300000; i++ {
-			q := qids{s: r.Uint64N(5000) + 1, p: r.Uint64N(40) + 1, o: r.Uint64N(1<<40) + 1, g: r.Uint64N(3) + 1}
-			if i%7 == 0 && len(want) > 0 {
-				q = want[r.IntN(len(want))] // duplicates across runs
+	for _, tc := range []struct {
+		name     string
+		fanIn    int
+		wantRuns int // runs left for the final merge
+	}{
+		{"all runs at once", 0, 6},
+		{"fan-in 2", 2, 2},
+		{"fan-in 3", 3, 3},
+		{"fan-in 5", 5, 5},
+	} {
+		for _, order := range []quadOrder{orderSPO, orderOPS, orderPGS} {
+			r := rand.New(rand.NewPCG(9, uint64(order)))
+			sd := &spillDir{path: t.TempDir()}
+			s := newQuadSorter(sd, "t", order, 1) // at least 64k records per run
+			s.fanIn = tc.fanIn
+			var want []qids
+			for i := 0; i < 360000; i++ {
+				q := qids{s: r.Uint64N(5000) + 1, p: r.Uint64N(40) + 1, o: r.Uint64N(1<<40) + 1, g: r.Uint64N(3) + 1}
+				if i%7 == 0 && len(want) > 0 {
+					q = want[r.IntN(len(want))] // duplicates across runs
+				}
+				want = append(want, q)
+				if err := s.add(q); err != nil {
+					t.Fatal(err)
+				}
 			}
-			want = append(want, q)
-			if err := s.add(q); err != nil {
+			if !s.spilled() {
+				t.Fatal("nothing spilled")
+			}
+			slices.SortFunc(want, order.cmp)
+			want = slices.Compact(want)
+			m, err := s.finish(context.Background())
+			if err != nil {
 				t.Fatal(err)
 			}
+			if len(m.all) != tc.wantRuns || len(s.runs) != tc.wantRuns {
+				t.Errorf("%s, order %d: %d runs merged (%d listed), want %d", tc.name, order, len(m.all), len(s.runs), tc.wantRuns)
+			}
+			if files, _ := os.ReadDir(sd.path); len(files) != tc.wantRuns {
+				t.Errorf("%s, order %d: %d files before the final merge, want %d", tc.name, order, len(files), tc.wantRuns)
+			}
+			got := drainMerger(t, m)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, order %d: %d quads back, want %d", tc.name, order, len(got), len(want))
+			}
+			if files, _ := os.ReadDir(sd.path); len(files) != 0 {
+				t.Errorf("%s, order %d: %d files left after the merge", tc.name, order, len(files))
+			}
 		}
-		if !s.spilled() {
-			t.Fatal("nothing spilled")
-		}
-		slices.SortFunc(want, order.cmp)
-		want = slices.Compact(want)
-		m, err := s.finish()
-		if err != nil {
+	}
+}
+
+// TestReduceRunsCancelled: a cancelled reduction stops with the context's
+// error and leaves the runs it did not merge, and no partial run.
+func TestReduceRunsCancelled(t *testing.T) {
+	sd := &spillDir{path: t.TempDir()}
+	s := newQuadSorter(sd, "t", orderSPO, 1)
+	s.fanIn = 2
+	for i := range 4 << 16 {
+		if err := s.add(qids{s: uint64(i%977) + 1, p: 1, o: uint64(i) + 1, g: 1}); err != nil {
 			t.Fatal(err)
 		}
-		got := drainMerger(t, m)
-		if !slices.Equal(got, want) {
-			t.Errorf("order %d: %d quads back, want %d", order, len(got), len(want))
-		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.reduceRuns(ctx, 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("reduceRuns: %v, want context.Canceled", err)
+	}
+	if files, _ := os.ReadDir(sd.path); len(files) != len(s.runs) || len(s.runs) != 4 {
+		t.Fatalf("%d files, %d runs after a cancelled reduction, want 4 and 4", len(files), len(s.runs))
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -101,10 +102,8 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 			return st, err
 		}
 	}
-	m := &segMerger{db: db, ctx: ctx, segs: segs, st: &st, progress: progress, maxOps: mergeBatchOps}
-	if db.mergeOps > 0 {
-		m.maxOps = db.mergeOps
-	}
+	m := &segMerger{db: db, ctx: ctx, segs: segs, st: &st, progress: progress,
+		maxOps: cmp.Or(db.mergeOps, mergeBatchOps), maxBytes: cmp.Or(db.mergeBytes, mergeBatchBytes)}
 	m.stretchMax = mergeStretch
 	if db.mergeStretch > 0 {
 		m.stretchMax = db.mergeStretch
@@ -252,6 +251,7 @@ type segMerger struct {
 	st       *MergeStats
 	progress func(MergeProgress)
 	maxOps   int
+	maxBytes int
 	// stretchMax is the number of nodes walked from one snapshot.
 	stretchMax int
 	done       int64
@@ -365,7 +365,7 @@ func (m *segMerger) move(space byte, id uint64, vs [][]byte, found []uint8) erro
 		}
 	}
 	size := len(v) + (len(found)+1)*(3+idLen)
-	if m.txnOps > 0 && (m.txnBytes+size > mergeBatchBytes || m.txnOps+len(found)+1 > m.maxOps) {
+	if m.txnOps > 0 && (m.txnBytes+size > m.maxBytes || m.txnOps+len(found)+1 > m.maxOps) {
 		if err := m.commit(); err != nil {
 			return err
 		}

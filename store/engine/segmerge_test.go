@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -246,4 +247,82 @@ func TestMergeWhileReading(t *testing.T) {
 		t.Fatalf("merge: %+v, %v", st, err)
 	}
 	tw.compare("after the merge")
+}
+
+// TestMergeWideNode merges a node whose block alone is larger than a merge
+// transaction's bound and than Badger's value threshold (an rdf:Seq-like
+// node with a distinct predicate per member, in two graphs): it moves in a
+// transaction of its own.
+func TestMergeWideNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 2 × 120k quads")
+	}
+	const n = 60000
+	tw := newSegTwin(t)
+	wide := quad.IRI("http://ex.org/wide")
+	tw.entities = []quad.Value{wide, quad.IRI("http://ex.org/m7"), quad.IRI("http://ex.org/r0")}
+	tw.graphNames = []string{"a", "b"}
+	for _, g := range tw.graphNames {
+		qs := make([]quad.Quad, 0, 2*n)
+		for i := range n {
+			p := quad.IRI(fmt.Sprintf("http://ex.org/%s/_%d", g, i))
+			qs = append(qs, quad.Quad{Subject: wide, Predicate: p, Object: quad.IRI(fmt.Sprint("http://ex.org/m", i%50))},
+				quad.Quad{Subject: quad.IRI(fmt.Sprint("http://ex.org/m", i%50)), Predicate: p, Object: wide})
+		}
+		tw.load(LoadOptions{Graph: g}, qs)
+	}
+	if got := segmentsOf(tw.seg); !maps.Equal(got, map[string]uint8{"a": 0, "b": 1}) {
+		t.Fatalf("segments %v", got)
+	}
+	ref, err := tw.seg.ValueOf(wide)
+	if err != nil || ref == nil {
+		t.Fatal(ref, err)
+	}
+	id := uint64(ref.(nodeRef))
+	block := func(seg uint8) []byte {
+		var v []byte
+		if err := tw.seg.bdb.View(func(txn *badger.Txn) (err error) {
+			v, err = getValue(txn, appendBlockKey(nil, spaceSPO, seg, id))
+			return err
+		}); err != nil {
+			t.Fatalf("segment %d block: %v", seg, err)
+		}
+		return v
+	}
+	blocks := [][]byte{block(0), block(1)}
+	merged, err := mergeBlocks(blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Above the merge's transaction bound, and above Badger's value
+	// threshold (1 MiB: the block goes to the value log).
+	tw.seg.mergeBytes = 256 << 10
+	if len(merged) <= 1<<20 {
+		t.Fatalf("the merged block is %d bytes: the test needs one above 1 MiB", len(merged))
+	}
+	st, err := tw.seg.MergeSegments(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Merged < 2 || blockKeys(t, tw.seg)[1] != 0 {
+		t.Fatalf("stats %+v, block keys %v", st, blockKeys(t, tw.seg))
+	}
+	if got := block(0); !bytes.Equal(got, merged) {
+		t.Fatalf("stored block of %d bytes, merged %d", len(got), len(merged))
+	}
+	// The wide node's quads in both directions: every quad of the
+	// database (the KG calls on a node with 240k relations would take most
+	// of a minute).
+	check := func(step string) {
+		for _, d := range []quad.Direction{quad.Subject, quad.Object} {
+			a, na := nodeQuads(t, tw.seg, d, wide)
+			b, nb := nodeQuads(t, tw.flat, d, wide)
+			if !slices.Equal(a, b) || na != nb || na != 2*n {
+				t.Fatalf("%s: %d and %d quads of the wide node as %v, want %d", step, na, nb, d, 2*n)
+			}
+		}
+	}
+	check("merged")
+	tw.reopen()
+	check("reopened")
 }

@@ -53,8 +53,14 @@ func (s *spillDir) remove() error {
 	return os.RemoveAll(s.path)
 }
 
-// create opens a new spill file.
+// create opens a new spill file, buffered by spillWriteBuf bytes.
 func (s *spillDir) create(name string) (*spillWriter, error) {
+	return s.createBuf(name, spillWriteBuf)
+}
+
+// createBuf opens a new spill file buffered by about buf bytes (files
+// written many at a time use small buffers).
+func (s *spillDir) createBuf(name string, buf int) (*spillWriter, error) {
 	p := filepath.Join(s.path, fmt.Sprintf("%06d-%s", s.seq.Add(1), name))
 	if s.compress {
 		p += s2Suffix
@@ -63,20 +69,22 @@ func (s *spillDir) create(name string) (*spillWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create temporary file: %w", diskErr(err))
 	}
-	return newSpillWriter(f, p, s), nil
+	return newSpillWriter(f, p, s, buf), nil
 }
 
-// newSpillWriter writes the spill file f, created at path, for s; a path
-// ending in s2Suffix is compressed.
-func newSpillWriter(f *os.File, path string, s *spillDir) *spillWriter {
+// newSpillWriter writes the spill file f, created at path, for s, with
+// about buf bytes of buffers; a path ending in s2Suffix is compressed (in
+// blocks of at most spillBlock bytes).
+func newSpillWriter(f *os.File, path string, s *spillDir, buf int) *spillWriter {
 	w := &spillWriter{f: f, path: path, sd: s}
 	w.cw = countingWriter{w: f}
 	if !strings.HasSuffix(path, s2Suffix) {
-		w.w = bufio.NewWriterSize(&w.cw, 1<<20)
+		w.w = bufio.NewWriterSize(&w.cw, buf)
 		return w
 	}
-	w.z = s2.NewWriter(&w.cw, s2.WriterConcurrency(1), s2.WriterBlockSize(spillBlock))
-	w.w = bufio.NewWriterSize(w.z, 64<<10)
+	block := min(spillBlock, max(buf, 16<<10))
+	w.z = s2.NewWriter(&w.cw, s2.WriterConcurrency(1), s2.WriterBlockSize(block))
+	w.w = bufio.NewWriterSize(w.z, min(64<<10, block))
 	return w
 }
 
@@ -86,6 +94,14 @@ func newSpillWriter(f *os.File, path string, s *spillDir) *spillWriter {
 const (
 	s2Suffix   = ".s2"
 	spillBlock = 256 << 10
+)
+
+// spillWriteBuf is the write buffer of a spill file, and manyWriteBuf that
+// of the files the dictionary phase writes one per read batch at once
+// (a dump of billions of quads is read in hundreds of batches).
+const (
+	spillWriteBuf = 1 << 20
+	manyWriteBuf  = 64 << 10
 )
 
 // countingWriter counts the bytes that reach a spill file.

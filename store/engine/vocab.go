@@ -263,7 +263,7 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 		}
 		v := &vocabReader{r: r}
 		readers = append(readers, v)
-		if v.out, err = l.sd.create("map"); err != nil {
+		if v.out, err = l.sd.createBuf("map", manyWriteBuf); err != nil {
 			return res, err
 		}
 		l.batches[i].mapping = v.out.path
