@@ -194,14 +194,26 @@ func (w *spillWriter) abort() {
 	_ = os.Remove(w.path)
 }
 
-// errDiskFull marks errors caused by a full disk.
-var errDiskFull = errors.New("disk full")
+// errDiskFull marks errors caused by a full disk, and errTooManyFiles
+// those caused by the limit on open files.
+var (
+	errDiskFull     = errors.New("disk full")
+	errTooManyFiles = errors.New("too many open files")
+)
 
-// diskErr adds errDiskFull to ENOSPC errors, so that callers and users see
-// the cause at once.
+// diskErr adds errDiskFull to ENOSPC errors and errTooManyFiles to EMFILE
+// and ENFILE errors, with what to do, so that callers and users see the
+// cause at once.
 func diskErr(err error) error {
-	if err != nil && errors.Is(err, syscall.ENOSPC) && !errors.Is(err, errDiskFull) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOSPC) && !errors.Is(err, errDiskFull):
 		return fmt.Errorf("%w (free space on the database's disk and re-run): %w", errDiskFull, err)
+	case (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) && !errors.Is(err, errTooManyFiles):
+		return fmt.Errorf("%w (a bulk load keeps two temporary files open per read batch, up to 768 sorted "+
+			"runs, and Badger one file per table: raise the limit with ulimit -n, or give --max-memory more "+
+			"for fewer, larger batches, and re-run): %w", errTooManyFiles, err)
 	}
 	return err
 }
@@ -215,7 +227,7 @@ type spillReader struct {
 func openSpill(path string, buf int) (*spillReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read temporary file: %w", err)
+		return nil, fmt.Errorf("read temporary file: %w", diskErr(err))
 	}
 	if !strings.HasSuffix(path, s2Suffix) {
 		return &spillReader{f: f, r: bufio.NewReaderSize(f, buf)}, nil
