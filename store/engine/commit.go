@@ -64,8 +64,8 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	}
 	l.nextID, l.newCount = dict.next, dict.newCount
 	st.Terms = dict.newCount
-	spo := newQuadSorter(l.sd, "spo", orderSPO, l.budget/6)
-	ops := newQuadSorter(l.sd, "ops", orderOPS, l.budget/6)
+	spo := l.newSorter("spo", orderSPO)
+	ops := l.newSorter("ops", orderOPS)
 	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {
 		return st, err
 	}
@@ -139,6 +139,17 @@ func (l *Loader) phase(ctx context.Context, name string, fn func() error) error 
 	l.db.log.Info("bulk load phase", "graph", l.opts.Graph, "phase", name, "quads", l.read,
 		"took", time.Since(t).Round(time.Millisecond), "temp_bytes", l.sd.live.Load(), "ok", err == nil)
 	return err
+}
+
+// newSorter returns one of the load's three quad sorters, each with a
+// sixth of the budget (and the database's test settings).
+func (l *Loader) newSorter(name string, order quadOrder) *quadSorter {
+	s := newQuadSorter(l.sd, name, order, l.budget/6)
+	if l.db.sortRun > 0 {
+		s.limit = l.db.sortRun
+	}
+	s.fanIn = l.db.sortFanIn
+	return s
 }
 
 // mapBatches maps every batch's quads to global ids and feeds the sorters,
@@ -396,7 +407,7 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
-	cs.preds = newPredFeed(newQuadSorter(l.sd, "pred", orderPGS, l.budget/6))
+	cs.preds = newPredFeed(l.newSorter("pred", orderPGS))
 	defer cs.preds.stop()
 	err := l.step("S, O and P lists", func() error {
 		g, ctx := errgroup.WithContext(ctx)

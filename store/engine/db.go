@@ -130,6 +130,9 @@ type DB struct {
 	// mergeBytes, if set, caps the bytes of one MergeSegments transaction
 	// (tests: a node larger than the cap).
 	mergeBytes int
+	// sortRun and sortFanIn, if set, are the records per sorted run and the
+	// runs merged at once of bulk loads (tests force run reductions).
+	sortRun, sortFanIn int
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int
