@@ -103,11 +103,8 @@ func (db *DB) MergeSegments(ctx context.Context, progress func(MergeProgress)) (
 		}
 	}
 	m := &segMerger{db: db, ctx: ctx, segs: segs, st: &st, progress: progress,
-		maxOps: cmp.Or(db.mergeOps, mergeBatchOps), maxBytes: cmp.Or(db.mergeBytes, mergeBatchBytes)}
-	m.stretchMax = mergeStretch
-	if db.mergeStretch > 0 {
-		m.stretchMax = db.mergeStretch
-	}
+		maxOps: cmp.Or(db.mergeOps, mergeBatchOps), maxBytes: cmp.Or(db.mergeBytes, mergeBatchBytes),
+		stretchMax: cmp.Or(db.mergeStretch, mergeStretch)}
 	m.total = m.estimate()
 	for seg := uint8(1); seg < segs; seg++ {
 		for _, space := range []byte{spaceSPO, spaceOPS} {
