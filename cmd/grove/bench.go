@@ -19,6 +19,7 @@ import (
 
 	"github.com/grove-kg/grove/cmd/grove/internal/storebench"
 	"github.com/grove-kg/grove/ingest/synth"
+	"github.com/grove-kg/grove/store/engine"
 )
 
 func (a *app) genCmd() *cobra.Command {
@@ -199,7 +200,7 @@ func (a *app) benchIngestOne() *cobra.Command {
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if memLimit > 0 {
-				debug.SetMemoryLimit(memLimit)
+				debug.SetMemoryLimit(engine.GoMemoryLimit(memLimit))
 			}
 			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit, graph)
 			if err != nil {

@@ -166,8 +166,35 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 		}
 	})
 
+	t.Run("budget sizes tables", func(t *testing.T) { testE2ETableSize(t, bin, dir, film) })
 	t.Run("second graph in a segment", func(t *testing.T) { testE2ESegments(t, bin, dir) })
 	t.Run("serve", func(t *testing.T) { testE2EServe(t, g) })
+}
+
+// testE2ETableSize: the --max-memory of grove ingest reaches the database
+// it opens, so a small budget writes small tables (2 MiB at 512 MiB, 32
+// MiB at 4 GiB), which bounds Badger's share of the write phase.
+func testE2ETableSize(t *testing.T, bin, dir, film string) {
+	largest := map[string]int64{}
+	for _, budget := range []string{"512MiB", "4GiB"} {
+		db := filepath.Join(dir, "db-"+budget)
+		g := &groveCLI{t: t, bin: bin, db: db, home: dir}
+		mustContain(t, "ingest --max-memory "+budget, g.ok("ingest", "--quiet", "--graph", "film", "--max-memory", budget, film), "471705 new")
+		ssts, err := filepath.Glob(filepath.Join(db, "*.sst"))
+		if err != nil || len(ssts) == 0 {
+			t.Fatalf("%s: no tables (%v)", db, err)
+		}
+		for _, p := range ssts {
+			if fi, err := os.Stat(p); err == nil {
+				largest[budget] = max(largest[budget], fi.Size())
+			}
+		}
+	}
+	const small = 5 << 19 // 2.5 MiB: a 2 MiB table and Badger's overshoot
+	if largest["512MiB"] > small || largest["4GiB"] <= small {
+		t.Errorf("largest table %d bytes with --max-memory 512MiB, %d with 4GiB; want at most %d, then more",
+			largest["512MiB"], largest["4GiB"], small)
+	}
 }
 
 // canonJSON returns the elements of a JSON array (or the one value), each

@@ -18,6 +18,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest"
 	"github.com/grove-kg/grove/ingest/input"
+	"github.com/grove-kg/grove/store/engine"
 )
 
 func (a *app) ingestCmd() *cobra.Command {
@@ -69,9 +70,9 @@ transactions instead of the bulk loader.`,
 			}
 			if budget > 0 {
 				// The loader keeps its batches and sort buffers within the
-				// budget; a soft limit of the same size makes the GC work
-				// harder instead of letting the heap double.
-				debug.SetMemoryLimit(budget)
+				// budget; a soft limit of about the same size makes the GC
+				// work harder instead of letting the heap double.
+				debug.SetMemoryLimit(engine.GoMemoryLimit(budget))
 			}
 			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
 				KeepLabels: keep, GraphOf: graphOf, Logger: a.log, MaxMemory: budget}
@@ -84,7 +85,7 @@ transactions instead of the bulk loader.`,
 				}
 				return a.ingestRemote(cmd, w, files, opts, incremental || del, del)
 			}
-			db, err := a.openDB(false)
+			db, err := a.openDBFor(false, budget)
 			if err != nil {
 				return err
 			}

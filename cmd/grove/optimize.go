@@ -49,7 +49,7 @@ interrupted merge they are refused until optimize is run again, which completes 
 				debug.SetMemoryLimit(budget)
 			}
 			before := storebench.DiskUsage(a.v.GetString("db")) // closed: no memtable files yet
-			db, err := a.openDB(false)
+			db, err := a.openDBFor(false, budget)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ interrupted merge they are refused until optimize is run again, which completes 
 			if err := db.Close(); err != nil {
 				return err
 			}
-			if db, err = a.openDB(false); err != nil {
+			if db, err = a.openDBFor(false, budget); err != nil {
 				return err
 			}
 			ph.begin("flatten")

@@ -168,7 +168,11 @@ func defaultDBDir() string {
 }
 
 // openDB opens the configured database.
-func (a *app) openDB(readOnly bool) (*engine.DB, error) {
+func (a *app) openDB(readOnly bool) (*engine.DB, error) { return a.openDBFor(readOnly, 0) }
+
+// openDBFor opens it for bulk loads with this memory budget (0: the
+// engine's default), which also sizes the tables they write.
+func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 	dir := a.v.GetString("db")
 	if readOnly {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -179,7 +183,7 @@ func (a *app) openDB(readOnly bool) (*engine.DB, error) {
 	// database normally and simply do not write.
 	// compress-temp and own-segment are ingest flags (also
 	// GROVE_COMPRESS_TEMP, GROVE_OWN_SEGMENT).
-	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp")}
+	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp"), LoadMemory: loadMemory}
 	if a.v.IsSet("own-segment") && !a.v.GetBool("own-segment") {
 		opts.SegmentMinQuads = -1
 	}

@@ -201,11 +201,12 @@ func (l *Loader) mapInto(ctx context.Context, s *quadSorter, primary bool, relea
 		}
 		release(i)
 	}
-	// Leave room for the run finish spills from the buffer, so that the
-	// write phase merges at once (the reduction here stays before the
-	// write phase, where a failure changes nothing stored).
-	n, t := len(s.runs), time.Now()
-	if err := s.reduceRuns(ctx, s.maxRuns()-1); err != nil {
+	// Settle the sorter here, before the write phase: its buffers are
+	// freed for Badger's, and a failed run reduction changes nothing
+	// stored.
+	t := time.Now()
+	n, err := s.settle(ctx)
+	if err != nil {
 		return err
 	}
 	if len(s.runs) < n {

@@ -54,6 +54,12 @@ type Options struct {
 	// database holding data that gets a node-block segment of its own
 	// (see segment.go): 0 means 2^20 quads, a negative value never.
 	SegmentMinQuads int64
+	// LoadMemory is the memory budget of the bulk loads run through this
+	// handle (LoadOptions.MaxMemory defaults to it; 0 means
+	// DefaultMaxMemory). It also sizes the tables bulk loads write, which
+	// Badger builds in memory (see bulkTableSize), and with them those of
+	// Badger's compactions, so it is fixed at Open.
+	LoadMemory int64
 }
 
 // Stats are exact database-wide counts.
@@ -158,10 +164,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		WithReadOnly(opts.ReadOnly).
 		WithNumVersionsToKeep(1).
 		WithMetricsEnabled(false).
-		// Smaller tables keep the StreamWriter's per-stream table builders
-		// (several streams are written at once) from dominating memory
-		// during bulk loads; the block cache is sized for KG lookups.
-		WithBaseTableSize(1 << 20).
+		// The block cache is sized for KG lookups.
+		WithBaseTableSize(baseTableSize(opts.LoadMemory)).
+		WithMemTableSize(memTableSize).
 		WithBlockCacheSize(128 << 20)
 	if opts.InMemory {
 		bopts = bopts.WithInMemory(true).WithDir("").WithValueDir("")
@@ -187,6 +192,71 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	return db, nil
 }
+
+// Tables written by bulk loads. Badger's StreamWriter writes a load's
+// tables at the bottom level, 2^(MaxLevels-2) = 32 times BaseTableSize
+// each, and builds each table in memory: its uncompressed blocks (several
+// times the table's size, as the blocks compress well) and their
+// compressed copies, in an allocator that grows by doubling and that
+// Badger's pool keeps for the next table. In heap profiles of the write
+// phase that came to 15-18 times the table size with 32 MiB tables, 26-30
+// times with 8 MiB and up to 70 times with 4 MiB (allocators of 56 MiB),
+// whatever the budget: with a 512 MiB budget and 32 MiB tables the live
+// heap stayed above the limit and the GC ran back to back (1,900 cycles
+// in a 38 s write phase on 20M quads).
+//
+// So the table size follows the budget: a table being built is counted
+// as 20 times its size, and Badger gets what the write phase leaves of
+// 70% of the Go memory limit (room for the GC to work) after the
+// loader's own buffers then (the P sorter's sixth and the label index's
+// eighth of the budget) and writeFixed. That gives 2 MiB tables at 512
+// MiB, 8 MiB at 1 GiB, 16 MiB at 1.5 GiB and 32 MiB from 2 GiB on.
+// Smaller tables cost open files on large stores (Badger keeps one per
+// table), which the error for running out of them says.
+const (
+	minBulkTable = 2 << 20
+	maxBulkTable = 32 << 20
+	bulkLevels   = 32 // 2^(MaxLevels-2) with Badger's default 7 levels
+	// writeFixed is what the write phase holds whatever the budget:
+	// Badger's memtable arena, the stream buffers (streamSink) and the
+	// merges' read buffers (up to 96 MiB).
+	writeFixed = 210 << 20
+)
+
+// bulkTableSize is the size of the tables a bulk load with this budget
+// writes: a power of two.
+func bulkTableSize(budget int64) int64 {
+	if budget <= 0 {
+		budget = DefaultMaxMemory
+	}
+	share := GoMemoryLimit(budget)*7/10 - budget*7/24 - writeFixed
+	t := int64(minBulkTable)
+	for t < maxBulkTable && 2*t*20 <= share {
+		t *= 2
+	}
+	return t
+}
+
+// memTableSize is Badger's memtable size (its default). Badger allocates a
+// memtable's arena whole: the memtable plus room for its largest batch
+// (15%) and that batch's skiplist nodes (about as much again).
+const (
+	memTableSize  = 64 << 20
+	memTableArena = memTableSize * 13 / 10
+)
+
+// GoMemoryLimit is the Go soft memory limit (debug.SetMemoryLimit) for a
+// process whose bulk loads keep to budget: the budget plus one memtable
+// arena. A bulk load writes through Badger's StreamWriter, which starts by
+// allocating a fresh memtable that the load never writes to: heap to the
+// Go runtime, if not always resident memory. Without it, a 20M-quad load
+// with a 512 MiB budget (8 MiB tables) ran the GC 550 times in a 19.1 s
+// write phase, with it 77 times in 13.8 s, at the same peak anonymous
+// memory (489 and 501 MiB).
+func GoMemoryLimit(budget int64) int64 { return budget + memTableArena }
+
+// baseTableSize is Badger's BaseTableSize for bulkTableSize(budget).
+func baseTableSize(budget int64) int64 { return bulkTableSize(budget) / bulkLevels }
 
 func (db *DB) init() error {
 	mb := int64(db.opts.CacheMB)

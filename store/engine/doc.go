@@ -70,7 +70,9 @@
 //     adding the labels to the label index builders. A sorter left with
 //     more than 255 runs merges its oldest runs into longer ones first
 //     (extsort.go), so the write phase's merges hold at most 256 open
-//     runs each whatever the input size (from ~1.4B quads at 2 GiB);
+//     runs each whatever the input size (from ~1.4B quads at 2 GiB). The
+//     two sorters are then settled: their last runs are spilled and their
+//     buffers dropped, leaving the write phase's memory to Badger;
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
 //     keys and the id blocks as two streams on two goroutines. Then the S and O
@@ -78,7 +80,10 @@
 //     sequential scan, with the P sorter fed from a third goroutine and
 //     the P lists written as soon as the S side is done, then the
 //     counters. Records go into the StreamWriter's buffers hand-encoded
-//     (kvwriter.go putKV), not through protobuf reflection;
+//     (kvwriter.go putKV), not through protobuf reflection. Badger builds
+//     each table in memory, so the tables are sized from the budget the
+//     database was opened with (Options.LoadMemory, db.go bulkTableSize),
+//     and GoMemoryLimit gives the Go memory limit that leaves the GC room;
 //   - labels: the label and alias entries found while reading are merged
 //     into each graph's label index. The index files are written on a
 //     goroutine of their own while the write phase runs (they need only

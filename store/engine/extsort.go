@@ -164,16 +164,30 @@ func (s *quadSorter) finish(ctx context.Context) (*quadMerger, error) {
 		s.buf, s.tmp, s.dig = nil, nil, nil
 		return m, nil
 	}
-	if len(s.buf) > 0 {
-		if err := s.spill(); err != nil {
-			return nil, err
-		}
-	}
-	s.buf, s.tmp, s.dig = nil, nil, nil
-	if err := s.reduceRuns(ctx, s.maxRuns()); err != nil {
+	if _, err := s.settle(ctx); err != nil {
 		return nil, err
 	}
 	return openRuns(s.sd, s.order, s.runs)
+}
+
+// settle ends the input of a sorter that spilled: what its buffer holds
+// becomes its last run, the buffers are dropped (so that the write phase,
+// where Badger's table builders need the memory, does not hold them), and
+// the runs are reduced to what one merge reads. It returns the number of
+// runs before the reduction. A sorter that never spilled is left as it
+// is: finish merges its records from memory.
+func (s *quadSorter) settle(ctx context.Context) (int, error) {
+	if len(s.runs) == 0 {
+		return 0, nil
+	}
+	if len(s.buf) > 0 {
+		if err := s.spill(); err != nil {
+			return 0, err
+		}
+	}
+	s.buf, s.tmp, s.dig = nil, nil, nil
+	n := len(s.runs)
+	return n, s.reduceRuns(ctx, s.maxRuns())
 }
 
 func (s *quadSorter) maxRuns() int { return cmp.Or(s.fanIn, maxMergeRuns) }

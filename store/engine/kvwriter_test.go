@@ -213,3 +213,43 @@ func TestMarkerRecordsFileGraphs(t *testing.T) {
 		t.Errorf("interrupted load %+v", in)
 	}
 }
+
+// TestBulkTableSize: the tables a bulk load writes follow its budget (a
+// power of two from 2 to 32 MiB), and a database opened with a load
+// budget gives Badger the matching base table size and its loads that
+// budget.
+func TestBulkTableSize(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		want   int64
+	}{
+		{0, 32 << 20}, // DefaultMaxMemory
+		{minMaxMemory, 2 << 20},
+		{256 << 20, 2 << 20},
+		{512 << 20, 2 << 20},
+		{1 << 30, 8 << 20},
+		{1536 << 20, 16 << 20},
+		{2 << 30, 32 << 20},
+		{64 << 30, 32 << 20},
+	} {
+		if got := bulkTableSize(tc.budget); got != tc.want {
+			t.Errorf("bulkTableSize(%d MiB) = %d MiB, want %d MiB", tc.budget>>20, got>>20, tc.want>>20)
+		}
+	}
+	db, err := Open(t.TempDir(), Options{LoadMemory: 512 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := db.bdb.Opts().BaseTableSize; got != (2<<20)/bulkLevels {
+		t.Errorf("Badger base table size %d, want %d", got, (2<<20)/bulkLevels)
+	}
+	l, err := db.NewLoader(LoadOptions{Graph: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.budget != 512<<20 {
+		t.Errorf("a load without MaxMemory has budget %d, want the database's LoadMemory", l.budget)
+	}
+}

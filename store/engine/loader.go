@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -58,7 +59,8 @@ type LoadOptions struct {
 	FileGraphs map[string]string
 	// MaxMemory bounds the memory the load keeps (read batches and sort
 	// buffers); the rest is spilled to temporary files beside the
-	// database. Default DefaultMaxMemory; at least 1 MiB is used.
+	// database. Default the database's Options.LoadMemory, or
+	// DefaultMaxMemory; at least 1 MiB is used.
 	MaxMemory int64
 	// Progress, if set, receives the phase of the commit and how far it
 	// is (Total < 0 when unknown). Calls never overlap, but they may come
@@ -163,7 +165,7 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 		return nil, errors.New("bulk load: database is read-only")
 	}
 	if opts.MaxMemory <= 0 {
-		opts.MaxMemory = DefaultMaxMemory
+		opts.MaxMemory = cmp.Or(db.opts.LoadMemory, DefaultMaxMemory)
 	}
 	db.writeMu.Lock()
 	db.mu.RLock()

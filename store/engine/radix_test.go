@@ -149,3 +149,50 @@ func TestQuadSorterGrow(t *testing.T) {
 		})
 	}
 }
+
+// TestSettle: settling a sorter that spilled writes its buffer as the last
+// run and drops the buffers (the write phase must not hold them), and the
+// runs still merge to every record; a sorter that never spilled keeps its
+// records in memory and writes no file.
+func TestSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		wantRuns int
+	}{
+		{"spilled", 2<<16 + 5000, 3},
+		{"in memory", 5000, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sd := &spillDir{path: t.TempDir()}
+			s := newQuadSorter(sd, "t", orderSPO, 1) // 64k records per run
+			var want []qids
+			for i := range tc.n {
+				q := qids{s: uint64(i%977) + 1, p: 1, o: uint64(i) + 1, g: 1}
+				want = append(want, q)
+				if err := s.add(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n, err := s.settle(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, _ := os.ReadDir(sd.path)
+			if n != tc.wantRuns || len(s.runs) != tc.wantRuns || len(files) != tc.wantRuns {
+				t.Errorf("settle: %d runs reported, %d listed, %d files; want %d", n, len(s.runs), len(files), tc.wantRuns)
+			}
+			if held := len(s.buf) > 0 || s.tmp != nil || s.dig != nil; held != (tc.wantRuns == 0) {
+				t.Errorf("settle: buffers held = %v (buf %d, tmp %d), want %v", held, len(s.buf), len(s.tmp), tc.wantRuns == 0)
+			}
+			m, err := s.finish(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(want, orderSPO.cmp)
+			if got := drainMerger(t, m); !slices.Equal(got, want) {
+				t.Errorf("%d records back, want %d", len(got), len(want))
+			}
+		})
+	}
+}

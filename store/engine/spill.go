@@ -213,7 +213,7 @@ func diskErr(err error) error {
 	case (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) && !errors.Is(err, errTooManyFiles):
 		return fmt.Errorf("%w (a bulk load keeps two temporary files open per read batch, up to 768 sorted "+
 			"runs, and Badger one file per table: raise the limit with ulimit -n, or give --max-memory more "+
-			"for fewer, larger batches, and re-run): %w", errTooManyFiles, err)
+			"for fewer, larger batches and tables, and re-run): %w", errTooManyFiles, err)
 	}
 	return err
 }
