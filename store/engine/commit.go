@@ -671,7 +671,12 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) 
 	return old, nil
 }
 
-// writePred writes the predicate -> subjects lists.
+// writePred writes the predicate -> subjects lists. In a fresh load each
+// list's length is known before it is read (predFeed.sizes) and nothing is
+// stored to merge with, so its chunks are written as the merge produces
+// them: memory stays at one chunk however many subjects a predicate has
+// (P31 of a Wikidata dump: 100M+). Otherwise a list is collected whole and
+// merged with the stored one (mergeGroup).
 func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	m, err := cs.preds.finish(ctx)
 	if err != nil {
@@ -680,7 +685,12 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	defer m.Close()
 	var p, g uint64
 	open := false
+	var cw chunkWriter
 	flush := func() error {
+		if cs.fresh {
+			cs.relations[g]++
+			return cw.close()
+		}
 		cs.key = predKey(cs.key, p, g)
 		old, err := l.mergeGroup(cs, streamPred, nil)
 		if err != nil {
@@ -713,11 +723,72 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 		if !open {
 			p, g, open = q.p, q.g, true
 			cs.list = cs.list[:0]
+			if cs.fresh {
+				cs.key = predKey(cs.key, p, g)
+				cw.begin(cs.sink, streamPred, cs.key, cs.preds.sizes[[2]uint64{p, g}])
+			}
 		}
-		cs.list = append(cs.list, q.s)
+		if cs.fresh {
+			err = cw.add(q.s)
+		} else {
+			cs.list = append(cs.list, q.s)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if open {
 		return flush()
+	}
+	return nil
+}
+
+// chunkWriter writes one list's chunks as its ids arrive, for a list whose
+// length is known in advance; its chunks are those splitChunks makes of
+// the whole list.
+type chunkWriter struct {
+	sink   kvWriter
+	stream uint32
+	key    []byte
+	total  int // the list's length, recorded in its first chunk
+	n      int // ids written
+	chunk  uint32
+	ids    []uint64
+	buf    []byte
+}
+
+func (w *chunkWriter) begin(sink kvWriter, stream uint32, key []byte, total int) {
+	w.sink, w.stream, w.key, w.total, w.n, w.chunk, w.ids = sink, stream, key, total, 0, 0, w.ids[:0]
+}
+
+func (w *chunkWriter) add(id uint64) error {
+	w.ids = append(w.ids, id)
+	if len(w.ids) == chunkSize {
+		return w.write()
+	}
+	return nil
+}
+
+func (w *chunkWriter) write() error {
+	w.buf = encodeChunk(w.buf[:0], w.ids, w.chunk == 0, w.total)
+	if err := w.sink.Set(w.stream, withChunk(w.key, w.chunk), w.buf); err != nil {
+		return err
+	}
+	w.n += len(w.ids)
+	w.chunk++
+	w.ids = w.ids[:0]
+	return nil
+}
+
+// close writes the last chunk and checks the list had the announced length.
+func (w *chunkWriter) close() error {
+	if len(w.ids) > 0 || w.chunk == 0 {
+		if err := w.write(); err != nil {
+			return err
+		}
+	}
+	if w.n != w.total {
+		return fmt.Errorf("bulk load: list %x has %d ids, %d were counted (a bug)", w.key, w.n, w.total)
 	}
 	return nil
 }

@@ -253,3 +253,58 @@ func TestBulkTableSize(t *testing.T) {
 		t.Errorf("a load without MaxMemory has budget %d, want the database's LoadMemory", l.budget)
 	}
 }
+
+// setRecorder is a kvWriter that records its Sets.
+type setRecorder struct {
+	kvWriter
+	keys, vals [][]byte
+}
+
+func (r *setRecorder) Set(_ uint32, key, val []byte) error {
+	r.keys = append(r.keys, slices.Clone(key))
+	r.vals = append(r.vals, slices.Clone(val))
+	return nil
+}
+
+// TestChunkWriterMatchesSplit: a list written chunk by chunk as its ids
+// arrive (the P lists of a fresh load) gives exactly the keys and values
+// of splitChunks over the whole list, and a list shorter or longer than
+// announced is an error.
+func TestChunkWriterMatchesSplit(t *testing.T) {
+	for _, n := range []int{1, 2, chunkSize - 1, chunkSize, chunkSize + 1, 3*chunkSize + 17} {
+		ids := make([]uint64, n)
+		for i := range ids {
+			ids[i] = uint64(3*i + 7)
+		}
+		key := predKey(nil, 5, 9)
+		for _, announced := range []int{n, n + 1, n - 1} {
+			rec := &setRecorder{}
+			var w chunkWriter
+			w.begin(rec, streamPred, key, announced)
+			for _, id := range ids {
+				if err := w.add(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := w.close()
+			if announced != n {
+				if err == nil {
+					t.Errorf("%d ids announced as %d: no error", n, announced)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := splitChunks(ids)
+			if len(rec.vals) != len(want) {
+				t.Fatalf("%d ids: %d chunks, want %d", n, len(rec.vals), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(rec.keys[i], withChunk(slices.Clone(key), uint32(i))) || !bytes.Equal(rec.vals[i], want[i]) {
+					t.Errorf("%d ids: chunk %d differs from splitChunks", n, i)
+				}
+			}
+		}
+	}
+}
