@@ -31,6 +31,7 @@ type commitState struct {
 	preds     *predFeed        // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
 	list      []uint64
+	chunks    chunkWriter // the posting lists' chunks (buffers reused)
 }
 
 // commit runs the phases of a bulk load: dictionary merge, mapping the
@@ -141,10 +142,14 @@ func (l *Loader) phase(ctx context.Context, name string, fn func() error) error 
 	return err
 }
 
-// newSorter returns one of the load's three quad sorters, each with a
-// sixth of the budget (and the database's test settings).
+// sorterShare: each of a load's three quad sorters has a sixth of the
+// budget.
+const sorterShare = 6
+
+// newSorter returns one of the load's three quad sorters (with the
+// database's test settings).
 func (l *Loader) newSorter(name string, order quadOrder) *quadSorter {
-	s := newQuadSorter(l.sd, name, order, l.budget/6)
+	s := newQuadSorter(l.sd, name, order, l.budget/sorterShare)
 	if l.db.sortRun > 0 {
 		s.limit = l.db.sortRun
 	}
@@ -408,7 +413,7 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
-	cs.preds = newPredFeed(l.newSorter("pred", orderPGS))
+	cs.preds = newPredFeed(l.newSorter("pred", orderPGS), cs.fresh)
 	defer cs.preds.stop()
 	err := l.step("S, O and P lists", func() error {
 		g, ctx := errgroup.WithContext(ctx)
@@ -656,11 +661,9 @@ func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) 
 	}
 	chunks := 0
 	if stream == streamPred || len(cs.list) > inlineMax {
-		for i, chunk := range splitChunks(cs.list) {
-			if err := cs.sink.Set(stream, withChunk(cs.key, uint32(i)), chunk); err != nil {
-				return 0, err
-			}
-			chunks++
+		var err error
+		if chunks, err = cs.chunks.writeList(cs.sink, stream, cs.key, cs.list); err != nil {
+			return 0, err
 		}
 	}
 	for i := chunks; i < oldChunks; i++ {
@@ -685,11 +688,10 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	defer m.Close()
 	var p, g uint64
 	open := false
-	var cw chunkWriter
 	flush := func() error {
 		if cs.fresh {
 			cs.relations[g]++
-			return cw.close()
+			return cs.chunks.close()
 		}
 		cs.key = predKey(cs.key, p, g)
 		old, err := l.mergeGroup(cs, streamPred, nil)
@@ -725,11 +727,11 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 			cs.list = cs.list[:0]
 			if cs.fresh {
 				cs.key = predKey(cs.key, p, g)
-				cw.begin(cs.sink, streamPred, cs.key, cs.preds.sizes[[2]uint64{p, g}])
+				cs.chunks.begin(cs.sink, streamPred, cs.key, cs.preds.sizes[[2]uint64{p, g}])
 			}
 		}
 		if cs.fresh {
-			err = cw.add(q.s)
+			err = cs.chunks.add(q.s)
 		} else {
 			cs.list = append(cs.list, q.s)
 		}
@@ -739,56 +741,6 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	}
 	if open {
 		return flush()
-	}
-	return nil
-}
-
-// chunkWriter writes one list's chunks as its ids arrive, for a list whose
-// length is known in advance; its chunks are those splitChunks makes of
-// the whole list.
-type chunkWriter struct {
-	sink   kvWriter
-	stream uint32
-	key    []byte
-	total  int // the list's length, recorded in its first chunk
-	n      int // ids written
-	chunk  uint32
-	ids    []uint64
-	buf    []byte
-}
-
-func (w *chunkWriter) begin(sink kvWriter, stream uint32, key []byte, total int) {
-	w.sink, w.stream, w.key, w.total, w.n, w.chunk, w.ids = sink, stream, key, total, 0, 0, w.ids[:0]
-}
-
-func (w *chunkWriter) add(id uint64) error {
-	w.ids = append(w.ids, id)
-	if len(w.ids) == chunkSize {
-		return w.write()
-	}
-	return nil
-}
-
-func (w *chunkWriter) write() error {
-	w.buf = encodeChunk(w.buf[:0], w.ids, w.chunk == 0, w.total)
-	if err := w.sink.Set(w.stream, withChunk(w.key, w.chunk), w.buf); err != nil {
-		return err
-	}
-	w.n += len(w.ids)
-	w.chunk++
-	w.ids = w.ids[:0]
-	return nil
-}
-
-// close writes the last chunk and checks the list had the announced length.
-func (w *chunkWriter) close() error {
-	if len(w.ids) > 0 || w.chunk == 0 {
-		if err := w.write(); err != nil {
-			return err
-		}
-	}
-	if w.n != w.total {
-		return fmt.Errorf("bulk load: list %x has %d ids, %d were counted (a bug)", w.key, w.n, w.total)
 	}
 	return nil
 }

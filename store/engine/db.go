@@ -221,6 +221,11 @@ const (
 	// Badger's memtable arena, the stream buffers (streamSink) and the
 	// merges' read buffers (up to 96 MiB).
 	writeFixed = 210 << 20
+	// tableCost is the memory a table being built is counted at, in
+	// times its size; gcRoomPct the share of the Go limit the write phase
+	// may fill, leaving the rest for the GC to work in.
+	tableCost = 20
+	gcRoomPct = 70
 )
 
 // bulkTableSize is the size of the tables a bulk load with this budget
@@ -229,9 +234,9 @@ func bulkTableSize(budget int64) int64 {
 	if budget <= 0 {
 		budget = DefaultMaxMemory
 	}
-	share := GoMemoryLimit(budget)*7/10 - budget*7/24 - writeFixed
+	share := GoMemoryLimit(budget)*gcRoomPct/100 - budget/sorterShare - budget/labelShare - writeFixed
 	t := int64(minBulkTable)
-	for t < maxBulkTable && 2*t*20 <= share {
+	for t < maxBulkTable && 2*t*tableCost <= share {
 		t *= 2
 	}
 	return t

@@ -139,3 +139,15 @@ func drainMerger(t testing.TB, m *quadMerger) []qids {
 		got = append(got, q)
 	}
 }
+
+// splitChunks cuts a sorted list into encoded chunk values: the chunk
+// format spelled out, against which chunkWriter and the readers are
+// tested.
+func splitChunks(ids []uint64) [][]byte {
+	var out [][]byte
+	for i := 0; i == 0 || i < len(ids); i += chunkSize {
+		end := min(i+chunkSize, len(ids))
+		out = append(out, encodeChunk(nil, ids[i:end], i == 0, len(ids)))
+	}
+	return out
+}
