@@ -198,43 +198,31 @@ func (w *summaryWriter) copyBefore(p, g uint64) (bool, error) {
 	return false, nil
 }
 
-// stored returns the stored members of the current node's group (p, g),
-// whose chunks (for a large group) are under group, and the number of
-// chunk keys they take (0 for an inline group). It must come before the
-// group's add; the result is valid until the next call.
-func (w *summaryWriter) stored(txn *badger.Txn, group []byte, p, g uint64) ([]uint64, int, error) {
+// stored sets list to the stored members of the current node's group
+// (p, g): the inline members of a small group, or the chunks under group
+// of a large one; it leaves list empty if the group is not stored. It must
+// come before the group's add; inline members stay valid until then.
+func (w *summaryWriter) stored(list *storedList, txn *badger.Txn, group []byte, p, g uint64) error {
 	found, err := w.copyBefore(p, g)
 	if err != nil || !found {
-		return nil, 0, err
+		return err
 	}
-	w.ids = w.ids[:0]
-	if w.cur.inline() {
-		if w.ids, err = w.old.members(w.ids); err != nil {
-			return nil, 0, w.corrupt(err)
-		}
-		return w.ids, 0, nil
+	if !w.cur.inline() {
+		list.setChunks(txn, group)
+		return nil
 	}
-	var chunks int
-	w.ids, chunks, err = storedChunks(txn, group, w.ids)
-	return w.ids, chunks, err
+	if w.ids, err = w.old.members(w.ids[:0]); err != nil {
+		return w.corrupt(err)
+	}
+	list.setInline(w.ids)
+	return nil
 }
 
-// storedChunks appends the members of a posting list stored in chunk keys
-// to dst, and returns the number of chunk keys.
-func storedChunks(txn *badger.Txn, group []byte, dst []uint64) ([]uint64, int, error) {
-	chunks := 0
-	err := eachStoredChunk(txn, group, func(ids []uint64) (bool, error) {
-		dst = append(dst, ids...)
-		chunks++
-		return true, nil
-	})
-	return dst, chunks, err
-}
-
-// add appends a group of the current node with all its members (the
-// stored ones included), in place of the stored entry of the group if
-// there is one. Groups must come in ascending (p, g) order.
-func (w *summaryWriter) add(p, g uint64, ids []uint64) error {
+// add appends a group of the current node with count members (the stored
+// ones included; ids holds them if count <= inlineMax, the group is stored
+// in chunks otherwise), in place of the stored entry of the group if there
+// is one. Groups must come in ascending (p, g) order.
+func (w *summaryWriter) add(p, g uint64, count int64, ids []uint64) error {
 	if w.added && cmpGroup(w.lastP, w.lastG, p, g) >= 0 {
 		return fmt.Errorf("internal error: groups of node %d out of order", w.node)
 	}
@@ -248,7 +236,7 @@ func (w *summaryWriter) add(p, g uint64, ids []uint64) error {
 			return err
 		}
 	}
-	w.out = appendEntry(w.out, p, g, int64(len(ids)), ids)
+	w.out = appendEntry(w.out, p, g, count, ids)
 	w.n++
 	return nil
 }

@@ -154,7 +154,11 @@ func TestSummaryWriterMerge(t *testing.T) {
 					t.Fatal(err)
 				}
 				key := groupKey(nil, spaceSPO, ng.node, ng.p, ng.g)
-				got, _, err := w.stored(txn, key, ng.p, ng.g)
+				var sl storedList
+				if err := w.stored(&sl, txn, key, ng.p, ng.g); err != nil {
+					t.Fatal(err)
+				}
+				got, err := drainStored(&sl)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -166,7 +170,7 @@ func TestSummaryWriterMerge(t *testing.T) {
 					t.Fatalf("stored members of %v = %v, want %v", ng, got, ref)
 				}
 				all := unionSorted(slices.Clone(got), ng.ids)
-				if err := w.add(ng.p, ng.g, all); err != nil {
+				if err := w.add(ng.p, ng.g, int64(len(all)), all); err != nil {
 					t.Fatal(err)
 				}
 				want[ng.node] = append(want[ng.node], entry(ng.p, ng.g, all))
@@ -197,7 +201,7 @@ func TestSummaryWriterOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, pg := range [][2]uint64{{2, 1}, {2, 1}} {
-		err := w.add(pg[0], pg[1], []uint64{1})
+		err := w.add(pg[0], pg[1], 1, []uint64{1})
 		if (err != nil) != (i == 1) {
 			t.Fatalf("add %d: %v", i, err)
 		}
@@ -242,7 +246,7 @@ func TestSkipMembers(t *testing.T) {
 		w := &summaryWriter{sink: &captureSink{kv: map[string][]byte{}}, blocks: newStoredBlocks(txn, spaceSPO, 0), space: spaceSPO}
 		err = w.begin(5)
 		if err == nil {
-			if err = w.add(2, 3, []uint64{1}); err == nil {
+			if err = w.add(2, 3, 1, []uint64{1}); err == nil {
 				err = w.flush()
 			}
 		}

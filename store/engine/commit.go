@@ -30,8 +30,7 @@ type commitState struct {
 	relations map[uint64]int64 // graph label -> new (p, g) groups
 	preds     *predFeed        // (p, g, s) of new (s, p, g) groups
 	key, val  []byte
-	list      []uint64
-	chunks    chunkWriter // the posting lists' chunks (buffers reused)
+	lists     listWriter // the posting lists (buffers reused)
 }
 
 // commit runs the phases of a bulk load: dictionary merge, mapping the
@@ -413,7 +412,7 @@ func (l *Loader) writeAll(ctx context.Context, cs *commitState, dict dictResult,
 	if err := l.step("dictionary keys", func() error { return l.writeDict(ctx, cs, dict) }); err != nil {
 		return err
 	}
-	cs.preds = newPredFeed(l.newSorter("pred", orderPGS), cs.fresh)
+	cs.preds = newPredFeed(l.newSorter("pred", orderPGS))
 	defer cs.preds.stop()
 	err := l.step("S, O and P lists", func() error {
 		g, ctx := errgroup.WithContext(ctx)
@@ -567,8 +566,8 @@ func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter
 }
 
 // writeGroups walks sorted quads, merges each group with the stored list
-// and writes its chunks, and writes each node's summary once all its
-// groups are done. fields maps a quad to (a, b, g, member).
+// and writes its chunks (listWriter), and writes each node's summary once
+// all its groups are done. fields maps a quad to (a, b, g, member).
 func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (qids, bool, error), space byte,
 	stream uint32, fields func(qids) (a, b, g, m uint64), onGroup func(q qids, old int) error, count bool) error {
 	blocks := &blockRouter{sink: cs.sink, space: space, segOf: l.segmentOf()}
@@ -576,17 +575,26 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 		blocks.txn = cs.txn
 	}
 	defer blocks.Close()
+	lw := l.listWriter(cs)
+	defer lw.release()
 	var sum *summaryWriter
 	var first qids
 	var ca, cb, cg uint64
 	open := false
-	flush := func() error {
+	begin := func() error {
 		sum = blocks.writer(cg)
 		if err := sum.begin(ca); err != nil {
 			return err
 		}
 		cs.key = groupKey(cs.key, space, ca, cb, cg)
-		old, err := l.mergeGroup(cs, stream, sum)
+		lw.begin()
+		if cs.fresh {
+			return nil
+		}
+		return sum.stored(&lw.stored, cs.txn, cs.key, cb, cg)
+	}
+	flush := func() error {
+		total, old, err := lw.close(cs.sink, stream, cs.key, false)
 		if err != nil {
 			return err
 		}
@@ -596,9 +604,9 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 			}
 		}
 		if count {
-			cs.added[cg] += int64(len(cs.list) - old)
+			cs.added[cg] += int64(total - old)
 		}
-		return sum.add(cb, cg, cs.list)
+		return sum.add(cb, cg, int64(total), lw.ids)
 	}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
@@ -625,9 +633,13 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 		}
 		if !open {
 			first, ca, cb, cg, open = q, a, b, g, true
-			cs.list = cs.list[:0]
+			if err := begin(); err != nil {
+				return err
+			}
 		}
-		cs.list = append(cs.list, m)
+		if err := lw.add(m); err != nil {
+			return err
+		}
 	}
 	if open {
 		if err := flush(); err != nil {
@@ -637,71 +649,33 @@ func (l *Loader) writeGroups(ctx context.Context, cs *commitState, next func() (
 	return blocks.flush()
 }
 
-// mergeGroup unions cs.list with the stored list under cs.key, writes the
-// result's chunks (none for a small S or O group, which the node block
-// holds inline) and returns the stored list's length. sum, the node block
-// writer of an S or O group (nil for a P list), has the stored node block.
-// Stored chunk keys past the new list's last chunk (ApplyDeltas leaves
-// chunks partly empty, so a union can need fewer) are deleted.
-func (l *Loader) mergeGroup(cs *commitState, stream uint32, sum *summaryWriter) (int, error) {
-	old, oldChunks := 0, 0
-	if !cs.fresh {
-		var stored []uint64
-		var err error
-		if sum != nil {
-			stored, oldChunks, err = sum.stored(cs.txn, cs.key, getID(cs.key[9:]), getID(cs.key[17:]))
-		} else {
-			stored, oldChunks, err = storedChunks(cs.txn, cs.key, nil)
-		}
-		if err != nil {
-			return 0, err
-		}
-		old = len(stored)
-		cs.list = unionSorted(stored, cs.list)
-	}
-	chunks := 0
-	if stream == streamPred || len(cs.list) > inlineMax {
-		var err error
-		if chunks, err = cs.chunks.writeList(cs.sink, stream, cs.key, cs.list); err != nil {
-			return 0, err
-		}
-	}
-	for i := chunks; i < oldChunks; i++ {
-		if err := cs.sink.Delete(stream, withChunk(cs.key, uint32(i))); err != nil {
-			return 0, err
-		}
-	}
-	return old, nil
+// listWriter returns the posting-list writer of cs, which spools long
+// lists to the load's temporary directory.
+func (l *Loader) listWriter(cs *commitState) *listWriter {
+	cs.lists.sd, cs.lists.spoolAfter = l.sd, l.db.listSpool
+	return &cs.lists
 }
 
-// writePred writes the predicate -> subjects lists. In a fresh load each
-// list's length is known before it is read (predFeed.sizes) and nothing is
-// stored to merge with, so its chunks are written as the merge produces
-// them: memory stays at one chunk however many subjects a predicate has
-// (P31 of a Wikidata dump: 100M+). Otherwise a list is collected whole and
-// merged with the stored one (mergeGroup).
+// writePred writes the predicate -> subjects lists, each merged with the
+// stored list if there is one, chunk by chunk (listWriter): memory stays
+// bounded however many subjects a predicate has (P31 of a Wikidata dump:
+// 100M+).
 func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 	m, err := cs.preds.finish(ctx)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	lw := l.listWriter(cs)
+	defer lw.release()
 	var p, g uint64
 	open := false
 	flush := func() error {
-		if cs.fresh {
-			cs.relations[g]++
-			return cs.chunks.close()
-		}
-		cs.key = predKey(cs.key, p, g)
-		old, err := l.mergeGroup(cs, streamPred, nil)
-		if err != nil {
-			return err
-		}
-		if old == 0 {
+		_, old, err := lw.close(cs.sink, streamPred, cs.key, true)
+		if err == nil && old == 0 {
 			cs.relations[g]++
 		}
-		return nil
+		return err
 	}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
@@ -724,18 +698,13 @@ func (l *Loader) writePred(ctx context.Context, cs *commitState) error {
 		}
 		if !open {
 			p, g, open = q.p, q.g, true
-			cs.list = cs.list[:0]
-			if cs.fresh {
-				cs.key = predKey(cs.key, p, g)
-				cs.chunks.begin(cs.sink, streamPred, cs.key, cs.preds.sizes[[2]uint64{p, g}])
+			cs.key = predKey(cs.key, p, g)
+			lw.begin()
+			if !cs.fresh {
+				lw.stored.setChunks(cs.txn, cs.key)
 			}
 		}
-		if cs.fresh {
-			err = cs.chunks.add(q.s)
-		} else {
-			cs.list = append(cs.list, q.s)
-		}
-		if err != nil {
+		if err := lw.add(q.s); err != nil {
 			return err
 		}
 	}

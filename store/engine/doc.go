@@ -79,7 +79,11 @@
 //     sides concurrently, merged with stored blocks and lists by a
 //     sequential scan, with the P sorter fed from a third goroutine and
 //     the P lists written as soon as the S side is done, then the
-//     counters. Records go into the StreamWriter's buffers hand-encoded
+//     counters. No posting list is held whole, however large a hub: a
+//     list past 256Ki ids is spooled to the temporary directory chunk by
+//     chunk until its length, which its first chunk records, is known,
+//     and a stored list is merged as it is read, chunk by chunk
+//     (listwriter.go). Records go into the StreamWriter's buffers hand-encoded
 //     (kvwriter.go putKV), not through protobuf reflection. Badger builds
 //     each table in memory, so the tables are sized from the budget the
 //     database was opened with (Options.LoadMemory, db.go bulkTableSize),
@@ -102,8 +106,8 @@
 // iterator in node order (a merge join with the R keyspace), and their
 // entries are copied byte for byte between the new groups without being
 // decoded (blockmerge.go); only a group present in both, the same graph
-// loaded again, has its members decoded and unioned, and its stored chunk
-// keys past the new last chunk are deleted. Badger's compactors then merge
+// loaded again, has its members merged with the new ones as they are
+// read, and its stored chunk keys past the new last chunk are deleted. Badger's compactors then merge
 // the new level into the stored one (the compact phase). The keyspaces get
 // versions in the order they should be merged (kvwriter.go compactLate):
 // node blocks first, since they may leave stale blocks below, the

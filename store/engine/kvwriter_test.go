@@ -236,14 +236,32 @@ func TestBulkTableSize(t *testing.T) {
 			t.Errorf("bulkTableSize(%d MiB) = %d MiB, want %d MiB", tc.budget>>20, got>>20, tc.want>>20)
 		}
 	}
+	// Badger's StreamWriter writes tables of BaseTableSize times the
+	// multiplier to the power of MaxLevels-2; compactions, tables of no
+	// more than that, and below the maximum exactly that.
+	for _, mem := range []int64{512 << 20, 1 << 30, 4 << 30} {
+		db, err := Open(t.TempDir(), Options{LoadMemory: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := db.bdb.Opts()
+		top := o.BaseTableSize
+		for range o.MaxLevels - 2 {
+			top *= int64(o.TableSizeMultiplier)
+		}
+		if top != bulkTableSize(mem) {
+			t.Errorf("LoadMemory %d MiB: Badger's bulk tables %d MiB, want %d MiB", mem>>20, top>>20, bulkTableSize(mem)>>20)
+		}
+		if mem < 2<<30 && o.TableSizeMultiplier != 1 {
+			t.Errorf("LoadMemory %d MiB: table size multiplier %d, want 1", mem>>20, o.TableSizeMultiplier)
+		}
+		db.Close()
+	}
 	db, err := Open(t.TempDir(), Options{LoadMemory: 512 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got := db.bdb.Opts().BaseTableSize; got != (2<<20)/bulkLevels {
-		t.Errorf("Badger base table size %d, want %d", got, (2<<20)/bulkLevels)
-	}
 	l, err := db.NewLoader(LoadOptions{Graph: "g"})
 	if err != nil {
 		t.Fatal(err)
@@ -254,57 +272,31 @@ func TestBulkTableSize(t *testing.T) {
 	}
 }
 
-// setRecorder is a kvWriter that records its Sets.
-type setRecorder struct {
-	kvWriter
-	keys, vals [][]byte
-}
-
-func (r *setRecorder) Set(_ uint32, key, val []byte) error {
-	r.keys = append(r.keys, slices.Clone(key))
-	r.vals = append(r.vals, slices.Clone(val))
-	return nil
-}
-
-// TestChunkWriterMatchesSplit: a list written chunk by chunk as its ids
-// arrive (the P lists of a fresh load) gives exactly the keys and values
-// of splitChunks over the whole list, and a list shorter or longer than
-// announced is an error.
-func TestChunkWriterMatchesSplit(t *testing.T) {
-	for _, n := range []int{1, 2, chunkSize - 1, chunkSize, chunkSize + 1, 3*chunkSize + 17} {
-		ids := make([]uint64, n)
-		for i := range ids {
-			ids[i] = uint64(3*i + 7)
+// TestBlockCacheSize: a handle opened for bulk loads with a budget gets a
+// block cache of budget/64 (4 MiB at least, 128 MiB at most), any other
+// the readers' 128 MiB.
+func TestBlockCacheSize(t *testing.T) {
+	for _, tc := range []struct {
+		loadMemory, want int64
+	}{
+		{0, 128 << 20},
+		{minMaxMemory, 4 << 20},
+		{512 << 20, 8 << 20},
+		{2 << 30, 32 << 20},
+		{64 << 30, 128 << 20},
+	} {
+		if got := blockCacheSize(tc.loadMemory); got != tc.want {
+			t.Errorf("blockCacheSize(%d MiB) = %d MiB, want %d MiB", tc.loadMemory>>20, got>>20, tc.want>>20)
 		}
-		key := predKey(nil, 5, 9)
-		for _, announced := range []int{n, n + 1, n - 1} {
-			rec := &setRecorder{}
-			var w chunkWriter
-			w.begin(rec, streamPred, key, announced)
-			for _, id := range ids {
-				if err := w.add(id); err != nil {
-					t.Fatal(err)
-				}
-			}
-			err := w.close()
-			if announced != n {
-				if err == nil {
-					t.Errorf("%d ids announced as %d: no error", n, announced)
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := splitChunks(ids)
-			if len(rec.vals) != len(want) {
-				t.Fatalf("%d ids: %d chunks, want %d", n, len(rec.vals), len(want))
-			}
-			for i := range want {
-				if !bytes.Equal(rec.keys[i], withChunk(slices.Clone(key), uint32(i))) || !bytes.Equal(rec.vals[i], want[i]) {
-					t.Errorf("%d ids: chunk %d differs from splitChunks", n, i)
-				}
-			}
+	}
+	for _, mem := range []int64{0, 512 << 20} {
+		db, err := Open(t.TempDir(), Options{LoadMemory: mem})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if got := db.bdb.Opts().BlockCacheSize; got != blockCacheSize(mem) {
+			t.Errorf("LoadMemory %d MiB: Badger's block cache %d MiB, want %d MiB", mem>>20, got>>20, blockCacheSize(mem)>>20)
+		}
+		db.Close()
 	}
 }

@@ -21,23 +21,13 @@ type predFeed struct {
 	done  chan struct{}
 	err   error // the sorter's first error, read after done is closed
 	close sync.Once
-	// sizes, kept only when asked for, counts the entries of each (p, g)
-	// list. The S writer feeds each (s, p, g) group once, so in a fresh
-	// load these are the P lists' lengths, which their first chunks
-	// record: writePred can then write a list chunk by chunk instead of
-	// holding it whole.
-	sizes map[[2]uint64]int
 }
 
 const predBlock = 4096
 
-// newPredFeed starts a feed into s; sizes asks it to count each list's
-// entries.
-func newPredFeed(s *quadSorter, sizes bool) *predFeed {
+// newPredFeed starts a feed into s.
+func newPredFeed(s *quadSorter) *predFeed {
 	f := &predFeed{s: s, ch: make(chan []qids, 4), free: make(chan []qids, 5), done: make(chan struct{})}
-	if sizes {
-		f.sizes = map[[2]uint64]int{}
-	}
 	go f.run()
 	return f
 }
@@ -68,9 +58,6 @@ func (f *predFeed) add(q qids) error {
 		}
 	}
 	f.block = append(f.block, q)
-	if f.sizes != nil {
-		f.sizes[[2]uint64{q.p, q.g}]++
-	}
 	if len(f.block) == predBlock {
 		f.send()
 	}

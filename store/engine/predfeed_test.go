@@ -14,7 +14,7 @@ func TestPredFeed(t *testing.T) {
 	for _, n := range []int{0, 1, predBlock - 1, predBlock, 3*predBlock + 7, 150_000} {
 		r := rand.New(rand.NewPCG(uint64(n), 1))
 		sd := &spillDir{path: t.TempDir()}
-		f := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0), false) // at least 64k in memory
+		f := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0)) // at least 64k in memory
 		var want []qids
 		for range n {
 			q := qids{s: r.Uint64N(1000), p: r.Uint64N(20), g: r.Uint64N(3)}
@@ -41,7 +41,7 @@ func TestPredFeed(t *testing.T) {
 // blocking the feed; stop without finish ends the goroutine too.
 func TestPredFeedError(t *testing.T) {
 	sd := &spillDir{path: filepath.Join(t.TempDir(), "gone")}
-	f := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0), false)
+	f := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0))
 	for i := range 200_000 {
 		if err := f.add(qids{s: uint64(i)}); err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ func TestPredFeedError(t *testing.T) {
 	if _, err := f.finish(context.Background()); err == nil {
 		t.Fatal("finish succeeded although the sorter could not spill")
 	}
-	g := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0), false)
+	g := newPredFeed(newQuadSorter(sd, "pred", orderPGS, 0))
 	for i := range 10_000 {
 		_ = g.add(qids{s: uint64(i)})
 	}

@@ -141,7 +141,7 @@ func drainMerger(t testing.TB, m *quadMerger) []qids {
 }
 
 // splitChunks cuts a sorted list into encoded chunk values: the chunk
-// format spelled out, against which chunkWriter and the readers are
+// format spelled out, against which listWriter and the readers are
 // tested.
 func splitChunks(ids []uint64) [][]byte {
 	var out [][]byte
@@ -150,4 +150,33 @@ func splitChunks(ids []uint64) [][]byte {
 		out = append(out, encodeChunk(nil, ids[i:end], i == 0, len(ids)))
 	}
 	return out
+}
+
+// unionSorted merges two sorted distinct lists into a sorted distinct list:
+// the reference for listWriter's merge with a stored list.
+func unionSorted(a, b []uint64) []uint64 {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]uint64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
