@@ -198,9 +198,9 @@ func Open(dir string, opts Options) (*DB, error) {
 }
 
 // Tables written by bulk loads. Badger's StreamWriter writes a load's
-// tables at the bottom level, each the bottom level's largest size (see
-// baseTableSize), and builds each table in memory: its uncompressed blocks (several
-// times the table's size, as the blocks compress well) and their
+// tables at the bottom level, each of the bottom level's largest size
+// (see baseTableSize), and builds each table in memory: its uncompressed
+// blocks (several times the table's size, as the blocks compress well) and their
 // compressed copies, in an allocator that grows by doubling and that
 // Badger's pool keeps for the next table. In heap profiles of the write
 // phase that came to 15-18 times the table size with 32 MiB tables, 26-30
