@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/grove-kg/grove/cmd/grove/internal/storebench"
 	"github.com/grove-kg/grove/ingest/synth"
-	"github.com/grove-kg/grove/store/engine"
 )
 
 func (a *app) genCmd() *cobra.Command {
@@ -199,9 +197,7 @@ func (a *app) benchIngestOne() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if memLimit > 0 {
-				debug.SetMemoryLimit(engine.GoMemoryLimit(memLimit))
-			}
+			limitGoMemory(memLimit)
 			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit, graph)
 			if err != nil {
 				return err

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/grove-kg/grove/ingest"
 	"github.com/grove-kg/grove/ingest/input"
-	"github.com/grove-kg/grove/store/engine"
 )
 
 func (a *app) ingestCmd() *cobra.Command {
@@ -68,12 +66,7 @@ transactions instead of the bulk loader.`,
 			if cmd.Flags().Changed("mem-limit") {
 				budget = memLimit
 			}
-			if budget > 0 {
-				// The loader keeps its batches and sort buffers within the
-				// budget; a soft limit of about the same size makes the GC
-				// work harder instead of letting the heap double.
-				debug.SetMemoryLimit(engine.GoMemoryLimit(budget))
-			}
+			limitGoMemory(budget)
 			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
 				KeepLabels: keep, GraphOf: graphOf, Logger: a.log, MaxMemory: budget}
 			if w, err := a.openWriter(cmd.Context()); err != nil {

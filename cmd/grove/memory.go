@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/grove-kg/grove/store/engine"
 )
 
 // The bulk loader's default memory budget (`--max-memory auto`) is a fixed
@@ -92,4 +95,15 @@ func parseMaxMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("--max-memory: %w", err)
 	}
 	return n, nil
+}
+
+// limitGoMemory sets the Go soft memory limit for a command that keeps to
+// budget (0: no limit set): the budget plus the Badger memtable the
+// engine counts as overhead (engine.GoMemoryLimit), which is also what the
+// tables the database writes are sized for. A limit near the budget makes
+// the GC work harder instead of letting the heap double.
+func limitGoMemory(budget int64) {
+	if budget > 0 {
+		debug.SetMemoryLimit(engine.GoMemoryLimit(budget))
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -41,13 +40,9 @@ interrupted merge they are refused until optimize is run again, which completes 
 			if err != nil {
 				return err
 			}
-			if budget > 0 {
-				// Most of what a merge allocates is Badger's, briefly
-				// (tables being built and compacted): a soft limit makes
-				// the GC collect it sooner instead of letting the heap
-				// double.
-				debug.SetMemoryLimit(budget)
-			}
+			// Most of what a merge allocates is Badger's, briefly (tables
+			// being built and compacted, the memtable its transactions fill).
+			limitGoMemory(budget)
 			before := storebench.DiskUsage(a.v.GetString("db")) // closed: no memtable files yet
 			db, err := a.openDBFor(false, budget)
 			if err != nil {

@@ -151,7 +151,7 @@ func (w *listWriter) close(sink kvWriter, stream uint32, key []byte, chunked boo
 			return 0, 0, err
 		}
 	}
-	for i := chunks; i < w.stored.chunks; i++ {
+	for i := chunks; i < int(w.stored.chunk); i++ {
 		if err := sink.Delete(stream, withChunk(key, uint32(i))); err != nil {
 			return 0, 0, err
 		}
@@ -265,7 +265,7 @@ type storedList struct {
 
 // reset makes the list empty.
 func (s *storedList) reset() {
-	s.txn, s.ids, s.pos, s.more, s.chunk, s.n, s.chunks = nil, nil, 0, false, 0, 0, 0
+	s.txn, s.ids, s.pos, s.more, s.chunk, s.n = nil, nil, 0, false, 0, 0
 }
 
 // setInline makes the list the members of an inline group (ids is used,
@@ -320,7 +320,6 @@ func (s *storedList) load() error {
 	}
 	s.ids, s.pos = s.buf, 0
 	s.chunk++
-	s.chunks++
 	s.n += len(s.ids)
 	return nil
 }

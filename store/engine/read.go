@@ -143,25 +143,15 @@ func storedMembers(txn *badger.Txn, group []byte, dst []uint64, limit int) ([]ui
 	return dst, nil
 }
 
-// eachStoredChunk walks the chunk keys of a group.
+// eachStoredChunk walks the chunk keys of a group (storedList reads them).
 func eachStoredChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool, error)) error {
-	var ids []uint64
-	key := append([]byte(nil), group...)
-	for chunk := uint32(0); ; chunk++ {
-		item, err := txn.Get(withChunk(key[:len(group)], chunk))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		} else if err != nil {
+	var s storedList
+	s.setChunks(txn, group)
+	for {
+		if err := s.load(); err != nil || !s.more {
 			return err
 		}
-		err = item.Value(func(v []byte) (err error) {
-			ids, err = decodeChunk(ids[:0], v, chunk == 0)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("posting list %x: %w", group, err)
-		}
-		more, err := fn(ids)
+		more, err := fn(s.ids)
 		if err != nil || !more {
 			return err
 		}
