@@ -143,6 +143,9 @@ type DB struct {
 	// listSpool, if set, is the length past which a bulk load spools a
 	// posting list (listWriter.spoolAfter; tests spool short lists).
 	listSpool int
+	// vocabFanIn, if set, is the number of batch vocabularies a bulk
+	// load merges at once (tests force grouped merges).
+	vocabFanIn int
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int
@@ -511,13 +514,23 @@ func (b badgerLogger) Errorf(f string, a ...any) {
 }
 func (b badgerLogger) Warningf(f string, a ...any) {
 	msg := fmt.Sprintf(f, a...)
-	if strings.Contains(msg, "Unable to fill tables") {
-		// Two compactors of a Flatten racing for the same tables: the
-		// loser finds nothing to do, which Badger reports as a warning.
+	if benignWarning(msg) {
 		b.l.Debug(msg, "component", "badger")
 		return
 	}
 	b.l.Warn(msg, "component", "badger")
+}
+
+// benignWarning reports Badger warnings about what Grove does on purpose,
+// logged at debug level: two compactors of a Flatten racing for the same
+// tables (the loser finds nothing to do), and the block cache statistics
+// Badger prints on Close when few reads hit the cache, which is the case
+// of every bulk load (its cache is small on purpose, see blockCacheSize)
+// and of short read sessions.
+func benignWarning(msg string) bool {
+	return strings.Contains(msg, "Unable to fill tables") ||
+		strings.Contains(msg, "Block cache might be too small") ||
+		strings.Contains(msg, "Cache life expectancy")
 }
 func (b badgerLogger) Infof(f string, a ...any) {
 	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")

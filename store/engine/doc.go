@@ -63,7 +63,10 @@
 //     global id — new ids in term order, so both dictionary keyspaces
 //     come out sorted — and writes each batch's local -> global array
 //     and the list of new entries (dictlist.go); the merge and the
-//     stored lookups run on two goroutines;
+//     stored lookups run on two goroutines. Beyond 256 batches the
+//     vocabularies are merged in groups first and the group maps composed
+//     back into batch maps (vocabgroup.go), so the phase holds at most
+//     512 files whatever the input size;
 //   - map: each batch's quads go through its array into two external
 //     sorters (radix-sorted runs on disk), the S order on one goroutine
 //     and the O order on another; the two take turns, batch by batch, at

@@ -135,6 +135,9 @@ type Loader struct {
 	nextID   uint64
 	metaNext uint64
 	newCount int64
+	// dictTerms counts the terms the dictionary phase went through before
+	// the id assignment (grouped vocabulary merges), for its progress.
+	dictTerms int
 	// newSeg is the node-block segment of the load's new graphs, named
 	// in segGraphs; known holds the segments of the graphs stored before
 	// the load (see chooseSegment).

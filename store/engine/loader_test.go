@@ -84,8 +84,9 @@ func assertSameKeys(t *testing.T, a, b map[string]string) {
 
 // TestBoundedLoadMatchesOneBatch: a load cut into many batches and sorted
 // runs by a tiny memory budget, with plain or compressed temporary files,
-// and with its runs reduced before the final merges (small runs, fan-in
-// 3), writes exactly the keys of a load done in one batch, into an empty
+// with its runs reduced before the final merges (small runs, fan-in 3),
+// and with its batch vocabularies merged in groups of groups (fan-in 3),
+// writes exactly the keys of a load done in one batch, into an empty
 // database and into one holding another graph.
 func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 	first, second := synthQuads(1, 40000), synthQuads(2, 30000)
@@ -94,7 +95,11 @@ func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 		mem      int64
 		compress bool
 		reduce   bool
-	}{{DefaultMaxMemory, false, false}, {minMaxMemory, false, false}, {minMaxMemory, true, false}, {minMaxMemory, false, true}} {
+		group    bool
+	}{
+		{DefaultMaxMemory, false, false, false}, {minMaxMemory, false, false, false}, {minMaxMemory, true, false, false},
+		{minMaxMemory, false, true, false}, {minMaxMemory, false, false, true}, {minMaxMemory, true, false, true},
+	} {
 		mem := tc.mem
 		var logs strings.Builder
 		db, err := Open(t.TempDir(), Options{CompressTemp: tc.compress, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -104,6 +109,9 @@ func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 		if tc.reduce {
 			db.sortRun, db.sortFanIn = 2000, 3
 		}
+		if tc.group {
+			db.vocabFanIn = 3
+		}
 		st1 := loadWith(t, db, "a", first, mem)
 		st2 := loadWith(t, db, "b", second, mem)
 		if mem == minMaxMemory && (st1.Batches < 3 || st2.Batches < 3) {
@@ -111,6 +119,10 @@ func TestBoundedLoadMatchesOneBatch(t *testing.T) {
 		}
 		if reduced := strings.Count(logs.String(), "merged sorted runs"); tc.reduce != (reduced == 4) {
 			t.Errorf("reduce %v: %d run reductions logged, want 4 (S and O sorters, two loads) or none", tc.reduce, reduced)
+		}
+		if grouped := strings.Count(logs.String(), "merged batch vocabularies in groups"); tc.group != (grouped == 4) {
+			t.Errorf("group %v: %d grouped vocabulary merges logged, want 4 (two levels of groups, two loads) or none",
+				tc.group, grouped)
 		}
 		dumps = append(dumps, dumpKeys(t, db))
 		var want []quad.Quad

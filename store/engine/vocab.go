@@ -237,38 +237,47 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 // mergeVocab assigns global ids to the terms of every batch; see the top
 // of this file. l.graphs maps encoded graph-label terms to graph names;
 // their global ids are recorded in names.
+func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult, error) {
+	vocabs := make([]string, len(l.batches))
+	for i := range l.batches {
+		vocabs[i] = l.batches[i].vocab
+	}
+	res, maps, err := l.mergeVocabs(ctx, stored, vocabs)
+	if err != nil {
+		return res, err
+	}
+	for i := range l.batches {
+		l.batches[i].mapping = maps[i]
+	}
+	return res, nil
+}
+
+// assignIDs merges the sorted vocabularies, removes them and returns
+// the dictionary and, per vocabulary, the path of its local -> global
+// array.
 //
-// The merge runs on two goroutines: one merges the sorted batch
-// vocabularies into distinct terms, each with the batches that hold it
+// The merge runs on two goroutines: one merges the sorted vocabularies
+// into distinct terms, each with the vocabularies that hold it
 // (vocabMerge), and hands them over in chunks; the other looks each term
 // up in the stored dictionary, assigns the id and writes it to the
-// batches' maps and to the dictionary lists (assignIDs). Into a database
-// that already holds data the stored-dictionary scan is about half the
-// work, so the two halves are of similar size.
-func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult, error) {
+// vocabularies' maps and to the dictionary lists (idAssigner). Into a
+// database that already holds data the stored-dictionary scan is about
+// half the work, so the two halves are of similar size.
+func (l *Loader) assignIDs(ctx context.Context, stored *storedDict, vocabs []string) (dictResult, []string, error) {
 	res := dictResult{next: l.nextID}
-	var readers []*vocabReader
-	defer func() {
-		for _, v := range readers {
-			v.r.Close()
-			if v.out != nil {
-				v.out.abort()
-			}
-		}
-	}()
-	for i := range l.batches {
-		r, err := openSpill(l.batches[i].vocab, 64<<10)
-		if err != nil {
-			return res, err
-		}
-		v := &vocabReader{r: r}
-		readers = append(readers, v)
-		if v.out, err = l.sd.createBuf("map", manyWriteBuf); err != nil {
-			return res, err
-		}
-		l.batches[i].mapping = v.out.path
+	readers, err := openVocabs(vocabs)
+	defer closeVocabs(readers)
+	if err != nil {
+		return res, nil, err
 	}
-	a := &idAssigner{l: l, stored: stored, readers: readers, res: &res,
+	maps := make([]string, len(readers))
+	for i, v := range readers {
+		if v.out, err = l.sd.createBuf("map", manyWriteBuf); err != nil {
+			return res, nil, err
+		}
+		maps[i] = v.out.path
+	}
+	a := &idAssigner{l: l, stored: stored, readers: readers, res: &res, n: l.dictTerms,
 		tw: &dictWriter{sd: l.sd, name: "terms"}}
 	// With no stored dictionary every term is new, and the id list would
 	// repeat the term list entry for entry: the write phase reads the
@@ -278,33 +287,71 @@ func (l *Loader) mergeVocab(ctx context.Context, stored *storedDict) (dictResult
 	}
 	if err := runVocabMerge(ctx, readers, a.assign); err != nil {
 		a.abort()
-		return res, err
+		return res, nil, err
 	}
-	for _, v := range readers {
-		out := v.out
-		v.out = nil
-		if err := out.Close(); err != nil {
-			a.abort()
-			return res, err
-		}
+	if err := closeVocabOutputs(readers); err != nil {
+		a.abort()
+		return res, nil, err
 	}
-	var err error
 	if res.terms, err = a.tw.close(); err != nil {
 		a.abort()
-		return res, err
+		return res, nil, err
 	}
 	res.ids = res.terms
 	if a.iw != nil {
 		if res.ids, err = a.iw.close(); err != nil {
 			a.abort()
-			return res, err
+			return res, nil, err
 		}
 	}
-	for i := range l.batches {
-		l.sd.drop(l.batches[i].vocab) // merged: only the maps are needed now
+	for _, p := range vocabs {
+		l.sd.drop(p) // merged: only the maps are needed now
 	}
 	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
-	return res, nil
+	return res, maps, nil
+}
+
+// openVocabs opens a reader on each sorted vocabulary file. The readers
+// opened so far are returned with an error too, for closeVocabs.
+func openVocabs(paths []string) ([]*vocabReader, error) {
+	readers := make([]*vocabReader, 0, len(paths))
+	for _, p := range paths {
+		r, err := openSpill(p, 64<<10)
+		if err != nil {
+			return readers, err
+		}
+		readers = append(readers, &vocabReader{r: r})
+	}
+	return readers, nil
+}
+
+// closeVocabOutputs closes the readers' maps, each once.
+func closeVocabOutputs(readers []*vocabReader) error {
+	for _, v := range readers {
+		out := v.out
+		v.out = nil
+		if out == nil {
+			continue
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeVocabs closes the readers and removes the maps not closed yet
+// (after an error).
+func closeVocabs(readers []*vocabReader) {
+	for _, v := range readers {
+		if v.r != nil {
+			v.r.Close()
+		}
+		if v.out != nil {
+			v.out.abort()
+			v.out = nil
+		}
+	}
 }
 
 // mergedChunk is a run of distinct terms in ascending order, each with the
