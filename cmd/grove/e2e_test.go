@@ -195,6 +195,16 @@ func testE2ETableSize(t *testing.T, bin, dir, film string) {
 		t.Errorf("largest table %d bytes with --max-memory 512MiB, %d with 4GiB; want at most %d, then more",
 			largest["512MiB"], largest["4GiB"], small)
 	}
+	// A budget the load cannot keep to is refused before anything is opened.
+	db := filepath.Join(dir, "db-128MiB")
+	g := &groveCLI{t: t, bin: bin, db: db, home: dir}
+	_, stderr, err := g.run("ingest", "--quiet", "--max-memory", "128MiB", film)
+	if err == nil || !strings.Contains(stderr, "--max-memory 128MiB is below 512 MiB") {
+		t.Errorf("ingest --max-memory 128MiB: %v, stderr %q; want a refusal naming the floor", err, stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("ingest --max-memory 128MiB created %s", db)
+	}
 }
 
 // canonJSON returns the elements of a JSON array (or the one value), each

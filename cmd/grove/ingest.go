@@ -64,6 +64,9 @@ transactions instead of the bulk loader.`,
 				return err
 			}
 			if cmd.Flags().Changed("mem-limit") {
+				if err := checkBudget(fmt.Sprintf("--mem-limit %d", memLimit), memLimit); err != nil {
+					return err
+				}
 				budget = memLimit
 			}
 			limitGoMemory(budget)

@@ -94,8 +94,27 @@ func parseMaxMemory(s string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("--max-memory: %w", err)
 	}
+	if err := checkBudget("--max-memory "+strings.TrimSpace(s), n); err != nil {
+		return 0, err
+	}
 	return n, nil
 }
+
+// checkBudget refuses a bulk-load budget below minMaxMemory; flag names
+// where it came from.
+func checkBudget(flag string, n int64) error {
+	if n < minMaxMemory {
+		return fmt.Errorf("%s is below %d MiB, the least a bulk load keeps to: Badger's memtable and the "+
+			"write phase's buffers take about 210 MiB whatever the budget (a 200M-quad load with 128 MiB "+
+			"peaked at 257 MiB)", flag, minMaxMemory>>20)
+	}
+	return nil
+}
+
+// minMaxMemory is the smallest --max-memory accepted: the smallest budget
+// the engine sizes its write phase for (its smallest tables) and within
+// which measured loads stayed (plus one memtable, engine.GoMemoryLimit).
+const minMaxMemory = minAutoBudget
 
 // limitGoMemory sets the Go soft memory limit for a command that keeps to
 // budget (0: no limit set): the budget plus the Badger memtable the

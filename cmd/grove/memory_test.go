@@ -63,6 +63,9 @@ func TestParseMaxMemory(t *testing.T) {
 		{" AUTO ", autoMaxMemory(), false},
 		{"1GiB", 1 << 30, false},
 		{"512MiB", 512 << 20, false},
+		{"511MiB", 0, true},
+		{"128MiB", 0, true},
+		{"0", 0, true},
 		{"lots", 0, true},
 	} {
 		got, err := parseMaxMemory(tc.in)
