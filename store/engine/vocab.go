@@ -19,8 +19,9 @@ import (
 // Each batch has its own dense vocabulary (term -> local id) and keeps its
 // quads in local ids; a full batch is spilled with its vocabulary sorted by
 // term and its quads renumbered to the sorted positions. One k-way merge of
-// all batch vocabularies with the stored dictionary (a Badger iterator over
-// the t keyspace, also sorted by term) then gives every term its global id:
+// all batch vocabularies (of group vocabularies beyond 256 batches, see
+// vocabgroup.go) with the stored dictionary (a Badger iterator over the t
+// keyspace, also sorted by term) then gives every term its global id:
 // stored terms keep theirs, new terms get sequential ids in term order, so
 // both dictionary keyspaces come out in key order. The merge writes per
 // batch a dense local -> global array, read sequentially because local ids
