@@ -26,8 +26,10 @@ import (
 // and appends each id to the maps of the batches that hold the term (a
 // batch's terms are in the same order as the group's, so its map comes
 // out in local id order). More than maxVocabFanIn groups are grouped
-// again, so every step holds at most maxVocabFanIn+2 files; each level of
-// groups writes and reads every term once more than a single merge.
+// again, so a group merge or composition holds at most maxVocabFanIn+2
+// files and the id assignment 2*maxVocabFanIn; each level of groups
+// writes and reads every term once more than a single merge (measured: ~5 s
+// per 100M quads at a 512 MiB budget).
 const maxVocabFanIn = 256
 
 // vocabGroup is one group of consecutive vocabularies, [first, end), with
