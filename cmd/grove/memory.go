@@ -104,9 +104,9 @@ func parseMaxMemory(s string) (int64, error) {
 // where it came from.
 func checkBudget(flag string, n int64) error {
 	if n < minMaxMemory {
-		return fmt.Errorf("%s is below %d MiB, the least a bulk load keeps to: Badger's memtable and the "+
-			"write phase's buffers take about 210 MiB whatever the budget (a 200M-quad load with 128 MiB "+
-			"peaked at 257 MiB)", flag, minMaxMemory>>20)
+		return fmt.Errorf("%s is below %d MiB, the smallest budget accepted: a bulk load's write phase holds "+
+			"about 210 MiB (Badger's memtable, stream and run buffers) whatever the budget (a 200M-quad load "+
+			"with 128 MiB peaked at 257 MiB)", flag, minMaxMemory>>20)
 	}
 	return nil
 }
