@@ -171,7 +171,11 @@ func (l *Loader) pickSegment(fresh bool, in *Interrupted) uint8 {
 			return s
 		}
 	}
-	if in != nil && in.Segment > 0 {
+	if in != nil {
+		// Segment 0 too: an interrupted load into an empty database wrote
+		// there, and a re-run in a new segment would leave those blocks
+		// beside its own (counted twice). Markers older than segments
+		// record none, and their loads wrote segment 0 as well.
 		return in.Segment
 	}
 	segs := l.db.segmentsUsed()
