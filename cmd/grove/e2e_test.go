@@ -205,6 +205,26 @@ func testE2ETableSize(t *testing.T, bin, dir, film string) {
 	if _, err := os.Stat(db); err == nil {
 		t.Errorf("ingest --max-memory 128MiB created %s", db)
 	}
+	testE2EFileLimit(t, bin, dir, film)
+}
+
+// testE2EFileLimit: under a limit on open files too low for the tables a
+// load would leave (Badger keeps each open), grove ingest refuses before
+// writing and says what to raise; the same load then goes through.
+func testE2EFileLimit(t *testing.T, bin, dir, film string) {
+	wrapper := filepath.Join(dir, "grove-ulimit")
+	script := "#!/bin/sh\nulimit -n 48 || exit 99\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db-ulimit")
+	low := &groveCLI{t: t, bin: wrapper, db: db, home: dir}
+	_, stderr, err := low.run("ingest", "--quiet", "--graph", "film", "--max-memory", "512MiB", film)
+	if err == nil || !strings.Contains(stderr, "raise ulimit -n to at least") || !strings.Contains(stderr, "nothing was written") {
+		t.Fatalf("ingest under ulimit -n 48: %v, stderr %q; want a refusal naming the limit", err, stderr)
+	}
+	g := &groveCLI{t: t, bin: bin, db: db, home: dir}
+	mustContain(t, "ingest after the refusal", g.ok("ingest", "--quiet", "--graph", "film", film), "471705 new")
 }
 
 // canonJSON returns the elements of a JSON array (or the one value), each

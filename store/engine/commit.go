@@ -72,12 +72,21 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err := l.checkDiskSpace(); err != nil {
 		return st, err
 	}
+	if err := l.checkTableFiles(spo, ops); err != nil {
+		return st, err
+	}
 	lb := l.startSearch(ctx)
 	defer lb.abort(l.db)
 	st.LabelRuns = lb.runs
 	cs, err := l.openSink()
 	if err != nil {
 		return st, err
+	}
+	if ss, ok := cs.sink.(*streamSink); ok && !l.db.opts.InMemory {
+		ss.guard = l.db.newWriteGuard(bulkTableSize(l.tableBudget()), min(len(spo.runs), spo.maxRuns()))
+		if l.db.guardEvery > 0 {
+			ss.bufLimit = int(min(l.db.guardEvery, streamBufLimit))
+		}
 	}
 	st.Writer = "stream"
 	if _, ok := cs.sink.(*batchSink); ok {

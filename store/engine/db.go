@@ -146,6 +146,16 @@ type DB struct {
 	// vocabFanIn, if set, is the number of batch vocabularies a bulk
 	// load merges at once (tests force grouped merges).
 	vocabFanIn int
+	// fileLimit, if set, replaces the limit on open files and memory maps
+	// bulk loads check their tables against (tablelimit.go).
+	fileLimit int64
+	// freeDisk and openFiles, if set, replace the free space and open
+	// file count bulk loads check (spill.go, writeguard.go).
+	freeDisk  func(dir string) (uint64, bool)
+	openFiles func() int64
+	// guardEvery, if set, is the bytes of records between two checks of a
+	// write phase and bounds the stream buffers (tests check small loads).
+	guardEvery int64
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int
@@ -184,7 +194,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	bdb, err := badger.Open(bopts)
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", dir, err)
+		return nil, fmt.Errorf("open database %s: %w", dir, openErr(dir, err))
 	}
 	if !opts.InMemory && !opts.ReadOnly {
 		removeStaleSpills(dir, log)

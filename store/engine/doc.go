@@ -90,7 +90,10 @@
 //     (kvwriter.go putKV), not through protobuf reflection. Badger builds
 //     each table in memory, so the tables are sized from the budget the
 //     database was opened with (Options.LoadMemory, db.go bulkTableSize),
-//     and GoMemoryLimit gives the Go memory limit that leaves the GC room;
+//     and GoMemoryLimit gives the Go memory limit that leaves the GC room.
+//     Badger keeps every table open and mapped, so before this phase the
+//     load checks that its tables will fit under the limits on open files
+//     and memory maps, and is refused otherwise (tablelimit.go);
 //   - labels: the label and alias entries found while reading are merged
 //     into each graph's label index. The index files are written on a
 //     goroutine of their own while the write phase runs (they need only

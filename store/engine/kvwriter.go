@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -37,6 +38,8 @@ type kvWriter interface {
 // array, without a lock: Set runs once per key.
 type streamSink struct {
 	sw       *badger.StreamWriter
+	guard    *writeGuard        // nil: no checks (in-memory databases)
+	bufLimit int                // bytes a stream buffers before writing; 0: streamBufLimit
 	versions [maxStreams]uint64 // the version of each stream's keys
 	mu       sync.Mutex         // creating and ending streams
 	bufs     [maxStreams]atomic.Pointer[streamBuf]
@@ -134,13 +137,21 @@ func (s *streamSink) Delete(stream uint32, key []byte) error {
 	return s.put(stream, key, nil, bitDelete)
 }
 
+// streamBufLimit is the bytes of records a stream buffers before handing
+// them to Badger.
+const streamBufLimit = 4 << 20
+
 // put buffers one record of a stream, writing the buffer once it holds
-// 4 MiB.
+// streamBufLimit bytes.
 func (s *streamSink) put(stream uint32, key, val []byte, meta byte) error {
 	b := s.stream(stream)
 	putKV(b.buf, key, val, s.versions[stream], meta, stream)
-	if b.buf.LenNoPadding() < 4<<20 {
+	n := b.buf.LenNoPadding()
+	if n < cmp.Or(s.bufLimit, streamBufLimit) {
 		return nil
+	}
+	if err := s.guard.wrote(n); err != nil {
+		return err
 	}
 	return s.write(b)
 }

@@ -256,17 +256,22 @@ func (r *spillReader) readFull(p []byte) error {
 const bytesPerQuadWritten = 40
 
 // checkDiskSpace refuses to start writing when the database's disk clearly
-// cannot hold the load, so that a full disk is reported before anything is
-// written and the database stays as it was.
+// cannot hold the load and the margin the write guard keeps (writeguard.go),
+// so that a full disk is reported before anything is written and the
+// database stays as it was.
 func (l *Loader) checkDiskSpace() error {
 	if l.db.opts.InMemory {
 		return nil
 	}
-	free, ok := freeDisk(l.db.dir)
+	freeFn := freeDisk
+	if l.db.freeDisk != nil {
+		freeFn = l.db.freeDisk
+	}
+	free, ok := freeFn(l.db.dir)
 	if !ok {
 		return nil
 	}
-	need := uint64(l.read)*bytesPerQuadWritten + uint64(l.sd.live.Load())/4
+	need := uint64(l.read)*bytesPerQuadWritten + uint64(l.sd.live.Load())/4 + diskMargin(bulkTableSize(l.tableBudget()))
 	if free < need {
 		return fmt.Errorf("%w: the load needs about %d MiB on %s, %d MiB are free; nothing was written",
 			errDiskFull, need>>20, l.db.dir, free>>20)

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+)
+
+// TestTableLimitErr: the check refuses exactly the loads whose tables,
+// runs and headroom exceed the limit, and suggests a budget only when one
+// fits.
+func TestTableLimitErr(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		stored  int
+		read    int64
+		budget  int64
+		runs    int
+		limit   int64
+		want    []string // in the error; nil: no error
+		notWant string
+	}{
+		{name: "small load fits", read: 1e6, budget: 512 * mib, limit: 1024},
+		// 700M quads at 2 MiB tables: 5,341 tables + 40 in flight + 64 = 5,445.
+		{name: "700M at 512 MiB, limit 5445", read: 700e6, budget: 512 * mib, limit: 5445},
+		{name: "700M at 512 MiB, limit 5444", read: 700e6, budget: 512 * mib, limit: 5444,
+			want: []string{"ulimit -n to at least 5445", "--max-memory 768 MiB", "about 5341 tables of 2 MiB", "nothing was written"}},
+		// At 8 MiB tables 1,428 files, at 16 MiB 758: the first budget that fits is 1280 MiB.
+		{name: "suggests the smallest budget that fits", read: 700e6, budget: 512 * mib, limit: 1000,
+			want: []string{"--max-memory 1280 MiB"}},
+		{name: "stored tables and runs count", stored: 4000, read: 700e6, budget: 2048 * mib, runs: 600, limit: 4990,
+			want: []string{"at least 5023", "(4000 stored)"}, notWant: "--max-memory"},
+		{name: "no budget fits", read: 700e6, budget: 512 * mib, limit: 300,
+			want: []string{"vm.max_map_count to at least 5445"}, notWant: "--max-memory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			what := "ulimit -n"
+			if tc.limit == 300 {
+				what = "vm.max_map_count"
+			}
+			err := tableLimitErr(tc.stored, tc.read, tc.budget, tc.runs, tc.limit, what)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, errTooManyFiles) {
+				t.Fatalf("error = %v, want a too-many-files error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if tc.notWant != "" && strings.Contains(err.Error(), tc.notWant) {
+				t.Errorf("error %q has %q", err, tc.notWant)
+			}
+		})
+	}
+}
+
+// TestLoadRefusedOverFileLimit: a load whose tables would not fit under the
+// limit on open files stops before writing, leaves the database and no
+// temporary files behind, and goes through under a limit it fits.
+func TestLoadRefusedOverFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{LoadMemory: minMaxMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loadQuads(t, db, "a", synthQuads(5, 20000))
+	before := dumpKeys(t, db)
+	stored := len(db.bdb.Tables())
+
+	qs := synthQuads(6, 20000)
+	// One new table, no runs (the load fits in memory), the tables in
+	// flight and the headroom: one file short.
+	need := tableNeed(stored, int64(len(qs)), minMaxMemory, 0)
+	if need != int64(stored)+1+inFlightTables(2<<20)+fileHeadroom {
+		t.Fatalf("need = %d", need)
+	}
+	db.fileLimit = need - 1
+	l, err := db.NewLoader(LoadOptions{Graph: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if err := l.WriteQuad(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = l.Commit(context.Background())
+	l.Close()
+	if !errors.Is(err, errTooManyFiles) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("commit = %v, want a refusal for the file limit", err)
+	}
+	assertSameKeys(t, before, dumpKeys(t, db))
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("temporary files left: %v", d)
+	}
+
+	db.fileLimit = need
+	loadQuads(t, db, "b", qs)
+	if got := quadSet(t, db); len(got) != len(setOf(synthQuads(5, 20000)))+len(setOf(qs)) {
+		t.Errorf("%d quads after the second load", len(got))
+	}
+}
+
+// TestOpenErrNamesTables: a database Badger cannot open for want of files
+// says how many tables it has; other errors pass unchanged.
+func TestOpenErrNamesTables(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.sst", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := openErr(dir, fmt.Errorf("open table: %w", syscall.EMFILE))
+	if !errors.Is(err, errTooManyFiles) || !errors.Is(err, syscall.EMFILE) || !strings.Contains(err.Error(), "has 3 tables") {
+		t.Errorf("EMFILE: %v", err)
+	}
+	other := errors.New("manifest corrupt")
+	if err := openErr(dir, other); err != other {
+		t.Errorf("other error changed: %v", err)
+	}
+}
+
+// TestWriteGuardStopsLoad: a write phase that runs short of disk space or
+// files stops with the matching error instead of letting Badger crash, and
+// leaves the database as it was; with room it checks and goes through.
+func TestWriteGuardStopsLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		free  uint64 // free bytes the checks in the write phase see
+		files int64  // open files they see, under a limit of 10,000
+		want  error
+	}{
+		{name: "room", free: 1 << 40, files: 100},
+		{name: "disk full", free: 1 << 20, files: 100, want: errDiskFull},
+		{name: "out of files", free: 1 << 40, files: 9990, want: errTooManyFiles},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, Options{LoadMemory: minMaxMemory})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := synthQuads(7, 20000)
+			loadQuads(t, db, "a", first)
+			// Reopened, as by the next grove ingest: Close flushes the
+			// memtable, which an incremental StreamWriter needs empty.
+			db.Close()
+			if db, err = Open(dir, Options{LoadMemory: minMaxMemory}); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { db.Close() }()
+			before := dumpKeys(t, db)
+
+			var checks atomic.Int64
+			db.guardEvery, db.fileLimit = 64<<10, 10000
+			db.freeDisk = func(string) (uint64, bool) {
+				if checks.Add(1) == 1 {
+					return 1 << 40, true // the check before the write phase
+				}
+				return tc.free, true
+			}
+			db.openFiles = func() int64 { return tc.files }
+			second := synthQuads(8, 20000)
+			l, err := db.NewLoader(LoadOptions{Graph: "b"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range second {
+				if err := l.WriteQuad(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := l.Commit(context.Background())
+			l.Close()
+			if st.Writer != "stream" && err == nil {
+				t.Errorf("writer %s, want Badger's StreamWriter (the guard's sink)", st.Writer)
+			}
+			// The check before the write phase, then the guard's: several
+			// with room, one when it stops the load.
+			if n := checks.Load(); n < 2 || tc.want == nil && n < 3 {
+				t.Errorf("free space read %d times; the write phase should check it", n)
+			}
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("commit: %v", err)
+				}
+				if got := quadSet(t, db); len(got) != len(setOf(first))+len(setOf(second)) {
+					t.Errorf("%d quads stored", len(got))
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "the load stopped before Badger ran out") {
+				t.Fatalf("commit = %v, want %v from the write guard", err, tc.want)
+			}
+			if d := spillDirs(t, dir); len(d) != 0 {
+				t.Errorf("temporary files left: %v", d)
+			}
+			db.Close()
+			if db, err = Open(dir, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			assertSameKeys(t, before, dumpKeys(t, db))
+			// Re-running the load completes it.
+			loadQuads(t, db, "b", second)
+			if got := quadSet(t, db); len(got) != len(setOf(first))+len(setOf(second)) {
+				t.Errorf("%d quads after the re-run", len(got))
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Badger's StreamWriter cannot fail cleanly once it has started building
+// tables: a table whose file cannot be created (no file descriptor left)
+// makes the next key of its stream panic in a goroutine of Badger's own, and
+// a table is written through a memory map of a sparse file, so on a full disk
+// the copy into it faults (SIGBUS). Neither can be recovered: the process
+// dies (the database stays as it was, through the load's marker, but the user
+// gets a crash). The checks before the write phase (checkDiskSpace,
+// checkTableFiles) are estimates, and other processes use the disk too, so
+// the stream sink also watches both while it writes: every guardEvery bytes
+// handed to Badger it reads the free space and the open files, and fails the
+// write phase with errDiskFull or errTooManyFiles while enough is left for
+// the tables Badger is still building. The load is then cancelled like any
+// failed write phase. A disk filled faster than one check interval by
+// another process can still fault a table write; nothing short of changing
+// Badger avoids that.
+
+// guardEvery is the bytes of records between two checks: eight stream
+// buffers, at most 16 tables of 2 MiB.
+const guardEvery = 32 << 20
+
+// writeGuard checks the free disk space and open files of a write phase.
+// Its check is safe for concurrent use.
+type writeGuard struct {
+	dir        string
+	every      int64        // bytes between checks
+	since      atomic.Int64 // bytes written since the last check
+	mu         sync.Mutex   // one check at a time
+	diskMargin uint64       // bytes the tables in flight may still take
+	fileLimit  int64        // 0: unknown
+	fileMargin int64
+	limitName  string
+	free       func(string) (uint64, bool)
+	files      func() int64 // open files, 0 when unknown
+}
+
+// inFlightTables is the number of tables Badger may be building or
+// writing while the guard does not look: its StreamWriter lets 16 be
+// written at once, each stream in use (8 at most in a load) has one
+// builder, and one check interval fills more.
+func inFlightTables(tableSize int64) int64 { return 16 + 8 + guardEvery/tableSize }
+
+// diskMargin is the bytes the guard keeps free: the tables in flight, one
+// interval's records and 64 MiB for Badger's logs and the label index.
+func diskMargin(tableSize int64) uint64 {
+	return uint64(inFlightTables(tableSize)*tableSize + guardEvery + 64<<20)
+}
+
+// newWriteGuard sizes the margins for tables of tableSize; pending is the
+// files merges still to start will open (the P sorter's runs).
+func (db *DB) newWriteGuard(tableSize int64, pending int) *writeGuard {
+	g := &writeGuard{
+		dir:        db.dir,
+		every:      cmp.Or(db.guardEvery, guardEvery),
+		diskMargin: diskMargin(tableSize),
+		fileMargin: inFlightTables(tableSize) + int64(pending),
+		free:       freeDisk,
+		files:      openFiles,
+	}
+	g.fileLimit, g.limitName = db.openLimit()
+	if db.freeDisk != nil {
+		g.free = db.freeDisk
+	}
+	if db.openFiles != nil {
+		g.files = db.openFiles
+	}
+	return g
+}
+
+// wrote counts n bytes handed to Badger and checks once every guardEvery.
+func (g *writeGuard) wrote(n int) error {
+	if g == nil || g.since.Add(int64(n)) < g.every {
+		return nil
+	}
+	if !g.mu.TryLock() {
+		return nil // another writer is checking
+	}
+	defer g.mu.Unlock()
+	g.since.Store(0)
+	return g.check()
+}
+
+// check fails when the free space or the file limit left is under its margin.
+func (g *writeGuard) check() error {
+	if free, ok := g.free(g.dir); ok && free < g.diskMargin {
+		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB the tables being built may still "+
+			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest", errDiskFull, free>>20, g.dir, g.diskMargin>>20)
+	}
+	if g.fileLimit <= 0 {
+		return nil
+	}
+	if open := g.files(); open > 0 && open+g.fileMargin > g.fileLimit {
+		return fmt.Errorf("%w: %d files open, within %d of the %s of %d (the tables being built and the runs "+
+			"still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and re-run the same ingest",
+			errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
+	}
+	return nil
+}
