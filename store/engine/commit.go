@@ -96,6 +96,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		cs.sink = l.wrapSink(cs.sink)
 	}
 	l.chooseSegment(cs.fresh)
+	l.fresh = cs.fresh
 	if err := l.writeMarker(); err != nil {
 		cs.sink.Cancel()
 		return st, err
@@ -345,9 +346,16 @@ func (l *Loader) openSink() (*commitState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check for stored data: %w", err)
 	}
-	fresh := !any && db.Interrupted() == nil
+	// The same test as the dictionary phase's (NewLoader: l.empty), which
+	// took no stored term when the load starts over.
+	fresh := !any && db.Interrupted() == nil || l.startOver
 	cs := &commitState{fresh: fresh, added: map[uint64]int64{}, relations: map[uint64]int64{}}
 	sink, err := newStreamSink(db.bdb, fresh, compactLate)
+	if err != nil && l.startOver {
+		// Write batches would keep the interrupted load's keys, which the
+		// dictionary phase did not take into account.
+		return nil, fmt.Errorf("start over after the interrupted load: %w", err)
+	}
 	if err != nil {
 		db.log.Debug("stream writer unavailable, using write batches", "err", err)
 		cs.sink = &batchSink{wb: db.bdb.NewWriteBatch()}
@@ -365,7 +373,7 @@ func (l *Loader) writeMarker() error {
 		return nil
 	}
 	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
-		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs})
+		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: l.fresh})
 	if err != nil {
 		return err
 	}

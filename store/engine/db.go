@@ -104,6 +104,12 @@ type Interrupted struct {
 	// do writes to those graphs before that (ApplyDeltas).
 	Segment       uint8    `json:"segment,omitempty"`
 	SegmentGraphs []string `json:"segment_graphs,omitempty"`
+	// Fresh is set when the load started on an empty database. Until
+	// something is committed, the next load starts over: it drops the
+	// interrupted load's keys (Badger's StreamWriter adds each table it
+	// writes to the LSM tree at once) instead of merging with them, which
+	// would need their disk space again and the slower incremental path.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // DB is an open Grove database: a Badger key-value store holding the term

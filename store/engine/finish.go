@@ -16,6 +16,12 @@ import (
 // marker and refreshes the in-memory state.
 func (l *Loader) finish(lb *labelBuild) (int64, error) {
 	db := l.db
+	if l.startOver {
+		// The interrupted load's term ids were dropped with its keys and
+		// this load numbered its terms anew: cached terms may be stale.
+		db.terms.Clear()
+		db.labels.Clear()
+	}
 	if err := db.reloadMeta(); err != nil {
 		return 0, err
 	}

@@ -134,7 +134,11 @@ type Loader struct {
 	labelMu  sync.Mutex // the label builders and nlabels, during the map phase
 	nextID   uint64
 	metaNext uint64
-	newCount int64
+	// startOver: the load replaces an interrupted load into an empty
+	// database that committed nothing (Interrupted.Fresh), so it loads as
+	// into an empty database; fresh: its keys go into an emptied database.
+	startOver, fresh bool
+	newCount         int64
 	// dictTerms counts the terms the dictionary phase went through before
 	// the id assignment (grouped vocabulary merges), for its progress.
 	dictTerms int
@@ -199,7 +203,16 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 	if err != nil {
 		return fail(err)
 	}
-	l.empty = !hasTerms && db.Interrupted() == nil
+	in := db.Interrupted()
+	db.mu.RLock()
+	l.startOver = in != nil && in.Fresh && l.metaNext <= 1 && len(db.graphs) == 0
+	db.mu.RUnlock()
+	l.empty = !hasTerms && in == nil || l.startOver
+	if l.startOver {
+		l.nextID = 1
+		db.log.Info("bulk load starts over: the interrupted load was into an empty database and nothing was committed since",
+			"graph", opts.Graph, "interrupted_graph", in.Graph)
+	}
 	enc, err := encodeTerm(nil, quad.IRI(opts.Graph))
 	if err != nil {
 		return fail(err)

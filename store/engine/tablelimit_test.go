@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/cayleygraph/quad"
 )
 
 // TestTableLimitErr: the check refuses exactly the loads whose tables,
@@ -143,10 +145,16 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 		free  uint64 // free bytes the checks in the write phase see
 		files int64  // open files they see, under a limit of 10,000
 		want  error
+		empty bool  // no graph before the load
+		pass  int64 // checks in the write phase that see room before free
 	}{
 		{name: "room", free: 1 << 40, files: 100},
 		{name: "disk full", free: 1 << 20, files: 100, want: errDiskFull},
 		{name: "out of files", free: 1 << 40, files: 9990, want: errTooManyFiles},
+		// Into an empty database, stopped once the dictionary's tables are
+		// written (Badger adds them to the LSM tree at once): the re-run
+		// starts over and writes what a clean load writes.
+		{name: "disk full, empty database", empty: true, pass: 8, free: 1 << 20, files: 100, want: errDiskFull},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -154,8 +162,11 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first := synthQuads(7, 20000)
-			loadQuads(t, db, "a", first)
+			var first []quad.Quad
+			if !tc.empty {
+				first = synthQuads(7, 20000)
+				loadQuads(t, db, "a", first)
+			}
 			// Reopened, as by the next grove ingest: Close flushes the
 			// memtable, which an incremental StreamWriter needs empty.
 			db.Close()
@@ -168,8 +179,8 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 			var checks atomic.Int64
 			db.guardEvery, db.fileLimit = 64<<10, 10000
 			db.freeDisk = func(string) (uint64, bool) {
-				if checks.Add(1) == 1 {
-					return 1 << 40, true // the check before the write phase
+				if checks.Add(1) <= 1+tc.pass {
+					return 1 << 40, true // the check before the write phase, and tc.pass
 				}
 				return tc.free, true
 			}
@@ -191,7 +202,7 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 			}
 			// The check before the write phase, then the guard's: several
 			// with room, one when it stops the load.
-			if n := checks.Load(); n < 2 || tc.want == nil && n < 3 {
+			if n := checks.Load(); n < 2+tc.pass || tc.want == nil && n < 3 {
 				t.Errorf("free space read %d times; the write phase should check it", n)
 			}
 			if tc.want == nil {
@@ -210,14 +221,39 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 				t.Errorf("temporary files left: %v", d)
 			}
 			db.Close()
-			if db, err = Open(dir, Options{}); err != nil {
+			if db, err = Open(dir, Options{LoadMemory: minMaxMemory}); err != nil {
 				t.Fatal(err)
 			}
-			assertSameKeys(t, before, dumpKeys(t, db))
+			after := dumpKeys(t, db)
+			if in := db.Interrupted(); in == nil || in.Fresh != tc.empty {
+				t.Fatalf("interrupted load = %+v, want one with Fresh %v", in, tc.empty)
+			}
+			if tc.empty {
+				if len(after) == 0 || len(db.GraphMetas()) != 0 {
+					t.Fatalf("%d keys and graphs %v after the stopped load; want its dictionary keys and no graph",
+						len(after), db.GraphMetas())
+				}
+			} else {
+				assertSameKeys(t, before, after)
+			}
 			// Re-running the load completes it.
 			loadQuads(t, db, "b", second)
 			if got := quadSet(t, db); len(got) != len(setOf(first))+len(setOf(second)) {
 				t.Errorf("%d quads after the re-run", len(got))
+			}
+			if tc.empty {
+				clean, err := Open(t.TempDir(), Options{LoadMemory: minMaxMemory})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer clean.Close()
+				loadQuads(t, clean, "b", second)
+				assertSameKeys(t, dumpKeys(t, clean), dumpKeys(t, db))
+				// Started over: the stopped load's tables were dropped, not
+				// kept below the re-run's (whose keys are the same).
+				if got, want := len(db.bdb.Tables()), len(clean.bdb.Tables()); got != want {
+					t.Errorf("%d tables after the re-run, %d after a clean load", got, want)
+				}
 			}
 		})
 	}
