@@ -90,6 +90,9 @@ func tableLimitErr(stored int, read, budget int64, runs int, limit int64, what s
 		errTooManyFiles, read, (read*tableBytesPerQuad+size-1)/size, size>>20, stored, need, what, limit, fix)
 }
 
+// mapLimitName names the limit on memory maps.
+const mapLimitName = "vm.max_map_count"
+
 // openLimit is the number of files and memory maps this process may hold,
 // whichever is less, and what sets it (0 when unknown or unbounded). Tests
 // set db.fileLimit.
@@ -102,7 +105,7 @@ func (db *DB) openLimit() (int64, string) {
 	case files <= 0 && maps <= 0:
 		return 0, ""
 	case maps > 0 && (files <= 0 || maps < files):
-		return maps, "vm.max_map_count"
+		return maps, mapLimitName
 	case files == math.MaxInt64:
 		return 0, ""
 	}

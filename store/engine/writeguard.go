@@ -10,18 +10,22 @@ import (
 // Badger's StreamWriter cannot fail cleanly once it has started building
 // tables: a table whose file cannot be created (no file descriptor left)
 // makes the next key of its stream panic in a goroutine of Badger's own, and
-// a table is written through a memory map of a sparse file, so on a full disk
-// the copy into it faults (SIGBUS). Neither can be recovered: the process
-// dies (the database stays as it was, through the load's marker, but the user
-// gets a crash). The checks before the write phase (checkDiskSpace,
-// checkTableFiles) are estimates, and other processes use the disk too, so
-// the stream sink also watches both while it writes: every guardEvery bytes
-// handed to Badger it reads the free space and the open files, and fails the
-// write phase with errDiskFull or errTooManyFiles while enough is left for
-// the tables Badger is still building. The load is then cancelled like any
-// failed write phase. A disk filled faster than one check interval by
-// another process can still fault a table write; nothing short of changing
-// Badger avoids that.
+// a table is written through a memory map of a sparse file, so on a full
+// disk the copy into it faults (SIGBUS). Neither can be recovered: the
+// process dies (the database stays as it was, through the load's marker,
+// but the user gets a crash). The checks before the write phase
+// (checkDiskSpace, checkTableFiles) are estimates, and other processes use
+// the disk too, so the stream sink also watches both while it writes: every
+// guardEvery bytes handed to Badger it reads the free space and the open
+// files (the memory maps when vm.max_map_count is the lower limit), and
+// fails the write phase with errDiskFull or errTooManyFiles while enough is
+// left for the tables Badger is still building. The load is then cancelled
+// like any failed write phase, and its re-run completes it (commit.go,
+// Interrupted). A disk filled faster than one check interval by another
+// process can still fault a table write; nothing short of changing Badger
+// avoids that. Badger's own memtable flushes and compactions (incremental
+// writes, the compactions after a load) write tables the same way and are
+// not guarded.
 
 // guardEvery is the bytes of records between two checks: eight stream
 // buffers, at most 16 tables of 2 MiB.
@@ -66,6 +70,9 @@ func (db *DB) newWriteGuard(tableSize int64, pending int) *writeGuard {
 		files:      openFiles,
 	}
 	g.fileLimit, g.limitName = db.openLimit()
+	if g.limitName == mapLimitName {
+		g.files = openMaps
+	}
 	if db.freeDisk != nil {
 		g.free = db.freeDisk
 	}
@@ -98,7 +105,7 @@ func (g *writeGuard) check() error {
 		return nil
 	}
 	if open := g.files(); open > 0 && open+g.fileMargin > g.fileLimit {
-		return fmt.Errorf("%w: %d files open, within %d of the %s of %d (the tables being built and the runs "+
+		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the runs "+
 			"still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and re-run the same ingest",
 			errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
 	}
