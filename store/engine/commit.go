@@ -83,7 +83,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	if ss, ok := cs.sink.(*streamSink); ok && !l.db.opts.InMemory {
-		ss.guard = l.db.newWriteGuard(bulkTableSize(l.tableBudget()), min(len(spo.runs), spo.maxRuns()))
+		ss.guard = l.db.newWriteGuard(bulkTableSize(l.tableBudget()), l.read, min(len(spo.runs), spo.maxRuns()))
 		if l.db.guardEvery > 0 {
 			ss.bufLimit = int(min(l.db.guardEvery, streamBufLimit))
 		}

@@ -26,6 +26,9 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	if err := db.checkWritable(); err != nil {
 		return fmt.Errorf("apply deltas: %w", err)
 	}
+	if err := db.checkWriteSpace(); err != nil {
+		return fmt.Errorf("apply deltas: %w", err)
+	}
 	// Readers that may see the batch bypass the predicate cache until it
 	// is emptied.
 	db.preds.beginWrite(db.readFloor())

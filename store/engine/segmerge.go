@@ -403,6 +403,12 @@ func (m *segMerger) commit() error {
 		txn.Discard()
 		return err
 	}
+	// Like a cancel, a nearly full disk stops the merge between two
+	// transactions, and the next run resumes it.
+	if err := m.db.checkWriteSpace(); err != nil {
+		txn.Discard()
+		return err
+	}
 	if err := txn.Commit(); err != nil {
 		return err
 	}

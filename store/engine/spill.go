@@ -263,11 +263,7 @@ func (l *Loader) checkDiskSpace() error {
 	if l.db.opts.InMemory {
 		return nil
 	}
-	freeFn := freeDisk
-	if l.db.freeDisk != nil {
-		freeFn = l.db.freeDisk
-	}
-	free, ok := freeFn(l.db.dir)
+	free, ok := l.db.freeSpace()
 	if !ok {
 		return nil
 	}
@@ -275,7 +271,7 @@ func (l *Loader) checkDiskSpace() error {
 		// The interrupted load's files go before anything is written.
 		free += tableFilesSize(l.db.dir)
 	}
-	need := uint64(l.read)*bytesPerQuadWritten + uint64(l.sd.live.Load())/4 + diskMargin(bulkTableSize(l.tableBudget()))
+	need := uint64(l.read)*bytesPerQuadWritten + uint64(l.sd.live.Load())/4 + diskMargin(bulkTableSize(l.tableBudget()), l.read)
 	if free < need {
 		return fmt.Errorf("%w: the load needs about %d MiB on %s, %d MiB are free; nothing was written",
 			errDiskFull, need>>20, l.db.dir, free>>20)

@@ -272,3 +272,34 @@ func TestTableFilesSize(t *testing.T) {
 		t.Errorf("tableFilesSize = %d, want 3500", got)
 	}
 }
+
+// TestWriteSpaceRefusesWrites: on a nearly full disk a transactional write
+// is refused, with nothing written, instead of letting Badger fault.
+func TestWriteSpaceRefusesWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		free uint64
+		ok   bool
+	}{
+		{name: "room", free: minWriteSpace, ok: true},
+		{name: "nearly full", free: minWriteSpace - 1},
+		{name: "full", free: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			db.freeDisk = func(string) (uint64, bool) { return tc.free, true }
+			q := quad.Make(quad.IRI("a"), quad.IRI("p"), quad.String("v"), quad.IRI("g"))
+			err = db.Apply(context.Background(), "g", []quad.Quad{q}, nil)
+			if tc.ok != (err == nil) || !tc.ok && (!errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "nothing was written")) {
+				t.Fatalf("apply with %d bytes free: %v", tc.free, err)
+			}
+			if want := map[bool]int64{true: 1, false: 0}[tc.ok]; db.Counts().Quads != want {
+				t.Errorf("%d quads stored, want %d", db.Counts().Quads, want)
+			}
+		})
+	}
+}

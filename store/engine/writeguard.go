@@ -42,7 +42,7 @@ type writeGuard struct {
 	fileLimit  int64        // 0: unknown
 	fileMargin int64
 	limitName  string
-	free       func(string) (uint64, bool)
+	free       func() (uint64, bool)
 	files      func() int64 // open files, 0 when unknown
 }
 
@@ -52,29 +52,31 @@ type writeGuard struct {
 // builder, and one check interval fills more.
 func inFlightTables(tableSize int64) int64 { return 16 + 8 + guardEvery/tableSize }
 
-// diskMargin is the bytes the guard keeps free: the tables in flight, one
-// interval's records and 64 MiB for Badger's logs and the label index.
-func diskMargin(tableSize int64) uint64 {
-	return uint64(inFlightTables(tableSize)*tableSize + guardEvery + 64<<20)
+// diskMargin is the bytes the guard keeps free for a load of read quads:
+// the tables in flight (no more than the whole load, counted at
+// bytesPerQuadWritten), one interval's records and 64 MiB for Badger's logs
+// and the label index. A 20M-quad load at 512 MiB keeps 176 MiB; the
+// bundled film graph (471,705 quads) 114 MiB whatever the budget.
+func diskMargin(tableSize, read int64) uint64 {
+	tables := min(inFlightTables(tableSize)*tableSize, read*bytesPerQuadWritten)
+	return uint64(tables + guardEvery + 64<<20)
 }
 
-// newWriteGuard sizes the margins for tables of tableSize; pending is the
-// files merges still to start will open (the P sorter's runs).
-func (db *DB) newWriteGuard(tableSize int64, pending int) *writeGuard {
+// newWriteGuard sizes the margins for a load of read quads in tables of
+// tableSize; pending is the files merges still to start will open (the P
+// sorter's runs).
+func (db *DB) newWriteGuard(tableSize, read int64, pending int) *writeGuard {
 	g := &writeGuard{
 		dir:        db.dir,
 		every:      cmp.Or(db.guardEvery, guardEvery),
-		diskMargin: diskMargin(tableSize),
+		diskMargin: diskMargin(tableSize, read),
 		fileMargin: inFlightTables(tableSize) + int64(pending),
-		free:       freeDisk,
+		free:       db.freeSpace,
 		files:      openFiles,
 	}
 	g.fileLimit, g.limitName = db.openLimit()
 	if g.limitName == mapLimitName {
 		g.files = openMaps
-	}
-	if db.freeDisk != nil {
-		g.free = db.freeDisk
 	}
 	if db.openFiles != nil {
 		g.files = db.openFiles
@@ -97,7 +99,7 @@ func (g *writeGuard) wrote(n int) error {
 
 // check fails when the free space or the file limit left is under its margin.
 func (g *writeGuard) check() error {
-	if free, ok := g.free(g.dir); ok && free < g.diskMargin {
+	if free, ok := g.free(); ok && free < g.diskMargin {
 		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB the tables being built may still "+
 			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest", errDiskFull, free>>20, g.dir, g.diskMargin>>20)
 	}
@@ -108,6 +110,37 @@ func (g *writeGuard) check() error {
 		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the runs "+
 			"still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and re-run the same ingest",
 			errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
+	}
+	return nil
+}
+
+// freeSpace is the free space on the database's disk (ok false when
+// unknown); tests replace it through db.freeDisk.
+func (db *DB) freeSpace() (uint64, bool) {
+	if db.freeDisk != nil {
+		return db.freeDisk(db.dir)
+	}
+	return freeDisk(db.dir)
+}
+
+// minWriteSpace is the free space below which transactional writes
+// (ApplyDeltas, the segment merge) are refused. Badger appends each write
+// to its memtable's log, a memory-mapped sparse file of twice the memtable
+// size, and flushes a full memtable to a table through a memory map too: on
+// a full disk either faults and kills the process (SIGBUS; measured with
+// an incremental ingest onto a disk with 3 MiB free), where a refused
+// write leaves it serving.
+const minWriteSpace = 3*memTableSize + 64<<20
+
+// checkWriteSpace refuses a write when the disk is nearly full.
+func (db *DB) checkWriteSpace() error {
+	if db.opts.InMemory {
+		return nil
+	}
+	if free, ok := db.freeSpace(); ok && free < minWriteSpace {
+		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB Badger needs to log and flush writes "+
+			"(it would crash the process); nothing was written: free space there and retry",
+			errDiskFull, free>>20, db.dir, minWriteSpace>>20)
 	}
 	return nil
 }
