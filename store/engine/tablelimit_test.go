@@ -91,15 +91,7 @@ func TestLoadRefusedOverFileLimit(t *testing.T) {
 		t.Fatalf("need = %d", need)
 	}
 	db.fileLimit = need - 1
-	l, err := db.NewLoader(LoadOptions{Graph: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range qs {
-		if err := l.WriteQuad(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	l := startLoad(t, db, LoadOptions{Graph: "b"}, qs)
 	_, err = l.Commit(context.Background())
 	l.Close()
 	if !errors.Is(err, errTooManyFiles) || !strings.Contains(err.Error(), "nothing was written") {
@@ -186,15 +178,7 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 			}
 			db.openFiles = func() int64 { return tc.files }
 			second := synthQuads(8, 20000)
-			l, err := db.NewLoader(LoadOptions{Graph: "b"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range second {
-				if err := l.WriteQuad(q); err != nil {
-					t.Fatal(err)
-				}
-			}
+			l := startLoad(t, db, LoadOptions{Graph: "b"}, second)
 			st, err := l.Commit(context.Background())
 			l.Close()
 			if st.Writer != "stream" && err == nil {

@@ -31,21 +31,30 @@ func loadWith(t testing.TB, db *DB, graph string, qs []quad.Quad, maxMem int64) 
 // loadOpts bulk-loads quads with opts.
 func loadOpts(t testing.TB, db *DB, opts LoadOptions, qs []quad.Quad) LoadStats {
 	t.Helper()
-	l, err := db.NewLoader(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startLoad(t, db, opts, qs)
 	defer l.Close()
-	for _, q := range qs {
-		if err := l.WriteQuad(q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	st, err := l.Commit(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// startLoad starts a bulk load with opts and writes quads into it, leaving
+// the commit (and Close) to the caller.
+func startLoad(t testing.TB, db *DB, opts LoadOptions, qs []quad.Quad) *Loader {
+	t.Helper()
+	l, err := db.NewLoader(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if err := l.WriteQuad(q); err != nil {
+			l.Close()
+			t.Fatal(err)
+		}
+	}
+	return l
 }
 
 var (
