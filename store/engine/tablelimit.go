@@ -50,7 +50,11 @@ func (l *Loader) checkTableFiles(spo, ops *quadSorter) error {
 	if limit <= 0 {
 		return nil
 	}
-	return tableLimitErr(len(l.db.bdb.Tables()), l.read, l.tableBudget(), l.writeRuns(spo, ops), limit, what)
+	stored := len(l.db.bdb.Tables())
+	if l.startOver {
+		stored = 0 // the interrupted load's tables go first
+	}
+	return tableLimitErr(stored, l.read, l.tableBudget(), l.writeRuns(spo, ops), limit, what)
 }
 
 // tableBudget is the budget the load's tables are sized from.
