@@ -101,15 +101,16 @@ func (g *writeGuard) wrote(n int) error {
 func (g *writeGuard) check() error {
 	if free, ok := g.free(); ok && free < g.diskMargin {
 		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB the tables being built may still "+
-			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest", errDiskFull, free>>20, g.dir, g.diskMargin>>20)
+			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest",
+			errDiskFull, free>>20, g.dir, g.diskMargin>>20)
 	}
 	if g.fileLimit <= 0 {
 		return nil
 	}
 	if open := g.files(); open > 0 && open+g.fileMargin > g.fileLimit {
-		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the runs "+
-			"still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and re-run the same ingest",
-			errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
+		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the "+
+			"runs still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and "+
+			"re-run the same ingest", errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
 	}
 	return nil
 }
