@@ -96,8 +96,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		cs.sink = l.wrapSink(cs.sink)
 	}
 	l.chooseSegment(cs.fresh)
-	l.fresh = cs.fresh
-	if err := l.writeMarker(); err != nil {
+	if err := l.writeMarker(cs.fresh); err != nil {
 		cs.sink.Cancel()
 		return st, err
 	}
@@ -367,13 +366,14 @@ func (l *Loader) openSink() (*commitState, error) {
 }
 
 // writeMarker records the load in the database directory before any key is
-// written, with the id range it reserves.
-func (l *Loader) writeMarker() error {
+// written, with the id range it reserves; fresh: it writes into an emptied
+// database.
+func (l *Loader) writeMarker(fresh bool) error {
 	if l.db.opts.InMemory {
 		return nil
 	}
 	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
-		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: l.fresh})
+		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: fresh})
 	if err != nil {
 		return err
 	}

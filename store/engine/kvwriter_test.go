@@ -199,7 +199,7 @@ func TestMarkerRecordsFileGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.writeMarker(); err != nil {
+	if err := l.writeMarker(true); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -209,7 +209,8 @@ func TestMarkerRecordsFileGraphs(t *testing.T) {
 	}
 	defer db.Close()
 	in := db.Interrupted()
-	if in == nil || in.Graph != "a" || !slices.Equal(in.Files, []string{"a.nt", "b.nt"}) || !maps.Equal(in.FileGraphs, fg) {
+	if in == nil || in.Graph != "a" || !slices.Equal(in.Files, []string{"a.nt", "b.nt"}) || !maps.Equal(in.FileGraphs, fg) ||
+		!in.Fresh {
 		t.Errorf("interrupted load %+v", in)
 	}
 }

@@ -136,9 +136,9 @@ type Loader struct {
 	metaNext uint64
 	// startOver: the load replaces an interrupted load into an empty
 	// database that committed nothing (Interrupted.Fresh), so it loads as
-	// into an empty database; fresh: its keys go into an emptied database.
-	startOver, fresh bool
-	newCount         int64
+	// into an empty database.
+	startOver bool
+	newCount  int64
 	// dictTerms counts the terms the dictionary phase went through before
 	// the id assignment (grouped vocabulary merges), for its progress.
 	dictTerms int

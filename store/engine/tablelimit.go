@@ -37,8 +37,11 @@ const fileHeadroom = 64
 // margin the write guard keeps for the tables in flight (writeguard.go).
 func tableNeed(stored int, read int64, budget int64, runs int) int64 {
 	size := bulkTableSize(budget)
-	return int64(stored) + (read*tableBytesPerQuad+size-1)/size + int64(runs) + inFlightTables(size) + fileHeadroom
+	return int64(stored) + newTables(read, size) + int64(runs) + inFlightTables(size) + fileHeadroom
 }
+
+// newTables is the fewest tables of size a load of read quads writes.
+func newTables(read, size int64) int64 { return (read*tableBytesPerQuad + size - 1) / size }
 
 // checkTableFiles refuses to start writing when the tables the load would
 // leave cannot all be open at once.
@@ -50,9 +53,11 @@ func (l *Loader) checkTableFiles(spo, ops *quadSorter) error {
 	if limit <= 0 {
 		return nil
 	}
-	stored := len(l.db.bdb.Tables())
-	if l.startOver {
-		stored = 0 // the interrupted load's tables go first
+	stored := 0 // a load that starts over drops the interrupted load's tables first
+	if !l.startOver {
+		for _, lv := range l.db.bdb.Levels() {
+			stored += lv.NumTables
+		}
 	}
 	return tableLimitErr(stored, l.read, l.tableBudget(), l.writeRuns(spo, ops), limit, what)
 }
@@ -91,7 +96,7 @@ func tableLimitErr(stored int, read, budget int64, runs int, limit int64, what s
 	size := bulkTableSize(budget)
 	return fmt.Errorf("%w: %d quads would leave about %d tables of %d MiB (%d stored), and Badger keeps each open "+
 		"and mapped; with the sorted runs that needs about %d, over the %s of %d: %s; nothing was written",
-		errTooManyFiles, read, (read*tableBytesPerQuad+size-1)/size, size>>20, stored, need, what, limit, fix)
+		errTooManyFiles, read, newTables(read, size), size>>20, stored, need, what, limit, fix)
 }
 
 // mapLimitName names the limit on memory maps.
