@@ -22,7 +22,9 @@ import (
 // tableBytesPerQuad is the fewest bytes of tables a read quad has taken in
 // the loads measured: 17.4 in the 700M-quad grove gen load at 512 MiB
 // (12.2 GB, duplicates included in the quads read), 38 for Wikidata JSON.
-// The check counts 16 so that it only refuses loads that cannot fit.
+// The check counts 16 so as not to overcount the tables; the runs and the
+// tables in flight it adds are upper bounds, so a load close to the limit
+// may be refused although it would have fit.
 const tableBytesPerQuad = 16
 
 // fileHeadroom is what a load holds open beside the tables and the runs it
