@@ -28,7 +28,8 @@ var cayleyWritePaths = []string{"/api/v2/write", "/api/v2/delete", "/api/v2/node
 
 // newCayley mounts Cayley's own HTTP API v2 over qs. Queries get the
 // server's result cap and request timeout. Writes are allowed only when the
-// server is not read-only and has a token (so every write is authenticated).
+// server is not read-only and has a token (so every write is authenticated);
+// they are served by serveQuadChange and serveNodeDelete (cayley_write.go).
 //
 // Queries run over a per-request query.Guard: Gizmo evaluates a query in a
 // goroutine of its own, out of reach of the recovery middleware, so a panic
@@ -39,21 +40,25 @@ var cayleyWritePaths = []string{"/api/v2/write", "/api/v2/delete", "/api/v2/node
 // recovers as for every route.
 func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	writable := !s.cfg.ReadOnly && s.hasToken
-	newAPI := func(qs graph.QuadStore) (http.Handler, error) {
+	newHandle := func(qs graph.QuadStore) (*graph.Handle, error) {
 		qw, err := graph.NewQuadWriter("single", qs, nil)
 		if err != nil {
 			return nil, fmt.Errorf("cayley writer: %w", err)
 		}
-		api := cayleyhttp.NewAPIv2(&graph.Handle{QuadStore: qs, QuadWriter: qw})
+		return &graph.Handle{QuadStore: qs, QuadWriter: qw}, nil
+	}
+	newAPI := func(h *graph.Handle) http.Handler {
+		api := cayleyhttp.NewAPIv2(h)
 		api.SetReadOnly(!writable)
 		api.SetQueryLimit(s.cfg.MaxResults)
 		api.SetQueryTimeout(s.cfg.RequestTimeout)
-		return http.StripPrefix("/cayley", api), nil
+		return http.StripPrefix("/cayley", api)
 	}
-	inner, err := newAPI(qs)
+	h, err := newHandle(qs)
 	if err != nil {
 		return nil, err
 	}
+	inner := newAPI(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
 		if isCayleyWrite(path) && !writable {
@@ -61,23 +66,27 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			return
 		}
 		switch path {
-		case "/api/v2/write", "/api/v2/delete":
-			if err := prepareQuadBody(r); err != nil {
-				s.writeError(w, r, err)
-				return
-			}
+		case "/api/v2/write":
+			s.serveQuadChange(w, r, h, false)
+			return
+		case "/api/v2/delete":
+			s.serveQuadChange(w, r, h, true)
+			return
+		case "/api/v2/node/delete":
+			s.serveNodeDelete(w, r, h)
+			return
 		case "/api/v2/read":
 			// Uncompressed, so the cap counts quad text.
 			r.Header.Del("Accept-Encoding")
 			w = &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes}
 		case "/api/v2/query":
 			g := query.NewGuard(qs)
-			api, err := newAPI(g)
+			gh, err := newHandle(g)
 			if err != nil {
 				s.writeError(w, r, err)
 				return
 			}
-			s.serveGuardedQuery(w, r, api, g)
+			s.serveGuardedQuery(w, r, newAPI(gh), g)
 			return
 		}
 		inner.ServeHTTP(w, r)
@@ -140,44 +149,59 @@ var formatAliases = map[string]string{
 // first for --data); a write with one of them, or none, is read as N-Quads.
 var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain", "application/octet-stream"}
 
-// prepareQuadBody chooses the body's quad format (see setQuadFormat) and
-// parses the body once before Cayley's handler does, so that bad input is
-// answered as a 400 naming the quad, where Cayley answers 500 after
-// applying the batches before it. Bodies are bounded by the server's body
-// limit, so buffering one is cheap.
-func prepareQuadBody(r *http.Request) error {
+// quadBody is a write or delete request's body, read and checked.
+type quadBody struct {
+	format *quad.Format
+	raw    []byte // as sent, bounded by the server's body limit
+	gzip   bool
+}
+
+// reader returns the body's quads. A gzip body is decompressed again on
+// each pass instead of being held decompressed, so a small body that
+// inflates to gigabytes costs no memory.
+func (b *quadBody) reader() (quad.ReadCloser, error) {
+	var rd io.Reader = bytes.NewReader(b.raw)
+	if b.gzip {
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("gzip body: %v", err)}
+		}
+		rd = zr
+	}
+	return b.format.Reader(rd), nil
+}
+
+// readQuadBody chooses the body's quad format (see setQuadFormat), reads
+// the body and parses it once before anything is written, so that bad
+// input is answered as a 400 naming the quad and writes nothing.
+func readQuadBody(r *http.Request) (*quadBody, error) {
 	f, err := setQuadFormat(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return err
-	}
-	r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	var rd io.Reader = bytes.NewReader(body)
+	b := &quadBody{format: f}
 	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
 	case "gzip":
-		zr, err := gzip.NewReader(rd)
-		if err != nil {
-			return &apiError{http.StatusBadRequest, fmt.Sprintf("gzip body: %v", err)}
-		}
-		defer zr.Close()
-		rd = zr
+		b.gzip = true
 	default:
-		return &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (use gzip or none)", enc)}
+		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (use gzip or none)", enc)}
 	}
-	qr := f.Reader(rd)
+	if b.raw, err = io.ReadAll(r.Body); err != nil {
+		return nil, err
+	}
+	qr, err := b.reader()
+	if err != nil {
+		return nil, err
+	}
 	defer qr.Close()
 	for n := 1; ; n++ {
 		_, err := qr.ReadQuad()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return b, nil
 		}
 		if err != nil {
-			return &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
+			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
 		}
 	}
 }

@@ -1,9 +1,15 @@
 package server
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // TestCayleyWriteFormats writes through /cayley/api/v2/write in each
@@ -53,6 +59,110 @@ func TestCayleyWriteFormats(t *testing.T) {
 			st, _, body = ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(c.subject), "", nil)
 			if st != 200 || !strings.Contains(string(body), c.subject+" <directed_by> <p1>") {
 				t.Fatalf("read back %s: %d %s", c.subject, st, body)
+			}
+		})
+	}
+}
+
+// failingStore fails ApplyDeltas with err from call number failAt on (1-based).
+type failingStore struct {
+	graph.QuadStore
+	failAt int
+	err    error
+	calls  int
+}
+
+func (f *failingStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	f.calls++
+	if f.calls >= f.failAt {
+		return f.err
+	}
+	return f.QuadStore.ApplyDeltas(in, opts)
+}
+
+// TestCayleyWriteErrors checks how writes and deletes that the store
+// refuses are answered: the status, a message that names the client's quad
+// or node but never the database's directory, how many quads were applied
+// before the error, and what the store holds afterwards.
+func TestCayleyWriteErrors(t *testing.T) {
+	const token = "write-token-3"
+	const secret = "/srv/secret-db-dir"
+	diskFull := fmt.Errorf("apply deltas: %w: 2 MiB left on %s", store.ErrDiskFull, secret)
+	var big strings.Builder // three batches of Cayley's batch size
+	for i := range 2*quad.DefaultBatch + 5 {
+		fmt.Fprintf(&big, "<big%d> <directed_by> <p1> .\n", i)
+	}
+	cases := []struct {
+		name, path, body string
+		failAt           int   // ApplyDeltas call that fails; 0: none
+		err              error // its error
+		status           int
+		want             []string // in the body
+		count            int
+		stored           []string // subjects that must be stored afterwards
+		gone             []string // and that must not
+		logged           bool     // the full error is in the server log
+	}{
+		{name: "delete a missing quad", path: "/api/v2/delete", body: "<nosuch> <directed_by> <p1> .\n",
+			status: 404, want: []string{"<nosuch> -- <directed_by> -> <p1>", "quad does not exist", "nothing was deleted"}},
+		{name: "delete a node that does not exist", path: "/api/v2/node/delete", body: "<nosuch>",
+			status: 404, want: []string{"node <nosuch>", "node does not exist"}},
+		{name: "delete a node", path: "/api/v2/node/delete", body: "<m3>",
+			status: 200, want: []string{`"count":1`}, gone: []string{"<m3>"}},
+		{name: "disk full in the first batch", path: "/api/v2/write", body: "<d1> <directed_by> <p1> .\n",
+			failAt: 1, err: diskFull, status: 507, want: []string{"disk is full", "nothing was written"},
+			gone: []string{"<d1>"}, logged: true},
+		{name: "disk full in the second batch", path: "/api/v2/write", body: big.String(),
+			failAt: 2, err: diskFull, status: 507,
+			want:  []string{"the server's disk is full", "10000 quads were written before it"},
+			count: quad.DefaultBatch, stored: []string{"<big0>", "<big9999>"}, gone: []string{"<big10000>", "<big20004>"}, logged: true},
+		{name: "out of files", path: "/api/v2/delete", body: "<m1> <directed_by> <p1> .\n",
+			failAt: 1, err: fmt.Errorf("open %s/000001.sst: %w", secret, store.ErrTooManyFiles), status: 503,
+			want: []string{"out of open files", "nothing was deleted"}, stored: []string{"<m1>"}, logged: true},
+		{name: "any other error", path: "/api/v2/write", body: "<e1> <directed_by> <p1> .\n",
+			failAt: 1, err: fmt.Errorf("badger: read %s/MANIFEST: input/output error", secret), status: 500,
+			want: []string{"internal error; see the server log for request", "nothing was written"}, gone: []string{"<e1>"}, logged: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := testDB(t)
+			var qs graph.QuadStore = db
+			if c.failAt > 0 {
+				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err}
+			}
+			ts := startServer(t, Config{Token: token}, db, Deps{QuadStore: qs})
+			st, _, body := ts.do("POST", "/cayley"+c.path, c.body, nil)
+			if st != c.status {
+				t.Fatalf("status %d, want %d: %s", st, c.status, body)
+			}
+			text := string(body)
+			if c.status != 200 {
+				res := decode[changeErrorBody](t, body)
+				if res.Count != c.count || res.RequestID == "" {
+					t.Errorf("count %d request id %q, want count %d: %s", res.Count, res.RequestID, c.count, body)
+				}
+				text = res.Error
+			}
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("answer lacks %q: %s", w, text)
+				}
+			}
+			if strings.Contains(text, secret) {
+				t.Errorf("answer names the database directory: %s", text)
+			}
+			if logged := strings.Contains(ts.logs.String(), secret); logged != c.logged {
+				t.Errorf("full error in the server log: %v, want %v:\n%s", logged, c.logged, ts.logs.String())
+			}
+			for _, sub := range c.stored {
+				if st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil); st != 200 || !strings.Contains(string(b), sub+" ") {
+					t.Errorf("%s not stored: %d %s", sub, st, b)
+				}
+			}
+			for _, sub := range c.gone {
+				if st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil); st != 200 || strings.Contains(string(b), sub+" ") {
+					t.Errorf("%s stored: %d %s", sub, st, b)
+				}
 			}
 		})
 	}

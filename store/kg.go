@@ -81,6 +81,17 @@ func ParseDirection(s string) (Direction, error) {
 // ErrNotFound is returned (wrapped) when an entity or graph does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrDiskFull is returned (wrapped) when a write is refused or stopped
+// because the database's disk is full or nearly so. The wrapping error says
+// what was kept: a refused transaction wrote nothing, a stopped bulk load
+// left the database as it was before the load.
+var ErrDiskFull = errors.New("disk full")
+
+// ErrTooManyFiles is returned (wrapped) when a write is refused or stopped
+// because the process is at its limit of open files or memory maps; the
+// wrapping error names the limit to raise.
+var ErrTooManyFiles = errors.New("too many open files")
+
 // GraphInfo describes one named graph (one KG).
 type GraphInfo struct {
 	Name      string `json:"name"`

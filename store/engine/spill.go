@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/klauspost/compress/s2"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // Spill files. A bulk load keeps at most its memory budget in RAM; the rest
@@ -195,10 +197,11 @@ func (w *spillWriter) abort() {
 }
 
 // errDiskFull marks errors caused by a full disk, and errTooManyFiles
-// those caused by the limit on open files.
+// those caused by the limit on open files: the store's sentinels, so that
+// callers outside the engine (the HTTP server) can tell them apart.
 var (
-	errDiskFull     = errors.New("disk full")
-	errTooManyFiles = errors.New("too many open files")
+	errDiskFull     = store.ErrDiskFull
+	errTooManyFiles = store.ErrTooManyFiles
 )
 
 // diskErr adds errDiskFull to ENOSPC errors and errTooManyFiles to EMFILE

@@ -1,0 +1,169 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// Cayley's write routes are served here rather than by Cayley's handler,
+// which answers every store error as a 500 carrying the error text (the
+// database directory included) and does not say how much of the body was
+// applied. These handlers keep Cayley's request and response shapes and
+// its batching (quad.DefaultBatch quads per transaction), stop between
+// batches when the request is cancelled, and classify errors:
+//
+//   - the store's disk is full (store.ErrDiskFull): 507, nothing of the
+//     failing batch written;
+//   - the process is out of files (store.ErrTooManyFiles): 503;
+//   - a deleted quad or node does not exist: 404 naming it (the client's own
+//     data);
+//   - anything else: 500 with the request id, the error in the server log.
+//
+// Every error answer of a write or delete carries "count", the quads
+// applied before the failing batch.
+
+// changeResult is the answer to a successful write or delete, as Cayley's.
+type changeResult struct {
+	Result string `json:"result"`
+	Count  int    `json:"count"`
+}
+
+// changeErrorBody is the answer to a failed write or delete.
+type changeErrorBody struct {
+	Error     string `json:"error"`
+	Count     int    `json:"count"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// serveQuadChange applies a write (remove false) or delete body through h.
+func (s *Server) serveQuadChange(w http.ResponseWriter, r *http.Request, h *graph.Handle, remove bool) {
+	body, err := readQuadBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	qr, err := body.reader()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer qr.Close()
+	var dst graph.BatchWriter = graph.NewWriter(h.QuadWriter)
+	verb, done := "wrote", "written"
+	if remove {
+		dst, verb, done = graph.NewRemover(h.QuadWriter), "deleted", "deleted"
+	}
+	n, err := quad.CopyBatch(&ctxBatchWriter{ctx: r.Context(), w: dst}, qr, quad.DefaultBatch)
+	if err == nil {
+		err = dst.Close()
+	}
+	if err != nil {
+		s.writeChangeError(w, r, err, n, done)
+		return
+	}
+	writeJSON(w, http.StatusOK, changeResult{Result: fmt.Sprintf("Successfully %s %d quads.", verb, n), Count: n})
+}
+
+// serveNodeDelete deletes every quad of the node named by the body (one
+// value in the body's format, N-Quads by default), as Cayley's handler.
+func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *graph.Handle) {
+	f, err := setQuadFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if f.UnmarshalValue == nil {
+		s.writeError(w, r, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("format %s cannot name a node; use nquads or json", f.Name)})
+		return
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v, err := f.UnmarshalValue(bytes.TrimSpace(data))
+	if err != nil {
+		s.writeError(w, r, badRequest("node: %v", err))
+		return
+	}
+	if v == nil {
+		s.writeError(w, r, badRequest("the body names no node"))
+		return
+	}
+	if err := h.RemoveNode(v); err != nil {
+		if errors.Is(err, graph.ErrNodeNotExists) {
+			err = fmt.Errorf("node %s: %w", v, err)
+		}
+		s.writeChangeError(w, r, err, 0, "deleted")
+		return
+	}
+	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1})
+}
+
+// writeChangeError answers a write or delete that failed after done quads
+// were applied; verb is "written" or "deleted".
+func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err error, done int, verb string) {
+	status, msg := changeStatus(err)
+	id := requestID(r.Context())
+	logIt := status >= 500 // the operator needs the full error, which names the directory
+	if status == 0 {
+		var internal bool
+		status, msg, internal = classify(err)
+		if internal {
+			msg, logIt = "internal error; see the server log for request "+id, true
+		}
+	}
+	if status == 499 {
+		// The client is gone; there is nobody to answer.
+		w.WriteHeader(status)
+		return
+	}
+	if logIt {
+		s.log.ErrorContext(r.Context(), "write failed", "request_id", id, "path", r.URL.Path, "quads_applied", done, "err", err)
+	}
+	if done == 0 {
+		msg += "; nothing was " + verb
+	} else {
+		msg += fmt.Sprintf("; %d quads were %s before it (each batch of %d quads is applied whole or not at all)",
+			done, verb, quad.DefaultBatch)
+	}
+	writeJSON(w, status, changeErrorBody{Error: msg, Count: done, RequestID: id})
+}
+
+// changeStatus maps the store errors a write meets to a status and a
+// client-safe message, or returns 0 for classify to handle.
+func changeStatus(err error) (int, string) {
+	switch {
+	case errors.Is(err, store.ErrDiskFull):
+		return http.StatusInsufficientStorage, "the server's disk is full"
+	case errors.Is(err, store.ErrTooManyFiles):
+		return http.StatusServiceUnavailable, "the server is out of open files"
+	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
+		// The message names the client's own quad or node.
+		return http.StatusNotFound, err.Error()
+	}
+	return 0, ""
+}
+
+// ctxBatchWriter stops a batch copy once the request is cancelled or past
+// its deadline; batches already applied stay.
+type ctxBatchWriter struct {
+	ctx context.Context
+	w   quad.BatchWriter
+}
+
+func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.WriteQuads(qs)
+}
