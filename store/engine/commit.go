@@ -72,7 +72,8 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 	if err := l.checkDiskSpace(); err != nil {
 		return st, err
 	}
-	if err := l.checkTableFiles(spo, ops); err != nil {
+	mostFiles, err := l.checkTableFiles(spo, ops)
+	if err != nil {
 		return st, err
 	}
 	lb := l.startSearch(ctx)
@@ -83,7 +84,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	if ss, ok := cs.sink.(*streamSink); ok && !l.db.opts.InMemory {
-		ss.guard = l.db.newWriteGuard(bulkTableSize(l.tableBudget()), l.read, min(len(spo.runs), spo.maxRuns()))
+		ss.guard = l.db.newWriteGuard(bulkTableSize(l.tableBudget()), l.read, min(len(spo.runs), spo.maxRuns()), mostFiles)
 		if l.db.guardEvery > 0 {
 			ss.bufLimit = int(min(l.db.guardEvery, streamBufLimit))
 		}

@@ -21,47 +21,78 @@ import (
 
 // tableBytesPerQuad is the fewest bytes of tables a read quad has taken in
 // the loads measured: 17.4 in the 700M-quad grove gen load at 512 MiB
-// (12.2 GB, duplicates included in the quads read), 38 for Wikidata JSON.
-// The check counts 16 so as not to overcount the tables; the runs and the
-// tables in flight it adds are upper bounds, so a load close to the limit
-// may be refused although it would have fit.
-const tableBytesPerQuad = 16
+// (12.2 GB, duplicates included in the quads read), 23 in the 20M one, 38
+// for Wikidata JSON. A load is refused only when it needs more files than
+// the limit at 16 bytes per quad, so as not to refuse loads that fit; the
+// limit it suggests counts tableBytesPerQuadMost, so that a user who
+// follows the advice does not meet the write guard (writeguard.go) later.
+const (
+	tableBytesPerQuad     = 16
+	tableBytesPerQuadMost = 40
+)
 
-// fileHeadroom is what a load holds open beside the tables and the runs it
-// merges: Badger's manifest, logs and registries, the input, the process's
-// own files and maps. A 20M-quad load at 512 MiB ended with 235 open files
-// for 219 tables.
-const fileHeadroom = 64
+// fileHeadroom is what a load is assumed to hold open beside the tables
+// and the runs it merges when the process's open files or maps cannot be
+// counted (not Linux). Where they can, the count before the write phase is
+// used, plus laterHeadroom for what the load opens after it (Badger's
+// memtables and logs, the label index's files). Measured on the 20M-quad
+// load at 512 MiB: 17 files and 78 memory maps before the write phase
+// (the Go runtime's and the binary's maps), 20 and 87 beside the 219
+// tables at its end.
+const (
+	fileHeadroom  = 64
+	laterHeadroom = 32
+)
 
-// tableNeed is the files (and maps) a load of read quads at this budget
-// needs at the end of its write phase: the tables already stored, the
-// ones it writes, the sorted runs its merges hold open (runs), and the
-// margin the write guard keeps for the tables in flight (writeguard.go).
-func tableNeed(stored int, read int64, budget int64, runs int) int64 {
-	size := bulkTableSize(budget)
-	return int64(stored) + newTables(read, size) + int64(runs) + inFlightTables(size) + fileHeadroom
+// fileNeed is what a bulk load needs open at the end of its write phase.
+type fileNeed struct {
+	stored int   // tables in the database before the load
+	read   int64 // quads the load read
+	runs   int   // sorted runs its merges may hold open (an upper bound)
+	others int64 // files or maps the process holds beside the stored tables; < 0 when unknown
 }
 
-// newTables is the fewest tables of size a load of read quads writes.
-func newTables(read, size int64) int64 { return (read*tableBytesPerQuad + size - 1) / size }
+// at is the files (or maps) the load needs at this budget if its tables
+// take bytesPerQuad per read quad: the stored tables, the new ones, the
+// runs, the margin the write guard keeps for the tables in flight, and
+// what the process holds beside them.
+func (n fileNeed) at(budget, bytesPerQuad int64) int64 {
+	size := bulkTableSize(budget)
+	head := int64(fileHeadroom)
+	if n.others >= 0 {
+		head = n.others + laterHeadroom
+	}
+	return int64(n.stored) + newTables(n.read, bytesPerQuad, size) + int64(n.runs) + inFlightTables(size) + head
+}
+
+// newTables is the tables of size a load of read quads writes at
+// bytesPerQuad.
+func newTables(read, bytesPerQuad, size int64) int64 { return (read*bytesPerQuad + size - 1) / size }
 
 // checkTableFiles refuses to start writing when the tables the load would
-// leave cannot all be open at once.
-func (l *Loader) checkTableFiles(spo, ops *quadSorter) error {
+// leave cannot all be open at once. It returns the most files (or maps)
+// the load may need, for the write guard's advice (0 when unlimited).
+func (l *Loader) checkTableFiles(spo, ops *quadSorter) (int64, error) {
 	if l.db.opts.InMemory {
-		return nil
+		return 0, nil
 	}
 	limit, what := l.db.openLimit()
 	if limit <= 0 {
-		return nil
+		return 0, nil
 	}
-	stored := 0 // a load that starts over drops the interrupted load's tables first
+	n := fileNeed{read: l.read, runs: l.writeRuns(spo, ops), others: -1}
+	// A load that starts over drops the interrupted load's tables first.
+	stored := 0
+	for _, lv := range l.db.bdb.Levels() {
+		stored += lv.NumTables
+	}
 	if !l.startOver {
-		for _, lv := range l.db.bdb.Levels() {
-			stored += lv.NumTables
-		}
+		n.stored = stored
 	}
-	return tableLimitErr(stored, l.read, l.tableBudget(), l.writeRuns(spo, ops), limit, what)
+	if open := l.db.openCount(what); open > 0 {
+		n.others = max(open-int64(stored), 0)
+	}
+	return n.at(l.tableBudget(), tableBytesPerQuadMost), tableLimitErr(n, l.tableBudget(), limit, what)
 }
 
 // tableBudget is the budget the load's tables are sized from.
@@ -79,26 +110,42 @@ func (l *Loader) writeRuns(spo, ops *quadSorter) int {
 	return runs
 }
 
-// tableLimitErr is the error for a load of read quads at budget into a
-// database holding stored tables, with runs sorted runs to merge, under a
-// limit of limit open files or maps set by what; nil if it fits.
-func tableLimitErr(stored int, read, budget int64, runs int, limit int64, what string) error {
-	need := tableNeed(stored, read, budget, runs)
-	if need <= limit {
+// tableLimitErr is the error for a load needing n at budget under a limit
+// of limit open files or maps set by what; nil if it fits.
+func tableLimitErr(n fileNeed, budget, limit int64, what string) error {
+	low, high := n.at(budget, tableBytesPerQuad), n.at(budget, tableBytesPerQuadMost)
+	if low <= limit {
 		return nil
 	}
-	fix := fmt.Sprintf("raise %s to at least %d", what, need)
+	fix := fmt.Sprintf("raise %s to at least %d", what, high)
 	for b := budget; bulkTableSize(b) < maxBulkTable; {
 		b += 256 << 20
-		if tableNeed(stored, read, b, runs) <= limit {
+		if n.at(b, tableBytesPerQuadMost) <= limit {
 			fix += fmt.Sprintf(", or give --max-memory %d MiB or more (larger tables)", b>>20)
 			break
 		}
 	}
 	size := bulkTableSize(budget)
-	return fmt.Errorf("%w: %d quads would leave about %d tables of %d MiB (%d stored), and Badger keeps each open "+
-		"and mapped; with the sorted runs that needs about %d, over the %s of %d: %s; nothing was written",
-		errTooManyFiles, read, newTables(read, size), size>>20, stored, need, what, limit, fix)
+	others := "what the process holds open"
+	if n.others >= 0 {
+		others = fmt.Sprintf("the %d the process holds open", n.others)
+	}
+	return fmt.Errorf("%w: %d quads would leave %d to %d tables of %d MiB (%d stored), and Badger keeps each open "+
+		"and mapped; with the sorted runs and %s that needs %d to %d, over the %s of %d: %s; nothing was written",
+		errTooManyFiles, n.read, newTables(n.read, tableBytesPerQuad, size), newTables(n.read, tableBytesPerQuadMost, size),
+		size>>20, n.stored, others, low, high, what, limit, fix)
+}
+
+// openCount is the files, or the memory maps when what is the map limit,
+// the process holds open now (0 when unknown). Tests set db.openFiles.
+func (db *DB) openCount(what string) int64 {
+	switch {
+	case db.openFiles != nil:
+		return db.openFiles()
+	case what == mapLimitName:
+		return openMaps()
+	}
+	return openFiles()
 }
 
 // mapLimitName names the limit on memory maps.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,33 +22,38 @@ func TestTableLimitErr(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct {
 		name    string
-		stored  int
-		read    int64
+		need    fileNeed
 		budget  int64
-		runs    int
 		limit   int64
+		what    string
 		want    []string // in the error; nil: no error
 		notWant string
 	}{
-		{name: "small load fits", read: 1e6, budget: 512 * mib, limit: 1024},
-		// 700M quads at 2 MiB tables: 5,341 tables + 40 in flight + 64 = 5,445.
-		{name: "700M at 512 MiB, limit 5445", read: 700e6, budget: 512 * mib, limit: 5445},
-		{name: "700M at 512 MiB, limit 5444", read: 700e6, budget: 512 * mib, limit: 5444,
-			want: []string{"ulimit -n to at least 5445", "--max-memory 768 MiB", "about 5341 tables of 2 MiB", "nothing was written"}},
-		// At 8 MiB tables 1,428 files, at 16 MiB 758: the first budget that fits is 1280 MiB.
-		{name: "suggests the smallest budget that fits", read: 700e6, budget: 512 * mib, limit: 1000,
-			want: []string{"--max-memory 1280 MiB"}},
-		{name: "stored tables and runs count", stored: 4000, read: 700e6, budget: 2048 * mib, runs: 600, limit: 4990,
-			want: []string{"at least 5023", "(4000 stored)"}, notWant: "--max-memory"},
-		{name: "no budget fits", read: 700e6, budget: 512 * mib, limit: 300,
-			want: []string{"vm.max_map_count to at least 5445"}, notWant: "--max-memory"},
+		{name: "small load fits", need: fileNeed{read: 1e6, others: -1}, budget: 512 * mib, limit: 1024},
+		// 700M quads at 2 MiB tables: 5,341 tables at 16 B/quad + 40 in flight + 64 = 5,445;
+		// 13,352 at 40 B/quad: 13,456.
+		{name: "700M at 512 MiB, limit 5445", need: fileNeed{read: 700e6, others: -1}, budget: 512 * mib, limit: 5445},
+		{name: "700M at 512 MiB, limit 5444", need: fileNeed{read: 700e6, others: -1}, budget: 512 * mib, limit: 5444,
+			want: []string{"5341 to 13352 tables of 2 MiB", "needs 5445 to 13456", "ulimit -n to at least 13456",
+				"--max-memory 768 MiB", "nothing was written"}},
+		// The files the process holds replace the fixed headroom: 5,341 + 40 + 100 + 32.
+		{name: "open files counted, fits", need: fileNeed{read: 700e6, others: 100}, budget: 512 * mib, limit: 5513},
+		{name: "open files counted, one short", need: fileNeed{read: 700e6, others: 100}, budget: 512 * mib, limit: 5512,
+			want: []string{"the 100 the process holds open", "needs 5513 to"}},
+		// At 40 B/quad: 3,338 tables of 8 MiB (768 MiB) + 28 + 64 = 3,430; 1,670 of 16 MiB
+		// (1280 MiB) + 26 + 64 = 1,759; 835 of 32 MiB (2048 MiB) + 25 + 64 = 924.
+		{name: "suggests the smallest budget that fits", need: fileNeed{read: 700e6, others: -1}, budget: 512 * mib, limit: 1000,
+			want: []string{"--max-memory 2048 MiB"}},
+		// 334 to 835 tables of 32 MiB; 4,000 + 334 + 600 + 25 + 64 = 5,023.
+		{name: "stored tables and runs count", need: fileNeed{stored: 4000, read: 700e6, runs: 600, others: -1},
+			budget: 2048 * mib, limit: 4990,
+			want: []string{"needs 5023 to 5524", "at least 5524", "(4000 stored)"}, notWant: "--max-memory"},
+		{name: "no budget fits", need: fileNeed{read: 700e6, others: -1}, budget: 512 * mib, limit: 300, what: mapLimitName,
+			want: []string{"vm.max_map_count to at least 13456"}, notWant: "--max-memory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			what := "ulimit -n"
-			if tc.limit == 300 {
-				what = "vm.max_map_count"
-			}
-			err := tableLimitErr(tc.stored, tc.read, tc.budget, tc.runs, tc.limit, what)
+			what := cmp.Or(tc.what, "ulimit -n")
+			err := tableLimitErr(tc.need, tc.budget, tc.limit, what)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -85,9 +91,11 @@ func TestLoadRefusedOverFileLimit(t *testing.T) {
 
 	qs := synthQuads(6, 20000)
 	// One new table, no runs (the load fits in memory), the tables in
-	// flight and the headroom: one file short.
-	need := tableNeed(stored, int64(len(qs)), minMaxMemory, 0)
-	if need != int64(stored)+1+inFlightTables(2<<20)+fileHeadroom {
+	// flight, the 10 files the process holds beside the stored tables and
+	// the headroom: one file short.
+	db.openFiles = func() int64 { return int64(stored) + 10 }
+	need := fileNeed{stored: stored, read: int64(len(qs)), others: 10}.at(minMaxMemory, tableBytesPerQuad)
+	if need != int64(stored)+1+inFlightTables(2<<20)+10+laterHeadroom {
 		t.Fatalf("need = %d", need)
 	}
 	db.fileLimit = need - 1
@@ -176,7 +184,13 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 				}
 				return tc.free, true
 			}
-			db.openFiles = func() int64 { return tc.files }
+			var counts atomic.Int64
+			db.openFiles = func() int64 {
+				if counts.Add(1) == 1 {
+					return 100 // the check before the write phase
+				}
+				return tc.files
+			}
 			second := synthQuads(8, 20000)
 			l := startLoad(t, db, LoadOptions{Graph: "b"}, second)
 			st, err := l.Commit(context.Background())
@@ -283,6 +297,44 @@ func TestWriteSpaceRefusesWrites(t *testing.T) {
 			}
 			if want := map[bool]int64{true: 1, false: 0}[tc.ok]; db.Counts().Quads != want {
 				t.Errorf("%d quads stored, want %d", db.Counts().Quads, want)
+			}
+		})
+	}
+}
+
+// TestWriteGuardAdvice: the guard's file error names the limit to raise to
+// when the load may need more than the limit, and no figure otherwise.
+func TestWriteGuardAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		open      int64
+		mostFiles int64
+		want      string // in the error; "": no error
+		notWant   string
+	}{
+		{name: "room", open: 200, mostFiles: 577},
+		{name: "at the margin", open: 245, mostFiles: 577},
+		{name: "over, the load may need more", open: 246, mostFiles: 577,
+			want: "raise vm.max_map_count (to at least 577, what the load may need if its tables take 40 bytes per quad) or --max-memory"},
+		{name: "over, something else holds files", open: 246, mostFiles: 290,
+			want: "raise vm.max_map_count or --max-memory", notWant: "to at least"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &writeGuard{dir: "/db", fileLimit: 300, fileMargin: 55, mostFiles: tc.mostFiles, limitName: mapLimitName,
+				free:  func() (uint64, bool) { return 1 << 40, true },
+				files: func() int64 { return tc.open }}
+			err := g.check()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, errTooManyFiles) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("check = %v, want %q", err, tc.want)
+			}
+			if tc.notWant != "" && strings.Contains(err.Error(), tc.notWant) {
+				t.Errorf("check = %v, has %q", err, tc.notWant)
 			}
 		})
 	}

@@ -41,6 +41,7 @@ type writeGuard struct {
 	diskMargin uint64       // bytes the tables in flight may still take
 	fileLimit  int64        // 0: unknown
 	fileMargin int64
+	mostFiles  int64 // the most files the load may need, for the advice
 	limitName  string
 	free       func() (uint64, bool)
 	files      func() int64 // open files, 0 when unknown
@@ -64,23 +65,19 @@ func diskMargin(tableSize, read int64) uint64 {
 
 // newWriteGuard sizes the margins for a load of read quads in tables of
 // tableSize; pending is the files merges still to start will open (the P
-// sorter's runs).
-func (db *DB) newWriteGuard(tableSize, read int64, pending int) *writeGuard {
+// sorter's runs), and mostFiles the most files the load may need, which
+// its error suggests.
+func (db *DB) newWriteGuard(tableSize, read int64, pending int, mostFiles int64) *writeGuard {
 	g := &writeGuard{
+		mostFiles:  mostFiles,
 		dir:        db.dir,
 		every:      cmp.Or(db.guardEvery, guardEvery),
 		diskMargin: diskMargin(tableSize, read),
 		fileMargin: inFlightTables(tableSize) + int64(pending),
 		free:       db.freeSpace,
-		files:      openFiles,
 	}
 	g.fileLimit, g.limitName = db.openLimit()
-	if g.limitName == mapLimitName {
-		g.files = openMaps
-	}
-	if db.openFiles != nil {
-		g.files = db.openFiles
-	}
+	g.files = func() int64 { return db.openCount(g.limitName) }
 	return g
 }
 
@@ -108,9 +105,14 @@ func (g *writeGuard) check() error {
 		return nil
 	}
 	if open := g.files(); open > 0 && open+g.fileMargin > g.fileLimit {
+		raise := g.limitName
+		if g.mostFiles > g.fileLimit {
+			raise += fmt.Sprintf(" (to at least %d, what the load may need if its tables take %d bytes per quad)",
+				g.mostFiles, tableBytesPerQuadMost)
+		}
 		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the "+
 			"runs still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and "+
-			"re-run the same ingest", errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, g.limitName)
+			"re-run the same ingest", errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, raise)
 	}
 	return nil
 }
