@@ -169,6 +169,112 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 	t.Run("budget sizes tables", func(t *testing.T) { testE2ETableSize(t, bin, dir, film) })
 	t.Run("second graph in a segment", func(t *testing.T) { testE2ESegments(t, bin, dir) })
 	t.Run("serve", func(t *testing.T) { testE2EServe(t, g) })
+	t.Run("shared reads", func(t *testing.T) { testE2ESharedReads(t, bin, dir, film) })
+}
+
+// testE2ESharedReads: commands that only read open the database read-only,
+// so they run beside each other and beside grove serve --read-only; a
+// process writing it makes them fail naming that process; a writer killed
+// with writes in its log leaves a database the next reader opens (it
+// replays the log first) with the writes in it.
+func testE2ESharedReads(t *testing.T, bin, dir, film string) {
+	g := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-shared"), home: dir}
+	g.ok("ingest", "--quiet", "--graph", "film", film)
+
+	ro := startServe(t, g, "--read-only")
+	mustContain(t, "kg beside serve --read-only", g.ok("kg", "search", "Blade Runner", "--limit", "1"), "/en/blade_runner")
+	mustContain(t, "stats beside serve --read-only", g.ok("stats"), "film")
+	_, stderr, err := g.run("ingest", "--incremental", "--graph", "x", film)
+	if err == nil || !strings.Contains(stderr, "in use") || !strings.Contains(stderr, fmt.Sprintf("process %d", ro.cmd.Process.Pid)) ||
+		!strings.Contains(stderr, "reading it") {
+		t.Fatalf("ingest beside serve --read-only: %v, %s", err, stderr)
+	}
+	ro.stop(t, syscall.SIGTERM)
+
+	rw := startServe(t, g)
+	_, stderr, err = g.run("kg", "search", "Blade Runner")
+	if err == nil || !strings.Contains(stderr, fmt.Sprintf("process %d", rw.cmd.Process.Pid)) ||
+		!strings.Contains(stderr, "serve") || !strings.Contains(stderr, "writing it") {
+		t.Fatalf("kg beside a writing serve: %v, %s", err, stderr)
+	}
+	if st, body := rw.call(t, "POST", "/cayley/api/v2/write", "application/n-quads",
+		"</en/killed_film> <name> \"Killed Film\" <film> .\n"); st != 200 {
+		t.Fatalf("write: %d %s", st, body)
+	}
+	rw.stop(t, syscall.SIGKILL)
+	mustContain(t, "kg after the writer was killed", g.ok("kg", "entity", "/en/killed_film"), "Killed Film")
+	mustContain(t, "kg again, read-only", g.ok("kg", "entity", "/en/killed_film"), "Killed Film")
+}
+
+// serveProc is a grove serve process started by startServe.
+type serveProc struct {
+	cmd    *exec.Cmd
+	base   string
+	token  string
+	exited chan error
+	output *bytes.Buffer
+}
+
+// startServe starts grove serve on g's database with a token and extra
+// flags, and waits until it is ready.
+func startServe(t *testing.T, g *groveCLI, extra ...string) *serveProc {
+	t.Helper()
+	const token = "e2e-token-shared-0123"
+	tokenFile := filepath.Join(g.home, "token-shared")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	args := append([]string{"--db", g.db, "serve", "--addr", addr, "--token-file", tokenFile}, extra...)
+	p := &serveProc{cmd: exec.Command(g.bin, args...), base: "http://" + addr, token: token,
+		exited: make(chan error, 1), output: &bytes.Buffer{}}
+	p.cmd.Env = g.env()
+	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	waitReady(t, &http.Client{Timeout: 30 * time.Second}, p.base+"/readyz", p.exited, p.output)
+	return p
+}
+
+// call sends one request with the token.
+func (p *serveProc) call(t *testing.T, method, path, ctype, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// stop sends sig and waits for the process to end.
+func (p *serveProc) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve still running 30 s after %v:\n%s", sig, p.output.String())
+	}
 }
 
 // testE2ETableSize: the --max-memory of grove ingest reaches the database

@@ -179,14 +179,16 @@ func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 			return nil, fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
 		}
 	}
-	// Badger's read-only mode needs exclusive access too; readers open the
-	// database normally and simply do not write.
 	// compress-temp and own-segment are ingest flags (also
 	// GROVE_COMPRESS_TEMP, GROVE_OWN_SEGMENT).
 	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp"), LoadMemory: loadMemory}
 	if a.v.IsSet("own-segment") && !a.v.GetBool("own-segment") {
 		opts.SegmentMinQuads = -1
 	}
+	// Readers open Badger read-only, which takes a shared lock: several
+	// commands (evaluations of different datasets, grove kg, grove serve
+	// --read-only) can read one database at once.
+	opts.ReadOnly = readOnly
 	return engine.Open(dir, opts)
 }
 

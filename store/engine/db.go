@@ -40,7 +40,11 @@ const markerFile = "INGEST_IN_PROGRESS"
 type Options struct {
 	// InMemory keeps everything in memory (tests); Dir is then ignored.
 	InMemory bool
-	// ReadOnly opens the database without write access.
+	// ReadOnly opens the database without write access and with a shared
+	// lock: any number of read-only opens, from any processes, can hold it
+	// at once, but not beside a writable one (Open then fails with
+	// ErrInUse naming the holders). A database whose writer was killed is
+	// briefly opened for writing first, to replay its log.
 	ReadOnly bool
 	// Logger receives engine and Badger logs; nil discards them.
 	Logger *slog.Logger
@@ -175,6 +179,27 @@ type DB struct {
 	writeMu sync.Mutex
 }
 
+// openBadger opens Badger. A read-only open of a database whose writer
+// was killed fails until Badger has replayed its log, which needs write
+// access: the log is then replayed by a writable open (an exclusive lock,
+// for a moment), which is closed at once, and the database opened
+// read-only again.
+func openBadger(bopts badger.Options, log *slog.Logger) (*badger.DB, error) {
+	bdb, err := badger.Open(bopts)
+	if err == nil || !bopts.ReadOnly || !strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error()) {
+		return bdb, err
+	}
+	log.Info("the database was not closed cleanly: replaying its log before opening it read-only", "dir", bopts.Dir)
+	w, err := badger.Open(bopts.WithReadOnly(false))
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("replay the log: %w", err)
+	}
+	return badger.Open(bopts)
+}
+
 // Open opens (creating if needed) the database in dir.
 func Open(dir string, opts Options) (*DB, error) {
 	log := opts.Logger
@@ -198,7 +223,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("open database: %w", err)
 		}
 	}
-	bdb, err := badger.Open(bopts)
+	bdb, err := openBadger(bopts, log)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, openErr(dir, err))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -171,12 +172,57 @@ func (db *DB) openLimit() (int64, string) {
 }
 
 // openErr says, when Badger could not open a database for want of files
-// or maps, how many tables it holds and what to raise.
+// or maps, how many tables it holds and what to raise, and when another
+// process holds it, which.
 func openErr(dir string, err error) error {
+	// Badger's errors here are text only (its y.Wrapf does not wrap).
+	if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+		return inUseErr(lockHolders(dir))
+	}
 	if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) && !errors.Is(err, syscall.ENOMEM) {
 		return err
 	}
 	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
 	return fmt.Errorf("%w (the database has %d tables and Badger keeps each open and mapped: "+
 		"raise ulimit -n and, on Linux, vm.max_map_count above that): %w", errTooManyFiles, len(tables), err)
+}
+
+// ErrInUse is returned (wrapped) by Open when another process holds the
+// database: Badger lets one process write a database, or several open it
+// read-only at once.
+var ErrInUse = errors.New("database in use by another process")
+
+// lockHolder is a process holding a database's directory lock.
+type lockHolder struct {
+	pid   int
+	write bool   // exclusive: it opened the database for writing
+	cmd   string // its command line, "" when unknown
+}
+
+// inUseErr names the processes holding the database (nil when unknown).
+func inUseErr(holders []lockHolder) error {
+	var who []string
+	writing := false
+	for _, h := range holders {
+		d := fmt.Sprintf("process %d", h.pid)
+		if h.cmd != "" {
+			d += " (" + h.cmd + ")"
+		}
+		if h.write {
+			d += " writing it"
+			writing = true
+		} else {
+			d += " reading it"
+		}
+		who = append(who, d)
+	}
+	if len(who) == 0 {
+		who = []string{"another process (grove serve, ingest or optimize, or commands reading it)"}
+	}
+	advice := "wait for it or stop it"
+	if writing {
+		advice += "; a running grove serve answers the same KG calls over HTTP"
+	}
+	return fmt.Errorf("%w: held by %s; Badger lets one process write a database, or several read it at once: %s",
+		ErrInUse, strings.Join(who, ", "), advice)
 }

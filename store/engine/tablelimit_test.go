@@ -339,3 +339,45 @@ func TestWriteGuardAdvice(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenInUse: read-only opens share a database; an open beside a
+// writer, or a writable open beside readers, fails with ErrInUse naming
+// the processes holding it and how.
+func TestOpenInUse(t *testing.T) {
+	dir := t.TempDir()
+	me := fmt.Sprintf("process %d", os.Getpid())
+	w, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadQuads(t, w, "a", synthQuads(5, 2000))
+	for _, ro := range []bool{true, false} {
+		_, err := Open(dir, Options{ReadOnly: ro})
+		if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), me) || !strings.Contains(err.Error(), "writing it") {
+			t.Errorf("open (read-only %v) beside a writer: %v", ro, err)
+		}
+	}
+	w.Close()
+
+	r1, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	r2, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("second read-only open: %v", err)
+	}
+	defer r2.Close()
+	if a, b := quadSet(t, r1), quadSet(t, r2); len(a) == 0 || len(a) != len(b) {
+		t.Errorf("readers see %d and %d quads", len(a), len(b))
+	}
+	_, err = Open(dir, Options{})
+	if !errors.Is(err, ErrInUse) || strings.Count(err.Error(), me+" ") != 2 || !strings.Contains(err.Error(), "reading it") ||
+		strings.Contains(err.Error(), "writing it") {
+		t.Errorf("writable open beside two readers: %v", err)
+	}
+	if err := inUseErr(nil); !strings.Contains(err.Error(), "another process") {
+		t.Errorf("holders unknown: %v", err)
+	}
+}
