@@ -168,4 +168,15 @@
 // predicate descriptions, resolved ids and degrees are cached; every cache
 // but the terms' is valid only for snapshots taken after the last write
 // (predcache.go). Literals are rendered for humans by package literal.
+//
+// # Processes
+//
+// Badger locks the database directory: a writable Open takes the lock
+// alone, read-only Opens (Options.ReadOnly) share it, so any number of
+// processes may read one database (grove's read-only commands, several
+// evaluations) but none beside a writer. A refused Open returns ErrInUse
+// naming the processes holding the lock and how (from /proc/locks on
+// Linux; lock.go). A read-only Open of a database whose writer was killed
+// replays the writer's log first, through a writable Open it closes at
+// once (db.go openBadger).
 package engine
