@@ -30,6 +30,7 @@ import (
 	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/ingest/wikidata"
+	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
 )
 
@@ -410,8 +411,9 @@ func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
 }
 
 // Incremental applies the quads of files to a graph through transactions
-// of at most batch quads each (deletes when del is set). It is meant for
-// small updates: each batch is atomic, the whole run is not.
+// of at most batch quads each (deletes when del is set); a batch too large
+// for one transaction is split until its parts fit. It is meant for small
+// updates: each transaction is atomic, the whole run is not.
 func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
 	if len(opts.GraphOf) > 0 {
 		return Result{}, errors.New("ingest: a graph per file needs the bulk loader (not --incremental or --delete)")
@@ -425,14 +427,14 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	}
 	for i := 0; i < len(qs); i += batch {
 		part := qs[i:min(i+batch, len(qs))]
-		var add, rm []quad.Quad
-		if del {
-			rm = part
-		} else {
-			add = part
-		}
-		if err := db.Apply(ctx, opts.Graph, add, rm); err != nil {
-			return res, fmt.Errorf("ingest: quads %d-%d: %w", i+1, i+len(part), err)
+		n, err := store.ApplyInParts(part, func(qs []quad.Quad) error {
+			if del {
+				return db.Apply(ctx, opts.Graph, nil, qs)
+			}
+			return db.Apply(ctx, opts.Graph, qs, nil)
+		})
+		if err != nil {
+			return res, fmt.Errorf("ingest: quads %d-%d (the %d before them are applied): %w", i+n+1, i+len(part), i+n, err)
 		}
 	}
 	return res, nil

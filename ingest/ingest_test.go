@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -125,6 +126,33 @@ func TestIncrementalAndDelete(t *testing.T) {
 	}
 	if c, _ := db.Search(ctx, "g", "beta", 1); len(c) != 0 {
 		t.Fatalf("deleted label still found: %+v", c)
+	}
+}
+
+// TestIncrementalSplitsLargeBatches: a batch too large for one Badger
+// transaction (10,000 quads with 2 KB literals) is applied in parts, and
+// deleted the same way.
+func TestIncrementalSplitsLargeBatches(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	var b strings.Builder
+	long := strings.Repeat("padding ", 250)
+	for i := range 10000 {
+		fmt.Fprintf(&b, "<s%d> <p> \"%d %s\" .\n", i, i, long)
+	}
+	p := write(t, "large.nt", b.String())
+	if _, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, false, 10000); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Counts().Quads; n != 10000 {
+		t.Fatalf("quads = %d, want 10000", n)
+	}
+	if _, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, true, 10000); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Counts().Quads; n != 0 {
+		t.Fatalf("quads after delete = %d", n)
 	}
 }
 

@@ -18,12 +18,14 @@ import (
 // which answers every store error as a 500 carrying the error text (the
 // database directory included) and does not say how much of the body was
 // applied. These handlers keep Cayley's request and response shapes and
-// its batching (quad.DefaultBatch quads per transaction), stop between
-// batches when the request is cancelled, and classify errors:
+// its batching (quad.DefaultBatch quads per transaction, split further
+// while the store finds a batch too large), stop between batches when the
+// request is cancelled, and classify errors:
 //
 //   - the store's disk is full (store.ErrDiskFull): 507, nothing of the
 //     failing batch written;
 //   - the process is out of files (store.ErrTooManyFiles): 503;
+//   - a single quad is too large for one transaction (store.ErrTooBig): 413;
 //   - a deleted quad or node does not exist: 404 naming it (the client's own
 //     data);
 //   - anything else: 500 with the request id, the error in the server log.
@@ -133,8 +135,8 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 	if done == 0 {
 		msg += "; nothing was " + verb
 	} else {
-		msg += fmt.Sprintf("; %d quads were %s before it (each batch of %d quads is applied whole or not at all)",
-			done, verb, quad.DefaultBatch)
+		msg += fmt.Sprintf("; %d quads were %s before it (the body is applied in transactions of up to %d quads, "+
+			"each whole or not at all)", done, verb, quad.DefaultBatch)
 	}
 	writeJSON(w, status, changeErrorBody{Error: msg, Count: done, RequestID: id})
 }
@@ -147,6 +149,8 @@ func changeStatus(err error) (int, string) {
 		return http.StatusInsufficientStorage, "the server's disk is full"
 	case errors.Is(err, store.ErrTooManyFiles):
 		return http.StatusServiceUnavailable, "the server is out of open files"
+	case errors.Is(err, store.ErrTooBig):
+		return http.StatusRequestEntityTooLarge, "a quad is too large for one transaction"
 	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
 		// The message names the client's own quad or node.
 		return http.StatusNotFound, err.Error()
@@ -161,9 +165,14 @@ type ctxBatchWriter struct {
 	w   quad.BatchWriter
 }
 
+// A batch the store finds too large for one transaction is written in
+// parts (store.ApplyInParts).
 func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.WriteQuads(qs)
+	return store.ApplyInParts(qs, func(qs []quad.Quad) error {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		_, err := c.w.WriteQuads(qs)
+		return err
+	})
 }

@@ -68,18 +68,24 @@ func TestCayleyWriteFormats(t *testing.T) {
 	}
 }
 
-// failingStore fails ApplyDeltas with err from call number failAt on (1-based).
+// failingStore fails ApplyDeltas with err from call number failAt on
+// (1-based; 0: never), and with store.ErrTooBig for batches of more than
+// maxBatch deltas (negative: every batch).
 type failingStore struct {
 	graph.QuadStore
-	failAt int
-	err    error
-	calls  int
+	failAt   int
+	err      error
+	maxBatch int
+	calls    int
 }
 
 func (f *failingStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	f.calls++
-	if f.calls >= f.failAt {
+	if f.failAt > 0 && f.calls >= f.failAt {
 		return f.err
+	}
+	if f.maxBatch != 0 && len(in) > f.maxBatch {
+		return fmt.Errorf("apply deltas: %d deltas are %w", len(in), store.ErrTooBig)
 	}
 	return f.QuadStore.ApplyDeltas(in, opts)
 }
@@ -100,6 +106,7 @@ func TestCayleyWriteErrors(t *testing.T) {
 		name, path, body string
 		failAt           int   // ApplyDeltas call that fails; 0: none
 		err              error // its error
+		maxBatch         int   // larger batches are too big for the store; 0: no limit, -1: all
 		status           int
 		want             []string // in the body
 		count            int
@@ -123,6 +130,10 @@ func TestCayleyWriteErrors(t *testing.T) {
 		{name: "out of files", path: "/api/v2/delete", body: "<m1> <directed_by> <p1> .\n",
 			failAt: 1, err: fmt.Errorf("open %s/000001.sst: %w", secret, store.ErrTooManyFiles), status: 503,
 			want: []string{"out of open files", "nothing was deleted"}, stored: []string{"<m1>"}, logged: true},
+		{name: "batches too big for the store are split", path: "/api/v2/write", body: big.String(), maxBatch: 3000,
+			status: 200, want: []string{`"count":20005`}, stored: []string{"<big0>", "<big10000>", "<big20004>"}},
+		{name: "a quad too big for the store", path: "/api/v2/write", body: "<t1> <directed_by> <p1> .\n", maxBatch: -1,
+			status: 413, want: []string{"a quad is too large for one transaction", "nothing was written"}, gone: []string{"<t1>"}},
 		{name: "any other error", path: "/api/v2/write", body: "<e1> <directed_by> <p1> .\n",
 			failAt: 1, err: fmt.Errorf("badger: read %s/MANIFEST: input/output error", secret), status: 500,
 			want: []string{"internal error; see the server log for request", "nothing was written"}, gone: []string{"<e1>"}, logged: true},
@@ -131,8 +142,8 @@ func TestCayleyWriteErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := testDB(t)
 			var qs graph.QuadStore = db
-			if c.failAt > 0 {
-				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err}
+			if c.failAt > 0 || c.maxBatch != 0 {
+				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err, maxBatch: c.maxBatch}
 			}
 			ts := startServer(t, Config{Token: token}, db, Deps{QuadStore: qs})
 			st, _, body := ts.do("POST", "/cayley"+c.path, c.body, nil)

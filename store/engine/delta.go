@@ -11,6 +11,8 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // ApplyDeltas adds and deletes quads in one Badger transaction: the
@@ -68,7 +70,7 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 		u.dropStagedLabels()
 	}
 	if errors.Is(err, badger.ErrTxnTooBig) {
-		return fmt.Errorf("apply deltas: %d deltas are too many for one transaction; use smaller batches or the bulk loader: %w", len(in), err)
+		return fmt.Errorf("apply deltas: %d deltas are %w (Badger's limit; use smaller batches or the bulk loader): %w", len(in), store.ErrTooBig, err)
 	}
 	if err != nil {
 		return err
@@ -400,7 +402,10 @@ func (w *quadWriter) flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	err := w.db.ApplyDeltas(w.buf, graph.IgnoreOpts{IgnoreDup: true})
+	// A batch too large for one transaction is written in parts.
+	_, err := store.ApplyInParts(w.buf, func(ds []graph.Delta) error {
+		return w.db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true})
+	})
 	w.buf = w.buf[:0]
 	return err
 }

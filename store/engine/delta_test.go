@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // quadSet reads every quad from the subjects' node blocks and checks that
@@ -172,5 +175,44 @@ func TestLargeDeltaBatches(t *testing.T) {
 	}
 	if c2 := db.Counts(); c2 != c {
 		t.Errorf("incremental counts %+v differ from a recount %+v", c, c2)
+	}
+}
+
+// TestTooBigBatch: a batch over Badger's transaction limit fails whole
+// with store.ErrTooBig, and the quad writer (incremental ingest, Cayley's
+// writers through it) writes the same quads in parts.
+func TestTooBigBatch(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	long := strings.Repeat("padding ", 250) // 2 KB literals: 10,000 of them exceed one transaction
+	var ds []graph.Delta
+	var qs []quad.Quad
+	for i := range 10000 {
+		q := quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"), quad.String(fmt.Sprintf("%d %s", i, long)), quad.IRI("g"))
+		qs = append(qs, q)
+		ds = append(ds, graph.Delta{Quad: q, Action: graph.Add})
+	}
+	err = db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true})
+	if !errors.Is(err, store.ErrTooBig) {
+		t.Fatalf("ApplyDeltas of %d large quads = %v, want ErrTooBig", len(ds), err)
+	}
+	if got := quadSet(t, db); len(got) != 0 {
+		t.Fatalf("%d quads stored after a refused batch", len(got))
+	}
+	w, err := db.NewQuadWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteQuads(qs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("quad writer: %v", err)
+	}
+	if got := quadSet(t, db); len(got) != len(qs) {
+		t.Errorf("%d quads stored, want %d", len(got), len(qs))
 	}
 }
