@@ -148,6 +148,11 @@ func (db *DB) Flatten(ctx context.Context) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
+	// Badger's compactions write tables through memory maps like its
+	// flushes: a full disk would crash the process (writeguard.go).
+	if err := db.checkWriteSpace(); err != nil {
+		return fmt.Errorf("flatten: %w", err)
+	}
 	start := time.Now()
 	if err := db.bdb.Flatten(flattenWorkers); err != nil {
 		return fmt.Errorf("flatten: %w", err)

@@ -272,7 +272,8 @@ func TestTableFilesSize(t *testing.T) {
 }
 
 // TestWriteSpaceRefusesWrites: on a nearly full disk a transactional write
-// is refused, with nothing written, instead of letting Badger fault.
+// is refused, with nothing written, and so is a flatten, instead of
+// letting Badger fault.
 func TestWriteSpaceRefusesWrites(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -297,6 +298,10 @@ func TestWriteSpaceRefusesWrites(t *testing.T) {
 			}
 			if want := map[bool]int64{true: 1, false: 0}[tc.ok]; db.Counts().Quads != want {
 				t.Errorf("%d quads stored, want %d", db.Counts().Quads, want)
+			}
+			// Flatten (grove optimize) compacts through memory maps too.
+			if err := db.Flatten(context.Background()); tc.ok != (err == nil) || !tc.ok && !errors.Is(err, errDiskFull) {
+				t.Errorf("flatten with %d bytes free: %v", tc.free, err)
 			}
 		})
 	}

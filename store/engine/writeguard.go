@@ -24,8 +24,10 @@ import (
 // Interrupted). A disk filled faster than one check interval by another
 // process can still fault a table write; nothing short of changing Badger
 // avoids that. Badger's own memtable flushes and compactions (incremental
-// writes, the compactions after a load) write tables the same way and are
-// not guarded.
+// writes, the compactions after a load) write tables the same way; the
+// transactions that fill memtables (ApplyDeltas, the segment merge) and
+// Flatten refuse to start on a nearly full disk (checkWriteSpace), but a
+// compaction already running is not guarded.
 
 // guardEvery is the bytes of records between two checks: eight stream
 // buffers, at most 16 tables of 2 MiB.
