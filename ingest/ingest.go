@@ -433,8 +433,10 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 			}
 			return db.Apply(ctx, opts.Graph, qs, nil)
 		})
-		if err != nil {
-			return res, fmt.Errorf("ingest: quads %d-%d (the %d before them are applied): %w", i+n+1, i+len(part), i+n, err)
+		if err != nil && i+n > 0 {
+			return res, fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)
+		} else if err != nil {
+			return res, fmt.Errorf("ingest: quads 1-%d: %w", len(part), err)
 		}
 	}
 	return res, nil
