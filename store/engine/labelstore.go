@@ -877,8 +877,9 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 		if !missing {
 			continue
 		}
-		db.log.Warn("label index files missing: rebuilding the index from the store", "graph", g.Name)
 		if db.opts.ReadOnly {
+			db.log.Warn("label index files missing: rebuilding the index from the store in memory, for this process "+
+				"only (the database is open read-only; a writable open, e.g. grove optimize, rebuilds the files)", "graph", g.Name)
 			view, maps, err := db.rebuildView(ctx, g.Name)
 			if err != nil {
 				return err
@@ -887,6 +888,7 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 			db.setLabelCount(g.Name, int64(view.MainPairs()))
 			continue
 		}
+		db.log.Warn("label index files missing: rebuilding the index from the store", "graph", g.Name)
 		if err := db.rewriteFromStore(ctx, g); err != nil {
 			return err
 		}
