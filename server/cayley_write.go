@@ -31,7 +31,8 @@ import (
 //   - anything else: 500 with the request id, the error in the server log.
 //
 // Every error answer of a write or delete carries "count", the quads
-// applied before the failing batch.
+// applied before the failing batch (not for a node delete, whose quads
+// Cayley deletes one by one: the answer says some may be gone).
 
 // changeResult is the answer to a successful write or delete, as Cayley's.
 type changeResult struct {
@@ -39,10 +40,11 @@ type changeResult struct {
 	Count  int    `json:"count"`
 }
 
-// changeErrorBody is the answer to a failed write or delete.
+// changeErrorBody is the answer to a failed write or delete. Count is the
+// quads applied before the error, absent when unknown (a node delete).
 type changeErrorBody struct {
 	Error     string `json:"error"`
-	Count     int    `json:"count"`
+	Count     *int   `json:"count,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 }
 
@@ -102,10 +104,11 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		return
 	}
 	if err := h.RemoveNode(v); err != nil {
+		done := -1 // some of its quads may be deleted
 		if errors.Is(err, graph.ErrNodeNotExists) {
-			err = fmt.Errorf("node %s: %w", v, err)
+			err, done = fmt.Errorf("node %s: %w", v, err), 0
 		}
-		s.writeChangeError(w, r, err, 0, "deleted")
+		s.writeChangeError(w, r, err, done, "deleted")
 		return
 	}
 	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1})
@@ -132,13 +135,20 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 	if logIt {
 		s.log.ErrorContext(r.Context(), "write failed", "request_id", id, "path", r.URL.Path, "quads_applied", done, "err", err)
 	}
-	if done == 0 {
-		msg += "; nothing was " + verb
-	} else {
-		msg += fmt.Sprintf("; %d quads were %s before it (the body is applied in transactions of up to %d quads, "+
+	body := changeErrorBody{Error: msg, RequestID: id}
+	switch {
+	case done < 0:
+		body.Error += "; some of the node's quads may have been deleted before it (Cayley deletes them one by one): " +
+			"send the request again to finish"
+	case done == 0:
+		body.Error += "; nothing was " + verb
+		body.Count = &done
+	default:
+		body.Error += fmt.Sprintf("; %d quads were %s before it (the body is applied in transactions of up to %d quads, "+
 			"each whole or not at all)", done, verb, quad.DefaultBatch)
+		body.Count = &done
 	}
-	writeJSON(w, status, changeErrorBody{Error: msg, Count: done, RequestID: id})
+	writeJSON(w, status, body)
 }
 
 // changeStatus maps the store errors a write meets to a status and a
