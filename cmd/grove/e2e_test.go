@@ -181,6 +181,23 @@ func testE2ESharedReads(t *testing.T, bin, dir, film string) {
 	g := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-shared"), home: dir}
 	g.ok("ingest", "--quiet", "--graph", "film", film)
 
+	// Readers do not create a database: a missing or empty directory is
+	// reported, and stays as it was.
+	for _, d := range []string{filepath.Join(dir, "no-db"), filepath.Join(dir, "empty-db")} {
+		if strings.HasSuffix(d, "empty-db") {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		none := &groveCLI{t: t, bin: bin, db: d, home: dir}
+		if _, stderr, err := none.run("stats"); err == nil || !strings.Contains(stderr, "no database at "+d+": run `grove ingest` first") {
+			t.Fatalf("stats on %s: %v, %s", d, err, stderr)
+		}
+		if entries, _ := os.ReadDir(d); len(entries) != 0 {
+			t.Errorf("a reader wrote %d files into %s", len(entries), d)
+		}
+	}
+
 	ro := startServe(t, g, "--read-only")
 	mustContain(t, "kg beside serve --read-only", g.ok("kg", "search", "Blade Runner", "--limit", "1"), "/en/blade_runner")
 	mustContain(t, "stats beside serve --read-only", g.ok("stats"), "film")

@@ -189,7 +189,11 @@ func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 	// commands (evaluations of different datasets, grove kg, grove serve
 	// --read-only) can read one database at once.
 	opts.ReadOnly = readOnly
-	return engine.Open(dir, opts)
+	db, err := engine.Open(dir, opts)
+	if errors.Is(err, engine.ErrNoDatabase) {
+		return nil, fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
+	}
+	return db, err
 }
 
 func (a *app) jsonOut() bool { return a.v.GetBool("json") }

@@ -11,6 +11,10 @@ import (
 // read-only at once.
 var ErrInUse = errors.New("database in use by another process")
 
+// ErrNoDatabase is returned (wrapped) by a read-only Open of a directory
+// that holds no database.
+var ErrNoDatabase = errors.New("no database")
+
 // lockHolder is a process holding a database's directory lock.
 type lockHolder struct {
 	pid   int

@@ -176,8 +176,12 @@ func (db *DB) openLimit() (int64, string) {
 // process holds it, which.
 func openErr(dir string, err error) error {
 	// Badger's errors here are text only (its y.Wrapf does not wrap).
-	if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
 		return inUseErr(lockHolders(dir))
+	case strings.Contains(msg, "no manifest found"):
+		// A read-only open of a directory Badger never wrote.
+		return fmt.Errorf("%w (no MANIFEST in %s)", ErrNoDatabase, dir)
 	}
 	if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) && !errors.Is(err, syscall.ENOMEM) {
 		return err
