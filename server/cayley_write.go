@@ -31,20 +31,22 @@ import (
 //   - anything else: 500 with the request id, the error in the server log.
 //
 // Every error answer of a write or delete carries "count", the quads
-// applied before the failing batch (not for a node delete, whose quads
-// Cayley deletes one by one: the answer says some may be gone).
+// applied before the failing batch. A node delete is served the same way
+// (removeNode), where Cayley's deletes a node's quads one transaction each.
 
-// changeResult is the answer to a successful write or delete, as Cayley's.
+// changeResult is the answer to a successful write or delete, as
+// Cayley's; a node delete adds the quads it deleted.
 type changeResult struct {
 	Result string `json:"result"`
 	Count  int    `json:"count"`
+	Quads  int    `json:"quads,omitempty"`
 }
 
-// changeErrorBody is the answer to a failed write or delete. Count is the
-// quads applied before the error, absent when unknown (a node delete).
+// changeErrorBody is the answer to a failed write or delete; Count is the
+// quads applied before the error.
 type changeErrorBody struct {
 	Error     string `json:"error"`
-	Count     *int   `json:"count,omitempty"`
+	Count     int    `json:"count"`
 	RequestID string `json:"request_id,omitempty"`
 }
 
@@ -103,15 +105,68 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		s.writeError(w, r, badRequest("the body names no node"))
 		return
 	}
-	if err := h.RemoveNode(v); err != nil {
-		done := -1 // some of its quads may be deleted
-		if errors.Is(err, graph.ErrNodeNotExists) {
-			err, done = fmt.Errorf("node %s: %w", v, err), 0
-		}
-		s.writeChangeError(w, r, err, done, "deleted")
+	n, err := removeNode(r.Context(), h, v)
+	if err != nil {
+		s.writeChangeError(w, r, err, n, "deleted")
 		return
 	}
-	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1})
+	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1, Quads: n})
+}
+
+// removeNode deletes every quad with v in any position, in transactions of
+// up to quad.DefaultBatch quads (split further while the store finds one
+// too large), and returns how many it deleted. Cayley's own RemoveNode
+// deletes them one transaction per quad and cannot say how far it got.
+func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error) {
+	ref, err := h.QuadStore.ValueOf(v)
+	if err != nil {
+		return 0, err
+	}
+	if ref == nil {
+		return 0, fmt.Errorf("node %s: %w", v, graph.ErrNodeNotExists)
+	}
+	del := &ctxBatchWriter{ctx: ctx, w: graph.NewRemover(h.QuadWriter)}
+	total := 0
+	for _, d := range quad.Directions {
+		for {
+			batch, err := nodeQuads(ctx, h.QuadStore, d, ref)
+			if err != nil || len(batch) == 0 {
+				if err != nil {
+					return total, err
+				}
+				break
+			}
+			n, err := del.WriteQuads(batch)
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+	}
+	if total == 0 {
+		return 0, fmt.Errorf("node %s: %w", v, graph.ErrNodeNotExists)
+	}
+	return total, nil
+}
+
+// nodeQuads reads up to quad.DefaultBatch distinct quads with ref in
+// direction d (a quad with the node in two positions is listed once).
+func nodeQuads(ctx context.Context, qs graph.QuadStore, d quad.Direction, ref graph.Ref) ([]quad.Quad, error) {
+	it := qs.QuadIterator(d, ref).Iterate()
+	defer it.Close()
+	seen := map[quad.Quad]bool{}
+	var out []quad.Quad
+	for len(out) < quad.DefaultBatch && it.Next(ctx) {
+		q, err := qs.Quad(it.Result())
+		if err != nil {
+			return nil, err
+		}
+		if !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	return out, it.Err()
 }
 
 // writeChangeError answers a write or delete that failed after done quads
@@ -135,18 +190,12 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 	if logIt {
 		s.log.ErrorContext(r.Context(), "write failed", "request_id", id, "path", r.URL.Path, "quads_applied", done, "err", err)
 	}
-	body := changeErrorBody{Error: msg, RequestID: id}
-	switch {
-	case done < 0:
-		body.Error += "; some of the node's quads may have been deleted before it (Cayley deletes them one by one): " +
-			"send the request again to finish"
-	case done == 0:
+	body := changeErrorBody{Error: msg, Count: done, RequestID: id}
+	if done == 0 {
 		body.Error += "; nothing was " + verb
-		body.Count = &done
-	default:
-		body.Error += fmt.Sprintf("; %d quads were %s before it (the body is applied in transactions of up to %d quads, "+
+	} else {
+		body.Error += fmt.Sprintf("; %d quads were %s before it (in transactions of up to %d quads, "+
 			"each whole or not at all)", done, verb, quad.DefaultBatch)
-		body.Count = &done
 	}
 	writeJSON(w, status, body)
 }
