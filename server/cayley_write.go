@@ -128,6 +128,7 @@ func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error)
 	del := &ctxBatchWriter{ctx: ctx, w: graph.NewRemover(h.QuadWriter)}
 	total := 0
 	for _, d := range quad.Directions {
+		var last quad.Quad
 		for {
 			batch, err := nodeQuads(ctx, h.QuadStore, d, ref)
 			if err != nil || len(batch) == 0 {
@@ -136,6 +137,11 @@ func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error)
 				}
 				break
 			}
+			if batch[0] == last {
+				// A store that reports a delete it did not make would loop.
+				return total, fmt.Errorf("node %s: quad %v still stored after its delete", v, last)
+			}
+			last = batch[0]
 			n, err := del.WriteQuads(batch)
 			total += n
 			if err != nil {
