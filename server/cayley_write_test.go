@@ -76,6 +76,7 @@ type failingStore struct {
 	failAt   int
 	err      error
 	maxBatch int
+	noDelete bool // deletes report success and change nothing
 	calls    int
 }
 
@@ -83,6 +84,9 @@ func (f *failingStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) erro
 	f.calls++
 	if f.failAt > 0 && f.calls >= f.failAt {
 		return f.err
+	}
+	if f.noDelete && in[0].Action == graph.Delete {
+		return nil
 	}
 	if f.maxBatch != 0 && len(in) > f.maxBatch {
 		return fmt.Errorf("apply deltas: %d deltas are %w", len(in), store.ErrTooBig)
@@ -107,6 +111,7 @@ func TestCayleyWriteErrors(t *testing.T) {
 		failAt           int   // ApplyDeltas call that fails; 0: none
 		err              error // its error
 		maxBatch         int   // larger batches are too big for the store; 0: no limit, -1: all
+		noDelete         bool  // the store reports deletes it does not make
 		status           int
 		want             []string // in the body
 		count            int
@@ -139,6 +144,8 @@ func TestCayleyWriteErrors(t *testing.T) {
 			status: 200, want: []string{`"count":1`, `"quads":4`}, gone: []string{"<p1>"}, stored: []string{"<m1>", "<m3>"}},
 		{name: "disk full deleting a node", path: "/api/v2/node/delete", body: "<p1>", failAt: 2, err: diskFull,
 			status: 507, want: []string{"disk is full", "1 quads were deleted before it"}, count: 1, logged: true},
+		{name: "a node delete the store does not make", path: "/api/v2/node/delete", body: "<m1>", noDelete: true,
+			status: 500, want: []string{"internal error; see the server log"}, count: 6, stored: []string{"<m1>"}},
 		{name: "any other error", path: "/api/v2/write", body: "<e1> <directed_by> <p1> .\n",
 			failAt: 1, err: fmt.Errorf("badger: read %s/MANIFEST: input/output error", secret), status: 500,
 			want: []string{"internal error; see the server log for request", "nothing was written"}, gone: []string{"<e1>"}, logged: true},
@@ -147,8 +154,8 @@ func TestCayleyWriteErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := testDB(t)
 			var qs graph.QuadStore = db
-			if c.failAt > 0 || c.maxBatch != 0 {
-				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err, maxBatch: c.maxBatch}
+			if c.failAt > 0 || c.maxBatch != 0 || c.noDelete {
+				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err, maxBatch: c.maxBatch, noDelete: c.noDelete}
 			}
 			ts := startServer(t, Config{Token: token}, db, Deps{QuadStore: qs})
 			st, _, body := ts.do("POST", "/cayley"+c.path, c.body, nil)
