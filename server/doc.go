@@ -28,9 +28,15 @@
 // queries need more than the middleware: Gizmo evaluates a program in a
 // goroutine of its own, so each query runs over a per-request query.Guard
 // (with Gizmo's native functions sandboxed by store/query) and a panic
-// recovered there is answered as that same 500 (cayley.go). Cayley writes
-// take N-Quads, N-Triples or Cayley's JSON, by ?format= or Content-Type,
-// and a body is parsed once before Cayley's handler so bad input is a 400.
+// recovered there is answered as that same 500 (cayley.go). Cayley's write
+// routes (write, delete, node/delete) are served by this package with
+// Cayley's request and answer shapes (cayley_write.go): a body in N-Quads,
+// N-Triples or Cayley's JSON, by ?format= or Content-Type, is parsed once
+// before anything is written, so bad input is a 400; it is applied in
+// transactions of up to 10,000 quads, split while the store finds one too
+// large; and the store's refusals are classified (507 disk full, 503 out of
+// files, 413, 404 for a missing quad or node), each answer saying how many
+// quads were applied before it, never the store's own error text.
 //
 // Security model. A server listening on a non-loopback address must have a
 // bearer token (checked in New, again in Serve against the real listener,
