@@ -172,7 +172,11 @@ func nodeQuads(ctx context.Context, qs graph.QuadStore, d quad.Direction, ref gr
 			out = append(out, q)
 		}
 	}
-	return out, it.Err()
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	// An iterator may end early on a cancelled context without an error.
+	return out, ctx.Err()
 }
 
 // writeChangeError answers a write or delete that failed after done quads
