@@ -427,11 +427,11 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	}
 	for i := 0; i < len(qs); i += batch {
 		part := qs[i:min(i+batch, len(qs))]
-		n, err := store.ApplyInParts(part, func(qs []quad.Quad) error {
+		n, err := store.ApplyInParts(part, func(b []quad.Quad) error {
 			if del {
-				return db.Apply(ctx, opts.Graph, nil, qs)
+				return db.Apply(ctx, opts.Graph, nil, b)
 			}
-			return db.Apply(ctx, opts.Graph, qs, nil)
+			return db.Apply(ctx, opts.Graph, b, nil)
 		})
 		if err != nil && i+n > 0 {
 			return res, fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)

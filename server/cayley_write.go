@@ -237,11 +237,11 @@ type ctxBatchWriter struct {
 // A batch the store finds too large for one transaction is written in
 // parts (store.ApplyInParts).
 func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
-	return store.ApplyInParts(qs, func(qs []quad.Quad) error {
+	return store.ApplyInParts(qs, func(b []quad.Quad) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		_, err := c.w.WriteQuads(qs)
+		_, err := c.w.WriteQuads(b)
 		return err
 	})
 }
