@@ -196,12 +196,17 @@ func readQuadBody(r *http.Request) (*quadBody, error) {
 	}
 	defer qr.Close()
 	for n := 1; ; n++ {
-		_, err := qr.ReadQuad()
+		q, err := qr.ReadQuad()
 		if errors.Is(err, io.EOF) {
 			return b, nil
 		}
 		if err != nil {
 			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
+		}
+		if !q.IsValid() {
+			// Cayley's JSON readers accept objects that lack a term.
+			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: subject, predicate and object "+
+				"are required (got %v)", f.Name, n, q)}
 		}
 	}
 }
