@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -349,6 +350,9 @@ func TestWriteGuardAdvice(t *testing.T) {
 // writer, or a writable open beside readers, fails with ErrInUse naming
 // the processes holding it and how.
 func TestOpenInUse(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the holders are named from Linux's /proc/locks")
+	}
 	dir := t.TempDir()
 	me := fmt.Sprintf("process %d", os.Getpid())
 	w, err := Open(dir, Options{})
