@@ -256,12 +256,18 @@ func splitArgs(body string, spec Spec) ([]string, error) {
 	return args, nil
 }
 
-// cleanArg trims blanks and one pair of surrounding quotes.
+// cleanArg trims blanks and every pair of surrounding quotes ("'x'",
+// "''x''"), so that an argument of quotes alone is empty and the
+// canonical form of a parsed action parses to the same arguments.
 func cleanArg(s string) string {
 	s = strings.TrimSpace(s)
-	for _, q := range []string{`"`, `'`, "`"} {
-		if len(s) >= 2 && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
-			return strings.TrimSpace(s[1 : len(s)-1])
+	for stripped := true; stripped; {
+		stripped = false
+		for _, q := range []string{`"`, `'`, "`"} {
+			if len(s) >= 2 && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
+				s, stripped = strings.TrimSpace(s[1:len(s)-1]), true
+				break
+			}
 		}
 	}
 	return s

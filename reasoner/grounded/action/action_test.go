@@ -26,6 +26,7 @@ func TestParse(t *testing.T) {
 		{"colon form", "Finish: Ridley Scott", Action{Finish, []string{"Ridley Scott"}}},
 		{"answer list", "Finish[[Ridley Scott, Tony Scott]]", Action{Finish, []string{"[Ridley Scott, Tony Scott]"}}},
 		{"quoted args", `NodeFeature["book/7", 'title']`, Action{NodeFeature, []string{"book/7", "title"}}},
+		{"quoted twice", `RetrieveNode[''Blade Runner'']`, Action{RetrieveNode, []string{"Blade Runner"}}},
 		{"trailing lines ignored", "Finish[184]\nObservation: done", Action{Finish, []string{"184"}}},
 	}
 	for _, tc := range tests {
@@ -55,6 +56,7 @@ func TestParseErrors(t *testing.T) {
 		{"one argument for two", "NeighbourCheck[paper/1]", []string{"takes 2 arguments", "NeighbourCheck[node, edge type]"}},
 		{"empty second argument", "NodeDegree[paper/1, ]", []string{"the edge type is empty"}},
 		{"unclosed bracket", "NodeFeature[paper/1, title", []string{`missing "]"`}},
+		{"quotes alone", "RetrieveNode", []string{"RetrieveNode needs a keyword"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
