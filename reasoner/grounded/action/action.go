@@ -257,7 +257,7 @@ func splitArgs(body string, spec Spec) ([]string, error) {
 }
 
 // cleanArg trims blanks and every pair of surrounding quotes ("'x'",
-// "''x''"), so that an argument of quotes alone is empty and the
+// "”x”"), so that an argument of quotes alone is empty and the
 // canonical form of a parsed action parses to the same arguments.
 func cleanArg(s string) string {
 	s = strings.TrimSpace(s)
