@@ -256,9 +256,10 @@ func splitArgs(body string, spec Spec) ([]string, error) {
 	return args, nil
 }
 
-// cleanArg trims blanks and every pair of surrounding quotes ("'x'",
-// "”x”"), so that an argument of quotes alone is empty and the
-// canonical form of a parsed action parses to the same arguments.
+// cleanArg trims blanks and every pair of surrounding quotes (an argument
+// quoted twice loses both pairs), so that an argument of quotes alone is
+// empty and the canonical form of a parsed action parses to the same
+// arguments.
 func cleanArg(s string) string {
 	s = strings.TrimSpace(s)
 	for stripped := true; stripped; {
