@@ -213,7 +213,9 @@ func testE2ESharedReads(t *testing.T, bin, dir, film string) {
 	if err == nil || !strings.Contains(stderr, "in use") || !named(stderr, ro, "reading it") {
 		t.Fatalf("ingest beside serve --read-only: %v, %s", err, stderr)
 	}
-	ro.stop(t, syscall.SIGTERM)
+	if err := ro.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("serve --read-only exited with %v after SIGTERM", err)
+	}
 
 	rw := startServe(t, g)
 	_, stderr, err = g.run("kg", "search", "Blade Runner")
@@ -224,7 +226,7 @@ func testE2ESharedReads(t *testing.T, bin, dir, film string) {
 		"</en/killed_film> <name> \"Killed Film\" <film> .\n"); st != 200 {
 		t.Fatalf("write: %d %s", st, body)
 	}
-	rw.stop(t, syscall.SIGKILL)
+	_ = rw.stop(t, syscall.SIGKILL) // killed on purpose
 	mustContain(t, "kg after the writer was killed", g.ok("kg", "entity", "/en/killed_film"), "Killed Film")
 	mustContain(t, "kg again, read-only", g.ok("kg", "entity", "/en/killed_film"), "Killed Film")
 }
@@ -238,12 +240,13 @@ type serveProc struct {
 	output *bytes.Buffer
 }
 
-// startServe starts grove serve on g's database with a token and extra
+// startServe starts grove serve on g's database with a token (in the
+// file "token" of g's home, which the README's examples read) and extra
 // flags, and waits until it is ready.
 func startServe(t *testing.T, g *groveCLI, extra ...string) *serveProc {
 	t.Helper()
-	const token = "e2e-token-shared-0123"
-	tokenFile := filepath.Join(g.home, "token-shared")
+	const token = "e2e-token-0123456789"
+	tokenFile := filepath.Join(g.home, "token")
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -287,16 +290,18 @@ func (p *serveProc) call(t *testing.T, method, path, ctype, body string) (int, s
 	return resp.StatusCode, string(b)
 }
 
-// stop sends sig and waits for the process to end.
-func (p *serveProc) stop(t *testing.T, sig syscall.Signal) {
+// stop sends sig and returns the process's exit error once it has ended.
+func (p *serveProc) stop(t *testing.T, sig syscall.Signal) error {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-p.exited:
+	case err := <-p.exited:
+		return err
 	case <-time.After(30 * time.Second):
 		t.Fatalf("serve still running 30 s after %v:\n%s", sig, p.output.String())
+		return nil
 	}
 }
 
@@ -493,48 +498,12 @@ func compareTwoLoads(t *testing.T, two, one *groveCLI) {
 
 // testE2EServe runs `grove serve`, calls it, and stops it with SIGTERM.
 func testE2EServe(t *testing.T, g *groveCLI) {
-	const token = "e2e-token-0123456789"
-	tokenFile := filepath.Join(g.home, "token")
-	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	base := "http://" + addr
-	cmd := exec.Command(g.bin, "--db", g.db, "serve", "--addr", addr, "--token-file", tokenFile)
-	cmd.Env = g.env()
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	client := &http.Client{Timeout: 30 * time.Second}
+	p := startServe(t, g)
+	base := p.base
 	call := func(method, path, ctype, body string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		if ctype != "" {
-			req.Header.Set("Content-Type", ctype)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return p.call(t, method, path, ctype, body)
 	}
-	waitReady(t, client, base+"/readyz", exited, &stderr)
 
 	if st, body := call("GET", "/v1/search?q=blade+runner&graph=film&limit=1", "", ""); st != 200 || !strings.Contains(body, "/en/blade_runner") {
 		t.Fatalf("search: %d %s", st, body)
@@ -562,19 +531,11 @@ func testE2EServe(t *testing.T, g *groveCLI) {
 		t.Fatalf("gizmo after n-triples and json writes: %d %s", st, body)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if err := p.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("serve exited with %v after SIGTERM; output:\n%s", err, p.output.String())
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("serve exited with %v after SIGTERM; output:\n%s", err, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve still running 30 s after SIGTERM; output:\n%s", stderr.String())
-	}
-	if strings.Contains(stderr.String(), "panic") {
-		t.Fatalf("serve output mentions a panic:\n%s", stderr.String())
+	if strings.Contains(p.output.String(), "panic") {
+		t.Fatalf("serve output mentions a panic:\n%s", p.output.String())
 	}
 	// The database closed cleanly: it opens again and holds the writes.
 	mustContain(t, "reopen", g.ok("kg", "entity", "/en/the_new_film"), "The New Film")
