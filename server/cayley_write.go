@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +19,8 @@ import (
 // applied. These handlers keep Cayley's request and response shapes and
 // its batching (quad.DefaultBatch quads per transaction, split further
 // while the store finds a batch too large), stop between batches when the
-// request is cancelled, and classify errors:
+// request is cancelled, and answer errors through the server's classify
+// (errors.go):
 //
 //   - the store's disk is full (store.ErrDiskFull): 507, nothing of the
 //     failing batch written;
@@ -182,23 +182,18 @@ func nodeQuads(ctx context.Context, qs graph.QuadStore, d quad.Direction, ref gr
 // writeChangeError answers a write or delete that failed after done quads
 // were applied; verb is "written" or "deleted".
 func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err error, done int, verb string) {
-	status, msg := changeStatus(err)
+	status, msg, internal := classify(err)
 	id := requestID(r.Context())
-	logIt := status >= 500 // the operator needs the full error, which names the directory
-	if status == 0 {
-		var internal bool
-		status, msg, internal = classify(err)
-		if internal {
-			msg, logIt = "internal error; see the server log for request "+id, true
-		}
-	}
 	if status == 499 {
 		// The client is gone; there is nobody to answer.
 		w.WriteHeader(status)
 		return
 	}
-	if logIt {
+	if mustLog(status, internal) {
 		s.log.ErrorContext(r.Context(), "write failed", "request_id", id, "path", r.URL.Path, "quads_applied", done, "err", err)
+	}
+	if internal {
+		msg = "internal error; see the server log for request " + id
 	}
 	body := changeErrorBody{Error: msg, Count: done, RequestID: id}
 	if done == 0 {
@@ -208,23 +203,6 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 			"each whole or not at all)", done, verb, quad.DefaultBatch)
 	}
 	writeJSON(w, status, body)
-}
-
-// changeStatus maps the store errors a write meets to a status and a
-// client-safe message, or returns 0 for classify to handle.
-func changeStatus(err error) (int, string) {
-	switch {
-	case errors.Is(err, store.ErrDiskFull):
-		return http.StatusInsufficientStorage, "the server's disk is full"
-	case errors.Is(err, store.ErrTooManyFiles):
-		return http.StatusServiceUnavailable, "the server is out of open files"
-	case errors.Is(err, store.ErrTooBig):
-		return http.StatusRequestEntityTooLarge, "a quad is too large for one transaction"
-	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
-		// The message names the client's own quad or node.
-		return http.StatusNotFound, err.Error()
-	}
-	return 0, ""
 }
 
 // ctxBatchWriter stops a batch copy once the request is cancelled or past

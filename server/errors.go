@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cayleygraph/cayley/graph"
+
 	"github.com/grove-kg/grove/store"
 )
 
@@ -31,8 +33,9 @@ type errorBody struct {
 }
 
 // classify maps err to a status code and a client-safe message. Only
-// apiError messages and store.ErrNotFound messages (which name the missing
-// id or graph) reach clients; anything else is logged and answered with a
+// apiError messages, store.ErrNotFound messages (which name the missing id
+// or graph), a delete's missing quad or node, and fixed messages for the
+// store's resource errors reach clients; anything else is logged and answered with a
 // generic message, so no internal path or stack ever leaks.
 func classify(err error) (int, string, bool) {
 	var ae *apiError
@@ -45,6 +48,15 @@ func classify(err error) (int, string, bool) {
 			"request body too large (limit " + strconv.FormatInt(mbe.Limit, 10) + " bytes)", false
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, err.Error(), false
+	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
+		// A delete's missing quad or node: the message names the client's own data.
+		return http.StatusNotFound, err.Error(), false
+	case errors.Is(err, store.ErrDiskFull):
+		return http.StatusInsufficientStorage, "the server's disk is full", false
+	case errors.Is(err, store.ErrTooManyFiles):
+		return http.StatusServiceUnavailable, "the server is out of open files", false
+	case errors.Is(err, store.ErrTooBig):
+		return http.StatusRequestEntityTooLarge, "a quad is too large for one transaction", false
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "request timed out", false
 	case errors.Is(err, context.Canceled):
@@ -53,12 +65,21 @@ func classify(err error) (int, string, bool) {
 	return http.StatusInternalServerError, "internal error", true
 }
 
+// mustLog reports whether the server log needs the full error: the client
+// was shown a generic message, or the server is out of disk or files (the
+// full error names the directory and what to free).
+func mustLog(status int, internal bool) bool {
+	return internal || status == http.StatusInsufficientStorage || status == http.StatusServiceUnavailable
+}
+
 // writeError answers err as JSON and logs unexpected errors.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg, internal := classify(err)
 	id := requestID(r.Context())
-	if internal {
+	if mustLog(status, internal) {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", id, "path", r.URL.Path, "err", err)
+	}
+	if internal {
 		msg = "internal error; see the server log for request " + id
 	}
 	if status == 499 {

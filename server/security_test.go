@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph"
+
 	"github.com/grove-kg/grove/store"
 )
 
@@ -223,11 +225,18 @@ func TestClassify(t *testing.T) {
 		{context.Canceled, 499, false},
 		{&http.MaxBytesError{Limit: 10}, 413, false},
 		{errors.New("disk on fire"), 500, true},
+		{fmt.Errorf("apply deltas: %w: 2 MiB left on /srv/db", store.ErrDiskFull), 507, false},
+		{fmt.Errorf("open /srv/db/1.sst: %w", store.ErrTooManyFiles), 503, false},
+		{fmt.Errorf("apply deltas: 1 deltas are %w", store.ErrTooBig), 413, false},
+		{&graph.DeltaError{Err: graph.ErrQuadNotExist}, 404, false},
 	}
 	for _, c := range cases {
 		st, msg, internal := classify(c.err)
 		if st != c.status || internal != c.internal || msg == "" {
 			t.Errorf("classify(%v) = %d %q %v", c.err, st, msg, internal)
+		}
+		if strings.Contains(msg, "/srv/db") {
+			t.Errorf("classify(%v) shows the directory: %q", c.err, msg)
 		}
 	}
 }
