@@ -174,11 +174,6 @@ func (a *app) openDB(readOnly bool) (*engine.DB, error) { return a.openDBFor(rea
 // engine's default), which also sizes the tables they write.
 func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 	dir := a.v.GetString("db")
-	if readOnly {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
-		}
-	}
 	// compress-temp and own-segment are ingest flags (also
 	// GROVE_COMPRESS_TEMP, GROVE_OWN_SEGMENT).
 	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp"), LoadMemory: loadMemory}

@@ -216,9 +216,14 @@ func Open(dir string, opts Options) (*DB, error) {
 		WithMemTableSize(memTableSize).
 		WithBlockCacheSize(blockCacheSize(opts.LoadMemory))
 	bopts.TableSizeMultiplier = tableSizeMultiplier(opts.LoadMemory)
-	if opts.InMemory {
+	switch {
+	case opts.InMemory:
 		bopts = bopts.WithInMemory(true).WithDir("").WithValueDir("")
-	} else if !opts.ReadOnly {
+	case opts.ReadOnly:
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("open database %s: %w (no such directory)", dir, ErrNoDatabase)
+		}
+	default:
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("open database: %w", err)
 		}

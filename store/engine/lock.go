@@ -12,7 +12,7 @@ import (
 var ErrInUse = errors.New("database in use by another process")
 
 // ErrNoDatabase is returned (wrapped) by a read-only Open of a directory
-// that holds no database.
+// that is missing or holds no database (a read-only open creates nothing).
 var ErrNoDatabase = errors.New("no database")
 
 // lockHolder is a process holding a database's directory lock.

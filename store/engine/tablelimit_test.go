@@ -390,3 +390,28 @@ func TestOpenInUse(t *testing.T) {
 		t.Errorf("holders unknown: %v", err)
 	}
 }
+
+// TestOpenReadOnlyNoDatabase: a read-only open of a missing or empty
+// directory is ErrNoDatabase and creates nothing.
+func TestOpenReadOnlyNoDatabase(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		create bool
+	}{{"missing", false}, {"empty", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "db")
+			if tc.create {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := Open(dir, Options{ReadOnly: true}); !errors.Is(err, ErrNoDatabase) {
+				t.Fatalf("open = %v, want ErrNoDatabase", err)
+			}
+			entries, err := os.ReadDir(dir)
+			if tc.create != (err == nil) || len(entries) != 0 {
+				t.Errorf("directory after the open: %d entries, err %v", len(entries), err)
+			}
+		})
+	}
+}
