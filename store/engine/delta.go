@@ -135,6 +135,9 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 		return 0, err
 	}
 	id, ok, err := u.termID(enc)
+	if alt := altEncoding(v); !ok && err == nil && alt != nil {
+		id, ok, err = u.termID(alt) // a native value stored in its RDF form
+	}
 	if err != nil || ok || !create {
 		return id, err
 	}

@@ -9,12 +9,21 @@ import (
 )
 
 // termID looks up the id of a value; ok is false when it is not stored.
+// A native number or boolean is looked up in its stored form and then in
+// its RDF form (altEncoding).
 func (db *DB) termID(txn *badger.Txn, v quad.Value) (id uint64, ok bool, err error) {
 	enc, err := encodeTerm(nil, v)
 	if err != nil {
 		return 0, false, err
 	}
-	return termIDEncoded(txn, enc)
+	id, ok, err = termIDEncoded(txn, enc)
+	if ok || err != nil {
+		return id, ok, err
+	}
+	if alt := altEncoding(v); alt != nil {
+		return termIDEncoded(txn, alt)
+	}
+	return 0, false, nil
 }
 
 func termIDEncoded(txn *badger.Txn, enc []byte) (uint64, bool, error) {

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+)
+
+func xsdLit(text, typ string) quad.TypedString {
+	return quad.TypedString{Value: quad.String(text), Type: quad.IRI("http://www.w3.org/2001/XMLSchema#" + typ)}
+}
+
+// TestTypedLiteralLookup checks that every stored typed literal reads back
+// as a value whose lookup finds that very term, that no two stored terms
+// read alike, and that Cayley's native values find the RDF forms ingested
+// data carries — through the bulk loader and through ApplyDeltas.
+func TestTypedLiteralLookup(t *testing.T) {
+	stored := []quad.Value{
+		xsdLit("7", "integer"), xsdLit("01", "integer"), xsdLit("+5", "integer"), xsdLit("7", "int"),
+		xsdLit("2.5", "double"), xsdLit("2.5", "float"), xsdLit("1E3", "double"), xsdLit("0.1", "double"),
+		xsdLit("true", "boolean"), xsdLit("TRUE", "boolean"), xsdLit("1", "boolean"),
+		xsdLit("2020-01-01T10:00:00+02:00", "dateTime"), xsdLit("2020-01-01T08:00:00Z", "dateTime"),
+		xsdLit("2020-01-01", "date"),
+		quad.Int(9), quad.Float(-3.25), quad.Bool(false), // natives written by Cayley clients
+	}
+	natives := []struct {
+		native quad.Value
+		term   quad.Value // the stored term its lookup must find
+	}{
+		{quad.Int(7), xsdLit("7", "integer")},
+		{quad.Float(2.5), xsdLit("2.5", "double")},
+		{quad.Float(0.1), xsdLit("0.1", "double")},
+		{quad.Bool(true), xsdLit("true", "boolean")},
+		{quad.Time(time.Date(2020, 1, 1, 8, 0, 0, 0, time.UTC)), xsdLit("2020-01-01T08:00:00Z", "dateTime")},
+		{quad.Int(9), quad.Int(9)},
+		{quad.Float(-3.25), quad.Float(-3.25)},
+		{quad.Bool(false), quad.Bool(false)},
+	}
+	// Read back as written: the lexical form of these must survive.
+	keepLexical := []quad.Value{
+		xsdLit("01", "integer"), xsdLit("+5", "integer"), xsdLit("7", "int"), xsdLit("2.5", "float"),
+		xsdLit("1E3", "double"), xsdLit("TRUE", "boolean"), xsdLit("1", "boolean"),
+		xsdLit("2020-01-01T10:00:00+02:00", "dateTime"), xsdLit("2020-01-01", "date"),
+	}
+	var qs []quad.Quad
+	for i, v := range stored {
+		qs = append(qs, quad.Make(quad.IRI("s"), quad.IRI("p"+string(rune('a'+i))), v, nil))
+	}
+	for _, path := range []string{"bulk", "deltas"} {
+		t.Run(path, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if path == "bulk" {
+				loadQuads(t, db, "g", qs)
+			} else {
+				in := make([]graph.Delta, len(qs))
+				for i, q := range qs {
+					q.Label = quad.IRI("g")
+					in[i] = graph.Delta{Quad: q, Action: graph.Add}
+				}
+				if err := db.ApplyDeltas(in, graph.IgnoreOpts{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seen := map[quad.Value]graph.Ref{}
+			it := db.NodesAllIterator().Iterate()
+			defer it.Close()
+			for it.Next(context.Background()) {
+				ref := it.Result()
+				v, err := db.NameOf(ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := db.ValueOf(v)
+				if err != nil || back == nil || back.Key() != ref.Key() {
+					t.Errorf("%#v reads back as a value whose lookup gives %v, %v", v, back, err)
+				}
+				if prev, ok := seen[v]; ok {
+					t.Errorf("two stored terms read as %#v (%v and %v)", v, prev.Key(), ref.Key())
+				}
+				seen[v] = ref
+			}
+			for _, c := range natives {
+				got, err1 := db.ValueOf(c.native)
+				want, err2 := db.ValueOf(c.term)
+				if err1 != nil || err2 != nil || got == nil || want == nil || got.Key() != want.Key() {
+					t.Errorf("lookup of %#v: %v (%v), want the term %#v: %v (%v)", c.native, got, err1, c.term, want, err2)
+				}
+			}
+			for _, v := range keepLexical {
+				ref, err := db.ValueOf(v)
+				if err != nil || ref == nil {
+					t.Fatalf("%#v not found: %v", v, err)
+				}
+				if got, err := db.NameOf(ref); err != nil || got != v {
+					t.Errorf("%#v reads back as %#v, %v", v, got, err)
+				}
+			}
+			// A native written later reuses the ingested term.
+			add := quad.Make(quad.IRI("s2"), quad.IRI("pz"), quad.Int(7), quad.IRI("g"))
+			if err := db.ApplyDeltas([]graph.Delta{{Quad: add, Action: graph.Add}}, graph.IgnoreOpts{}); err != nil {
+				t.Fatal(err)
+			}
+			ref, _ := db.ValueOf(xsdLit("7", "integer"))
+			if v, err := db.NameOf(ref); err != nil || v != quad.Int(7) {
+				t.Errorf("\"7\"^^xsd:integer reads as %#v, %v; want quad.Int(7)", v, err)
+			}
+			n := 0
+			for it := db.QuadIterator(quad.Object, ref).Iterate(); it.Next(context.Background()); {
+				n++
+			}
+			if n != 2 {
+				t.Errorf("%d quads have \"7\"^^xsd:integer as object, want 2 (the ingested one and quad.Int(7))", n)
+			}
+		})
+	}
+}
