@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -53,7 +54,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{spaceTerm}, PrefetchValues: false})
 			defer it.Close()
 			it.Rewind()
-			stored = &storedDict{it: it}
+			stored = &storedDict{it: it, txn: txn}
 		}
 		var err error
 		dict, err = l.mergeVocab(ctx, stored)
@@ -496,18 +497,42 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 			l.sd.drop(p) // the two may be one file: dropping twice is harmless
 		}
 	}
-	return cs.sink.Done(streamTerm, streamID)
+	return cs.sink.Done(streamTerm, streamHash, streamID)
 }
 
-// writeTermKeys writes the term -> id keys of a list as one stream.
+// writeTermKeys writes the term -> id keys of a list as one stream, and
+// those of terms over maxInlineTerm bytes, sorted by hash, as another.
 func writeTermKeys(ctx context.Context, sink kvWriter, list dictList) error {
 	key := []byte{spaceTerm}
 	var idb [idLen]byte
-	return eachListEntry(ctx, list, func(term []byte, id uint64) error {
+	var long []hashedTerm
+	err := eachListEntry(ctx, list, func(term []byte, id uint64) error {
+		if len(term) > maxInlineTerm {
+			long = append(long, hashedTerm{key: hashKey(term), id: id})
+			return nil
+		}
 		key = append(key[:1], term...) // the sink copies the key
 		putID(idb[:], id)
 		return sink.Set(streamTerm, key, idb[:])
 	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(long, func(a, b hashedTerm) int { return bytes.Compare(a.key, b.key) })
+	for _, h := range long {
+		putID(idb[:], h.id)
+		if err := sink.Set(streamHash, h.key, idb[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashedTerm is the dictionary entry of a long term: its h key and id. A
+// load holds these in memory (41 bytes for each term of over 64 KB).
+type hashedTerm struct {
+	key []byte
+	id  uint64
 }
 
 // idBlockWriter groups id -> term entries (in id order) into blocks,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 )
 
@@ -9,6 +10,7 @@ import (
 //
 //	m<name>                      meta: format version, next id, stats, graphs
 //	t<term>                      term -> id (8 bytes)
+//	h<sha256(term)>              term -> id, for terms over maxInlineTerm bytes
 //	i<id/16>                     id -> term, 16 ids per key (idblock.go)
 //	S<s><p><g><chunk>            posting list of objects o for (s, p, g)
 //	O<o><p><g><chunk>            posting list of subjects s for (o, p, g)
@@ -27,6 +29,7 @@ import (
 const (
 	spaceMeta  = 'm'
 	spaceTerm  = 't'
+	spaceHash  = 'h'
 	spaceID    = 'i'
 	spaceSPO   = 'S'
 	spaceOPS   = 'O'
@@ -42,12 +45,30 @@ const (
 func putID(b []byte, id uint64) { binary.BigEndian.PutUint64(b, id) }
 func getID(b []byte) uint64     { return binary.BigEndian.Uint64(b) }
 
+// maxInlineTerm is the longest term encoding that is its own dictionary
+// key: Badger refuses keys over 65,000 bytes (its table format cannot hold
+// more than 65,535), so a longer term (a literal holding a document or a
+// WKT polygon) is keyed by its SHA-256 in the h keyspace instead. The id ->
+// term side holds every term whole. Every term that fit in a key before
+// keeps its key.
+const maxInlineTerm = 65000 - 1
+
 // termKey is the key of the term -> id entry.
 func termKey(term []byte) []byte {
+	if len(term) > maxInlineTerm {
+		return hashKey(term)
+	}
 	k := make([]byte, 1+len(term))
 	k[0] = spaceTerm
 	copy(k[1:], term)
 	return k
+}
+
+// hashKey is the key of the term -> id entry of a term over maxInlineTerm
+// bytes.
+func hashKey(term []byte) []byte {
+	sum := sha256.Sum256(term)
+	return append([]byte{spaceHash}, sum[:]...)
 }
 
 // groupKey builds S<a><b><g> or O<a><b><g> (no chunk suffix) into dst.

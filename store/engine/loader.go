@@ -27,6 +27,7 @@ const (
 	streamMeta
 	streamSumO // R O <id>: summaries of incoming groups
 	streamSumS // R S <id>: summaries of outgoing groups
+	streamHash // h <sha256>: the dictionary entries of long terms
 	// streamSegs is the first of the node-block streams of segments 1 and
 	// up, two per segment (O, then S).
 	streamSegs
@@ -200,6 +201,9 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 		return fail(err)
 	}
 	hasTerms, err := db.hasKeys([]byte{spaceTerm})
+	if err == nil && !hasTerms {
+		hasTerms, err = db.hasKeys([]byte{spaceHash}) // only long terms stored
+	}
 	if err != nil {
 		return fail(err)
 	}

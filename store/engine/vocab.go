@@ -200,14 +200,19 @@ type dictResult struct {
 }
 
 // storedDict looks terms up in the stored dictionary in ascending order,
-// stepping an iterator forward and seeking over long gaps.
+// stepping an iterator forward and seeking over long gaps; a term over
+// maxInlineTerm bytes is one lookup of its h key.
 type storedDict struct {
-	it *badger.Iterator
+	it  *badger.Iterator
+	txn *badger.Txn
 }
 
 func (s *storedDict) find(term []byte) (uint64, bool, error) {
 	if s == nil {
 		return 0, false, nil
+	}
+	if len(term) > maxInlineTerm {
+		return termIDEncoded(s.txn, term)
 	}
 	it := s.it
 	for steps := 0; it.Valid(); steps++ {
