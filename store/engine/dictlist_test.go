@@ -105,7 +105,7 @@ func (s *orderSink) Done(streams ...uint32) error {
 	return s.kvWriter.Done(streams...)
 }
 
-func isDictStream(id uint32) bool { return id == streamID || id == streamTerm }
+func isDictStream(id uint32) bool { return id == streamID || id == streamTerm || id == streamHash }
 
 // TestDictionaryStreamsEndBeforeLists: every dictionary stream is ended
 // before the first key of any other keyspace is written, so a crash
