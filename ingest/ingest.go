@@ -14,9 +14,11 @@ package ingest
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -217,6 +219,7 @@ type run struct {
 	phase      atomic.Pointer[phaseState]
 	progressMu sync.Mutex // serialises Options.Progress calls
 	start      time.Time
+	stdinDoc   string // the document name of standard input in this run
 	quit       chan struct{}
 	wg         sync.WaitGroup
 }
@@ -228,7 +231,7 @@ func newRun(opts Options, files []string) *run {
 	if opts.MaxSamples <= 0 {
 		opts.MaxSamples = 10
 	}
-	r := &run{opts: opts, start: time.Now(), quit: make(chan struct{})}
+	r := &run{opts: opts, start: time.Now(), stdinDoc: "stdin-" + rand.Text(), quit: make(chan struct{})}
 	for _, f := range files {
 		if n, err := fileSize(f); err == nil {
 			r.total += n
@@ -321,7 +324,11 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
 		}
 	}
-	reader, err := r.reader(format, r.graphOf(path))
+	doc, err := r.document(path)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
+	}
+	reader, err := r.reader(format, r.graphOf(path), doc)
 	if err != nil {
 		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
 	}
@@ -380,8 +387,26 @@ func (r *run) onSkip(err *source.Error) {
 	}
 }
 
-// reader builds the reader of a format.
-func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
+// document names the document at path for the blank nodes a reader
+// creates without a label (rdf.Options.Document): its absolute, cleaned
+// path, so that every spelling of one file gives the same nodes and two
+// files never share them; for standard input, which has no path, a name
+// unique to the run (a second run reading the same stream adds its
+// anonymous nodes again).
+func (r *run) document(path string) (string, error) {
+	if path == input.Stdin {
+		return r.stdinDoc, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("absolute path: %w", err)
+	}
+	return abs, nil
+}
+
+// reader builds the reader of a format for a document (see document)
+// loaded into graph.
+func (r *run) reader(f input.Format, graph, doc string) (source.Reader, error) {
 	so := r.sourceOptions(graph)
 	switch f {
 	case input.FormatNTriples, input.FormatNQuads:
@@ -391,9 +416,9 @@ func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
 	case input.FormatWikidataTruthy:
 		return rdf.New(rdf.Options{Options: so, Dialect: rdf.WikidataTruthy{}}), nil
 	case input.FormatTurtle:
-		return rdf.NewTurtle(rdf.Options{Options: so}), nil
+		return rdf.NewTurtle(rdf.Options{Options: so, Document: doc}), nil
 	case input.FormatRDFXML:
-		return rdf.NewRDFXML(rdf.Options{Options: so}), nil
+		return rdf.NewRDFXML(rdf.Options{Options: so, Document: doc}), nil
 	case input.FormatWikidataJSON:
 		o := r.opts.Wikidata
 		o.Options = so

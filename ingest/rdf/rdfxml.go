@@ -35,7 +35,8 @@ const (
 // memory is bounded by the element nesting (at most maxNesting levels) and
 // the longest text node (Options.MaxLineBytes), not by the document.
 // Blank nodes are named as by the Turtle reader: rdf:nodeID values are
-// scoped by Options.Graph, nodes without an id get "<graph>/<file>#<n>".
+// scoped by Options.Graph, nodes without an id get
+// "<graph>/<document>#<n>" (see Options.Document).
 // rdf:parseType="Literal" content is re-serialized with explicit xmlns
 // declarations (not exclusive canonical XML) and typed rdf:XMLLiteral.
 // Property attributes take the in-scope xml:lang, as the W3C grammar says
@@ -65,7 +66,7 @@ func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w so
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = charsetReader
 	dec.Entity = map[string]string{}
-	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, name), emit: emit, strict: rd.opts.Strict, max: max}
+	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, rd.opts.document(name)), emit: emit, strict: rd.opts.Strict, max: max}
 	if err := x.document(); err != nil {
 		var pe *xmlError
 		if errors.As(err, &pe) {

@@ -58,15 +58,28 @@ func TestRDFXMLPropertyAttributeLanguage(t *testing.T) {
 	}
 }
 
+// TestRDFXMLBlankScopes: rdf:nodeID values are scoped by the graph, nodes
+// without an id by the graph and the document (Options.Document, else the
+// name read).
 func TestRDFXMLBlankScopes(t *testing.T) {
 	doc := `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/">
 <rdf:Description rdf:nodeID="x"><e:p><rdf:Description/></e:p></rdf:Description></rdf:RDF>`
-	qs, err := readWith(t, NewRDFXML(Options{Options: source.Options{Graph: "kg"}}), "a.rdf", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, document, want string
+	}{
+		{"name read", "", `_:kg/x <http://e/p> _:kg/a.rdf#1 .`},
+		{"document", "/data/a.rdf", `_:kg/x <http://e/p> _:kg//data/a.rdf#1 .`},
 	}
-	if len(qs) != 1 || qs[0].NQuad() != `_:kg/x <http://e/p> _:kg/a.rdf#1 .` {
-		t.Errorf("got %v", qs)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{Options: source.Options{Graph: "kg"}, Document: tc.document}), "a.rdf", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(qs) != 1 || qs[0].NQuad() != tc.want {
+				t.Errorf("got %v, want %s", qs, tc.want)
+			}
+		})
 	}
 }
 
