@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/ingest/grbench"
@@ -161,10 +162,9 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 		return Result{}, err
 	}
 	r := newRun(opts, files)
-	// Quads take the graph of their file through their label, so the
-	// loader keeps labels when some file has its own graph.
-	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0,
-		Files: files, FileGraphs: opts.GraphOf, MaxMemory: opts.MaxMemory, Progress: r.onPhase})
+	lo := labelling(opts)
+	lo.Files, lo.FileGraphs, lo.MaxMemory, lo.Progress = files, opts.GraphOf, opts.MaxMemory, r.onPhase
+	l, err := db.NewLoader(lo)
 	if err != nil {
 		r.stop()
 		return Result{}, err
@@ -183,6 +183,15 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	st, err := l.Commit(ctx)
 	r.result.Load = st
 	return r.result, err
+}
+
+// labelling returns the load options that say which graph each quad goes
+// into (LoadOptions.Label), shared by the bulk and the incremental path so
+// that both store the same quads. Quads take the graph of their file
+// through their label (fileWriter), so labels are kept when some file has
+// its own graph.
+func labelling(opts Options) engine.LoadOptions {
+	return engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0}
 }
 
 // Parse reads files into memory (for the incremental path and tests),
@@ -438,7 +447,9 @@ func (r *run) reader(f input.Format, graph, doc string) (source.Reader, error) {
 // Incremental applies the quads of files to a graph through transactions
 // of at most batch quads each (deletes when del is set); a batch too large
 // for one transaction is split until its parts fit. It is meant for small
-// updates: each transaction is atomic, the whole run is not.
+// updates: each transaction is atomic, the whole run is not. Quads go
+// into the graphs the bulk loader (Run) would put them in: opts.Graph, or
+// with KeepLabels the graph of their own N-Quads label.
 func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
 	if len(opts.GraphOf) > 0 {
 		return Result{}, errors.New("ingest: a graph per file needs the bulk loader (not --incremental or --delete)")
@@ -450,13 +461,24 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if batch <= 0 {
 		batch = 10000
 	}
+	lo := labelling(opts)
+	action := graph.Add
+	if del {
+		action = graph.Delete
+	}
+	var ds []graph.Delta
 	for i := 0; i < len(qs); i += batch {
 		part := qs[i:min(i+batch, len(qs))]
 		n, err := store.ApplyInParts(part, func(b []quad.Quad) error {
-			if del {
-				return db.Apply(ctx, opts.Graph, nil, b)
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			return db.Apply(ctx, opts.Graph, b, nil)
+			ds = ds[:0]
+			for _, q := range b {
+				q.Label = lo.Label(q)
+				ds = append(ds, graph.Delta{Quad: q, Action: action})
+			}
+			return db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
 		})
 		if err != nil && i+n > 0 {
 			return res, fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)
