@@ -1,6 +1,7 @@
 package rdf
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/xml"
@@ -44,9 +45,11 @@ const (
 // leaves them untagged, so the rapper-checked fixtures have no property
 // attribute under an xml:lang.
 //
-// A malformed document is a *source.Error naming the file and line. XML
-// cannot be resynchronised after an error, so it stops the read even with
-// SkipInvalid (after reporting it through Options.Skip, which counts it).
+// A byte order mark opening the document is skipped, as by the other
+// readers. A malformed document is a *source.Error naming the file and
+// line. XML cannot be resynchronised after an error, so it stops the read
+// even with SkipInvalid (after reporting it through Options.Skip, which
+// counts it).
 type RDFXMLReader struct {
 	opts Options
 }
@@ -63,7 +66,17 @@ func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w so
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
-	dec := xml.NewDecoder(r)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		// A byte order mark opening the document is not text.
+		if _, err := br.Discard(len(utf8BOM)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	dec := xml.NewDecoder(br)
 	dec.CharsetReader = charsetReader
 	dec.Entity = map[string]string{}
 	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, rd.opts.document(name)), emit: emit, strict: rd.opts.Strict, max: max}

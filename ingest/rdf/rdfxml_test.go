@@ -44,6 +44,40 @@ func TestRDFXMLEncoding(t *testing.T) {
 	}
 }
 
+// TestRDFXMLByteOrderMark: a UTF-8 byte order mark opening the document
+// is skipped, before an XML declaration or the root element, and a
+// document error after it is still on its line; one elsewhere is text.
+func TestRDFXMLByteOrderMark(t *testing.T) {
+	const (
+		bom  = "\xef\xbb\xbf"
+		root = `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">` + "\n" +
+			`<rdf:Description rdf:about="http://ex.org/a"><ex:p>x</ex:p></rdf:Description>` + "\n</rdf:RDF>\n"
+	)
+	tests := []struct{ name, doc, err string }{
+		{"before the declaration", bom + `<?xml version="1.0"?>` + "\n" + root, ""},
+		{"before the root", bom + root, ""},
+		{"error after it", bom + "<?xml version=\"1.0\"?>\n" + strings.Replace(root, "<ex:p>x</ex:p>", "<p>x</p>", 1), "bom.rdf:3: element <p> has no namespace"},
+		{"after the root", root + bom, "text outside of any element"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{}), "bom.rdf", []byte(tc.doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(qs) != 1 || qs[0].NQuad() != `<http://ex.org/a> <http://ex.org/p> "x" .` {
+				t.Errorf("got %v", qs)
+			}
+		})
+	}
+}
+
 // TestRDFXMLPropertyAttributeLanguage: property attributes take the
 // in-scope xml:lang (W3C grammar 7.2.11), where rapper differs.
 func TestRDFXMLPropertyAttributeLanguage(t *testing.T) {
@@ -112,6 +146,7 @@ func FuzzRDFXML(f *testing.F) {
 	f.Add(string(fixtureBytes(f, "testdata/people.rdf")))
 	f.Add(string(fixtureBytes(f, "testdata/edge.rdf")))
 	f.Add(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/"><e:T rdf:about="http://e/s" e:a="1"><e:p rdf:parseType="Collection"><e:T/></e:p><rdf:li>x</rdf:li></e:T></rdf:RDF>`)
+	f.Add("\ufeff<?xml version=\"1.0\"?><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/>")
 	f.Fuzz(func(t *testing.T, doc string) {
 		qs, err := readWith(t, NewRDFXML(Options{MaxLineBytes: 1 << 16}), "fuzz.rdf", []byte(doc))
 		if err != nil {
