@@ -415,6 +415,9 @@ func (x *rdfxml) propertyElement(subj quad.Value, el xml.StartElement, outer sco
 // object, emitting any triples the content describes.
 func (x *rdfxml) propertyValue(subj, pred quad.Value, el xml.StartElement, sc scope) (quad.Value, error) {
 	if pt, ok := attr(el, "parseType"); ok {
+		if err := x.checkParseType(el, pt); err != nil {
+			return nil, err
+		}
 		switch pt {
 		case "Resource":
 			obj := x.blanks.fresh()
@@ -500,6 +503,24 @@ func (x *rdfxml) content(sc scope) (text string, child quad.Value, err error) {
 			return string(buf), child, nil
 		}
 	}
+}
+
+// checkParseType rejects the attributes the W3C grammar forbids beside
+// rdf:parseType (sections 7.2.18-20 allow only rdf:ID), as rapper does:
+// rdf:resource, rdf:nodeID and property attributes, which would otherwise
+// be dropped silently. rdf:datatype is ignored there, as by rapper.
+func (x *rdfxml) checkParseType(el xml.StartElement, pt string) error {
+	for _, name := range []string{"resource", "nodeID"} {
+		if _, ok := attr(el, name); ok {
+			return x.errf("attribute rdf:%s cannot be used with rdf:parseType=%q", name, pt)
+		}
+	}
+	for _, a := range el.Attr {
+		if !isSyntaxAttr(a) {
+			return x.errf("property attribute <%s%s> cannot be used with rdf:parseType=%q", a.Name.Space, a.Name.Local, pt)
+		}
+	}
+	return nil
 }
 
 // collection reads the node elements of rdf:parseType="Collection" and

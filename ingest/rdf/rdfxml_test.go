@@ -127,6 +127,14 @@ func TestRDFXMLErrors(t *testing.T) {
 		{"relative", head + `<rdf:Description rdf:about="s"><e:p>x</e:p></rdf:Description></rdf:RDF>`, "relative IRI <s> without a base IRI"},
 		{"deep", head + strings.Repeat(`<e:C><e:p>`, maxNesting), "nested deeper"},
 		{"no namespace", head + `<rdf:Description rdf:about="http://e/s"><p>x</p></rdf:Description></rdf:RDF>`, "element <p> has no namespace"},
+		{"resource with parseType Literal", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Literal\" rdf:resource=\"http://e/o\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: attribute rdf:resource cannot be used with rdf:parseType="Literal"`},
+		{"resource with parseType Resource", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:resource=\"http://e/o\"\n rdf:parseType=\"Resource\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:4: attribute rdf:resource cannot be used with rdf:parseType="Resource"`},
+		{"nodeID with parseType Collection", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Collection\" rdf:nodeID=\"n\"/></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: attribute rdf:nodeID cannot be used with rdf:parseType="Collection"`},
+		{"property attribute with parseType Literal", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Literal\" e:q=\"v\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: property attribute <http://e/q> cannot be used with rdf:parseType="Literal"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
