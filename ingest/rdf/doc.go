@@ -41,10 +41,14 @@
 // # Graphs, blank nodes and labels
 //
 // Blank nodes are scoped by the target graph (Options.Graph): "_:b1" read
-// into graph "film" becomes quad.BNode("film/b1"), so two graphs never share
-// a blank node and re-reading a file yields the same quads. The fourth term
-// of N-Quads lines is dropped unless Options.KeepLabels is set; the loader
-// then puts every quad into the target graph.
+// into graph "film" becomes quad.BNode("film/b1"), so the blank nodes of
+// two loads into different graphs never merge, and re-reading a file yields
+// the same quads. The fourth term of N-Quads lines is dropped unless
+// Options.KeepLabels is set; the loader then puts every quad into the
+// target graph. With KeepLabels the scope is still the target graph, not
+// the quad's label: one document's "_:b1" is one node (as RDF says it is
+// within a document), so its quads labelled gA and gB and its unlabelled
+// ones (in graph "g") share quad.BNode("g/b1") across graphs gA, gB and g.
 //
 // The blank nodes Turtle and RDF/XML create without a label ([...],
 // collections, node elements without rdf:nodeID) are named
