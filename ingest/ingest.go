@@ -14,14 +14,17 @@ package ingest
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/ingest/grbench"
@@ -159,10 +162,9 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 		return Result{}, err
 	}
 	r := newRun(opts, files)
-	// Quads take the graph of their file through their label, so the
-	// loader keeps labels when some file has its own graph.
-	l, err := db.NewLoader(engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0,
-		Files: files, FileGraphs: opts.GraphOf, MaxMemory: opts.MaxMemory, Progress: r.onPhase})
+	lo := labelling(opts)
+	lo.Files, lo.FileGraphs, lo.MaxMemory, lo.Progress = files, opts.GraphOf, opts.MaxMemory, r.onPhase
+	l, err := db.NewLoader(lo)
 	if err != nil {
 		r.stop()
 		return Result{}, err
@@ -181,6 +183,15 @@ func Run(ctx context.Context, db *engine.DB, files []string, opts Options) (Resu
 	st, err := l.Commit(ctx)
 	r.result.Load = st
 	return r.result, err
+}
+
+// labelling returns the load options that say which graph each quad goes
+// into (LoadOptions.Label), shared by the bulk and the incremental path so
+// that both store the same quads. Quads take the graph of their file
+// through their label (fileWriter), so labels are kept when some file has
+// its own graph.
+func labelling(opts Options) engine.LoadOptions {
+	return engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0}
 }
 
 // Parse reads files into memory (for the incremental path and tests),
@@ -217,6 +228,7 @@ type run struct {
 	phase      atomic.Pointer[phaseState]
 	progressMu sync.Mutex // serialises Options.Progress calls
 	start      time.Time
+	stdinDoc   string // the document name of standard input in this run
 	quit       chan struct{}
 	wg         sync.WaitGroup
 }
@@ -228,7 +240,7 @@ func newRun(opts Options, files []string) *run {
 	if opts.MaxSamples <= 0 {
 		opts.MaxSamples = 10
 	}
-	r := &run{opts: opts, start: time.Now(), quit: make(chan struct{})}
+	r := &run{opts: opts, start: time.Now(), stdinDoc: "stdin-" + rand.Text(), quit: make(chan struct{})}
 	for _, f := range files {
 		if n, err := fileSize(f); err == nil {
 			r.total += n
@@ -321,7 +333,11 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
 		}
 	}
-	reader, err := r.reader(format, r.graphOf(path))
+	doc, err := r.document(path)
+	if err != nil {
+		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
+	}
+	reader, err := r.reader(format, r.graphOf(path), doc)
 	if err != nil {
 		return FileResult{}, fmt.Errorf("ingest %s: %w", path, err)
 	}
@@ -380,8 +396,26 @@ func (r *run) onSkip(err *source.Error) {
 	}
 }
 
-// reader builds the reader of a format.
-func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
+// document names the document at path for the blank nodes a reader
+// creates without a label (rdf.Options.Document): its absolute, cleaned
+// path, so that every spelling of one file gives the same nodes and two
+// files never share them; for standard input, which has no path, a name
+// unique to the run (a second run reading the same stream adds its
+// anonymous nodes again).
+func (r *run) document(path string) (string, error) {
+	if path == input.Stdin {
+		return r.stdinDoc, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("absolute path: %w", err)
+	}
+	return abs, nil
+}
+
+// reader builds the reader of a format for a document (see document)
+// loaded into graph.
+func (r *run) reader(f input.Format, graph, doc string) (source.Reader, error) {
 	so := r.sourceOptions(graph)
 	switch f {
 	case input.FormatNTriples, input.FormatNQuads:
@@ -391,9 +425,9 @@ func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
 	case input.FormatWikidataTruthy:
 		return rdf.New(rdf.Options{Options: so, Dialect: rdf.WikidataTruthy{}}), nil
 	case input.FormatTurtle:
-		return rdf.NewTurtle(rdf.Options{Options: so}), nil
+		return rdf.NewTurtle(rdf.Options{Options: so, Document: doc}), nil
 	case input.FormatRDFXML:
-		return rdf.NewRDFXML(rdf.Options{Options: so}), nil
+		return rdf.NewRDFXML(rdf.Options{Options: so, Document: doc}), nil
 	case input.FormatWikidataJSON:
 		o := r.opts.Wikidata
 		o.Options = so
@@ -413,7 +447,9 @@ func (r *run) reader(f input.Format, graph string) (source.Reader, error) {
 // Incremental applies the quads of files to a graph through transactions
 // of at most batch quads each (deletes when del is set); a batch too large
 // for one transaction is split until its parts fit. It is meant for small
-// updates: each transaction is atomic, the whole run is not.
+// updates: each transaction is atomic, the whole run is not. Quads go
+// into the graphs the bulk loader (Run) would put them in: opts.Graph, or
+// with KeepLabels the graph of their own N-Quads label.
 func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
 	if len(opts.GraphOf) > 0 {
 		return Result{}, errors.New("ingest: a graph per file needs the bulk loader (not --incremental or --delete)")
@@ -425,13 +461,24 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if batch <= 0 {
 		batch = 10000
 	}
+	lo := labelling(opts)
+	action := graph.Add
+	if del {
+		action = graph.Delete
+	}
+	var ds []graph.Delta
 	for i := 0; i < len(qs); i += batch {
 		part := qs[i:min(i+batch, len(qs))]
 		n, err := store.ApplyInParts(part, func(b []quad.Quad) error {
-			if del {
-				return db.Apply(ctx, opts.Graph, nil, b)
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			return db.Apply(ctx, opts.Graph, b, nil)
+			ds = ds[:0]
+			for _, q := range b {
+				q.Label = lo.Label(q)
+				ds = append(ds, graph.Delta{Quad: q, Action: action})
+			}
+			return db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
 		})
 		if err != nil && i+n > 0 {
 			return res, fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)

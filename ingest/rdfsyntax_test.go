@@ -56,3 +56,37 @@ func TestTurtleAndRDFXMLThroughTheKG(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOrderMarkThroughIngest: an RDF/XML document opening with a UTF-8
+// byte order mark is detected as RDF/XML (with or without a telling file
+// name) and read, as Turtle and N-Triples documents with one are.
+func TestByteOrderMarkThroughIngest(t *testing.T) {
+	ctx := context.Background()
+	const bom = "\xef\xbb\xbf"
+	rdfxml := bom + `<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">
+<rdf:Description rdf:about="http://ex.org/a"><ex:p>x</ex:p></rdf:Description>
+</rdf:RDF>
+`
+	tests := []struct{ file, text, format string }{
+		{"bom.rdf", rdfxml, "rdfxml"},
+		{"bom.data", rdfxml, "rdfxml"},
+		{"bom-root.data", bom + rdfxml[len(bom)+len(`<?xml version="1.0"?>`)+1:], "rdfxml"},
+		{"bom.ttl", bom + "@prefix ex: <http://ex.org/> .\nex:a ex:p \"x\" .\n", "turtle"},
+		{"bom.nt", bom + "<http://ex.org/a> <http://ex.org/p> \"x\" .\n", "ntriples"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			qs, res, err := Parse(ctx, []string{write(t, tc.file, tc.text)}, Options{Graph: "g"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Files[0].Format != tc.format {
+				t.Errorf("format %s, want %s", res.Files[0].Format, tc.format)
+			}
+			if len(qs) != 1 || qs[0].NQuad() != `<http://ex.org/a> <http://ex.org/p> "x" .` {
+				t.Errorf("got %v", qs)
+			}
+		})
+	}
+}

@@ -64,6 +64,8 @@ func TestSniff(t *testing.T) {
 		{"turtle relative only", "<s> <p> <o>, <o2> .\n", FormatTurtle},
 		{"rdfxml declaration", "<?xml version=\"1.0\"?>\n<rdf:RDF>", FormatRDFXML},
 		{"rdfxml root", "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">", FormatRDFXML},
+		{"rdfxml declaration bom", "\xef\xbb\xbf<?xml version=\"1.0\"?>\n<rdf:RDF>", FormatRDFXML},
+		{"rdfxml root bom", "\xef\xbb\xbf<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">", FormatRDFXML},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

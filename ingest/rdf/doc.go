@@ -41,10 +41,25 @@
 // # Graphs, blank nodes and labels
 //
 // Blank nodes are scoped by the target graph (Options.Graph): "_:b1" read
-// into graph "film" becomes quad.BNode("film/b1"), so two graphs never share
-// a blank node and re-reading a file yields the same quads. The fourth term
-// of N-Quads lines is dropped unless Options.KeepLabels is set; the loader
-// then puts every quad into the target graph.
+// into graph "film" becomes quad.BNode("film/b1"), so the blank nodes of
+// two loads into different graphs never merge, and re-reading a file yields
+// the same quads. The fourth term of N-Quads lines is dropped unless
+// Options.KeepLabels is set; the loader then puts every quad into the
+// target graph. With KeepLabels the scope is still the target graph, not
+// the quad's label: one document's "_:b1" is one node (as RDF says it is
+// within a document), so its quads labelled gA and gB and its unlabelled
+// ones (in graph "g") share quad.BNode("g/b1") across graphs gA, gB and g.
+//
+// The blank nodes Turtle and RDF/XML create without a label ([...],
+// collections, node elements without rdf:nodeID) are named
+// "<graph>/<document>#<n>" after Options.Document, '#' keeping them apart
+// from labelled ones. The ingest package names a file by its absolute,
+// cleaned path, so every spelling of the path gives the same nodes and
+// files with the same name in two directories never share one (a moved
+// file gives new names). Standard input has no path: it is named by a
+// random name per run, so two streams never share anonymous nodes, and
+// re-reading a stream yields new ones (re-ingesting it adds them again; a
+// delete from standard input cannot find them).
 //
 // # Bad input
 //

@@ -1,6 +1,7 @@
 package rdf
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/xml"
@@ -35,7 +36,8 @@ const (
 // memory is bounded by the element nesting (at most maxNesting levels) and
 // the longest text node (Options.MaxLineBytes), not by the document.
 // Blank nodes are named as by the Turtle reader: rdf:nodeID values are
-// scoped by Options.Graph, nodes without an id get "<graph>/<file>#<n>".
+// scoped by Options.Graph, nodes without an id get
+// "<graph>/<document>#<n>" (see Options.Document).
 // rdf:parseType="Literal" content is re-serialized with explicit xmlns
 // declarations (not exclusive canonical XML) and typed rdf:XMLLiteral.
 // Property attributes take the in-scope xml:lang, as the W3C grammar says
@@ -43,9 +45,11 @@ const (
 // leaves them untagged, so the rapper-checked fixtures have no property
 // attribute under an xml:lang.
 //
-// A malformed document is a *source.Error naming the file and line. XML
-// cannot be resynchronised after an error, so it stops the read even with
-// SkipInvalid (after reporting it through Options.Skip, which counts it).
+// A byte order mark opening the document is skipped, as by the other
+// readers. A malformed document is a *source.Error naming the file and
+// line. XML cannot be resynchronised after an error, so it stops the read
+// even with SkipInvalid (after reporting it through Options.Skip, which
+// counts it).
 type RDFXMLReader struct {
 	opts Options
 }
@@ -62,10 +66,20 @@ func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w so
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
-	dec := xml.NewDecoder(r)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		// A byte order mark opening the document is not text.
+		if _, err := br.Discard(len(utf8BOM)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	dec := xml.NewDecoder(br)
 	dec.CharsetReader = charsetReader
 	dec.Entity = map[string]string{}
-	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, name), emit: emit, strict: rd.opts.Strict, max: max}
+	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, rd.opts.document(name)), emit: emit, strict: rd.opts.Strict, max: max}
 	if err := x.document(); err != nil {
 		var pe *xmlError
 		if errors.As(err, &pe) {
@@ -401,6 +415,9 @@ func (x *rdfxml) propertyElement(subj quad.Value, el xml.StartElement, outer sco
 // object, emitting any triples the content describes.
 func (x *rdfxml) propertyValue(subj, pred quad.Value, el xml.StartElement, sc scope) (quad.Value, error) {
 	if pt, ok := attr(el, "parseType"); ok {
+		if err := x.checkParseType(el, pt); err != nil {
+			return nil, err
+		}
 		switch pt {
 		case "Resource":
 			obj := x.blanks.fresh()
@@ -486,6 +503,24 @@ func (x *rdfxml) content(sc scope) (text string, child quad.Value, err error) {
 			return string(buf), child, nil
 		}
 	}
+}
+
+// checkParseType rejects the attributes the W3C grammar forbids beside
+// rdf:parseType (sections 7.2.18-20 allow only rdf:ID), as rapper does:
+// rdf:resource, rdf:nodeID and property attributes, which would otherwise
+// be dropped silently. rdf:datatype is ignored there, as by rapper.
+func (x *rdfxml) checkParseType(el xml.StartElement, pt string) error {
+	for _, name := range []string{"resource", "nodeID"} {
+		if _, ok := attr(el, name); ok {
+			return x.errf("attribute rdf:%s cannot be used with rdf:parseType=%q", name, pt)
+		}
+	}
+	for _, a := range el.Attr {
+		if !isSyntaxAttr(a) {
+			return x.errf("property attribute <%s%s> cannot be used with rdf:parseType=%q", a.Name.Space, a.Name.Local, pt)
+		}
+	}
+	return nil
 }
 
 // collection reads the node elements of rdf:parseType="Collection" and

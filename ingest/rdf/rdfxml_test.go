@@ -44,6 +44,40 @@ func TestRDFXMLEncoding(t *testing.T) {
 	}
 }
 
+// TestRDFXMLByteOrderMark: a UTF-8 byte order mark opening the document
+// is skipped, before an XML declaration or the root element, and a
+// document error after it is still on its line; one elsewhere is text.
+func TestRDFXMLByteOrderMark(t *testing.T) {
+	const (
+		bom  = "\xef\xbb\xbf"
+		root = `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex.org/">` + "\n" +
+			`<rdf:Description rdf:about="http://ex.org/a"><ex:p>x</ex:p></rdf:Description>` + "\n</rdf:RDF>\n"
+	)
+	tests := []struct{ name, doc, err string }{
+		{"before the declaration", bom + `<?xml version="1.0"?>` + "\n" + root, ""},
+		{"before the root", bom + root, ""},
+		{"error after it", bom + "<?xml version=\"1.0\"?>\n" + strings.Replace(root, "<ex:p>x</ex:p>", "<p>x</p>", 1), "bom.rdf:3: element <p> has no namespace"},
+		{"after the root", root + bom, "text outside of any element"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{}), "bom.rdf", []byte(tc.doc))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(qs) != 1 || qs[0].NQuad() != `<http://ex.org/a> <http://ex.org/p> "x" .` {
+				t.Errorf("got %v", qs)
+			}
+		})
+	}
+}
+
 // TestRDFXMLPropertyAttributeLanguage: property attributes take the
 // in-scope xml:lang (W3C grammar 7.2.11), where rapper differs.
 func TestRDFXMLPropertyAttributeLanguage(t *testing.T) {
@@ -58,15 +92,28 @@ func TestRDFXMLPropertyAttributeLanguage(t *testing.T) {
 	}
 }
 
+// TestRDFXMLBlankScopes: rdf:nodeID values are scoped by the graph, nodes
+// without an id by the graph and the document (Options.Document, else the
+// name read).
 func TestRDFXMLBlankScopes(t *testing.T) {
 	doc := `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/">
 <rdf:Description rdf:nodeID="x"><e:p><rdf:Description/></e:p></rdf:Description></rdf:RDF>`
-	qs, err := readWith(t, NewRDFXML(Options{Options: source.Options{Graph: "kg"}}), "a.rdf", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, document, want string
+	}{
+		{"name read", "", `_:kg/x <http://e/p> _:kg/a.rdf#1 .`},
+		{"document", "/data/a.rdf", `_:kg/x <http://e/p> _:kg//data/a.rdf#1 .`},
 	}
-	if len(qs) != 1 || qs[0].NQuad() != `_:kg/x <http://e/p> _:kg/a.rdf#1 .` {
-		t.Errorf("got %v", qs)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{Options: source.Options{Graph: "kg"}, Document: tc.document}), "a.rdf", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(qs) != 1 || qs[0].NQuad() != tc.want {
+				t.Errorf("got %v, want %s", qs, tc.want)
+			}
+		})
 	}
 }
 
@@ -80,6 +127,14 @@ func TestRDFXMLErrors(t *testing.T) {
 		{"relative", head + `<rdf:Description rdf:about="s"><e:p>x</e:p></rdf:Description></rdf:RDF>`, "relative IRI <s> without a base IRI"},
 		{"deep", head + strings.Repeat(`<e:C><e:p>`, maxNesting), "nested deeper"},
 		{"no namespace", head + `<rdf:Description rdf:about="http://e/s"><p>x</p></rdf:Description></rdf:RDF>`, "element <p> has no namespace"},
+		{"resource with parseType Literal", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Literal\" rdf:resource=\"http://e/o\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: attribute rdf:resource cannot be used with rdf:parseType="Literal"`},
+		{"resource with parseType Resource", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:resource=\"http://e/o\"\n rdf:parseType=\"Resource\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:4: attribute rdf:resource cannot be used with rdf:parseType="Resource"`},
+		{"nodeID with parseType Collection", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Collection\" rdf:nodeID=\"n\"/></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: attribute rdf:nodeID cannot be used with rdf:parseType="Collection"`},
+		{"property attribute with parseType Literal", head + "<rdf:Description rdf:about=\"http://e/s\">\n<e:p rdf:parseType=\"Literal\" e:q=\"v\"><e:x/></e:p></rdf:Description></rdf:RDF>",
+			`bad.rdf:3: property attribute <http://e/q> cannot be used with rdf:parseType="Literal"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +154,7 @@ func FuzzRDFXML(f *testing.F) {
 	f.Add(string(fixtureBytes(f, "testdata/people.rdf")))
 	f.Add(string(fixtureBytes(f, "testdata/edge.rdf")))
 	f.Add(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:e="http://e/"><e:T rdf:about="http://e/s" e:a="1"><e:p rdf:parseType="Collection"><e:T/></e:p><rdf:li>x</rdf:li></e:T></rdf:RDF>`)
+	f.Add("\ufeff<?xml version=\"1.0\"?><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"/>")
 	f.Fuzz(func(t *testing.T, doc string) {
 		qs, err := readWith(t, NewRDFXML(Options{MaxLineBytes: 1 << 16}), "fuzz.rdf", []byte(doc))
 		if err != nil {

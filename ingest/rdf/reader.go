@@ -72,6 +72,24 @@ type Options struct {
 	// MaxLineBytes bounds the length of a line (default
 	// DefaultMaxLineBytes); longer lines are bad lines.
 	MaxLineBytes int
+	// Document identifies the document being read, for the blank nodes
+	// that Turtle and RDF/XML syntax creates without a label ([...],
+	// collections, node elements without rdf:nodeID): they are named
+	// "<Graph>/<Document>#<n>". It must be the same every time the same
+	// document is read and differ between documents; the ingest package
+	// sets it to the file's absolute, cleaned path (and to a name unique
+	// to the run for standard input). Empty: the name passed to Read,
+	// which is only as stable as the caller's spelling of it.
+	Document string
+}
+
+// document is the name the anonymous blank nodes of a read of name are
+// scoped by (see Options.Document).
+func (o Options) document(name string) string {
+	if o.Document != "" {
+		return o.Document
+	}
+	return name
 }
 
 // Reader reads N-Triples and N-Quads. It implements source.Reader.

@@ -855,22 +855,24 @@ func isLocalEscape(c byte) bool {
 // blankNamer names blank nodes: labels are scoped by the graph like the
 // N-Triples reader's ("_:b1" in graph "film" is "film/b1"), and the nodes
 // the syntax creates ([...], collections, RDF/XML node elements without an
-// id) get "<scope>/<file>#<n>", which no label can spell ('#' is not a
-// label character), so they never merge with a labelled node or with those
-// of another file. Re-reading a file yields the same names.
+// id) get "<scope>/<document>#<n>", which no label can spell ('#' is not a
+// label character), so they never merge with a labelled node, nor with
+// those of another document as long as documents are named apart
+// (Options.Document). Re-reading a document under the same name yields the
+// same names.
 type blankNamer struct {
 	prefix string // "scope/" or ""
-	anon   string // prefix + file + "#"
+	anon   string // prefix + document + "#"
 	n      int64
 	buf    []byte
 }
 
-func newBlankNamer(scope, file string) blankNamer {
+func newBlankNamer(scope, document string) blankNamer {
 	p := ""
 	if scope != "" {
 		p = scope + "/"
 	}
-	return blankNamer{prefix: p, anon: p + file + "#"}
+	return blankNamer{prefix: p, anon: p + document + "#"}
 }
 
 func (b *blankNamer) labelled(label []byte) quad.BNode {

@@ -19,7 +19,8 @@ import (
 // the longest term (Options.MaxLineBytes) whatever the document's size.
 // Blank node labels are scoped by Options.Graph as in the N-Triples reader;
 // nodes the syntax creates ([...], collections) are named
-// "<graph>/<file>#<n>". Dialect and Transform apply as for N-Triples.
+// "<graph>/<document>#<n>" (see Options.Document). Dialect and Transform
+// apply as for N-Triples.
 //
 // A syntax error is a *source.Error naming the file and line ("people.ttl:12:
 // column 7: undefined prefix \"foaf\""), passed through Options.Skip. With
@@ -42,7 +43,7 @@ func (rd *TurtleReader) Read(ctx context.Context, name string, r io.Reader, w so
 	emit, finish := newEmitter(rd.opts, w)
 	t := &turtle{
 		s:        newScanner(r, rd.opts.MaxLineBytes),
-		blanks:   newBlankNamer(rd.opts.Graph, name),
+		blanks:   newBlankNamer(rd.opts.Graph, rd.opts.document(name)),
 		prefixes: make(map[string]string),
 		emit:     emit,
 		strict:   rd.opts.Strict,

@@ -52,25 +52,38 @@ func TestTurtleOneByteReads(t *testing.T) {
 	}
 }
 
+// TestTurtleBlankScopes: labelled blank nodes are scoped by the graph,
+// anonymous ones by the graph and the document (Options.Document, else the
+// name read).
 func TestTurtleBlankScopes(t *testing.T) {
 	doc := "_:x <http://e/p> [ <http://e/q> ( 1 ) ] .\n"
-	qs, err := readWith(t, NewTurtle(Options{Options: source.Options{Graph: "kg"}}), "a.ttl", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, document, anon string
+	}{
+		{"name read", "", "_:kg/a.ttl#"},
+		{"document", "/data/a.ttl", "_:kg//data/a.ttl#"},
 	}
-	want := []string{
-		`_:kg/a.ttl#2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`_:kg/a.ttl#2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
-		`_:kg/a.ttl#1 <http://e/q> _:kg/a.ttl#2 .`,
-		`_:kg/x <http://e/p> _:kg/a.ttl#1 .`,
-	}
-	if len(qs) != len(want) {
-		t.Fatalf("got %v", qs)
-	}
-	for i, q := range qs {
-		if q.NQuad() != want[i] {
-			t.Errorf("quad %d = %s, want %s", i, q.NQuad(), want[i])
-		}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewTurtle(Options{Options: source.Options{Graph: "kg"}, Document: tc.document}), "a.ttl", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				tc.anon + `2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+				tc.anon + `2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
+				tc.anon + `1 <http://e/q> ` + tc.anon + `2 .`,
+				`_:kg/x <http://e/p> ` + tc.anon + `1 .`,
+			}
+			if len(qs) != len(want) {
+				t.Fatalf("got %v", qs)
+			}
+			for i, q := range qs {
+				if q.NQuad() != want[i] {
+					t.Errorf("quad %d = %s, want %s", i, q.NQuad(), want[i])
+				}
+			}
+		})
 	}
 }
 

@@ -69,7 +69,9 @@ type Options struct {
 	// Languages for labels, descriptions and aliases (default: en).
 	Languages []string
 	// Graph is the name of the graph being loaded; readers use it to scope
-	// blank nodes so that two graphs never share one.
+	// blank nodes so that loads into two graphs never share one (the
+	// quads of one N-Quads document read with its labels kept share its
+	// blank nodes whatever their label).
 	Graph string
 }
 

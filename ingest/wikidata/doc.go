@@ -44,8 +44,10 @@
 // string, external-id, commonsMedia, math, musical-notation, geo-shape and
 // tabular-data plain strings; monolingualtext a language-tagged string; url
 // an xsd:anyURI literal; time a grove:time literal "<time> <precision>",
-// with a third field "julian" for Julian-calendar dates of month or day
-// precision (where the calendar changes the date); quantity a
+// with a third field "julian" for Julian-calendar dates of month precision
+// or finer (precision 10-14: month, day, hour, minute, second; every one
+// names a month, which the calendar changes) and not for coarser ones
+// (years and beyond); quantity a
 // grove:quantity literal "<amount>" or "<amount> <unit id>" (bounds are
 // dropped); globecoordinate a WKT literal "Point(lon lat)", prefixed with
 // the globe IRI when it is not Earth. store/literal renders all of them.

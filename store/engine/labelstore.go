@@ -47,7 +47,10 @@ import (
 //   - A bulk load merges the view and its labels into a new main
 //     generation, then names it (and no segments) in the meta.
 //   - Open removes files no meta names, and rebuilds from the store the
-//     index of a graph whose named files are missing or corrupt.
+//     index of a graph whose named files are missing or corrupt. A graph
+//     only ApplyDeltas has written has segments and no main file (its
+//     generation-0 main index is empty) until they are compacted; that is
+//     not a missing file (segmentsHoldAll).
 //
 // Readers load a graph's view lazily, once (single flight), and install it
 // only if no writer installed a newer one meanwhile. Writers install their
@@ -848,7 +851,9 @@ func (db *DB) addStoredLabels(txn *badger.Txn, b *labelindex.Builder, g uint64, 
 
 // checkLabelFiles runs on open, without loading any index: it rebuilds
 // (and, when writable, rewrites) the index of every graph whose named
-// label files are missing, and removes label files that no graph names
+// label files are missing (a generation-0 main file is not missing when the
+// segments hold every label, see segmentsHoldAll), and removes label files
+// that no graph names
 // (left by a batch that died before its commit, or replaced by a later
 // generation). Corrupt files are found, and rebuilt into a scratch file,
 // when first loaded.
@@ -862,7 +867,10 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 		missing := false
 		for i, f := range files {
 			if _, err := os.Stat(f); err != nil {
-				missing = missing || i > 0 || g.LabelGen > 0 || g.Labels > 0
+				// A missing generation-0 main file is an empty index when
+				// the segments hold every label: a graph whose labels were
+				// only ever written by ApplyDeltas has no main file.
+				missing = missing || i > 0 || g.LabelGen > 0 || g.Labels > 0 && !db.segmentsHoldAll(g)
 				continue
 			}
 			live[filepath.Base(f)] = true
@@ -911,6 +919,33 @@ func (db *DB) checkLabelFiles(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// segmentsHoldAll reports whether the segments of a graph's label index
+// account for all its labels (g.Labels, the pairs the segments add less
+// those they delete), so that its generation-0 main index is empty, which
+// is the state ApplyDeltas leaves a graph in until it compacts the
+// segments into generation 1. A main file lost under segments does not
+// add up (unless it held no pairs, when nothing was lost). Segments are
+// small: without a main index they hold at most about minCompactPairs
+// pairs between them.
+func (db *DB) segmentsHoldAll(g GraphMeta) bool {
+	if g.LabelGen != 0 || len(g.LabelSegs) == 0 {
+		return false
+	}
+	var n int64
+	for _, name := range g.LabelSegs {
+		data, err := os.ReadFile(filepath.Join(db.labelDir(), name))
+		if err != nil {
+			return false
+		}
+		seg, err := labelindex.OpenSegment(data)
+		if err != nil {
+			return false
+		}
+		n += int64(seg.Adds()) - int64(seg.Deletes())
+	}
+	return n == g.Labels
 }
 
 // rewriteFromStore writes a new main generation of a graph's index from

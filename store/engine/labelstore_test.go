@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -409,4 +410,94 @@ func TestRebuiltIndexIsMapped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSegmentsOnlyOpenWithoutRebuild: a graph whose labels were only ever
+// written by ApplyDeltas has segments and no main file; that is its
+// consistent state, so an open (read-only or writable) neither warns nor
+// rebuilds nor writes a file. Segments that are missing, or that no longer
+// add up to the graph's label count (pairs lost), are still rebuilt.
+func TestSegmentsOnlyOpenWithoutRebuild(t *testing.T) {
+	tests := []struct {
+		name     string
+		readOnly bool
+		damage   func(t *testing.T, segs []string) // nil: intact
+		rebuilt  bool
+	}{
+		{"intact, read-only", true, nil, false},
+		{"intact, writable", false, nil, false},
+		{"segment missing, read-only", true, func(t *testing.T, segs []string) {
+			if err := os.Remove(segs[0]); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"segment lost its pairs, writable", false, func(t *testing.T, segs []string) {
+			f, err := os.Create(segs[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := labelindex.WriteSegment(f, labelindex.NewBuilder(), labelindex.NewBuilder()); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyOne(t, db, graph.Add, labelQuad("a", "Alpha", "g"))
+			applyOne(t, db, graph.Add, labelQuad("b", "Beta", "g"))
+			gm, err := db.graphByName("g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gm.LabelGen != 0 || len(gm.LabelSegs) != 2 || gm.Labels != 2 {
+				t.Fatalf("label state gen %d, segments %v, %d labels; want gen 0, 2 segments, 2 labels", gm.LabelGen, gm.LabelSegs, gm.Labels)
+			}
+			var segs []string
+			for _, s := range gm.LabelSegs {
+				segs = append(segs, filepath.Join(dir, "labels", s))
+			}
+			db.Close()
+			if tc.damage != nil {
+				tc.damage(t, segs)
+			}
+			before := labelDirNames(t, dir)
+			var logs strings.Builder
+			db, err = Open(dir, Options{ReadOnly: tc.readOnly, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
+				if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
+					t.Errorf("search %s = %v, want [%s]", text, got, id)
+				}
+			}
+			if rebuilt := strings.Contains(logs.String(), "label index files missing"); rebuilt != tc.rebuilt {
+				t.Errorf("rebuilt = %v, want %v; log:\n%s", rebuilt, tc.rebuilt, logs.String())
+			}
+			if after := labelDirNames(t, dir); !tc.rebuilt && !slices.Equal(after, before) {
+				t.Errorf("label files %v became %v", before, after)
+			}
+		})
+	}
+}
+
+// labelDirNames lists the files under dir/labels.
+func labelDirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, "labels"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

@@ -70,6 +70,21 @@ type LoadOptions struct {
 	Progress func(LoadProgress)
 }
 
+// Label returns the label a load with these options stores q under: q's
+// own label when KeepLabels is set and q has one, else the IRI of Graph.
+// Writes that must store what a bulk load stores (the ingest command's
+// incremental path) label their quads with it.
+func (o LoadOptions) Label(q quad.Quad) quad.Value {
+	if o.ownLabel(q) {
+		return q.Label
+	}
+	return quad.IRI(o.Graph)
+}
+
+// ownLabel reports whether q goes into the graph of its own label rather
+// than into Graph.
+func (o LoadOptions) ownLabel(q quad.Quad) bool { return o.KeepLabels && q.Label != nil }
+
 // DefaultMaxMemory is the memory budget of a load when none is given;
 // minMaxMemory is the smallest budget used (tests use it to force many
 // batches and sorted runs).
@@ -293,7 +308,7 @@ func (l *Loader) WriteQuad(q quad.Quad) error {
 			return err
 		}
 	}
-	if l.opts.KeepLabels && q.Label != nil {
+	if l.opts.ownLabel(q) {
 		if err := checkEncodable(q.Label); err != nil {
 			return err
 		}
@@ -400,7 +415,7 @@ func (l *Loader) addQuad(q quad.Quad, s, o []byte, oh uint32) error {
 		return err
 	}
 	ids.o = l.batch.vocab.internHashed(o, oh)
-	if l.opts.KeepLabels && q.Label != nil {
+	if l.opts.ownLabel(q) {
 		if ids.g, err = l.intern(q.Label); err != nil {
 			return err
 		}
