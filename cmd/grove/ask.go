@@ -81,6 +81,23 @@ func (a *app) openModel() (llm.Model, io.Closer, error) {
 	return m, closer, err
 }
 
+// modelConfigured describes the configured model (--llm / --model,
+// GROVE_LLM_URL / GROVE_LLM_MODEL or the config file's llm: section), or
+// returns "" when there is none.
+func (a *app) modelConfigured() string {
+	var parts []string
+	if u := strings.TrimSpace(a.v.GetString("llm.url")); u != "" {
+		parts = append(parts, "url "+llm.RedactEndpoint(u))
+	}
+	if m := strings.TrimSpace(a.v.GetString("llm.model")); m != "" {
+		parts = append(parts, fmt.Sprintf("model %q", m))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " from --llm / --model, GROVE_LLM_URL / GROVE_LLM_MODEL or llm: in the config file"
+}
+
 // nothingToClose is the Closer of a model that holds no resources.
 type nothingToClose struct{}
 

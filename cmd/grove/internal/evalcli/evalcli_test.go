@@ -251,3 +251,34 @@ func TestModelFlagsFit(t *testing.T) {
 		}
 	}
 }
+
+// TestSimRefusesConfiguredModel: --sim replaces the model, so a configured
+// model is refused rather than silently ignored.
+func TestSimRefusesConfiguredModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, configured string
+		args             []string
+		wantErr          string
+	}{
+		{"sim with a model", `model "fake"`, []string{"--sim", "0.7"}, `--sim answers with the simulated oracle`},
+		{"sim without a model", "", []string{"--sim", "0.7"}, ""},
+		{"model without sim", `model "fake"`, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, _, _, qfile := testApp(t, nil)
+			app.ModelConfigured = func() string { return tc.configured }
+			args := append([]string{"--dataset", qfile, "--method", "cot", "--out", filepath.Join(t.TempDir(), "run"),
+				"--quiet"}, tc.args...)
+			err := execute(t, app, args...)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.configured) {
+				t.Fatalf("err = %v, want %q naming %s", err, tc.wantErr, tc.configured)
+			}
+		})
+	}
+}

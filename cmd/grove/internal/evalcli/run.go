@@ -111,6 +111,10 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if m := app.modelConfigured(); f.simP > 0 && m != "" {
+		return fmt.Errorf("--sim answers with the simulated oracle (not an LLM) instead of the model, but a model "+
+			"is configured (%s): drop --sim to evaluate the model, or drop the model settings to simulate", m)
+	}
 	ctx := cmd.Context()
 	return withKG(ctx, app, func(kg store.KG) error {
 		model, closer, err := f.model(ctx, app, kg, cfg)
