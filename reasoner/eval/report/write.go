@@ -120,6 +120,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			bw.WriteString("\n**These results were not produced by a language model.**\n")
 		}
 	}
+	for _, j := range r.Judges {
+		fmt.Fprintf(bw, "\nJudge: %s\n", j)
+		if j.NotLLM {
+			bw.WriteString("\n**The Judge scores were not produced by a language model.**\n")
+		}
+	}
 	if len(r.Grove) > 0 {
 		fmt.Fprintf(bw, "\nGrove: %s\n", strings.Join(r.Grove, ", "))
 	}
@@ -137,6 +143,27 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// judgeFailures says how often the judge failed.
+func (r *Report) judgeFailures() string {
+	s := fmt.Sprintf("The judge failed on %d of %d answers", r.JudgeErrors, r.Judged)
+	if r.JudgeErrors > 0 {
+		s += " (left out of the Judge column; see judge_error in the results)"
+	}
+	return s + "."
+}
+
+// judgeNames names the judges in table headings.
+func (r *Report) judgeNames() string {
+	names := make([]string, len(r.Judges))
+	for i, j := range r.Judges {
+		names[i] = j.Name
+		if j.NotLLM {
+			names[i] += " (not an LLM)"
+		}
+	}
+	return strings.Join(names, " + ")
 }
 
 // settings prints a model's settings as "k=v, ..." sorted by key.
@@ -185,6 +212,10 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 		head = append(head, scoreTitle(s))
 	}
 	head = append(head, "No answer", "->CoT", "Errors")
+	judged := len(r.Judges) > 0
+	if judged {
+		head = append(head, "Judge errors")
+	}
 	row(w, head...)
 	rule(w, len(head))
 	for _, m := range r.Methods {
@@ -198,7 +229,13 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 			cells = append(cells, pct(v))
 		}
 		cells = append(cells, share(m.NoAnswer, m.N), share(m.Fallback, m.N), fmt.Sprint(m.Errors))
+		if judged {
+			cells = append(cells, fmt.Sprintf("%d of %d", m.JudgeErrors, m.Judged))
+		}
 		row(w, cells...)
+	}
+	if judged {
+		fmt.Fprintf(w, "\nJudge: the share of answers judged correct by %s. %s\n", r.judgeNames(), r.judgeFailures())
 	}
 	w.WriteString("\n")
 }
