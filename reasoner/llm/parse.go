@@ -34,10 +34,13 @@ func parseErr(what, format string, args ...any) error {
 // quotes it: the form in which error messages and warnings echo a model's
 // reply, or anything derived from one, so that a runaway reply cannot
 // flood a log or a trace.
-func Quote(s string) string {
+func Quote(s string) string { return quoteN(s, maxQuoted) }
+
+// quoteN shortens s to about n bytes and quotes it.
+func quoteN(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if len(s) > maxQuoted {
-		cut := maxQuoted
+	if len(s) > n {
+		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
