@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,4 +101,37 @@ func runWithoutJudge(t *testing.T, qs []dataset.Question) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestFigureTitlesNameModel: both figures say which model produced them,
+// and that a non-LLM policy is not an LLM.
+func TestFigureTitlesNameModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		models []llm.Info
+		want   string
+	}{
+		{"language model", []llm.Info{{Name: "Qwen2.5-7B-Instruct", Provider: llm.ProviderOpenAI}}, "model: Qwen2.5-7B-Instruct"},
+		{"lexical", []llm.Info{{Name: "lexical-baseline (not an LLM)", Provider: "lexical", NotLLM: true}},
+			"model: lexical-baseline (not an LLM)"},
+		{"oracle", []llm.Info{{Name: "sim-oracle", Provider: "simulated", NotLLM: true}}, "model: sim-oracle (not an LLM)"},
+		{"two", []llm.Info{{Name: "a"}, {Name: "b", NotLLM: true}}, "model: a + b (not an LLM)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &Report{Models: tc.models,
+				Value:     []ValueProfile{{Method: "tot", Count: [valueBins]int{1}, EMIn: [valueBins]float64{1}, Answers: 1}},
+				Backtrack: []Backtrack{{Method: "tot", Cases: 1, Questions: 1, Without: 0, With: 1}}}
+			for _, c := range []interface {
+				WriteSVG(w io.Writer) error
+			}{rep.ValueChart(), rep.BacktrackChart()} {
+				var svg bytes.Buffer
+				if err := c.WriteSVG(&svg); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(svg.String(), tc.want) || strings.Contains(svg.String(), "(not an LLM) (not an LLM)") {
+					t.Errorf("figure lacks %q:\n%.400s", tc.want, svg.String())
+				}
+			}
+		})
+	}
 }

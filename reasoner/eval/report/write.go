@@ -185,6 +185,19 @@ func (r *Report) modelNames() string {
 	return strings.Join(names, " + ")
 }
 
+// figureModels names the models in figure titles, marking those that are
+// not language models: "model: lexical-baseline (not an LLM)".
+func (r *Report) figureModels() string {
+	names := make([]string, len(r.Models))
+	for i, m := range r.Models {
+		names[i] = m.Name
+		if m.NotLLM && !strings.Contains(strings.ToLower(m.Name), "not an llm") {
+			names[i] += " (not an LLM)"
+		}
+	}
+	return "model: " + strings.Join(names, " + ")
+}
+
 // pct prints a fraction as a percentage with one decimal, as the paper's
 // tables do.
 func pct(v float64) string { return fmt.Sprintf("%.1f", 100*v) }
@@ -370,7 +383,7 @@ func (r *Report) figures() []figure {
 // ValueChart is Figure 5: EM-in by answer-value bin, one series per
 // method, with the answer counts as notes.
 func (r *Report) ValueChart() *plot.BarChart {
-	c := &plot.BarChart{Title: "Answer value vs correctness (all evaluated answers)", XLabel: "answer value",
+	c := &plot.BarChart{Title: "Answer value vs correctness (all evaluated answers)\n" + r.figureModels(), XLabel: "answer value",
 		YLabel: "EM-in (%)", YMax: 1, Percent: true}
 	for b := range valueBins {
 		c.Categories = append(c.Categories, BinLabel(b))
@@ -393,7 +406,7 @@ func (r *Report) ValueChart() *plot.BarChart {
 // BacktrackChart is Figure 6: EM-in without and with backtracking for
 // each method that backtracked.
 func (r *Report) BacktrackChart() *plot.BarChart {
-	c := &plot.BarChart{Title: "Effect of backtracking (questions that backtracked)", XLabel: "method",
+	c := &plot.BarChart{Title: "Effect of backtracking (questions that backtracked)\n" + r.figureModels(), XLabel: "method",
 		YLabel: "EM-in (%)", YMax: 1, Percent: true}
 	without := plot.Series{Name: "without backtracking"}
 	with := plot.Series{Name: "with backtracking"}
