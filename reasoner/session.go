@@ -42,6 +42,21 @@ func Prepare(deps Deps, cfg Validator) (Deps, error) {
 	return deps, cfg.Validate()
 }
 
+// TraceMeta is the trace metadata every method records: its name and
+// parameters, the query, the models that answer and evaluate
+// (llm.Describe; a nil Evaluator is the Model) and the Grove version. Every
+// reasoner starts its trace recorder with it, so that no trace lacks the
+// model that produced it.
+func TraceMeta(method string, params map[string]any, deps Deps, q Query) trace.Meta {
+	ev := deps.Evaluator
+	if ev == nil {
+		ev = deps.Model
+	}
+	return trace.Meta{Method: method, Params: params, Question: q.Question, Graphs: q.Graphs,
+		TopicEntities: q.TopicEntities, Model: llm.Describe(deps.Model), Evaluator: llm.Describe(ev),
+		Grove: Version()}
+}
+
 // Solve is a method's search over a session.
 type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
 
@@ -59,9 +74,7 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	rec := trace.NewRecorder(trace.Meta{Method: method, Params: params, Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities, Model: llm.Describe(deps.Model),
-		Evaluator: llm.Describe(deps.Evaluator), Grove: Version()}, deps.Observer)
+	rec := trace.NewRecorder(TraceMeta(method, params, deps, q), deps.Observer)
 	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
 		Model: rec.WrapModel(deps.Model), Evaluator: rec.WrapModel(deps.Evaluator), Rec: rec, Log: deps.Logger}
 	ans, err := solve(ctx, s)

@@ -59,7 +59,8 @@ const lexicalWarning = "WARNING: no model configured (--llm / GROVE_LLM_URL / ll
 	"keyword baseline (" + lexical.ModelName + "), not an LLM; every answer, trace and report names it"
 
 // openModel builds the configured model; without --llm it is the lexical
-// policy, announced on standard error.
+// policy, announced on standard error. A model name without --llm is an
+// error: a model was asked for.
 func (a *app) openModel() (llm.Model, io.Closer, error) {
 	cfg := llm.DefaultConfig()
 	if err := a.decodeSection("llm", &cfg); err != nil {
@@ -69,11 +70,32 @@ func (a *app) openModel() (llm.Model, io.Closer, error) {
 		cfg.CacheMode = "off"
 	}
 	m, closer, err := llm.OpenWithLogger(cfg, a.log)
+	if errors.Is(err, llm.ErrModelWithoutURL) {
+		return nil, nil, fmt.Errorf("%w: give the model server with --llm URL (or GROVE_LLM_URL, llm.url), or drop "+
+			"--model (GROVE_LLM_MODEL, llm.model) to run the lexical baseline, not an LLM", err)
+	}
 	if errors.Is(err, llm.ErrNoModel) {
 		fmt.Fprintln(a.stderr, lexicalWarning)
 		return llm.NewStats(lexical.Policy{}), nothingToClose{}, nil
 	}
 	return m, closer, err
+}
+
+// modelConfigured describes the configured model (--llm / --model,
+// GROVE_LLM_URL / GROVE_LLM_MODEL or the config file's llm: section), or
+// returns "" when there is none.
+func (a *app) modelConfigured() string {
+	var parts []string
+	if u := strings.TrimSpace(a.v.GetString("llm.url")); u != "" {
+		parts = append(parts, "url "+llm.RedactEndpoint(u))
+	}
+	if m := strings.TrimSpace(a.v.GetString("llm.model")); m != "" {
+		parts = append(parts, fmt.Sprintf("model %q", m))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " from --llm / --model, GROVE_LLM_URL / GROVE_LLM_MODEL or llm: in the config file"
 }
 
 // nothingToClose is the Closer of a model that holds no resources.

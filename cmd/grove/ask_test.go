@@ -133,3 +133,54 @@ func TestCLIAskLexical(t *testing.T) {
 		t.Fatalf("ask --method tot->cot: %v\n%.300s", err, out)
 	}
 }
+
+// tinyDB ingests a two-film graph: enough for the commands that open the
+// KG before they fail or answer.
+func tinyDB(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "films.nt")
+	data := "<f1> <name> \"Blade Runner\" .\n<d1> <name> \"Ridley Scott\" .\n<f1> </film/directed_by> <d1> .\n"
+	if err := os.WriteFile(nt, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	if _, err := run(t, "--db", db, "ingest", "--graph", "film", nt); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestCLIModelWithoutURL: a model name without a server URL is an error in
+// ask and eval, never a quiet run of the lexical baseline.
+func TestCLIModelWithoutURL(t *testing.T) {
+	db := tinyDB(t)
+	questions := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(questions, []byte(`{"id":"1","question":"Who directed Blade Runner?","answers":["Ridley Scott"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		env  string // GROVE_LLM_MODEL
+		args []string
+	}{
+		{"ask --model", "", []string{"ask", "Who directed Blade Runner?", "--method", "cot", "--model", "Qwen"}},
+		{"ask GROVE_LLM_MODEL", "Qwen", []string{"ask", "Who directed Blade Runner?"}},
+		{"eval --model", "", []string{"eval", "--dataset", questions, "--method", "cot", "--quiet",
+			"--out", filepath.Join(t.TempDir(), "run"), "--model", "Qwen"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("GROVE_LLM_MODEL", tc.env)
+			}
+			out, stderr, err := runStreams(t, append([]string{"--db", db}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), `required when model is set (model "Qwen")`) ||
+				!strings.Contains(err.Error(), "--llm") {
+				t.Fatalf("error = %v, want the model without a URL refused\nstdout: %s", err, out)
+			}
+			if strings.Contains(stderr, "WARNING: no model configured") {
+				t.Errorf("the lexical baseline was announced: %s", stderr)
+			}
+		})
+	}
+}

@@ -12,13 +12,14 @@ import (
 
 func (a *app) evalCmd() *cobra.Command {
 	cmd := evalcli.Command(evalcli.App{
-		OpenKG:    a.openKG,
-		OpenModel: func(context.Context) (llm.Model, io.Closer, error) { return a.openModel() },
-		Registry:  registry,
-		Logger:    a.log,
-		JSON:      a.jsonOut,
-		Stdout:    a.stdout,
-		Stderr:    a.stderr,
+		OpenKG:          a.openKG,
+		OpenModel:       func(context.Context) (llm.Model, io.Closer, error) { return a.openModel() },
+		ModelConfigured: a.modelConfigured,
+		Registry:        registry,
+		Logger:          a.log,
+		JSON:            a.jsonOut,
+		Stdout:          a.stdout,
+		Stderr:          a.stderr,
 	})
 	a.modelFlags(cmd.PersistentFlags())
 	return cmd

@@ -145,8 +145,7 @@ func (b *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, 
 	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.method, err)
 	}
-	rec := trace.NewRecorder(trace.Meta{Method: b.method, Params: b.cfg.Params(), Question: q.Question,
-		Graphs: q.Graphs, TopicEntities: q.TopicEntities}, b.obs)
+	rec := trace.NewRecorder(reasoner.TraceMeta(b.method, b.cfg.Params(), reasoner.Deps{Model: b.model}, q), b.obs)
 	r := &run{b: b, rec: rec, model: rec.WrapModel(b.model), question: q.Question}
 	var err error
 	if b.method == MethodCoT {

@@ -150,3 +150,39 @@ func TestQueryValidation(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTraceNamesModel checks that both baselines record, like every other
+// method, the model that answered and the Grove version, whether the
+// answer succeeds or the model fails.
+func TestTraceNamesModel(t *testing.T) {
+	failing := &llm.Scripted{}
+	for _, tc := range []struct {
+		name, method string
+		model        llm.Model
+		wantErr      bool
+	}{
+		{"zeroshot lexical", MethodZeroShot, llm.NewStats(lexical.Policy{}), false},
+		{"cot lexical", MethodCoT, llm.NewStats(lexical.Policy{}), false},
+		{"cot scripted", MethodCoT, &llm.Scripted{Rules: []llm.Rule{
+			{Name: TaskReason, Kind: llm.KindFree, Replies: []string{"Ridley Scott directed it."}},
+			{Name: TaskAnswer, Kind: llm.KindAnswer, Replies: []string{"Answer: Ridley Scott"}}}}, false},
+		{"zeroshot model error", MethodZeroShot, failing, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := build(t, tc.method, tc.model, nil).Answer(t.Context(), reasoner.Query{Question: question})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			want := llm.Describe(tc.model)
+			if tr == nil || want.Name == "" || !tr.Model.Same(want) {
+				t.Fatalf("trace model = %+v, want %+v", tr.Model, want)
+			}
+			if tr.Evaluator != nil {
+				t.Errorf("evaluator = %+v, want none (the model answers alone)", tr.Evaluator)
+			}
+			if tr.Grove == "" || tr.Grove != reasoner.Version() {
+				t.Errorf("grove version = %q, want %q", tr.Grove, reasoner.Version())
+			}
+		})
+	}
+}

@@ -61,6 +61,13 @@ type Summary struct {
 	Resumed int
 	Ran     int
 	Errors  int
+	// Judge names the LLM judge when one scored the answers (as in the
+	// manifest); Judged counts the finished results it was asked about and
+	// JudgeErrors those it failed on (Result.JudgeError; they have no
+	// judge score).
+	Judge       *llm.Info
+	Judged      int
+	JudgeErrors int
 	// Results holds one result per finished job, in completion order
 	// (resumed ones first).
 	Results []Result
@@ -296,8 +303,13 @@ func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
 	if lg == nil {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
+	r := &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
 		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model)}, byM: map[string]*methodAcc{}}
+	if cfg.Judge != nil {
+		j := llm.Describe(cfg.Judge.Model)
+		r.sum.Judge = &j
+	}
+	return r
 }
 
 func (r *runner) shardSize(qs []indexed) int {
@@ -346,6 +358,12 @@ func (r *runner) count(res Result) {
 	r.sum.Results = append(r.sum.Results, res)
 	if res.Error != "" {
 		r.sum.Errors++
+	}
+	if _, scored := res.Scores[ScoreJudge]; scored || res.JudgeError != "" {
+		r.sum.Judged++
+	}
+	if res.JudgeError != "" {
+		r.sum.JudgeErrors++
 	}
 	em := res.Scores[ScoreEMIn]
 	r.sumEM += em
@@ -519,6 +537,7 @@ func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
 	res.JudgeTokens = v.Usage.PromptTokens + v.Usage.CompletionTokens
 	if err != nil {
 		res.JudgeError = err.Error()
+		r.slog.Warn("eval: the judge failed", "method", res.Method, "id", res.ID, "error", err)
 		return
 	}
 	res.Scores[ScoreJudge] = v.Score()

@@ -83,6 +83,53 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeSummary: the summary names the judge and counts its failures,
+// which leave their results without a judge score.
+func TestJudgeSummary(t *testing.T) {
+	qs := loadDemo(t)[:3]
+	for _, tc := range []struct {
+		name       string
+		rule       llm.Rule
+		wantErrors int
+	}{
+		{"all judged", llm.Rule{Name: metric.JudgeTaskName, Replies: []string{"Yes\nRight."}, Repeat: true}, 0},
+		{"every call fails", llm.Rule{Name: metric.JudgeTaskName, Err: errors.New("boom")}, 3},
+		{"unparseable once", llm.Rule{Name: metric.JudgeTaskName, Replies: []string{"Maybe", "Yes", "No"}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judge := &llm.Scripted{Name: "judge-model", Rules: []llm.Rule{tc.rule}}
+			cfg := cotConfig(t, qs, goldModel(qs), "cot")
+			cfg.Concurrency = 1
+			cfg.Judge = &metric.Judge{Model: judge}
+			sum, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Judge == nil || !sum.Judge.Same(llm.Describe(judge)) {
+				t.Errorf("summary judge = %v, want %v", sum.Judge, llm.Describe(judge))
+			}
+			if sum.Judged != 3 || sum.JudgeErrors != tc.wantErrors || sum.Errors != 0 {
+				t.Errorf("judged %d, judge errors %d, errors %d; want 3, %d, 0", sum.Judged, sum.JudgeErrors,
+					sum.Errors, tc.wantErrors)
+			}
+			failed := 0
+			for _, r := range sum.Results {
+				if _, scored := r.Scores[ScoreJudge]; scored == (r.JudgeError != "") {
+					t.Errorf("%s: judge score present %v with judge error %q", r.ID, scored, r.JudgeError)
+				}
+				failed += min(1, len(r.JudgeError))
+			}
+			if failed != tc.wantErrors {
+				t.Errorf("%d results with a judge error, want %d", failed, tc.wantErrors)
+			}
+		})
+	}
+	sum, err := Run(t.Context(), cotConfig(t, qs, goldModel(qs), "cot"))
+	if err != nil || sum.Judge != nil || sum.Judged != 0 {
+		t.Errorf("without a judge: judge %v, judged %d, %v", sum.Judge, sum.Judged, err)
+	}
+}
+
 func TestExistingResultsNeedResume(t *testing.T) {
 	qs := loadDemo(t)[:4]
 	cfg := cotConfig(t, qs, goldModel(qs), "cot")

@@ -169,7 +169,7 @@ func (l Linker) Link(ctx context.Context, question, mention string) ([]Linked, e
 		return nil, err
 	}
 	if len(cands) == 0 {
-		l.warn(ctx, "mention %q: no candidate in %v", mention, l.Graphs)
+		l.warn(ctx, "mention %s: no candidate in %v", llm.Quote(mention), l.Graphs)
 		return nil, nil
 	}
 	var chosen []store.Candidate
@@ -194,7 +194,7 @@ func (l Linker) search(ctx context.Context, mention string) ([]store.Candidate, 
 	for _, g := range l.Graphs {
 		cands, err := l.KG.Search(ctx, g, mention, l.SearchLimit)
 		if err != nil {
-			return nil, fmt.Errorf("search %q in %s: %w", mention, g, err)
+			return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
 		}
 		for _, c := range cands {
 			if !slices.ContainsFunc(out, func(o store.Candidate) bool { return o.ID == c.ID }) {
@@ -242,15 +242,15 @@ func (l Linker) choose(ctx context.Context, question, mention string, cands []st
 		Task: llm.Task{Kind: llm.KindSelect, Name: l.Tasks.Select, Question: question, Context: mention,
 			Options: opts, Pick: len(l.Graphs)}})
 	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w", l.Tasks.Select, mention, err)
+		return nil, fmt.Errorf("%s %s: %w", l.Tasks.Select, llm.Quote(mention), err)
 	}
 	ids, err := llm.ParseSelection(first(resp.Texts), opts, 0)
 	if err != nil {
-		l.warn(ctx, "mention %q: %v", mention, err)
+		l.warn(ctx, "mention %s: %v", llm.Quote(mention), err)
 		return nil, nil
 	}
 	if len(ids) == 0 {
-		l.warn(ctx, "mention %q: the model matched no candidate", mention)
+		l.warn(ctx, "mention %s: the model matched no candidate", llm.Quote(mention))
 	}
 	out := make([]store.Candidate, len(ids))
 	for i, id := range ids {

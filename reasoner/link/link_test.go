@@ -271,3 +271,39 @@ func TestNamePart(t *testing.T) {
 		}
 	}
 }
+
+// TestLongMentionClipped: a runaway mention (a model's 1 MB reply taken as
+// a mention) is clipped in warnings, as replies are in parse errors.
+func TestLongMentionClipped(t *testing.T) {
+	long := strings.Repeat("word ", 200000)
+	for _, tc := range []struct {
+		name string
+		run  func(l Linker) error
+	}{
+		{"LinkAll", func(l Linker) error {
+			_, err := l.LinkAll(t.Context(), "Who directed Blade Runner?", []string{long})
+			return err
+		}},
+		{"Question", func(l Linker) error {
+			_, err := l.Question(t.Context(), "Who directed Blade Runner?")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := storetest.Open(t, films)
+			m := &llm.Scripted{Rules: []llm.Rule{{Name: "t/extract", Replies: []string{long}}}}
+			w := &warnings{}
+			if err := tc.run(linker(db, m, w, "a", "b")); err != nil {
+				t.Fatal(err)
+			}
+			if !w.has(`mention "word word`) || !w.has("no candidate in [a b]") {
+				t.Fatalf("warnings %.300q", w.msgs)
+			}
+			for _, msg := range w.msgs {
+				if len(msg) > 200 {
+					t.Errorf("warning of %d bytes: %.120q…", len(msg), msg)
+				}
+			}
+		})
+	}
+}

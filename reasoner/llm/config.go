@@ -82,14 +82,20 @@ func (c Config) LogValue() slog.Value {
 }
 
 // ErrNoModel is returned by Open when the configuration names no model
-// (an empty URL).
+// (an empty URL and no model name).
 var ErrNoModel = errors.New("llm config: field url: empty, no model configured")
+
+// ErrModelWithoutURL is returned by Open when a model name is set without
+// the URL of a server to ask it: a model was asked for, so falling back to
+// no model (and a baseline policy) would be wrong.
+var ErrModelWithoutURL = errors.New("llm config: field url: required when model is set")
 
 // Open builds the model stack for cfg and a Closer releasing it: the
 // OpenAI-compatible client, behind the response cache when CacheMode is not
 // off, wrapped in a *Stats so that per-step counts (Snapshot) and context
 // recorders (WithRecorder) work the same for every configuration. With an
-// empty URL it returns ErrNoModel.
+// empty URL it returns ErrNoModel, or ErrModelWithoutURL when a model name
+// is set.
 func Open(cfg Config) (Model, io.Closer, error) {
 	return OpenWithLogger(cfg, nil)
 }
@@ -98,6 +104,9 @@ func Open(cfg Config) (Model, io.Closer, error) {
 // slog.Default()).
 func OpenWithLogger(cfg Config, log *slog.Logger) (Model, io.Closer, error) {
 	if strings.TrimSpace(cfg.URL) == "" {
+		if name := strings.TrimSpace(cfg.Model); name != "" {
+			return nil, nil, fmt.Errorf("%w (model %q)", ErrModelWithoutURL, name)
+		}
 		return nil, nil, ErrNoModel
 	}
 	oc, err := cfg.openAIConfig(log)

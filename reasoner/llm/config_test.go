@@ -22,6 +22,19 @@ func TestOpenNoModelWithoutURL(t *testing.T) {
 	}
 }
 
+// TestOpenModelWithoutURL: a model name without a URL is an error, not
+// "no model" (which lets applications fall back to a non-LLM baseline).
+func TestOpenModelWithoutURL(t *testing.T) {
+	for _, tc := range []struct{ url, model string }{{"", "Qwen"}, {"  ", "Qwen"}, {"", " m "}} {
+		m, closer, err := Open(Config{URL: tc.url, Model: tc.model})
+		if !errors.Is(err, ErrModelWithoutURL) || errors.Is(err, ErrNoModel) || m != nil || closer != nil {
+			t.Errorf("Open(url=%q, model=%q) = %v, %v, %v; want ErrModelWithoutURL", tc.url, tc.model, m, closer, err)
+		} else if !strings.Contains(err.Error(), strings.TrimSpace(tc.model)) {
+			t.Errorf("error %q does not name the model %q", err, tc.model)
+		}
+	}
+}
+
 func TestOpenOpenAIWithCache(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.HonourN(func(r *llmtest.Request, i int) string { return "x" }))
 	t.Setenv("GROVE_TEST_KEY", " sk-abc ")

@@ -19,14 +19,18 @@ package llm
 //   - Secrets: the client never reads OPENAI_* environment variables; the
 //     API key is never logged, and errors are scrubbed of it. Server errors
 //     are returned as *APIError, which holds no request or headers.
+//     A successful reply that is not JSON (a web page at a wrong URL) is a
+//     *NotJSONError quoting its start, and is not retried.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -169,6 +173,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(client),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(jsonOnly),
 	}
 	m := &OpenAI{
 		cfg:   cfg,
@@ -592,6 +597,49 @@ func MessagesToPrompt(msgs []Message) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// maxBodyQuoted bounds how much of a non-JSON reply an error echoes.
+const maxBodyQuoted = 200
+
+// NotJSONError is a successful HTTP reply that is not JSON: typically a
+// web page (a proxy's error page, a web UI) at a URL that is not the
+// OpenAI-compatible API. It is not retried.
+type NotJSONError struct {
+	StatusCode  int
+	ContentType string
+	// Body is the start of the reply.
+	Body string
+}
+
+func (e *NotJSONError) Error() string {
+	ct := e.ContentType
+	if ct == "" {
+		ct = "no content type"
+	}
+	return fmt.Sprintf("the model server answered %s, not JSON (HTTP %d; is the URL the OpenAI-compatible API, "+
+		"e.g. http://host:8000/v1?): %s", ct, e.StatusCode, quoteN(flatSpace(e.Body), maxBodyQuoted))
+}
+
+// jsonOnly is a client middleware that turns a successful non-JSON reply
+// into a *NotJSONError. (The SDK's own error for it only names the Go
+// types it could have decoded into.) Error statuses are left to the SDK.
+func jsonOnly(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode >= 400 {
+		return res, err
+	}
+	ct := res.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if strings.Contains(mt, "application/json") || strings.HasSuffix(mt, "+json") {
+		return res, nil
+	}
+	head, _ := io.ReadAll(io.LimitReader(res.Body, 4*maxBodyQuoted))
+	_ = res.Body.Close()
+	return nil, &NotJSONError{StatusCode: res.StatusCode, ContentType: mt, Body: string(head)}
+}
+
+// flatSpace collapses whitespace runs to one space.
+func flatSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // convertError replaces an SDK error (which holds the request and its
 // headers) by an *APIError carrying only status, message and Retry-After.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -463,5 +464,55 @@ func TestMessagesToPrompt(t *testing.T) {
 	}
 	if p := PromptToMessages("x"); len(p) != 1 || p[0].Role != RoleUser {
 		t.Errorf("PromptToMessages: %+v", p)
+	}
+}
+
+// TestOpenAINotJSON: a successful reply that is not JSON (a web page at the
+// wrong URL) fails once, not retried, with an error that says what the
+// server sent instead of the SDK's message about Go destination types.
+func TestOpenAINotJSON(t *testing.T) {
+	page := "<html><body>Bad gateway</body></html>"
+	for _, tc := range []struct {
+		name, contentType, body string
+		want                    []string
+	}{
+		{"html", "text/html; charset=utf-8", page,
+			[]string{"the model server answered text/html, not JSON", `"<html><body>Bad gateway</body></html>"`}},
+		{"plain text", "text/plain", "502 upstream", []string{"answered text/plain, not JSON", `"502 upstream"`}},
+		{"no content type", "", "ok", []string{"answered no content type, not JSON"}},
+		{"long page", "text/html", "<html>" + strings.Repeat("x ", 5000), []string{"answered text/html", "…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header()["Content-Type"] = nil
+				if tc.contentType != "" {
+					w.Header().Set("Content-Type", tc.contentType)
+				}
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			m, err := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Generate(t.Context(), Request{Prompt: "p"})
+			var nj *NotJSONError
+			if !errors.As(err, &nj) {
+				t.Fatalf("err = %v, want *NotJSONError", err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "expected destination type") || len(err.Error()) > 400 {
+				t.Errorf("error %q", err)
+			}
+			if calls.Load() != 1 {
+				t.Errorf("%d requests, want 1 (not retried)", calls.Load())
+			}
+		})
 	}
 }

@@ -30,11 +30,17 @@ func parseErr(what, format string, args ...any) error {
 	return fmt.Errorf("parse %s: %s: %w", what, fmt.Sprintf(format, args...), ErrUnparseable)
 }
 
-// quote shortens s for an error message.
-func quote(s string) string {
+// Quote shortens s to about 80 bytes (at a rune boundary, marked "…") and
+// quotes it: the form in which error messages and warnings echo a model's
+// reply, or anything derived from one, so that a runaway reply cannot
+// flood a log or a trace.
+func Quote(s string) string { return quoteN(s, maxQuoted) }
+
+// quoteN shortens s to about n bytes and quotes it.
+func quoteN(s string, n int) string {
 	s = strings.TrimSpace(s)
-	if len(s) > maxQuoted {
-		cut := maxQuoted
+	if len(s) > n {
+		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
@@ -190,7 +196,7 @@ func ParseSelection(text string, opts []Option, max int) ([]string, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, parseErr("selection", "no offered option named in %s", quote(region))
+		return nil, parseErr("selection", "no offered option named in %s", Quote(region))
 	}
 	ids = dedupe(ids)
 	if max > 0 && len(ids) > max {
@@ -433,7 +439,7 @@ func ParseAction(text string, allowed []string) (action, rest string, err error)
 	}
 	action, n := leadingAction(line, allowed)
 	if action == "" {
-		return "", "", parseErr("action", "first line %s does not start with one of %s", quote(ls[first]), strings.Join(allowed, ", "))
+		return "", "", parseErr("action", "first line %s does not start with one of %s", Quote(ls[first]), strings.Join(allowed, ", "))
 	}
 	tail := []string{line[n:]}
 	tail = append(tail, ls[first+1:]...)
@@ -500,7 +506,7 @@ func trimSeparators(s string) string {
 func ParseScore(text string) (float64, error) {
 	val, ok := lastLabelled(text, "score", "final score")
 	if !ok {
-		return 0, parseErr("score", "no \"Score:\" line in %s", quote(text))
+		return 0, parseErr("score", "no \"Score:\" line in %s", Quote(text))
 	}
 	if i := strings.IndexByte(val, '\n'); i >= 0 {
 		val = val[:i]
@@ -517,7 +523,7 @@ func parseScoreValue(s string) (float64, error) {
 	s = strings.TrimSpace(trimTrailingDecoration(s))
 	num, rest, ok := leadingNumber(s)
 	if !ok {
-		return 0, parseErr("score", "no number on the Score line %s", quote(s))
+		return 0, parseErr("score", "no number on the Score line %s", Quote(s))
 	}
 	rest = strings.TrimSpace(rest)
 	switch {
@@ -534,7 +540,7 @@ func parseScoreValue(s string) (float64, error) {
 func divide(num float64, rest, line string) (float64, error) {
 	den, _, ok := leadingNumber(rest)
 	if !ok || den <= 0 {
-		return 0, parseErr("score", "bad fraction on the Score line %s", quote(line))
+		return 0, parseErr("score", "bad fraction on the Score line %s", Quote(line))
 	}
 	return num / den, nil
 }
@@ -581,9 +587,9 @@ func ParseVote(text string, opts []Option) (string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return "", parseErr("vote", "no offered option named in %s", quote(region))
+		return "", parseErr("vote", "no offered option named in %s", Quote(region))
 	case !labelled && len(ids) > 1:
-		return "", parseErr("vote", "no \"Best:\" line and several options named in %s", quote(text))
+		return "", parseErr("vote", "no \"Best:\" line and several options named in %s", Quote(text))
 	}
 	return ids[0], nil
 }
@@ -594,11 +600,11 @@ func ParseVote(text string, opts []Option) (string, error) {
 func ParseAnswer(text string) (string, error) {
 	a, ok := lastLabelled(text, "final answer", "answer")
 	if !ok {
-		return "", parseErr("answer", "no \"Answer:\" line in %s", quote(text))
+		return "", parseErr("answer", "no \"Answer:\" line in %s", Quote(text))
 	}
 	a = strings.TrimSpace(trimTrailingDecoration(trimLeadingEmphasis(a, false)))
 	if a == "" {
-		return "", parseErr("answer", "empty \"Answer:\" line in %s", quote(text))
+		return "", parseErr("answer", "empty \"Answer:\" line in %s", Quote(text))
 	}
 	return a, nil
 }
@@ -617,7 +623,7 @@ func ParseYesNo(text string) (yes bool, reason string, err error) {
 		}
 	}
 	if err != nil {
-		return false, "", parseErr("yes/no", "first line of %s is not Yes or No", quote(text))
+		return false, "", parseErr("yes/no", "first line of %s is not Yes or No", Quote(text))
 	}
 	return action == "YES", strings.TrimSpace(strings.TrimLeft(rest, ".,;! \n\t")), nil
 }

@@ -18,7 +18,11 @@ func Detect(path string) (Format, error) {
 	if err != nil {
 		return "", fmt.Errorf("detect dataset format: %w", err)
 	}
-	return detect(path, bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := checkText(path, data); err != nil {
+		return "", err
+	}
+	return detect(path, data)
 }
 
 func detect(name string, data []byte) (Format, error) {

@@ -23,6 +23,9 @@ func Load(path string, format Format) ([]Question, error) {
 // parse decodes data (the content of file name) in the given format.
 func parse(name string, data []byte, format Format) ([]Question, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := checkText(name, data); err != nil {
+		return nil, err
+	}
 	if format == FormatAuto {
 		f, err := detect(name, data)
 		if err != nil {

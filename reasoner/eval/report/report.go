@@ -7,7 +7,8 @@
 //
 //   - the accuracy table, methods x metrics, like the paper's Table 1:
 //     the mean of every score (EM-in, EM, F1, Hits@1 when the dataset has
-//     gold ids, Rouge-L, the LLM judge when it was run), with the share of
+//     gold ids, Rouge-L, the LLM judge when it was run, named, with the
+//     number of answers it failed on), with the share of
 //     questions without an answer and of answers that came from the
 //     "->CoT" fallback;
 //   - the cost table: tokens, model calls, cache hits, KG calls,
@@ -49,6 +50,14 @@ type Report struct {
 	// distinct Grove versions.
 	Models []llm.Info `json:"models"`
 	Grove  []string   `json:"grove_versions,omitempty"`
+	// Judges are the distinct LLM judges that scored the answers (the
+	// manifests' judge; "unknown" when results have judge scores or
+	// errors but no manifest names a judge). Judged counts the results
+	// a judge was asked about and JudgeErrors those it failed on, which
+	// have no judge score.
+	Judges      []llm.Info `json:"judges,omitempty"`
+	Judged      int        `json:"judged,omitempty"`
+	JudgeErrors int        `json:"judge_errors,omitempty"`
 	// Questions is the number of distinct questions.
 	Questions int         `json:"questions"`
 	Methods   []MethodRow `json:"methods"`
@@ -68,10 +77,14 @@ type MethodRow struct {
 	N      int                `json:"n"`
 	Scores map[string]float64 `json:"scores"`
 	// NoAnswer counts results without an answer, Fallback those answered
-	// by the fallback method, Errors those that failed.
+	// by the fallback method, Errors those that failed. Judged counts the
+	// results the LLM judge was asked about, JudgeErrors those it failed
+	// on (left out of the judge score's mean).
 	NoAnswer         int           `json:"no_answer"`
 	Fallback         int           `json:"fallback"`
 	Errors           int           `json:"errors"`
+	Judged           int           `json:"judged,omitempty"`
+	JudgeErrors      int           `json:"judge_errors,omitempty"`
 	Tokens           float64       `json:"tokens"`
 	PromptTokens     float64       `json:"prompt_tokens"`
 	CompletionTokens float64       `json:"completion_tokens"`
@@ -138,7 +151,12 @@ func Build(dirs ...string) (*Report, error) {
 	order := methodOrder(dirs, rs)
 	rep.Questions = countQuestions(rs)
 	rep.Methods = methodRows(order, rs)
-	rep.Scores = presentScores(rs)
+	for _, m := range rep.Methods {
+		rep.Judged += m.Judged
+		rep.JudgeErrors += m.JudgeErrors
+	}
+	rep.Judges = runJudges(dirs, rep.Judged > 0)
+	rep.Scores = presentScores(rs, len(rep.Judges) > 0)
 	rep.Types = typeRows(order, rs)
 	rep.Value, rep.Backtrack, rep.Warnings = traceStats(order, rs)
 	return rep, nil
@@ -181,6 +199,21 @@ func runModels(dirs []string) ([]llm.Info, []string) {
 	return models, versions
 }
 
+// runJudges lists the distinct judges of the runs; judged says that some
+// result was judged, so that a judge no manifest names is still reported.
+func runJudges(dirs []string, judged bool) []llm.Info {
+	var judges []llm.Info
+	for _, m := range manifests(dirs) {
+		if m.Judge != nil && !slices.ContainsFunc(judges, m.Judge.Same) {
+			judges = append(judges, *m.Judge)
+		}
+	}
+	if len(judges) == 0 && judged {
+		judges = []llm.Info{{Name: "unknown (no run manifest names the judge)", Provider: "unknown"}}
+	}
+	return judges
+}
+
 // methodOrder lists the methods in the order of the runs' manifests, then
 // any others by name.
 func methodOrder(dirs []string, rs []eval.Loaded) []string {
@@ -220,9 +253,10 @@ func countQuestions(rs []eval.Loaded) int {
 	return len(ids)
 }
 
-// presentScores lists the score names some result has, in report order.
-func presentScores(rs []eval.Loaded) []string {
-	have := map[string]bool{}
+// presentScores lists the score names some result has, in report order;
+// the judge's when judged is set, even if every judge call failed.
+func presentScores(rs []eval.Loaded, judged bool) []string {
+	have := map[string]bool{eval.ScoreJudge: judged}
 	for _, r := range rs {
 		for k := range r.Scores {
 			have[k] = true
@@ -260,6 +294,9 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 		row.NoAnswer += b2i(!r.Found)
 		row.Fallback += b2i(r.Fallback)
 		row.Errors += b2i(r.Error != "")
+		_, scored := r.Scores[eval.ScoreJudge]
+		row.Judged += b2i(scored || r.JudgeError != "")
+		row.JudgeErrors += b2i(r.JudgeError != "")
 		row.Tokens += float64(r.Tokens)
 		row.PromptTokens += float64(r.PromptTokens)
 		row.CompletionTokens += float64(r.CompletionTokens)

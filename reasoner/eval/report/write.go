@@ -120,6 +120,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			bw.WriteString("\n**These results were not produced by a language model.**\n")
 		}
 	}
+	for _, j := range r.Judges {
+		fmt.Fprintf(bw, "\nJudge: %s\n", j)
+		if j.NotLLM {
+			bw.WriteString("\n**The Judge scores were not produced by a language model.**\n")
+		}
+	}
 	if len(r.Grove) > 0 {
 		fmt.Fprintf(bw, "\nGrove: %s\n", strings.Join(r.Grove, ", "))
 	}
@@ -139,6 +145,27 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
+// judgeFailures says how often the judge failed.
+func (r *Report) judgeFailures() string {
+	s := fmt.Sprintf("The judge failed on %d of %d answers", r.JudgeErrors, r.Judged)
+	if r.JudgeErrors > 0 {
+		s += " (left out of the Judge column; see judge_error in the results)"
+	}
+	return s + "."
+}
+
+// judgeNames names the judges in table headings.
+func (r *Report) judgeNames() string {
+	names := make([]string, len(r.Judges))
+	for i, j := range r.Judges {
+		names[i] = j.Name
+		if j.NotLLM {
+			names[i] += " (not an LLM)"
+		}
+	}
+	return strings.Join(names, " + ")
+}
+
 // settings prints a model's settings as "k=v, ..." sorted by key.
 func settings(p map[string]any) string {
 	keys := slices.Sorted(maps.Keys(p))
@@ -156,6 +183,19 @@ func (r *Report) modelNames() string {
 		names[i] = m.Name
 	}
 	return strings.Join(names, " + ")
+}
+
+// figureModels names the models in figure titles, marking those that are
+// not language models: "model: lexical-baseline (not an LLM)".
+func (r *Report) figureModels() string {
+	names := make([]string, len(r.Models))
+	for i, m := range r.Models {
+		names[i] = m.Name
+		if m.NotLLM && !strings.Contains(strings.ToLower(m.Name), "not an llm") {
+			names[i] += " (not an LLM)"
+		}
+	}
+	return "model: " + strings.Join(names, " + ")
 }
 
 // pct prints a fraction as a percentage with one decimal, as the paper's
@@ -185,6 +225,10 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 		head = append(head, scoreTitle(s))
 	}
 	head = append(head, "No answer", "->CoT", "Errors")
+	judged := len(r.Judges) > 0
+	if judged {
+		head = append(head, "Judge errors")
+	}
 	row(w, head...)
 	rule(w, len(head))
 	for _, m := range r.Methods {
@@ -198,7 +242,13 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 			cells = append(cells, pct(v))
 		}
 		cells = append(cells, share(m.NoAnswer, m.N), share(m.Fallback, m.N), fmt.Sprint(m.Errors))
+		if judged {
+			cells = append(cells, fmt.Sprintf("%d of %d", m.JudgeErrors, m.Judged))
+		}
 		row(w, cells...)
+	}
+	if judged {
+		fmt.Fprintf(w, "\nJudge: the share of answers judged correct by %s. %s\n", r.judgeNames(), r.judgeFailures())
 	}
 	w.WriteString("\n")
 }
@@ -333,7 +383,7 @@ func (r *Report) figures() []figure {
 // ValueChart is Figure 5: EM-in by answer-value bin, one series per
 // method, with the answer counts as notes.
 func (r *Report) ValueChart() *plot.BarChart {
-	c := &plot.BarChart{Title: "Answer value vs correctness (all evaluated answers)", XLabel: "answer value",
+	c := &plot.BarChart{Title: "Answer value vs correctness (all evaluated answers)\n" + r.figureModels(), XLabel: "answer value",
 		YLabel: "EM-in (%)", YMax: 1, Percent: true}
 	for b := range valueBins {
 		c.Categories = append(c.Categories, BinLabel(b))
@@ -356,7 +406,7 @@ func (r *Report) ValueChart() *plot.BarChart {
 // BacktrackChart is Figure 6: EM-in without and with backtracking for
 // each method that backtracked.
 func (r *Report) BacktrackChart() *plot.BarChart {
-	c := &plot.BarChart{Title: "Effect of backtracking (questions that backtracked)", XLabel: "method",
+	c := &plot.BarChart{Title: "Effect of backtracking (questions that backtracked)\n" + r.figureModels(), XLabel: "method",
 		YLabel: "EM-in (%)", YMax: 1, Percent: true}
 	without := plot.Series{Name: "without backtracking"}
 	with := plot.Series{Name: "with backtracking"}

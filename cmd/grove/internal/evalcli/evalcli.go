@@ -19,7 +19,8 @@
 // study of package sim and prints its table. With --sim P, `grove eval`
 // answers with the simulated oracle of skill P instead of the configured
 // model, so the whole pipeline (results, traces, report, figures) can be
-// exercised without a language model.
+// exercised without a language model; a configured model (--llm, --model,
+// GROVE_LLM_*, llm: in the config file) is then refused, not ignored.
 package evalcli
 
 import (
@@ -43,6 +44,11 @@ type App struct {
 	OpenKG func(ctx context.Context) (store.KG, io.Closer, error)
 	// OpenModel builds the configured model (the policy and evaluator).
 	OpenModel func(ctx context.Context) (llm.Model, io.Closer, error)
+	// ModelConfigured describes the model the application is configured to
+	// use (its flags, environment or config file), or returns "" when none
+	// is; nil means none. `grove eval --sim` refuses a configured model
+	// rather than ignore it.
+	ModelConfigured func() string
 	// Registry returns the registry of reasoning methods.
 	Registry func() *reasoner.Registry
 	// Logger receives the runs' logs; nil discards them.
@@ -63,6 +69,13 @@ func (a App) check() error {
 		errs = append(errs, errors.New("evalcli: App.Registry is nil"))
 	}
 	return errors.Join(errs...)
+}
+
+func (a App) modelConfigured() string {
+	if a.ModelConfigured == nil {
+		return ""
+	}
+	return a.ModelConfigured()
 }
 
 func (a App) json() bool { return a.JSON != nil && a.JSON() }

@@ -251,3 +251,84 @@ func TestModelFlagsFit(t *testing.T) {
 		}
 	}
 }
+
+// TestSimRefusesConfiguredModel: --sim replaces the model, so a configured
+// model is refused rather than silently ignored.
+func TestSimRefusesConfiguredModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, configured string
+		args             []string
+		wantErr          string
+	}{
+		{"sim with a model", `model "fake"`, []string{"--sim", "0.7"}, `--sim answers with the simulated oracle`},
+		{"sim without a model", "", []string{"--sim", "0.7"}, ""},
+		{"model without sim", `model "fake"`, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, _, _, qfile := testApp(t, nil)
+			app.ModelConfigured = func() string { return tc.configured }
+			args := append([]string{"--dataset", qfile, "--method", "cot", "--out", filepath.Join(t.TempDir(), "run"),
+				"--quiet"}, tc.args...)
+			err := execute(t, app, args...)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.configured) {
+				t.Fatalf("err = %v, want %q naming %s", err, tc.wantErr, tc.configured)
+			}
+		})
+	}
+}
+
+// llmModel is a scripted model that names itself as a language model.
+type llmModel struct{ *llm.Scripted }
+
+func (llmModel) Describe() llm.Info { return llm.Info{Name: "fake-j", Provider: llm.ProviderOpenAI} }
+
+// TestJudgeFlag: --judge needs a language model (never the lexical
+// baseline or the simulated oracle), and the summary names the judge and
+// counts its failures.
+func TestJudgeFlag(t *testing.T) {
+	answers := []llm.Rule{
+		{Name: baseline.TaskReason, Replies: []string{"Recalling."}, Repeat: true},
+		{Name: baseline.TaskAnswer, Replies: []string{"Answer: Ridley Scott"}, Repeat: true}}
+	for _, tc := range []struct {
+		name    string
+		model   llm.Model
+		args    []string
+		wantErr string
+		want    []string // in the summary
+	}{
+		{name: "lexical model", model: lexical.Policy{}, wantErr: "--judge scores the answers with the model as an LLM judge, but the model is lexical-baseline"},
+		{name: "simulated oracle", args: []string{"--sim", "0.7"}, wantErr: "--sim replaces the model"},
+		{name: "judge fails", model: llmModel{&llm.Scripted{Rules: answers}},
+			want: []string{"judge: fake-j (openai-compatible)", "4 ran, 0 errors", "judge failed on 4 of 4 answers"}},
+		{name: "judge answers", model: llmModel{&llm.Scripted{Rules: append(answers,
+			llm.Rule{Name: "eval/judge", Replies: []string{"Yes"}, Repeat: true})}},
+			want: []string{"judge: fake-j (openai-compatible)", "judge failed on 0 of 4 answers"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, stdout, _, qfile := testApp(t, tc.model)
+			args := append([]string{"--dataset", qfile, "--method", "cot", "--out", filepath.Join(t.TempDir(), "run"),
+				"--quiet", "--judge"}, tc.args...)
+			err := execute(t, app, args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("summary lacks %q:\n%s", want, stdout.String())
+				}
+			}
+		})
+	}
+}

@@ -101,6 +101,10 @@ func (f *runFlags) config() (eval.Config, error) {
 	if f.simP < 0 || f.simP > 1 {
 		return cfg, fmt.Errorf("--sim must be in (0, 1], got %g", f.simP)
 	}
+	if f.judge && f.simP > 0 {
+		return cfg, fmt.Errorf("--judge scores the answers with the model as an LLM judge, but --sim replaces the " +
+			"model with the simulated oracle (not an LLM): drop one of them")
+	}
 	return eval.Config{Dataset: f.dataset, Format: format, Methods: f.methods, Params: params, Graphs: f.graphs,
 		TopicEntities: f.topics, Out: f.out, Limit: f.limit, Seed: f.seed, Concurrency: f.concurrency, Shard: shard,
 		Resume: f.resume, RetryErrors: f.retry, Timeout: f.timeout, NoTraces: f.noTraces}, nil
@@ -110,6 +114,10 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 	cfg, err := f.config()
 	if err != nil {
 		return err
+	}
+	if m := app.modelConfigured(); f.simP > 0 && m != "" {
+		return fmt.Errorf("--sim answers with the simulated oracle (not an LLM) instead of the model, but a model "+
+			"is configured (%s): drop --sim to evaluate the model, or drop the model settings to simulate", m)
 	}
 	ctx := cmd.Context()
 	return withKG(ctx, app, func(kg store.KG) error {
@@ -123,6 +131,10 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 		cfg.Registry = app.Registry()
 		cfg.Deps = reasoner.Deps{KG: kg, Model: model, Logger: app.logger()}
 		if f.judge {
+			if info := llm.Describe(model); info.NotLLM {
+				return fmt.Errorf("--judge scores the answers with the model as an LLM judge, but the model is %s: "+
+					"configure a language model (--llm URL --model NAME, GROVE_LLM_URL, llm.url)", info)
+			}
 			cfg.Judge = &metric.Judge{Model: model, Logger: app.logger()}
 		}
 		var finish func()
@@ -236,13 +248,17 @@ type summary struct {
 	Resumed     int                `json:"resumed"`
 	Ran         int                `json:"ran"`
 	Errors      int                `json:"errors"`
+	Judge       *llm.Info          `json:"judge,omitempty"`
+	Judged      int                `json:"judged,omitempty"`
+	JudgeErrors int                `json:"judge_errors,omitempty"`
 	EMIn        map[string]float64 `json:"em_in"`
 	Elapsed     string             `json:"elapsed"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
-		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
+		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
+		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
 	n := map[string]int{}
 	for _, r := range s.Results {
 		out.EMIn[r.Method] += r.Scores[eval.ScoreEMIn]
@@ -258,8 +274,14 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model: %s\n", out.Model)
+	if out.Judge != nil {
+		fmt.Fprintf(&b, "judge: %s\n", out.Judge)
+	}
 	fmt.Fprintf(&b, "%d questions (%d skipped without gold), %d runs: %d resumed, %d ran, %d errors, in %s\n",
 		out.Questions, out.Skipped, out.Jobs, out.Resumed, out.Ran, out.Errors, out.Elapsed)
+	if out.Judge != nil {
+		fmt.Fprintf(&b, "judge failed on %d of %d answers (no judge score for them)\n", out.JudgeErrors, out.Judged)
+	}
 	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {
 		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)\n", m, 100*out.EMIn[m], n[m])
 	}
