@@ -160,6 +160,11 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 				}
 			}
 			if err != nil {
+				if t != nil && a.jsonOut() {
+					// The partial trace names the model and the error: a
+					// script reading standard output gets it too.
+					_ = a.printJSON(t)
+				}
 				return err
 			}
 			return a.emit(t, func(w io.Writer) error { return trace.Render(w, t) })

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,6 +96,33 @@ func TestCLIAskFakeServer(t *testing.T) {
 	}
 	if srv.RequestCount() != calls {
 		t.Fatalf("cached re-run sent %d more requests", srv.RequestCount()-calls)
+	}
+}
+
+// TestCLIAskJSONModelFails: with --json, a run the model fails still
+// prints its partial trace on standard output, naming the model and the
+// error, and exits with the error.
+func TestCLIAskJSONModelFails(t *testing.T) {
+	db := tinyDB(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest) // not retried
+		_, _ = w.Write([]byte(`{"error":{"message":"no such model"}}`))
+	}))
+	defer srv.Close()
+	out, _, err := runStreams(t, "--db", db, "--json", "ask", "Who directed Blade Runner?", "--llm", srv.URL+"/v1",
+		"--model", "fake-failing", "--cache", "off", "--timeout", "5s")
+	if err == nil {
+		t.Fatal("a run whose model fails succeeded")
+	}
+	var tr struct {
+		Model struct {
+			Name string `json:"name"`
+		} `json:"model"`
+		Error string `json:"error"`
+	}
+	if jerr := json.Unmarshal([]byte(out), &tr); jerr != nil || tr.Model.Name != "fake-failing" || tr.Error == "" {
+		t.Fatalf("standard output is not the partial trace naming the model and the error (%v):\n%.500s", jerr, out)
 	}
 }
 
