@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
@@ -100,7 +101,7 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 		r.Warn(rctx, "answer: %v", err)
 		return trace.Answer{Reason: "no answer: the answer reply was unreadable; " + stop}, nil
 	}
-	if strings.EqualFold(text, "unknown") {
+	if reasoner.IsNonAnswer(text) {
 		return trace.Answer{Reason: "no answer: the policy model does not know; " + stop}, nil
 	}
 	a := ground(text, use)
