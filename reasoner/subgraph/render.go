@@ -223,16 +223,26 @@ func relationLabel(e Edge, multi bool) string {
 	return l
 }
 
-// qualifiers renders statement qualifiers: " (start time: 2003; end time: 2010)".
+// qualifiers renders statement qualifiers, " (start time: 2003; end time:
+// 2010)", one bracket per statement when a fact has several, numbered
+// with their total: " (statement 1 of 2: start time: 1775; end time:
+// 1788) (statement 2 of 2: start time: 1798)". The qualifiers of two
+// statements are never merged: their dates could not be paired.
 func qualifiers(fs []store.Feature) string {
-	if len(fs) == 0 {
-		return ""
+	groups := store.GroupQualifiers(fs)
+	var b strings.Builder
+	for n, st := range groups {
+		parts := make([]string, len(st))
+		for i, f := range st {
+			parts[i] = flat(f.Name) + ": " + flat(f.Value)
+		}
+		b.WriteString(" (")
+		if len(groups) > 1 {
+			b.WriteString("statement " + strconv.Itoa(n+1) + " of " + strconv.Itoa(len(groups)) + ": ")
+		}
+		b.WriteString(strings.Join(parts, "; ") + ")")
 	}
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = flat(f.Name) + ": " + flat(f.Value)
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return b.String()
 }
 
 // Triples returns one "subject -> relation -> object" line per edge (see

@@ -213,3 +213,41 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestQualifiersPerStatement: a fact made by several statements lists
+// each statement's qualifiers in its own bracket, numbered with the total,
+// in the graph text and in the triples; one statement keeps one plain
+// bracket.
+func TestQualifiersPerStatement(t *testing.T) {
+	q := func(stmt, name, value string) store.Feature {
+		return store.Feature{Relation: "pq:" + name, Name: name, Value: value, Statement: stmt}
+	}
+	for _, tc := range []struct {
+		name string
+		qs   []store.Feature
+		want string
+	}{
+		{"one statement", []store.Feature{q("s1", "start time", "1789"), q("s1", "end time", "1797")},
+			"President (start time: 1789; end time: 1797)"},
+		{"two statements", []store.Feature{q("s1", "start time", "15 June 1775"), q("s1", "end time", "23 December 1788"),
+			q("s2", "replaces", "John Hancock"), q("s2", "start time", "13 July 1798")},
+			"President (statement 1 of 2: start time: 15 June 1775; end time: 23 December 1788) " +
+				"(statement 2 of 2: replaces: John Hancock; start time: 13 July 1798)"},
+		{"two statements interleaved", []store.Feature{q("s1", "start time", "1775"), q("s2", "start time", "1798"),
+			q("s1", "end time", "1788")},
+			"President (statement 1 of 2: start time: 1775; end time: 1788) (statement 2 of 2: start time: 1798)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			e := store.Edge{Subject: ent("Q23", "George Washington"), Relation: "P39", RelationLabel: "position held",
+				Object: ent("Q1", "President"), Graph: "wikidata", Qualifiers: tc.qs}
+			g.AddEdge(e, store.Out, "")
+			if out := g.Render(); !strings.Contains(out, "\n      "+tc.want+"\n") {
+				t.Errorf("render lacks %q:\n%s", tc.want, out)
+			}
+			if tr := g.Triples(); len(tr) != 1 || tr[0] != "George Washington -> position held -> "+tc.want {
+				t.Errorf("triples = %q", tr)
+			}
+		})
+	}
+}
