@@ -9,8 +9,8 @@ import (
 )
 
 // names returns every entity's display name: its label with whitespace
-// collapsed, or its id when it has none; a label shared by several
-// entities gets the id appended ("John Smith (Q1)").
+// collapsed, or its id followed by NoLabel when it has none; a label
+// shared by several entities gets the id appended ("John Smith (Q1)").
 func (g *Graph) names() map[string]string {
 	count := make(map[string]int, len(g.entities))
 	for _, e := range g.entities {
@@ -23,7 +23,7 @@ func (g *Graph) names() map[string]string {
 		l := display(e)
 		switch {
 		case l == "":
-			out[e.ID] = e.ID
+			out[e.ID] = Unlabelled(e.ID)
 		case count[strings.ToLower(l)] > 1 && !e.Literal:
 			out[e.ID] = l + " (" + e.ID + ")"
 		default:
@@ -33,9 +33,10 @@ func (g *Graph) names() map[string]string {
 	return out
 }
 
-// display is an entity's label, or a mediator's contents.
+// display is an entity's label (a literal's value), or a mediator's
+// contents; "" when it has neither.
 func display(e Entity) string {
-	if l := flat(e.Label); l != "" {
+	if l := flat(e.Label); l != "" && (e.Literal || HasLabel(e.ID, l)) {
 		return l
 	}
 	return flat(e.Contents)
@@ -104,6 +105,8 @@ func (g *Graph) writeEntities(b *strings.Builder, indent string, multi bool) {
 		b.WriteString(indent + e.ID)
 		if l := display(e); l != "" {
 			b.WriteString(": " + l)
+		} else {
+			b.WriteString(" " + NoLabel)
 		}
 		if d := flat(e.Description); d != "" {
 			b.WriteString(" - " + d)
@@ -198,25 +201,12 @@ func nameOf(names map[string]string, e store.Entity) string {
 	if n, ok := names[e.ID]; ok {
 		return n
 	}
-	if l := flat(e.Label); l != "" {
-		return l
-	}
-	return e.ID
+	return EntityText(e)
 }
 
 // relationLabel is the label an edge is listed under.
 func relationLabel(e Edge, multi bool) string {
-	l := flat(e.RelationLabel)
-	if l == "" {
-		l = e.Relation
-	}
-	if e.Dir == store.In {
-		if inv := flat(e.InverseLabel); inv != "" {
-			l = inv
-		} else {
-			l = "is " + l + " of"
-		}
-	}
+	l := RelationText(e.Relation, e.RelationLabel, e.InverseLabel, e.Dir)
 	if multi && e.Graph != "" {
 		l += " [" + e.Graph + "]"
 	}
@@ -234,7 +224,7 @@ func qualifiers(fs []store.Feature) string {
 	for n, st := range groups {
 		parts := make([]string, len(st))
 		for i, f := range st {
-			parts[i] = flat(f.Name) + ": " + flat(f.Value)
+			parts[i] = QualifierText(f)
 		}
 		b.WriteString(" (")
 		if len(groups) > 1 {
@@ -272,10 +262,7 @@ func (g *Graph) EdgeFacts(edges []Edge) []llm.Fact {
 	names := g.names()
 	out := make([]llm.Fact, len(edges))
 	for i, e := range edges {
-		rel := flat(e.RelationLabel)
-		if rel == "" {
-			rel = e.Relation
-		}
+		rel := RelationText(e.Relation, e.RelationLabel, "", store.Out)
 		out[i] = llm.Fact{Subject: nameOf(names, e.Subject), Relation: rel,
 			Object: nameOf(names, e.Object) + qualifiers(e.Qualifiers)}
 	}

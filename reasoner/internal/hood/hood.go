@@ -397,12 +397,7 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 	return out, nil
 }
 
-func label(rel store.Relation) string {
-	if l := flat(rel.DisplayLabel()); l != "" {
-		return l
-	}
-	return rel.ID
-}
+func label(rel store.Relation) string { return subgraph.RelText(rel) }
 
 // Text is how a model sees the far end of e: its name, or a mediator's
 // contents.
@@ -410,7 +405,7 @@ func (e Edge) Text() string {
 	if IsMediator(e.Far) && len(e.Contents) > 0 {
 		return Render(e.Contents)
 	}
-	return flat(e.Far.Name())
+	return subgraph.EntityText(e.Far)
 }
 
 // AddTo adds the page's edges of rel to g: each edge in the followed
@@ -445,7 +440,7 @@ func hubEdges(opt Options) int { return 2 * opt.MaxParts }
 func PartsText(parts []Part) string {
 	s := make([]string, len(parts))
 	for i, p := range parts {
-		s[i] = flat(p.Label) + ": " + flat(p.Value.Name())
+		s[i] = flat(p.Label) + ": " + subgraph.EntityText(p.Value)
 	}
 	return strings.Join(s, "; ")
 }

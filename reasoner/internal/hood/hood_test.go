@@ -202,3 +202,27 @@ func TestContentsOfAHubAreBounded(t *testing.T) {
 		t.Errorf("contents %v read %d edges", parts["hub"], kg.edges)
 	}
 }
+
+// TestTextNamesUnlabelledInWords: a far end or a mediator part without a
+// label is its id followed by "(no label in the KG)", never a bare id.
+func TestTextNamesUnlabelledInWords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Edge
+		want string
+	}{
+		{"type node", Edge{Far: store.Entity{ID: "/film/film"}}, "/film/film (no label in the KG)"},
+		{"labelled", Edge{Far: store.Entity{ID: "/en/ridley_scott", Label: "Ridley Scott"}}, "Ridley Scott"},
+		{"literal", Edge{Far: store.Entity{ID: `"1982"`, Label: "1982", Literal: true}}, "1982"},
+		{"mediator part without labels", Edge{Far: store.Entity{ID: "_:wd/s1"}, Contents: []Part{
+			{Label: label(store.Relation{ID: "P642", Label: "P642"}), Value: store.Entity{ID: "Q5"}},
+			{Label: label(store.Relation{ID: "actor", Label: "actor"}), Value: store.Entity{ID: "Q7", Label: "Harrison Ford"}}}},
+			"(P642 (no label in the KG): Q5 (no label in the KG); actor: Harrison Ford)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.e.Text(); got != tc.want {
+				t.Errorf("Text() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
