@@ -164,6 +164,7 @@ func ground(text string, paths []weighted) trace.Answer {
 			}
 		}
 	}
+	a.Names = g.NamesFor(a.Support)
 	return a
 }
 
@@ -187,6 +188,11 @@ func addPath(g *subgraph.Graph, n *node) {
 func addDescribed(g *subgraph.Graph, parts []hood.Part) {
 	for _, p := range parts {
 		g.AddContentEdge(p.Edge, p.Dir, p.InverseLabel)
+		med := p.Edge.Subject.ID
+		if p.Dir == store.In {
+			med = p.Edge.Object.ID
+		}
+		g.SetContents(med, hood.Render(parts))
 	}
 }
 

@@ -79,6 +79,29 @@ func RelationText(id, label, inverse string, dir store.Direction) string {
 // RelText is RelationText of a relation in its own direction.
 func RelText(r store.Relation) string { return RelationText(r.ID, r.Label, r.InverseLabel, r.Dir) }
 
+// NamesFor returns the names the text gives the ends of edges that have
+// no label (see trace.Answer.Names): a mediator's contents, else its id
+// followed by NoLabel; nil when every end has a label.
+func (g *Graph) NamesFor(edges []store.Edge) map[string]string {
+	var out map[string]string
+	for _, e := range edges {
+		for _, end := range []store.Entity{e.Subject, e.Object} {
+			if end.Literal || HasLabel(end.ID, end.Label) {
+				continue
+			}
+			n := Unlabelled(end.ID)
+			if local, ok := g.Entity(end.ID); ok && display(local) != "" {
+				n = display(local)
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[end.ID] = n
+		}
+	}
+	return out
+}
+
 // QualifierText is "name: value" of a qualifier or feature, each part
 // named in words (see EntityText and RelationText).
 func QualifierText(f store.Feature) string {
