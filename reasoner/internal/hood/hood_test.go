@@ -226,3 +226,32 @@ func TestTextNamesUnlabelledInWords(t *testing.T) {
 		})
 	}
 }
+
+// TestNoteSaysWhatWasRanked: when the fetch cap stops the read, the note
+// says that only the first edges in the store's order were ranked, never
+// that the listed ones are the most relevant of all.
+func TestNoteSaysWhatWasRanked(t *testing.T) {
+	kg := fixture(t)
+	ctx := context.Background()
+	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
+	for _, tc := range []struct {
+		name      string
+		fetchCap  int
+		want, not string
+	}{
+		{"every edge ranked", 0, "1-10 of 61, ranked by relevance to the question", "store's order"},
+		{"cap stops the read", 20, "1-10 of 61; only the first 20 in the store's order were read and ranked by " +
+			"relevance to the question, the other 41 cannot be listed", "most relevant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Fetch(ctx, kg, []string{kgfixture.RidleyScott}, rel, 0, 10,
+				Options{Question: "When was Gladiator released?", FetchCap: tc.fetchCap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if note := p.Note(); note != tc.want || strings.Contains(note, tc.not) {
+				t.Errorf("note = %q, want %q", note, tc.want)
+			}
+		})
+	}
+}
