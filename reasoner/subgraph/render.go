@@ -171,7 +171,7 @@ func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]s
 			}
 			byAnchor[anchor] = append(byAnchor[anchor], gr)
 		}
-		gr.lines = append(gr.lines, nameOf(names, other)+qualifiers(e.Qualifiers))
+		gr.lines = append(gr.lines, g.endName(names, other, anchor)+qualifiers(e.Qualifiers))
 	}
 	for _, a := range anchors {
 		b.WriteString(indent + nameOf(names, store.Entity{ID: a}) + ":\n")
@@ -202,6 +202,44 @@ func nameOf(names map[string]string, e store.Entity) string {
 		return n
 	}
 	return EntityText(e)
+}
+
+// maxMediatorParts bounds the members that name a mediator (see endName).
+const maxMediatorParts = 4
+
+// endName is the name of one end of an edge whose other end is except. A
+// mediator (an entity with contents) is named by its other members, never
+// by except itself: its contents were computed from the node it was
+// reached from, and the film it hangs from must not describe the
+// performance as "(is starring of: Fort Apache)" under Fort Apache.
+func (g *Graph) endName(names map[string]string, e store.Entity, except string) string {
+	if i, ok := g.index[e.ID]; !ok || g.entities[i].Contents == "" || flat(g.entities[i].Label) != "" {
+		return nameOf(names, e)
+	}
+	var parts []string
+	for _, x := range g.edges {
+		var other store.Entity
+		var label string
+		switch e.ID {
+		case x.Subject.ID:
+			other, label = x.Object, RelationText(x.Relation, x.RelationLabel, x.InverseLabel, store.Out)
+		case x.Object.ID:
+			other, label = x.Subject, RelationText(x.Relation, x.RelationLabel, x.InverseLabel, store.In)
+		default:
+			continue
+		}
+		if other.ID == except || other.ID == e.ID {
+			continue
+		}
+		parts = append(parts, label+": "+nameOf(names, other))
+		if len(parts) == maxMediatorParts {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return Unlabelled(e.ID)
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
 }
 
 // relationLabel is the label an edge is listed under.
@@ -263,8 +301,8 @@ func (g *Graph) EdgeFacts(edges []Edge) []llm.Fact {
 	out := make([]llm.Fact, len(edges))
 	for i, e := range edges {
 		rel := RelationText(e.Relation, e.RelationLabel, "", store.Out)
-		out[i] = llm.Fact{Subject: nameOf(names, e.Subject), Relation: rel,
-			Object: nameOf(names, e.Object) + qualifiers(e.Qualifiers)}
+		out[i] = llm.Fact{Subject: g.endName(names, e.Subject, e.Object.ID), Relation: rel,
+			Object: g.endName(names, e.Object, e.Subject.ID) + qualifiers(e.Qualifiers)}
 	}
 	return out
 }

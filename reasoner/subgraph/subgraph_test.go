@@ -308,3 +308,25 @@ func TestUnlabelledInWords(t *testing.T) {
 		})
 	}
 }
+
+// TestMediatorNamedByOtherMembers: a mediator reached from John Wayne is
+// named, in an edge whose other end is the film, by its other members,
+// never by the film itself.
+func TestMediatorNamedByOtherMembers(t *testing.T) {
+	g := New()
+	m := store.Entity{ID: "_:film/9"}
+	wayne, film := ent("/en/john_wayne", "John Wayne"), ent("/en/fort_apache", "Fort Apache")
+	g.AddEdge(store.Edge{Subject: m, Relation: "actor", RelationLabel: "actor", Object: wayne, Graph: "film"}, store.In, "is actor of")
+	g.AddContentEdge(store.Edge{Subject: film, Relation: "starring", RelationLabel: "starring", Object: m, Graph: "film"}, store.In, "")
+	g.AddContentEdge(store.Edge{Subject: m, Relation: "character", RelationLabel: "character", Object: ent("/c/york", "Kirby York"), Graph: "film"}, store.Out, "")
+	g.SetContents(m.ID, "(is starring of: Fort Apache; character: Kirby York)")
+	for _, tc := range []struct{ triple string }{
+		{"(is starring of: Fort Apache; character: Kirby York) -> actor -> John Wayne"},
+		{"Fort Apache -> starring -> (actor: John Wayne; character: Kirby York)"},
+		{"(actor: John Wayne; is starring of: Fort Apache) -> character -> Kirby York"},
+	} {
+		if tr := g.Triples(); !slices.Contains(tr, tc.triple) {
+			t.Errorf("triples lack %q: %q", tc.triple, tr)
+		}
+	}
+}
