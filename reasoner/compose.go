@@ -43,6 +43,22 @@ func IsNonAnswer(text string) bool {
 	return false
 }
 
+// Settle is how every method's result builder finishes an answer: an
+// answer whose text is a non-answer (see IsNonAnswer) is not found and not
+// confident, and its reason says so; any other answer is returned as is.
+func Settle(a trace.Answer) trace.Answer {
+	if !a.Found || !IsNonAnswer(a.Text) {
+		return a
+	}
+	a.Found, a.Confident = false, false
+	r := "no answer: the answer given was a non-answer"
+	if a.Reason != "" {
+		r += " (" + a.Reason + ")"
+	}
+	a.Reason = r
+	return a
+}
+
 // NeedsFallback reports whether a method's answer calls for the fallback:
 // no answer was found, or the answer is a non-answer.
 func NeedsFallback(a trace.Answer) bool { return !a.Found || IsNonAnswer(a.Text) }

@@ -169,16 +169,52 @@ type Edge struct {
 	RelationLabel string `json:"relation_label"`
 	Object        Entity `json:"object"`
 	Graph         string `json:"graph"`
-	// Qualifiers qualify the statement (Wikidata "start time: 2003").
+	// Qualifiers qualify the statement (Wikidata "start time: 2003"). A
+	// fact made by several statements (George Washington held one position
+	// twice, 1775-1788 and from 1798) has the qualifiers of each: every
+	// qualifier names its statement node in Feature.Statement, the
+	// qualifiers of one statement are consecutive, and Statements returns
+	// them grouped. Never read two statements' qualifiers as one: their
+	// dates cannot be paired.
 	Qualifiers []Feature `json:"qualifiers,omitempty"`
 }
 
-// Feature is a literal-valued property of a node ("release date: 1982").
+// Statements returns the qualifiers grouped per statement node, in order:
+// one group per distinct Feature.Statement, by first appearance (the
+// qualifiers without a statement node form one group of their own).
+func (e Edge) Statements() [][]Feature { return GroupQualifiers(e.Qualifiers) }
+
+// GroupQualifiers groups qualifiers per statement node (see
+// Edge.Statements); the groups hold copies of the features.
+func GroupQualifiers(fs []Feature) [][]Feature {
+	var out [][]Feature
+	index := map[string]int{}
+	for _, f := range fs {
+		i, ok := index[f.Statement]
+		if !ok {
+			i = len(out)
+			index[f.Statement] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], f)
+	}
+	return out
+}
+
+// Feature is a literal-valued property of a node ("release date: 1982"),
+// or a qualifier of an edge.
 type Feature struct {
 	Relation string `json:"relation"`
 	Name     string `json:"name"`
 	Value    string `json:"value"`
 	Graph    string `json:"graph"`
+	// ValueID is the id of the value when it is a node rather than a
+	// literal (a qualifier "replaces: Q888614"); Value is then its label,
+	// or the id itself when the node has no label.
+	ValueID string `json:"value_id,omitempty"`
+	// Statement is the statement node a qualifier belongs to (see
+	// Edge.Qualifiers); "" for a node's own features.
+	Statement string `json:"statement,omitempty"`
 }
 
 // KG is the interface reasoners use. Every backend (store/engine, a SPARQL

@@ -234,8 +234,12 @@ func (a *app) kgEdges() *cobra.Command {
 			return a.emit(edges, func(w io.Writer) error {
 				for _, e := range edges {
 					fmt.Fprintf(w, "%s (%s) -%s-> %s (%s)", e.Subject.Name(), e.Subject.ID, e.RelationLabel, e.Object.Name(), e.Object.ID)
-					for _, q := range e.Qualifiers {
-						fmt.Fprintf(w, " [%s: %s]", q.Name, q.Value)
+					for _, st := range e.Statements() { // one bracket per statement
+						qs := make([]string, len(st))
+						for i, q := range st {
+							qs[i] = q.Name + ": " + q.Value
+						}
+						fmt.Fprintf(w, " [%s]", strings.Join(qs, "; "))
 					}
 					fmt.Fprintln(w)
 				}

@@ -190,3 +190,27 @@ func TestAgentPrompt(t *testing.T) {
 		t.Errorf("unknown topic entity not warned:\n%s", tracetest.Warnings(tr))
 	}
 }
+
+// TestAgentNonAnswer: a chain that finishes with a non-answer
+// (reasoner.IsNonAnswer) is neither found nor confident.
+func TestAgentNonAnswer(t *testing.T) {
+	db := goodreads(t)
+	for _, tc := range []struct {
+		finish string
+		found  bool
+	}{
+		{"184", true},
+		{"unknown", false},
+		{"I am unable to tell", false},
+	} {
+		t.Run(tc.finish, func(t *testing.T) {
+			m := agentModel([]string{"I look at the graph."}, []string{"Finish[" + tc.finish + "]"}, nil)
+			tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT),
+				reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
+			a := tr.Answer
+			if a.Found != tc.found || a.Confident != tc.found || a.Text != tc.finish {
+				t.Fatalf("answer = %+v", a)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
@@ -174,7 +175,7 @@ func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.A
 			n.Error = perr.Error()
 		}
 	})
-	if perr != nil || strings.EqualFold(strings.Trim(text, ". "), "unknown") {
+	if perr != nil || reasoner.IsNonAnswer(text) {
 		return trace.Answer{Found: false, Text: text, Node: id,
 			Reason: "no answer: " + reason + " and the final answer gave none"}, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -332,7 +333,7 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 			// The list was cut: keep the true number, which answers "how
 			// many" questions the kept tails cannot.
 			out.attrs = append(out.attrs, attribute{entity: c.name(id),
-				name: "number of " + flat(rel.DisplayLabel()), value: strconv.FormatInt(rel.Count, 10)})
+				name: "number of " + subgraph.RelText(rel), value: strconv.FormatInt(rel.Count, 10)})
 		}
 	}
 	return out, nil
@@ -382,7 +383,7 @@ func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels
 	opts := make([]llm.Option, len(rels))
 	counts := map[string]int64{}
 	for i, r := range rels {
-		opts[i] = llm.Option{ID: "R" + strconv.Itoa(i+1), Text: flat(r.DisplayLabel())}
+		opts[i] = llm.Option{ID: "R" + strconv.Itoa(i+1), Text: subgraph.RelText(r)}
 		counts[opts[i].ID] = r.Count
 	}
 	name := c.name(id)
@@ -412,7 +413,7 @@ const nextPage = "NEXT"
 // page, whose choice costs one more model call of b. The returned notes
 // say which pages beyond the first were read, with the total.
 func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation, b *budget) ([]hood.Edge, []string, error) {
-	head, label := c.name(id), flat(rel.DisplayLabel())
+	head, label := c.name(id), subgraph.RelText(rel)
 	var out []hood.Edge
 	var notes []string
 	offset := 0

@@ -261,8 +261,8 @@ func (r *run) result(s *state, reason string) trace.Answer {
 	for _, e := range s.sub.EdgesAbout(ids) {
 		support = append(support, e.Edge)
 	}
-	return trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value, Confident: true,
-		Node: s.id, Reason: reason, Support: support}
+	return reasoner.Settle(trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value,
+		Confident: true, Node: s.id, Reason: reason, Support: support, Names: s.sub.NamesFor(support)})
 }
 
 // generate sends one request and returns its texts.

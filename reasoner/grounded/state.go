@@ -247,6 +247,8 @@ func (s *state) describe(id string) string {
 	switch {
 	case n == id || !s.sub.Has(id):
 		return id
+	case n == subgraph.Unlabelled(id):
+		return n
 	case strings.HasSuffix(n, " ("+id+")"):
 		return n
 	}

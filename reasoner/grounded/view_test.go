@@ -89,7 +89,7 @@ func TestExploreCVTHopAndCount(t *testing.T) {
 	obs := stepNodes(tr)[0].Extra["observation"]
 	for _, want := range []string{
 		"Blade Runner -> starring -> (actor: Harrison Ford; character: Rick Deckard)",
-		"(actor: Harrison Ford; character: Rick Deckard) -> actor -> Harrison Ford",
+		"(is starring of: Blade Runner; character: Rick Deckard) -> actor -> Harrison Ford",
 		"Blade Runner -> number of starring -> 133",
 	} {
 		if !strings.Contains(obs, want) {

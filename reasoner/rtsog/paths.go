@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
@@ -100,7 +101,7 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 		r.Warn(rctx, "answer: %v", err)
 		return trace.Answer{Reason: "no answer: the answer reply was unreadable; " + stop}, nil
 	}
-	if strings.EqualFold(text, "unknown") {
+	if reasoner.IsNonAnswer(text) {
 		return trace.Answer{Reason: "no answer: the policy model does not know; " + stop}, nil
 	}
 	a := ground(text, use)
@@ -163,6 +164,7 @@ func ground(text string, paths []weighted) trace.Answer {
 			}
 		}
 	}
+	a.Names = g.NamesFor(a.Support)
 	return a
 }
 
@@ -186,6 +188,11 @@ func addPath(g *subgraph.Graph, n *node) {
 func addDescribed(g *subgraph.Graph, parts []hood.Part) {
 	for _, p := range parts {
 		g.AddContentEdge(p.Edge, p.Dir, p.InverseLabel)
+		med := p.Edge.Subject.ID
+		if p.Dir == store.In {
+			med = p.Edge.Object.ID
+		}
+		g.SetContents(med, hood.Render(parts))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -103,7 +104,7 @@ func (n *node) onPath(id string) bool {
 // name is the entity's display name: label (or id), plus the description
 // of an unlabelled entity.
 func name(e store.Entity, desc string) string {
-	s := flat(e.Name())
+	s := subgraph.EntityText(e)
 	if desc != "" {
 		s += " " + desc
 	}
@@ -111,13 +112,7 @@ func name(e store.Entity, desc string) string {
 }
 
 // label is a relation's label in its followed direction.
-func label(rel store.Relation) string {
-	l := flat(rel.DisplayLabel())
-	if l == "" {
-		l = rel.ID
-	}
-	return l
-}
+func label(rel store.Relation) string { return subgraph.RelText(rel) }
 
 // pathText renders the reasoning path of n: "A -> r1 -> B -> r2 -> C".
 func pathText(n *node) string {
@@ -188,7 +183,7 @@ func walkFacts(n *node, details bool) []llm.Fact {
 func describedFacts(e store.Entity, desc string, parts []hood.Part) []llm.Fact {
 	out := make([]llm.Fact, len(parts))
 	for i, p := range parts {
-		out[i] = llm.Fact{Subject: name(e, desc), Relation: p.Label, Object: flat(p.Value.Name())}
+		out[i] = llm.Fact{Subject: name(e, desc), Relation: p.Label, Object: subgraph.EntityText(p.Value)}
 	}
 	return out
 }
@@ -200,10 +195,7 @@ func triple(head, rel, tail string) string {
 // edgeLabel is the forward label of an edge's relation (its id when it
 // has none).
 func edgeLabel(e store.Edge) string {
-	if l := flat(e.RelationLabel); l != "" {
-		return l
-	}
-	return e.Relation
+	return subgraph.RelationText(e.Relation, e.RelationLabel, "", store.Out)
 }
 
 // flat collapses whitespace runs to one space.

@@ -9,8 +9,8 @@ import (
 )
 
 // names returns every entity's display name: its label with whitespace
-// collapsed, or its id when it has none; a label shared by several
-// entities gets the id appended ("John Smith (Q1)").
+// collapsed, or its id followed by NoLabel when it has none; a label
+// shared by several entities gets the id appended ("John Smith (Q1)").
 func (g *Graph) names() map[string]string {
 	count := make(map[string]int, len(g.entities))
 	for _, e := range g.entities {
@@ -23,7 +23,7 @@ func (g *Graph) names() map[string]string {
 		l := display(e)
 		switch {
 		case l == "":
-			out[e.ID] = e.ID
+			out[e.ID] = Unlabelled(e.ID)
 		case count[strings.ToLower(l)] > 1 && !e.Literal:
 			out[e.ID] = l + " (" + e.ID + ")"
 		default:
@@ -33,9 +33,10 @@ func (g *Graph) names() map[string]string {
 	return out
 }
 
-// display is an entity's label, or a mediator's contents.
+// display is an entity's label (a literal's value), or a mediator's
+// contents; "" when it has neither.
 func display(e Entity) string {
-	if l := flat(e.Label); l != "" {
+	if l := flat(e.Label); l != "" && (e.Literal || HasLabel(e.ID, l)) {
 		return l
 	}
 	return flat(e.Contents)
@@ -104,6 +105,8 @@ func (g *Graph) writeEntities(b *strings.Builder, indent string, multi bool) {
 		b.WriteString(indent + e.ID)
 		if l := display(e); l != "" {
 			b.WriteString(": " + l)
+		} else {
+			b.WriteString(" " + NoLabel)
 		}
 		if d := flat(e.Description); d != "" {
 			b.WriteString(" - " + d)
@@ -168,7 +171,7 @@ func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]s
 			}
 			byAnchor[anchor] = append(byAnchor[anchor], gr)
 		}
-		gr.lines = append(gr.lines, nameOf(names, other)+qualifiers(e.Qualifiers))
+		gr.lines = append(gr.lines, g.endName(names, other, anchor)+qualifiers(e.Qualifiers))
 	}
 	for _, a := range anchors {
 		b.WriteString(indent + nameOf(names, store.Entity{ID: a}) + ":\n")
@@ -198,41 +201,76 @@ func nameOf(names map[string]string, e store.Entity) string {
 	if n, ok := names[e.ID]; ok {
 		return n
 	}
-	if l := flat(e.Label); l != "" {
-		return l
+	return EntityText(e)
+}
+
+// maxMediatorParts bounds the members that name a mediator (see endName).
+const maxMediatorParts = 4
+
+// endName is the name of one end of an edge whose other end is except. A
+// mediator (an entity with contents) is named by its other members, never
+// by except itself: its contents were computed from the node it was
+// reached from, and the film it hangs from must not describe the
+// performance as "(is starring of: Fort Apache)" under Fort Apache.
+func (g *Graph) endName(names map[string]string, e store.Entity, except string) string {
+	if i, ok := g.index[e.ID]; !ok || g.entities[i].Contents == "" || flat(g.entities[i].Label) != "" {
+		return nameOf(names, e)
 	}
-	return e.ID
+	var parts []string
+	for _, x := range g.edges {
+		var other store.Entity
+		var label string
+		switch e.ID {
+		case x.Subject.ID:
+			other, label = x.Object, RelationText(x.Relation, x.RelationLabel, x.InverseLabel, store.Out)
+		case x.Object.ID:
+			other, label = x.Subject, RelationText(x.Relation, x.RelationLabel, x.InverseLabel, store.In)
+		default:
+			continue
+		}
+		if other.ID == except || other.ID == e.ID {
+			continue
+		}
+		parts = append(parts, label+": "+nameOf(names, other))
+		if len(parts) == maxMediatorParts {
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return Unlabelled(e.ID)
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
 }
 
 // relationLabel is the label an edge is listed under.
 func relationLabel(e Edge, multi bool) string {
-	l := flat(e.RelationLabel)
-	if l == "" {
-		l = e.Relation
-	}
-	if e.Dir == store.In {
-		if inv := flat(e.InverseLabel); inv != "" {
-			l = inv
-		} else {
-			l = "is " + l + " of"
-		}
-	}
+	l := RelationText(e.Relation, e.RelationLabel, e.InverseLabel, e.Dir)
 	if multi && e.Graph != "" {
 		l += " [" + e.Graph + "]"
 	}
 	return l
 }
 
-// qualifiers renders statement qualifiers: " (start time: 2003; end time: 2010)".
+// qualifiers renders statement qualifiers, " (start time: 2003; end time:
+// 2010)", one bracket per statement when a fact has several, numbered
+// with their total: " (statement 1 of 2: start time: 1775; end time:
+// 1788) (statement 2 of 2: start time: 1798)". The qualifiers of two
+// statements are never merged: their dates could not be paired.
 func qualifiers(fs []store.Feature) string {
-	if len(fs) == 0 {
-		return ""
+	groups := store.GroupQualifiers(fs)
+	var b strings.Builder
+	for n, st := range groups {
+		parts := make([]string, len(st))
+		for i, f := range st {
+			parts[i] = QualifierText(f)
+		}
+		b.WriteString(" (")
+		if len(groups) > 1 {
+			b.WriteString("statement " + strconv.Itoa(n+1) + " of " + strconv.Itoa(len(groups)) + ": ")
+		}
+		b.WriteString(strings.Join(parts, "; ") + ")")
 	}
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = flat(f.Name) + ": " + flat(f.Value)
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return b.String()
 }
 
 // Triples returns one "subject -> relation -> object" line per edge (see
@@ -262,12 +300,9 @@ func (g *Graph) EdgeFacts(edges []Edge) []llm.Fact {
 	names := g.names()
 	out := make([]llm.Fact, len(edges))
 	for i, e := range edges {
-		rel := flat(e.RelationLabel)
-		if rel == "" {
-			rel = e.Relation
-		}
-		out[i] = llm.Fact{Subject: nameOf(names, e.Subject), Relation: rel,
-			Object: nameOf(names, e.Object) + qualifiers(e.Qualifiers)}
+		rel := RelationText(e.Relation, e.RelationLabel, "", store.Out)
+		out[i] = llm.Fact{Subject: g.endName(names, e.Subject, e.Object.ID), Relation: rel,
+			Object: g.endName(names, e.Object, e.Subject.ID) + qualifiers(e.Qualifiers)}
 	}
 	return out
 }

@@ -72,14 +72,14 @@ func TestRenderInverseAndMultiGraph(t *testing.T) {
   /en/ridley_scott: Ridley Scott [film] (same as Q56005)
   /en/gladiator: Gladiator [film]
   /en/alien: Alien [film]
-  _:film/7 [film]
+  _:film/7 (no label in the KG) [film]
   Q56005: Ridley Scott [wikidata] (same as /en/ridley_scott)
 Edges:
   Ridley Scott (/en/ridley_scott):
     directed [film]:
       Gladiator
       Alien
-  _:film/7:
+  _:film/7 (no label in the KG):
     is starring of [film]:
       Alien
 `
@@ -89,7 +89,7 @@ Edges:
 	if got := g.Triples(); !slices.Equal(got, []string{
 		"Gladiator -> directed by -> Ridley Scott (/en/ridley_scott)",
 		"Alien -> directed by -> Ridley Scott (/en/ridley_scott)",
-		"Alien -> starring -> _:film/7",
+		"Alien -> starring -> _:film/7 (no label in the KG)",
 	}) {
 		t.Errorf("triples = %q", got)
 	}
@@ -176,7 +176,7 @@ func TestNamesDisambiguate(t *testing.T) {
 	g.AddEntity(ent("Q1", "John Smith"), "w")
 	g.AddEntity(ent("Q2", "john smith"), "w")
 	g.AddEntity(ent("Q3", ""), "w")
-	if got := g.Names([]string{"Q1", "Q2", "Q3", "Q9"}); !slices.Equal(got, []string{"John Smith (Q1)", "john smith (Q2)", "Q3", "Q9"}) {
+	if got := g.Names([]string{"Q1", "Q2", "Q3", "Q9"}); !slices.Equal(got, []string{"John Smith (Q1)", "john smith (Q2)", "Q3 (no label in the KG)", "Q9"}) {
 		t.Errorf("names = %q", got)
 	}
 	if got := g.Resolve("John Smith (Q2)"); !slices.Equal(got, []string{"Q2"}) {
@@ -212,4 +212,121 @@ func FuzzResolve(f *testing.F) {
 			seen[id] = true
 		}
 	})
+}
+
+// TestQualifiersPerStatement: a fact made by several statements lists
+// each statement's qualifiers in its own bracket, numbered with the total,
+// in the graph text and in the triples; one statement keeps one plain
+// bracket.
+func TestQualifiersPerStatement(t *testing.T) {
+	q := func(stmt, name, value string) store.Feature {
+		return store.Feature{Relation: "pq:" + name, Name: name, Value: value, Statement: stmt}
+	}
+	for _, tc := range []struct {
+		name string
+		qs   []store.Feature
+		want string
+	}{
+		{"one statement", []store.Feature{q("s1", "start time", "1789"), q("s1", "end time", "1797")},
+			"President (start time: 1789; end time: 1797)"},
+		{"two statements", []store.Feature{q("s1", "start time", "15 June 1775"), q("s1", "end time", "23 December 1788"),
+			q("s2", "replaces", "John Hancock"), q("s2", "start time", "13 July 1798")},
+			"President (statement 1 of 2: start time: 15 June 1775; end time: 23 December 1788) " +
+				"(statement 2 of 2: replaces: John Hancock; start time: 13 July 1798)"},
+		{"two statements interleaved", []store.Feature{q("s1", "start time", "1775"), q("s2", "start time", "1798"),
+			q("s1", "end time", "1788")},
+			"President (statement 1 of 2: start time: 1775; end time: 1788) (statement 2 of 2: start time: 1798)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			e := store.Edge{Subject: ent("Q23", "George Washington"), Relation: "P39", RelationLabel: "position held",
+				Object: ent("Q1", "President"), Graph: "wikidata", Qualifiers: tc.qs}
+			g.AddEdge(e, store.Out, "")
+			if out := g.Render(); !strings.Contains(out, "\n      "+tc.want+"\n") {
+				t.Errorf("render lacks %q:\n%s", tc.want, out)
+			}
+			if tr := g.Triples(); len(tr) != 1 || tr[0] != "George Washington -> position held -> "+tc.want {
+				t.Errorf("triples = %q", tr)
+			}
+		})
+	}
+}
+
+// TestUnlabelledInWords: a node, relation or qualifier the KG has no
+// label for is written as its id followed by "(no label in the KG)",
+// never as a bare id, in the entity list, the edge groups and the
+// triples; labelled ones (words spelled like their id included) keep
+// their labels.
+func TestUnlabelledInWords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edge store.Edge
+		dir  store.Direction
+		inv  string
+		// text are fragments of the rendered graph; triple the one triple.
+		text   []string
+		triple string
+	}{
+		{"type node without a name (film)",
+			store.Edge{Subject: ent("/en/blade_runner", "Blade Runner"), Relation: "type", RelationLabel: "type",
+				Object: ent("/film/film", ""), Graph: "film"}, store.Out, "",
+			[]string{"  /film/film (no label in the KG)\n", "    type:\n      /film/film (no label in the KG)\n"},
+			"Blade Runner -> type -> /film/film (no label in the KG)"},
+		{"Wikidata relation, object and qualifiers without labels",
+			store.Edge{Subject: ent("Q23", "George Washington"), Relation: "P39", RelationLabel: "P39",
+				Object: ent("Q1115127", ""), Graph: "wikidata", Qualifiers: []store.Feature{
+					{Relation: "pq:P580", Name: "P580", Value: "15 June 1775", Statement: "s1"},
+					{Relation: "pq:P1365", Name: "P1365", Value: "Q888614", ValueID: "Q888614", Statement: "s1"},
+					{Relation: "pq:P1366", Name: "succeeded by", Value: "John Adams", ValueID: "Q11806", Statement: "s1"}}},
+			store.Out, "",
+			[]string{"  Q1115127 (no label in the KG)\n", "    P39 (no label in the KG):\n"},
+			"George Washington -> P39 (no label in the KG) -> Q1115127 (no label in the KG) (P580 (no label in the KG): " +
+				"15 June 1775; P1365 (no label in the KG): Q888614 (no label in the KG); succeeded by: John Adams)"},
+		{"relation without a label followed backwards",
+			store.Edge{Subject: ent("Q1115127", ""), Relation: "P39", RelationLabel: "P39", Object: ent("Q23", "George Washington"),
+				Graph: "wikidata"}, store.In, "is P39 of",
+			[]string{"  George Washington:\n    inverse of P39 (no label in the KG):\n      Q1115127 (no label in the KG)\n"},
+			"Q1115127 (no label in the KG) -> P39 (no label in the KG) -> George Washington"},
+		{"labels spelled like ids are labels",
+			store.Edge{Subject: ent("book/1", "Demelza"), Relation: "author", RelationLabel: "author",
+				Object: ent("author/2", "Winston Graham"), Graph: "goodreads"}, store.Out, "",
+			[]string{"    author:\n      Winston Graham\n"},
+			"Demelza -> author -> Winston Graham"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			g.AddEdge(tc.edge, tc.dir, tc.inv)
+			out := g.Render()
+			for _, want := range tc.text {
+				if !strings.Contains(out, want) {
+					t.Errorf("render lacks %q:\n%s", want, out)
+				}
+			}
+			if tr := g.Triples(); len(tr) != 1 || tr[0] != tc.triple {
+				t.Errorf("triples = %q, want %q", tr, tc.triple)
+			}
+		})
+	}
+}
+
+// TestMediatorNamedByOtherMembers: a mediator reached from John Wayne is
+// named, in an edge whose other end is the film, by its other members,
+// never by the film itself.
+func TestMediatorNamedByOtherMembers(t *testing.T) {
+	g := New()
+	m := store.Entity{ID: "_:film/9"}
+	wayne, film := ent("/en/john_wayne", "John Wayne"), ent("/en/fort_apache", "Fort Apache")
+	g.AddEdge(store.Edge{Subject: m, Relation: "actor", RelationLabel: "actor", Object: wayne, Graph: "film"}, store.In, "is actor of")
+	g.AddContentEdge(store.Edge{Subject: film, Relation: "starring", RelationLabel: "starring", Object: m, Graph: "film"}, store.In, "")
+	g.AddContentEdge(store.Edge{Subject: m, Relation: "character", RelationLabel: "character", Object: ent("/c/york", "Kirby York"), Graph: "film"}, store.Out, "")
+	g.SetContents(m.ID, "(is starring of: Fort Apache; character: Kirby York)")
+	for _, tc := range []struct{ triple string }{
+		{"(is starring of: Fort Apache; character: Kirby York) -> actor -> John Wayne"},
+		{"Fort Apache -> starring -> (actor: John Wayne; character: Kirby York)"},
+		{"(actor: John Wayne; is starring of: Fort Apache) -> character -> Kirby York"},
+	} {
+		if tr := g.Triples(); !slices.Contains(tr, tc.triple) {
+			t.Errorf("triples lack %q: %q", tc.triple, tr)
+		}
+	}
 }

@@ -170,9 +170,9 @@ func TestObservation(t *testing.T) {
 			"relevance to the question; choose the same relation again to see the next ones"},
 		{33, 33, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges shown: 101-133 of 133, ranked " +
 			"by relevance to the question"},
-		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000, ranked " +
-			"by relevance to the question; only the 1000 most relevant can be listed; choose the same relation again " +
-			"to see the next ones"},
+		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000; only the " +
+			"first 1000 in the store's order were read and ranked by relevance to the question, the other 29000 cannot " +
+			"be listed; choose the same relation again to see the next ones"},
 	} {
 		if got := observation(tc.edges, tc.ents, tc.page); got != tc.want {
 			t.Errorf("observation = %q, want %q", got, tc.want)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -233,10 +234,7 @@ func (r *run) relationOptions(ctx context.Context, ids []string) ([]relOption, e
 // relationText is the option text of a relation: its label in the
 // followed direction, tagged with its graph when several are in use.
 func relationText(o relOption, multi bool) string {
-	l := flat(o.Rel.DisplayLabel())
-	if l == "" {
-		l = o.Rel.ID
-	}
+	l := subgraph.RelText(o.Rel)
 	if multi {
 		l += " [" + o.Rel.Graph + "]"
 	}

@@ -183,8 +183,9 @@ func (r *run) result(stop string) trace.Answer {
 	if best == nil {
 		return trace.Answer{Found: false, Reason: "no answer: " + stop + " before any answer was proposed"}
 	}
-	return trace.Answer{
+	return reasoner.Settle(trace.Answer{
 		Found: true, Text: best.text, Entities: best.answerIDs, Value: best.value,
 		Confident: best.value > r.cfg.Tau, Node: best.id, Reason: stop, Support: supportEdges(best),
-	}
+		Names: best.sub.NamesFor(supportEdges(best)),
+	})
 }

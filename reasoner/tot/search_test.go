@@ -229,3 +229,36 @@ func texts(tr *trace.Trace, ids []int) []string {
 	}
 	return out
 }
+
+// TestNonAnswerIsNotFound: an answer whose text is a non-answer
+// (reasoner.IsNonAnswer) is neither found nor confident, whatever its
+// value; a real answer with the same value is both.
+func TestNonAnswerIsNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		answer           string
+		found, confident bool
+	}{
+		{"Beatrice Stone", true, true},
+		{"unknown", false, false},
+		{"I cannot determine the mother", false, false},
+	} {
+		t.Run(tc.answer, func(t *testing.T) {
+			policy := &llm.Scripted{Rules: []llm.Rule{
+				{Name: TaskAction, Replies: []string{"EXPAND_KG: find the mother of Bob Dylan"}},
+				{Name: TaskSelectEntities, Replies: []string{"Q392"}},
+				{Name: TaskSelectRelation, Func: pickByGoal},
+				{Name: TaskForceAnswer, Replies: []string{"ANSWER: " + tc.answer}},
+			}}
+			cfg := cfgWith(func(c *Config) { c.K, c.MaxDepth = 1, 3 })
+			tr := answerAll(t, family(t), policy, scores(0.5, map[int]float64{5: 0.9}), cfg,
+				reasoner.Query{Question: "Who is the mother of Bob Dylan?", TopicEntities: []string{"Q392"}})
+			a := tr.Answer
+			if a.Found != tc.found || a.Confident != tc.confident || a.Text != tc.answer || a.Node != 5 {
+				t.Fatalf("answer = %+v", a)
+			}
+			if !tc.found && !strings.Contains(a.Reason, "no answer") {
+				t.Errorf("reason %q does not say there is no answer", a.Reason)
+			}
+		})
+	}
+}

@@ -182,3 +182,29 @@ func TestSearchAgainRepairsWrongLink(t *testing.T) {
 		t.Errorf("no SEARCH_KG node in the trace")
 	}
 }
+
+// TestSupportNamesMediators: the answer's support names a CVT by its
+// contents, as the prompts do, never by its bare id.
+func TestSupportNamesMediators(t *testing.T) {
+	policy := &llm.Scripted{Rules: []llm.Rule{
+		{Name: TaskAction, Replies: []string{"EXPAND_KG: find the cast of Blade Runner", "ANSWER: Harrison Ford"}},
+		{Name: TaskSelectEntities, Replies: []string{kgfixture.BladeRunner}},
+		{Name: TaskSelectRelation, Func: pickText("starring")},
+	}}
+	tr := runChain(t, policy, "Who played Rick Deckard in Blade Runner?", kgfixture.BladeRunner)
+	out := tracetest.Render(t, tr)
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"support: (actor: Harrison Ford; character: Rick Deckard) -> actor -> Harrison Ford", true},
+		{"support: _:", false},
+	} {
+		if strings.Contains(out, tc.text) != tc.want {
+			t.Errorf("render contains %q = %v, want %v:\n%s", tc.text, !tc.want, tc.want, out)
+		}
+	}
+	if n := tr.Answer.Names; len(n) == 0 {
+		t.Errorf("answer names = %v", n)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // maxRenderText bounds the characters of a node's text shown by Render.
@@ -139,8 +141,14 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 	if a.Reason != "" {
 		fmt.Fprintf(w, "stopped: %s\n", a.Reason)
 	}
+	name := func(e store.Entity) string {
+		if n, ok := a.Names[e.ID]; ok {
+			return oneLine(n, 0)
+		}
+		return e.Name()
+	}
 	for _, e := range a.Support {
-		fmt.Fprintf(w, "  support: %s -> %s -> %s [%s]\n", e.Subject.Name(), e.RelationLabel, e.Object.Name(), e.Graph)
+		fmt.Fprintf(w, "  support: %s -> %s -> %s [%s]\n", name(e.Subject), e.RelationLabel, name(e.Object), e.Graph)
 	}
 	fmt.Fprintf(w, "model: %s\n", t.Model)
 	if t.Evaluator != nil {

@@ -161,6 +161,11 @@ type Answer struct {
 	Reason string `json:"reason,omitempty"`
 	// Support are the KG edges that back the answer.
 	Support []store.Edge `json:"support,omitempty"`
+	// Names name the support's nodes that have no label as the method's
+	// text named them: a mediator (CVT) by its contents, "(actor: Harrison
+	// Ford; character: Rick Deckard)", another node by its id followed by
+	// "(no label in the KG)". Keyed by node id.
+	Names map[string]string `json:"names,omitempty"`
 }
 
 // Totals summarise a run.

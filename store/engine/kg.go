@@ -260,7 +260,8 @@ func edgeCount(groups []groupInfo, left int) int {
 }
 
 // qualifiers finds the statement nodes of s -p-> o and returns their
-// qualifiers.
+// qualifiers, each statement's together and naming its node (see
+// store.Edge.Qualifiers).
 func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([]store.Feature, error) {
 	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
 	if err != nil || len(stmts) == 0 {
@@ -278,6 +279,13 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false)
 		if err != nil {
 			return nil, err
+		}
+		v, err := db.term(txn, t)
+		if err != nil {
+			return nil, err
+		}
+		for i := range fs {
+			fs[i].Statement = nodeID(v)
 		}
 		out = append(out, fs...)
 	}
@@ -310,7 +318,11 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 			if literalsOnly && !e.Literal {
 				continue
 			}
-			out = append(out, store.Feature{Relation: pi.id, Name: name, Value: e.Name(), Graph: db.graphName(gi.g)})
+			f := store.Feature{Relation: pi.id, Name: name, Value: e.Name(), Graph: db.graphName(gi.g)}
+			if !e.Literal {
+				f.ValueID = e.ID
+			}
+			out = append(out, f)
 		}
 		return nil
 	})

@@ -581,18 +581,20 @@ func (k *KG) qualify(ctx context.Context, relation string, edges []store.Edge, p
 		q    string
 		v    term
 		node string
+		st   string
 	}
 	var quals []qual
 	var nodes []string
 	for _, batch := range k.batches(vals) {
-		q := "SELECT ?x ?o ?q ?v WHERE { VALUES (?x ?o) { " + strings.Join(batch, " ") + " } ?x <" + k.d.Statement + local +
+		q := "SELECT ?x ?o ?st ?q ?v WHERE { VALUES (?x ?o) { " + strings.Join(batch, " ") + " } ?x <" + k.d.Statement + local +
 			"> ?st . ?st <" + k.d.StatementValue + local + "> ?o . ?st ?q ?v . FILTER(STRSTARTS(STR(?q), " + quote(k.d.Qualifier) + ")) }"
 		r, err := k.c.query(ctx, q)
 		if err != nil {
 			return err
 		}
 		for _, b := range r.Results.Bindings {
-			ql := qual{key: [2]string{termString(b["x"]), valueTerm(b["o"])}, q: strings.TrimPrefix(b["q"].Value, k.d.Qualifier), v: b["v"]}
+			ql := qual{key: [2]string{termString(b["x"]), valueTerm(b["o"])}, q: strings.TrimPrefix(b["q"].Value, k.d.Qualifier), v: b["v"],
+				st: k.nodeID(b["st"])}
 			ql.node = "<" + toIRI(k.d.Nodes, ql.q) + ">"
 			nodes = append(nodes, ql.node)
 			if !isLiteral(b["v"]) {
@@ -607,10 +609,20 @@ func (k *KG) qualify(ctx context.Context, relation string, edges []store.Edge, p
 	}
 	for _, ql := range quals {
 		name := names[ql.node].Entity(ql.q).Name()
-		f := store.Feature{Relation: store.QualifierPrefix + ql.q, Name: name, Value: k.entityOf(ql.v, names).Name()}
+		v := k.entityOf(ql.v, names)
+		f := store.Feature{Relation: store.QualifierPrefix + ql.q, Name: name, Value: v.Name(), Statement: ql.st}
+		if !v.Literal {
+			f.ValueID = v.ID
+		}
 		for _, i := range index[ql.key] {
 			f.Graph = edges[i].Graph
 			edges[i].Qualifiers = append(edges[i].Qualifiers, f)
+		}
+	}
+	// Each statement's qualifiers together (see store.Edge.Qualifiers).
+	for i := range edges {
+		if len(edges[i].Qualifiers) > 0 {
+			edges[i].Qualifiers = slices.Concat(store.GroupQualifiers(edges[i].Qualifiers)...)
 		}
 	}
 	return nil

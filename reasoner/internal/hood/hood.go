@@ -136,6 +136,9 @@ func (p Page) More() bool { return p.Offset+len(p.Edges) < p.Ranked }
 
 // Note says what part of the total the page shows: "1-10 of 133, ranked
 // by relevance to the question", or "12 in all" for a whole relation.
+// When the fetch cap stopped the read it says exactly what was ranked:
+// the first edges in the store's order, not the most relevant of all
+// (an edge beyond the cap is never read, so its relevance is unknown).
 func (p Page) Note() string {
 	if len(p.Edges) == 0 {
 		return fmt.Sprintf("none left of %d", p.Total)
@@ -144,11 +147,11 @@ func (p Page) Note() string {
 		return fmt.Sprintf("%d in all", p.Total)
 	}
 	s := fmt.Sprintf("%d-%d of %d", p.Offset+1, p.Offset+len(p.Edges), p.Total)
-	s += ", ranked by relevance to the question"
 	if int64(p.Ranked) < p.Total {
-		s += fmt.Sprintf("; only the %d most relevant can be listed", p.Ranked)
+		return s + fmt.Sprintf("; only the first %d in the store's order were read and ranked by relevance to the "+
+			"question, the other %d cannot be listed", p.Ranked, p.Total-int64(p.Ranked))
 	}
-	return s
+	return s + ", ranked by relevance to the question"
 }
 
 // Fetch returns the page [offset, offset+limit) of the ranked edges of rel
@@ -397,12 +400,7 @@ func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]st
 	return out, nil
 }
 
-func label(rel store.Relation) string {
-	if l := flat(rel.DisplayLabel()); l != "" {
-		return l
-	}
-	return rel.ID
-}
+func label(rel store.Relation) string { return subgraph.RelText(rel) }
 
 // Text is how a model sees the far end of e: its name, or a mediator's
 // contents.
@@ -410,7 +408,7 @@ func (e Edge) Text() string {
 	if IsMediator(e.Far) && len(e.Contents) > 0 {
 		return Render(e.Contents)
 	}
-	return flat(e.Far.Name())
+	return subgraph.EntityText(e.Far)
 }
 
 // AddTo adds the page's edges of rel to g: each edge in the followed
@@ -445,7 +443,7 @@ func hubEdges(opt Options) int { return 2 * opt.MaxParts }
 func PartsText(parts []Part) string {
 	s := make([]string, len(parts))
 	for i, p := range parts {
-		s[i] = flat(p.Label) + ": " + flat(p.Value.Name())
+		s[i] = flat(p.Label) + ": " + subgraph.EntityText(p.Value)
 	}
 	return strings.Join(s, "; ")
 }

@@ -202,3 +202,56 @@ func TestContentsOfAHubAreBounded(t *testing.T) {
 		t.Errorf("contents %v read %d edges", parts["hub"], kg.edges)
 	}
 }
+
+// TestTextNamesUnlabelledInWords: a far end or a mediator part without a
+// label is its id followed by "(no label in the KG)", never a bare id.
+func TestTextNamesUnlabelledInWords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Edge
+		want string
+	}{
+		{"type node", Edge{Far: store.Entity{ID: "/film/film"}}, "/film/film (no label in the KG)"},
+		{"labelled", Edge{Far: store.Entity{ID: "/en/ridley_scott", Label: "Ridley Scott"}}, "Ridley Scott"},
+		{"literal", Edge{Far: store.Entity{ID: `"1982"`, Label: "1982", Literal: true}}, "1982"},
+		{"mediator part without labels", Edge{Far: store.Entity{ID: "_:wd/s1"}, Contents: []Part{
+			{Label: label(store.Relation{ID: "P642", Label: "P642"}), Value: store.Entity{ID: "Q5"}},
+			{Label: label(store.Relation{ID: "actor", Label: "actor"}), Value: store.Entity{ID: "Q7", Label: "Harrison Ford"}}}},
+			"(P642 (no label in the KG): Q5 (no label in the KG); actor: Harrison Ford)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.e.Text(); got != tc.want {
+				t.Errorf("Text() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNoteSaysWhatWasRanked: when the fetch cap stops the read, the note
+// says that only the first edges in the store's order were ranked, never
+// that the listed ones are the most relevant of all.
+func TestNoteSaysWhatWasRanked(t *testing.T) {
+	kg := fixture(t)
+	ctx := context.Background()
+	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
+	for _, tc := range []struct {
+		name      string
+		fetchCap  int
+		want, not string
+	}{
+		{"every edge ranked", 0, "1-10 of 61, ranked by relevance to the question", "store's order"},
+		{"cap stops the read", 20, "1-10 of 61; only the first 20 in the store's order were read and ranked by " +
+			"relevance to the question, the other 41 cannot be listed", "most relevant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Fetch(ctx, kg, []string{kgfixture.RidleyScott}, rel, 0, 10,
+				Options{Question: "When was Gladiator released?", FetchCap: tc.fetchCap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if note := p.Note(); note != tc.want || strings.Contains(note, tc.not) {
+				t.Errorf("note = %q, want %q", note, tc.want)
+			}
+		})
+	}
+}
