@@ -3,6 +3,7 @@ package grounded
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,18 +123,36 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 	return nil
 }
 
+// maxCandidateFacts caps the attributes and triples one candidate shows
+// an evaluator: a vote lists every candidate, and each carries the facts
+// its whole chain found.
+const maxCandidateFacts = 30
+
 // candidateText is what the evaluators judge: the chain of thoughts with
-// its actions and observations, then the triples and attributes found.
+// its actions and observations, then the attributes and triples found (the
+// last maxCandidateFacts of them, with the total, when there are more).
 func candidateText(s *state) string {
 	var b strings.Builder
 	b.WriteString(s.chainText())
-	if ev := s.evidence(); ev != "" {
-		b.WriteString("Knowledge triples:\n" + ev + "\n")
-	}
+	b.WriteString(factsText(slices.Concat(s.attributeLines(), s.tripleLines()), maxCandidateFacts))
 	if s.done {
 		b.WriteString("Answer: " + s.answer + "\n")
 	}
 	return b.String()
+}
+
+// factsText renders fact lines under a "Knowledge triples" heading, keeping
+// the last max lines (triples come in the order the chain found them) and
+// saying how many there are in all when it cuts.
+func factsText(lines []string, max int) string {
+	switch {
+	case len(lines) == 0:
+		return ""
+	case len(lines) <= max:
+		return "Knowledge triples:\n" + strings.Join(lines, "\n") + "\n"
+	}
+	return fmt.Sprintf("Knowledge triples (the last %d of %d):\n", max, len(lines)) +
+		strings.Join(lines[len(lines)-max:], "\n") + "\n"
 }
 
 // mergeThought asks for the next thought of the aggregation of a and b.

@@ -1,7 +1,9 @@
 package grounded
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner/subgraph"
@@ -94,4 +96,38 @@ func FuzzParseThought(f *testing.F) {
 			t.Fatalf("parseThought(%q) = %q: longer than the reply", reply, got)
 		}
 	})
+}
+
+func TestFactsTextCaps(t *testing.T) {
+	lines := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("e%d -> r -> v", i+1)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		n, max   int
+		want     string
+		lastLine string
+		count    int
+	}{
+		{0, 3, "", "", 0},
+		{3, 3, "Knowledge triples:\n", "e3 -> r -> v", 3},
+		{4, 3, "Knowledge triples (the last 3 of 4):\n", "e4 -> r -> v", 3},
+		{63, 30, "Knowledge triples (the last 30 of 63):\n", "e63 -> r -> v", 30},
+	} {
+		got := factsText(lines(tc.n), tc.max)
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%d lines, max %d: %q", tc.n, tc.max, got)
+			continue
+		}
+		body := strings.Split(strings.TrimSuffix(strings.TrimPrefix(got, tc.want), "\n"), "\n")
+		if tc.n == 0 {
+			continue
+		}
+		if len(body) != tc.count || body[len(body)-1] != tc.lastLine {
+			t.Errorf("%d lines, max %d: %d listed, last %q", tc.n, tc.max, len(body), body[len(body)-1])
+		}
+	}
 }
