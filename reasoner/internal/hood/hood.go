@@ -20,6 +20,13 @@
 //     number of KG calls stays bounded on hubs;
 //  3. the store's order.
 //
+// When the cap stops the read, the entities the question names (exact
+// label or alias matches of runs of its words, KG.Search) are looked up
+// too, and their edges along the relation checked for the entity: so "Blade
+// Runner" is among the films of a type node with 30,000 of them, and Note
+// says what was read (the first N in the store's order and M the question
+// names), never that the most relevant of all were ranked.
+//
 // An entity whose edges all fit in one page is not ranked at all (order
 // only, no extra KG call): ranking decides what is shown, and there
 // everything is.
@@ -115,6 +122,9 @@ type Edge struct {
 	Score float64
 	// Degree is Far's degree, when it was computed (else 0).
 	Degree int64
+	// Named is set when the edge was found past the fetch cap because the
+	// question names Far (namedEdges).
+	Named bool
 }
 
 // Page is one page of a relation's ranked edges.
@@ -125,8 +135,12 @@ type Page struct {
 	// Total is the relation's true number of edges from the entities.
 	Total int64
 	// Ranked is the number of edges read and ranked (at most FetchCap per
-	// entity): edges beyond it are never shown, which Note says.
+	// entity, plus those the question names): edges beyond it are never
+	// shown, which Note says.
 	Ranked int
+	// Named is how many of the ranked edges were found past the fetch cap
+	// because the question names their far end.
+	Named int
 	// Totals are the true edge counts per entity.
 	Totals map[string]int64
 }
@@ -148,8 +162,12 @@ func (p Page) Note() string {
 	}
 	s := fmt.Sprintf("%d-%d of %d", p.Offset+1, p.Offset+len(p.Edges), p.Total)
 	if int64(p.Ranked) < p.Total {
-		return s + fmt.Sprintf("; only the first %d in the store's order were read and ranked by relevance to the "+
-			"question, the other %d cannot be listed", p.Ranked, p.Total-int64(p.Ranked))
+		read := fmt.Sprintf("the first %d in the store's order", p.Ranked-p.Named)
+		if p.Named > 0 {
+			read += fmt.Sprintf(" and %d whose entity the question names", p.Named)
+		}
+		return s + fmt.Sprintf("; only %s were read and ranked by relevance to the question, the other %d cannot "+
+			"be listed", read, p.Total-int64(p.Ranked))
 	}
 	return s + ", ranked by relevance to the question"
 }
@@ -161,7 +179,7 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 	opt = opt.withDefaults()
 	q := Terms(opt.Question)
 	per := make([][]Edge, 0, len(ids))
-	ranked := 0
+	ranked, named := 0, 0
 	totals := make(map[string]int64, len(ids))
 	for _, id := range ids {
 		es, n, err := rankOne(ctx, kg, id, rel, q, share(limit, len(ids)), opt)
@@ -169,6 +187,11 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 			return Page{}, err
 		}
 		ranked += len(es)
+		for _, e := range es {
+			if e.Named {
+				named++
+			}
+		}
 		per = append(per, es)
 		totals[id] = n
 	}
@@ -180,7 +203,7 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 	if len(ids) == 1 && rel.Count > 0 {
 		totals[ids[0]] = rel.Count
 	}
-	p := Page{Offset: max(0, offset), Total: total, Ranked: ranked, Totals: totals}
+	p := Page{Offset: max(0, offset), Total: total, Ranked: ranked, Named: named, Totals: totals}
 	if p.Offset >= len(all) {
 		return p, nil
 	}
@@ -221,17 +244,33 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 	}
 	var es []Edge
 	var mediators []int
-	for _, e := range raw {
-		if (rel.Graph != "" && e.Graph != rel.Graph) || !opt.inGraphs(e.Graph) {
-			continue
-		}
+	add := func(e store.Edge, named bool) {
 		far := e.Object
 		if rel.Dir == store.In {
 			far = e.Subject
 		}
-		es = append(es, Edge{Edge: e, From: id, Far: far, Score: Similarity(q, far.Name())})
+		es = append(es, Edge{Edge: e, From: id, Far: far, Score: Similarity(q, far.Name()), Named: named})
 		if IsMediator(far) {
 			mediators = append(mediators, len(es)-1)
+		}
+	}
+	for _, e := range raw {
+		if (rel.Graph != "" && e.Graph != rel.Graph) || !opt.inGraphs(e.Graph) {
+			continue
+		}
+		add(e, false)
+	}
+	if len(raw) >= opt.FetchCap && len(q) > 0 {
+		seen := make(map[string]bool, len(es))
+		for _, e := range es {
+			seen[e.Far.ID] = true
+		}
+		named, err := namedEdges(ctx, kg, id, rel, seen, opt)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range named {
+			add(e, true)
 		}
 	}
 	if share > 0 && len(es) <= share {

@@ -235,23 +235,56 @@ func TestNoteSaysWhatWasRanked(t *testing.T) {
 	ctx := context.Background()
 	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
 	for _, tc := range []struct {
-		name      string
-		fetchCap  int
-		want, not string
+		name, question string
+		fetchCap       int
+		want, not      string
+		first          string // the far end ranked first ("" = any)
 	}{
-		{"every edge ranked", 0, "1-10 of 61, ranked by relevance to the question", "store's order"},
-		{"cap stops the read", 20, "1-10 of 61; only the first 20 in the store's order were read and ranked by " +
-			"relevance to the question, the other 41 cannot be listed", "most relevant"},
+		{"every edge ranked", "When was Gladiator released?", 0,
+			"1-10 of 61, ranked by relevance to the question", "store's order", "Gladiator"},
+		{"cap stops the read", "Which films did he direct after 1990?", 20,
+			"1-10 of 61; only the first 20 in the store's order were read and ranked by " +
+				"relevance to the question, the other 41 cannot be listed", "most relevant", ""},
+		// Gladiator is past the first 20: found because the question names it.
+		{"named past the cap", "When was Gladiator released?", 20,
+			"1-10 of 61; only the first 20 in the store's order and 1 whose entity the question names were read " +
+				"and ranked by relevance to the question, the other 40 cannot be listed", "most relevant", "Gladiator"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Fetch(ctx, kg, []string{kgfixture.RidleyScott}, rel, 0, 10,
-				Options{Question: "When was Gladiator released?", FetchCap: tc.fetchCap})
+				Options{Question: tc.question, FetchCap: tc.fetchCap})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if note := p.Note(); note != tc.want || strings.Contains(note, tc.not) {
 				t.Errorf("note = %q, want %q", note, tc.want)
 			}
+			if tc.first != "" && (len(p.Edges) == 0 || p.Edges[0].Far.Name() != tc.first) {
+				t.Errorf("first edge %+v, want %s", p.Edges[:min(1, len(p.Edges))], tc.first)
+			}
 		})
+	}
+}
+
+func TestQuestionNames(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"Who played Rick Deckard in Blade Runner?", []string{
+			"played Rick Deckard in", "Rick Deckard in Blade", "Deckard in Blade Runner",
+			"Who played Rick Deckard", "played Rick Deckard", "Rick Deckard in", "Deckard in Blade", "in Blade Runner", "in Blade",
+			"Who played Rick", "played Rick", "Rick Deckard", "Deckard in", "Blade Runner",
+			"Who played", "played", "Rick", "Deckard", "Blade", "Runner"}},
+		{"Who is it?", nil},
+		{"Thelma & Louise", []string{"Thelma & Louise", "Thelma &", "& Louise", "Thelma", "Louise"}},
+	} {
+		got := questionNames(tc.q)
+		slices.Sort(got)
+		want := slices.Clone(tc.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", tc.q, got, want)
+		}
 	}
 }
