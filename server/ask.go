@@ -256,7 +256,7 @@ func (m budgetModel) Unwrap() llm.Model { return m.inner }
 // askBody is the answer of POST /v1/ask and the "result" stream event.
 type askBody struct {
 	Answer trace.Answer `json:"answer"`
-	// Model names the model that answered (endpoint host redacted), so
+	// Model names the model that answered (its endpoint redacted), so
 	// that no answer is taken for an LLM's when it is not.
 	Model llm.Info     `json:"model"`
 	Trace *trace.Trace `json:"trace,omitempty"`
@@ -281,7 +281,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // result maps a finished run to a status and body: 200 when the method
 // finished (even without an answer), 504 on timeout, 502 on failure.
 func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBody) {
-	b := askBody{Trace: tr, Model: llm.Describe(a.model)}
+	b := askBody{Trace: tr, Model: a.redact.model(llm.Describe(a.model))}
 	if tr != nil {
 		b.Answer = tr.Answer
 	}

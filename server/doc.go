@@ -56,7 +56,10 @@
 // and the model is observed (llm.Observe) for the Prometheus counters of
 // calls, tokens and cache hits. Error texts and traces sent to clients pass
 // a redactor that removes URLs, key-shaped strings, the token and the
-// database path, and any string listed in Deps.Redact. A run's context is
+// database path, any string listed in Deps.Redact (and a listed URL's host
+// and host:port), and replaces the text of network errors, which name
+// hosts and resolved addresses, by "the model server could not be
+// reached"; the model's description shows no endpoint. A run's context is
 // the request's, so a client that disconnects cancels its run; the
 // streaming handler runs the method in a goroutine, receives trace events
 // through a bounded buffer that never blocks the run (node updates
