@@ -93,9 +93,28 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	}), nil
 }
 
+// cayleyMaxQuery is the largest query body Cayley reads: its reader stops
+// there silently (io.LimitReader), so a longer query would run cut.
+const cayleyMaxQuery = 1 << 20
+
 // serveGuardedQuery runs a Cayley query request into a buffer and sends it
 // unless the guard recovered a panic, which is answered as a 500.
 func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
+	if r.Body != nil && r.Body != http.NoBody {
+		// Read the body here, under the server's body limit, so a query
+		// over it is a 413 rather than cut short by Cayley's own reader.
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if len(data) > cayleyMaxQuery {
+			s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("query too large (limit %d bytes)", cayleyMaxQuery)})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+	}
 	buf := &bufferedResponse{header: http.Header{}}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")

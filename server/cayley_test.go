@@ -105,3 +105,24 @@ func TestCayleyReadCap(t *testing.T) {
 		t.Fatalf("capped read: status %d, %d bytes: %q", st, len(body), body)
 	}
 }
+
+// TestCayleyQueryBodyLimit: a query body over the server's body limit is
+// a 413 in every language, never run cut short.
+func TestCayleyQueryBodyLimit(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxBodyBytes: 1 << 20})
+	pad := strings.Repeat(" ", 1<<20)
+	cases := []struct{ name, lang, body string }{
+		{"gizmo", "gizmo", `g.V("<m1>").All()` + pad + `g.V("<m2>").All()`},
+		{"graphql", "graphql", `{ nodes(id: "<m1>") { id } }` + pad},
+		{"mql", "mql", `[{"id": "<m2>", "<directed_by>": null}]` + pad},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, hdr, body := ts.do("POST", "/cayley/api/v2/query?lang="+c.lang, c.body, nil)
+			if st != 413 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") ||
+				!strings.Contains(decode[errorBody](t, body).Error, "request body too large (limit 1048576 bytes)") {
+				t.Fatalf("status %d %q: %.300s", st, hdr.Get("Content-Type"), body)
+			}
+		})
+	}
+}
