@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,9 +77,8 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			s.serveNodeDelete(w, r, h)
 			return
 		case "/api/v2/read":
-			// Uncompressed, so the cap counts quad text.
-			r.Header.Del("Accept-Encoding")
-			w = &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes}
+			s.serveCappedRead(w, r, inner)
+			return
 		case "/api/v2/query":
 			g := query.NewGuard(qs)
 			gh, err := newHandle(g)
@@ -295,26 +295,170 @@ func (s *Server) writeRefusal() string {
 // errReadCapped stops a Cayley read that exceeds the byte cap.
 var errReadCapped = errors.New("cayley read exceeds the server's response size limit")
 
-// cappedWriter cuts a response after a byte budget, at the last line break
-// within it, so a line-based quad format keeps only whole quads; the
-// streaming writer then stops with an error.
+// readTruncatedTrailer is the HTTP trailer that carries the truncation
+// message of a read cut at the byte cap.
+const readTruncatedTrailer = "Grove-Truncated"
+
+// serveCappedRead serves a Cayley read, cut at MaxCayleyReadBytes in a way
+// the client can tell (see cappedWriter). The format (?format= or Accept,
+// N-Quads by default) must be one Cayley can write; an unknown name is a
+// 400 naming the usable ones rather than a silent N-Quads answer.
+func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, badRequest("read parameters: %v", err))
+		return
+	}
+	name := "nquads"
+	if n := r.Form.Get("format"); n != "" {
+		key := strings.ToLower(n)
+		if a, ok := formatAliases[key]; ok {
+			key = a
+		}
+		if f := quad.FormatByName(key); f == nil || f.Writer == nil {
+			s.writeError(w, r, badRequest("format %q cannot be read; use %s", clip(n), readableFormats()))
+			return
+		}
+		r.Form.Set("format", key)
+		name = key
+	} else if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 {
+		if f := quad.FormatByMime(specs[0].Value); f != nil && f.Writer != nil {
+			name = f.Name
+		}
+	}
+	// Uncompressed, so the cap counts quad text.
+	r.Header.Del("Accept-Encoding")
+	cw := &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes, format: name}
+	w.Header().Set("Trailer", readTruncatedTrailer)
+	api.ServeHTTP(cw, r)
+	cw.finish()
+	if !cw.truncated {
+		return
+	}
+	msg := fmt.Sprintf("the read exceeded this server's limit of %d bytes; narrow it with sub, pred, obj or label",
+		s.cfg.MaxCayleyReadBytes)
+	if !cw.sent {
+		// Nothing went out yet: a plain error answer.
+		w.Header().Del("Trailer")
+		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, msg})
+		return
+	}
+	msg = "truncated: " + msg
+	_, _ = w.Write(cw.tail(msg))
+	w.Header().Set(readTruncatedTrailer, msg)
+}
+
+// readableFormats lists the formats a read can use, for error messages.
+func readableFormats() string {
+	var out []string
+	for _, f := range quad.Formats() {
+		if f.Writer != nil {
+			out = append(out, f.Name)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// cappedWriter cuts a Cayley read after a byte budget so that what was
+// sent stays valid in its format, and lets serveCappedRead end it with an
+// explicit marker (tail):
+//
+//   - nquads and json-stream (one quad per line) are cut at the last line
+//     break within the budget, so only whole quads are sent (a line goes
+//     out once its line break was written);
+//   - json (Cayley writes "[", then each quad object and separator with
+//     one Write each, then "]") is cut after the last whole write;
+//   - any other format, and a first write that already exceeds the
+//     budget, sends nothing of the cut write.
+//
+// Once cut, every further write fails with errReadCapped, which stops
+// Cayley's copy.
 type cappedWriter struct {
 	http.ResponseWriter
-	left int64
+	left      int64
+	format    string
+	sent      bool // bytes or a status went to the client
+	truncated bool
+	// afterElem: the last json write was a quad object (not "[" or ",").
+	afterElem bool
+	// pending is the end of a line-based answer that awaits its line break.
+	pending []byte
+}
+
+func (w *cappedWriter) WriteHeader(code int) {
+	w.sent = true
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *cappedWriter) Write(b []byte) (int, error) {
+	if w.truncated {
+		return 0, errReadCapped
+	}
+	if w.lines() {
+		// Cayley's N-Quads writer flushes buffers that end anywhere: only
+		// whole lines go out, the rest waits for its line break.
+		w.pending = append(w.pending, b...)
+		whole := w.pending[:bytes.LastIndexByte(w.pending, '\n')+1]
+		if int64(len(w.pending)) <= w.left {
+			w.forward(whole)
+			w.pending = append([]byte(nil), w.pending[len(whole):]...)
+			return len(b), nil
+		}
+		if int64(len(whole)) > w.left {
+			whole = whole[:bytes.LastIndexByte(whole[:w.left], '\n')+1]
+		}
+		w.forward(whole)
+		w.truncated, w.pending, w.left = true, nil, 0
+		return 0, errReadCapped
+	}
 	if int64(len(b)) <= w.left {
-		w.left -= int64(len(b))
-		return w.ResponseWriter.Write(b)
+		w.afterElem = !bytes.HasSuffix(b, []byte("\t"))
+		w.forward(b)
+		return len(b), nil
 	}
-	cut := b[:w.left]
-	if i := bytes.LastIndexByte(cut, '\n'); i >= 0 {
-		cut = cut[:i+1]
+	w.truncated, w.left = true, 0
+	return 0, errReadCapped
+}
+
+// lines reports whether the format is one quad per line.
+func (w *cappedWriter) lines() bool { return w.format == "nquads" || w.format == "json-stream" }
+
+// forward sends b and counts it against the budget.
+func (w *cappedWriter) forward(b []byte) {
+	if len(b) == 0 {
+		return
 	}
-	w.left = 0
-	n, _ := w.ResponseWriter.Write(cut)
-	return n, errReadCapped
+	w.left -= int64(len(b))
+	w.sent = true
+	_, _ = w.ResponseWriter.Write(b)
+}
+
+// finish sends a last line that had no line break.
+func (w *cappedWriter) finish() {
+	if !w.truncated {
+		w.forward(w.pending)
+		w.pending = nil
+	}
+}
+
+// tail is the marker that ends a cut read: an N-Quads comment line, a
+// json-stream line {"error": msg}, or for json a last array element
+// {"error": msg} and the closing bracket, so the answer stays valid.
+func (w *cappedWriter) tail(msg string) []byte {
+	obj, _ := json.Marshal(errorBody{Error: msg})
+	switch w.format {
+	case "nquads":
+		return []byte("# " + strings.ReplaceAll(msg, "\n", " ") + "\n")
+	case "json-stream":
+		return append(obj, '\n')
+	case "json":
+		sep := ""
+		if w.afterElem {
+			sep = ",\n\t"
+		}
+		return []byte(sep + string(obj) + "\n]\n")
+	}
+	return nil
 }
 
 func (w *cappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad/nquads"
 )
 
 // cayleyServer serves testDB with the engine as Cayley's QuadStore.
@@ -97,12 +101,106 @@ func TestCayleyReadOnlyAndWrites(t *testing.T) {
 	}
 }
 
+// TestCayleyReadCap: a read over the byte cap is cut so that what was
+// sent stays valid in its format and ends with an explicit marker (an
+// N-Quads comment, a json-stream line or a last JSON array element
+// {"error": ...}), and the Grove-Truncated trailer says so; a read within
+// the cap has neither; a read whose first piece is over the cap is a 413.
 func TestCayleyReadCap(t *testing.T) {
-	ts := cayleyServer(t, Config{MaxCayleyReadBytes: 100})
-	st, body := ts.get("/cayley/api/v2/read?label=" + url.QueryEscape("<movies>"))
-	// The cut falls on a line boundary: only whole quads are sent.
-	if st != 200 || len(body) > 100 || len(body) < 20 || !strings.HasSuffix(string(body), " .\n") {
-		t.Fatalf("capped read: status %d, %d bytes: %q", st, len(body), body)
+	const marker = "truncated: the read exceeded this server's limit of 300 bytes"
+	cases := []struct {
+		name, query string
+		accept      string
+		limit       int64
+		status      int
+		truncated   bool
+		check       func(t *testing.T, body string)
+	}{
+		{name: "nquads", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "# "+marker) || len(lines) < 2 {
+				t.Fatalf("no marker line: %q", body)
+			}
+			for _, l := range lines[:len(lines)-1] {
+				if _, err := nquads.Parse(l); err != nil || !strings.HasSuffix(l, " .") {
+					t.Errorf("line %q: %v", l, err)
+				}
+			}
+			if len(body)-len(last)-1 > 300 {
+				t.Errorf("%d bytes of quads sent", len(body)-len(last)-1)
+			}
+		}},
+		{name: "json", query: "&format=json", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			var elems []map[string]string
+			if err := json.Unmarshal([]byte(body), &elems); err != nil {
+				t.Fatalf("invalid JSON %q: %v", body, err)
+			}
+			if len(elems) < 2 || !strings.HasPrefix(elems[len(elems)-1]["error"], marker) || elems[0]["subject"] == "" {
+				t.Fatalf("elements %v", elems)
+			}
+		}},
+		{name: "json by accept", accept: "application/json", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			if !json.Valid([]byte(body)) || !strings.Contains(body, marker) {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "json-stream", query: "&format=json-stream", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+			for i, l := range lines {
+				var v map[string]string
+				if err := json.Unmarshal([]byte(l), &v); err != nil {
+					t.Fatalf("line %q: %v", l, err)
+				}
+				if last := i == len(lines)-1; last != strings.HasPrefix(v["error"], marker) {
+					t.Errorf("line %d %q", i, l)
+				}
+			}
+		}},
+		{name: "jsonld is written whole or not at all", query: "&format=jsonld", limit: 300, status: 413, check: func(t *testing.T, body string) {
+			if !strings.Contains(decode[errorBody](t, []byte(body)).Error, "the read exceeded this server's limit of 300 bytes") {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "within the cap", query: "&format=json", limit: 1 << 20, status: 200, check: func(t *testing.T, body string) {
+			var elems []map[string]string
+			if err := json.Unmarshal([]byte(body), &elems); err != nil || len(elems) != 15 || strings.Contains(body, "error") {
+				t.Fatalf("body %q: %v", body, err)
+			}
+		}},
+		{name: "n-triples alias", query: "&format=ntriples", limit: 1 << 20, status: 200, check: func(t *testing.T, body string) {
+			if strings.Count(body, " .\n") != 15 {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "unknown format", query: "&format=nope", limit: 300, status: 400, check: func(t *testing.T, body string) {
+			if msg := decode[errorBody](t, []byte(body)).Error; !strings.Contains(msg, `format "nope" cannot be read; use`) ||
+				!strings.Contains(msg, "nquads") || !strings.Contains(msg, "json-stream") {
+				t.Fatalf("body %q", body)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := cayleyServer(t, Config{MaxCayleyReadBytes: c.limit})
+			req, _ := http.NewRequest("GET", ts.url+"/cayley/api/v2/read?label="+url.QueryEscape("<movies>")+c.query, nil)
+			if c.accept != "" {
+				req.Header.Set("Accept", c.accept)
+			}
+			resp, err := ts.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %v %q", resp.StatusCode, c.status, err, b)
+			}
+			if got := resp.Trailer.Get("Grove-Truncated"); strings.HasPrefix(got, marker) != c.truncated {
+				t.Errorf("trailer %q, truncated %v", got, c.truncated)
+			}
+			c.check(t, string(b))
+		})
 	}
 }
 

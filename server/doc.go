@@ -46,7 +46,9 @@
 // are allowed only when the server is not read-only and has a token.
 // Query results are capped (Config.MaxResults, also Cayley's query limit),
 // ids per request are bounded, the request body is bounded, and Cayley
-// reads are cut at a byte budget on a line boundary.
+// reads are cut at a byte budget where their format allows (after a whole
+// line or JSON element), ending with an explicit marker and a
+// Grove-Truncated trailer, so a client can tell a cut read from a whole one.
 //
 // Reasoning runs. The server owns the model: clients choose the method and
 // its parameters, each numeric parameter only within Config.Ask.ParamCaps,
