@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,8 +36,9 @@ var cayleyWritePaths = []string{"/api/v2/write", "/api/v2/delete", "/api/v2/node
 // Queries run over a per-request query.Guard: Gizmo evaluates a query in a
 // goroutine of its own, out of reach of the recovery middleware, so a panic
 // in the store there would end the process. The guard recovers it, the
-// answer (buffered; it is bounded by the result cap) is replaced by a 500
-// naming the request id, and the panic and its stack go to the server log.
+// answer (buffered, up to MaxCayleyQueryBytes: the result cap bounds the
+// number of results, not their size) is replaced by a 500 naming the
+// request id, and the panic and its stack go to the server log.
 // GraphQL and MQL run on the request goroutine, where the middleware
 // recovers as for every route.
 func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
@@ -52,7 +54,8 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		api := cayleyhttp.NewAPIv2(h)
 		api.SetReadOnly(!writable)
 		api.SetQueryLimit(s.cfg.MaxResults)
-		api.SetQueryTimeout(s.cfg.RequestTimeout)
+		// No query timeout of Cayley's own: serveGuardedQuery sets the
+		// request's deadline, so that it can tell a timeout from a bad query.
 		return http.StripPrefix("/cayley", api)
 	}
 	h, err := newHandle(qs)
@@ -115,14 +118,31 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 	}
-	buf := &bufferedResponse{header: http.Header{}}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	buf := &bufferedResponse{header: http.Header{}, limit: s.cfg.MaxCayleyQueryBytes}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
-	api.ServeHTTP(buf, r)
+	api.ServeHTTP(buf, r.WithContext(ctx))
 	if p := g.Panic(); p != nil {
 		s.logPanic(r, p.Value, p.Stack)
 		s.writeError(w, r, &apiError{http.StatusInternalServerError,
 			"internal error; see the server log for request " + requestID(r.Context())})
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		// Cayley answers a cancelled or timed-out query as a 400 with the
+		// context's error text; answer it as every route does (504, or 499
+		// when the client is gone).
+		if gone := r.Context().Err(); gone != nil {
+			err = gone
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	if buf.over {
+		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"the answer exceeded this server's limit of %d bytes; narrow the query or use Limit", buf.limit)})
 		return
 	}
 	for k, v := range buf.header {
@@ -135,11 +155,17 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	_, _ = w.Write(buf.body.Bytes())
 }
 
-// bufferedResponse collects a response in memory.
+// errAnswerCapped stops a Cayley query answer over the byte cap.
+var errAnswerCapped = errors.New("cayley answer exceeds the server's size limit")
+
+// bufferedResponse collects a response in memory, up to limit bytes; a
+// larger response is dropped and marked over.
 type bufferedResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	limit  int64
+	over   bool
 }
 
 func (b *bufferedResponse) Header() http.Header { return b.header }
@@ -153,6 +179,11 @@ func (b *bufferedResponse) WriteHeader(status int) {
 func (b *bufferedResponse) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
+	}
+	if b.over || int64(b.body.Len())+int64(len(p)) > b.limit {
+		b.over = true
+		b.body = bytes.Buffer{}
+		return 0, errAnswerCapped
 	}
 	return b.body.Write(p)
 }

@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad/nquads"
@@ -223,4 +225,56 @@ func TestCayleyQueryBodyLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCayleyQueryAnswers: a query answer over MaxCayleyQueryBytes is a 413
+// (never held in memory whole nor sent), and a query that runs out of
+// time is a 504 like every route, not Cayley's 400.
+func TestCayleyQueryAnswers(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxCayleyQueryBytes: 4000, RequestTimeout: 300 * time.Millisecond})
+	cases := []struct {
+		name, lang, body string
+		status           int
+		want             string
+	}{
+		{"small answer", "gizmo", `g.Emit("x".repeat(1000))`, 200, `"result"`},
+		{"large answer", "gizmo", `var s = "x".repeat(1000); for (var i = 0; i < 10; i++) { g.Emit(s) }`, 413,
+			"the answer exceeded this server's limit of 4000 bytes; narrow the query or use Limit"},
+		{"timeout", "gizmo", `var i = 0; while (true) { i++ }`, 504, "request timed out"},
+		{"bad query", "gizmo", `g.V((`, 400, "error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, hdr, body := ts.do("POST", "/cayley/api/v2/query?lang="+c.lang, c.body, nil)
+			if st != c.status || !strings.Contains(string(body), c.want) || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+				t.Fatalf("status %d %q: %.300s", st, hdr.Get("Content-Type"), body)
+			}
+			if st >= 400 && st != 400 && decode[errorBody](t, body).RequestID == "" {
+				t.Errorf("no request id: %s", body)
+			}
+		})
+	}
+}
+
+// TestCayleyQueryClientGone: a client that disconnects during a query is
+// recorded as 499, as on every route.
+func TestCayleyQueryClientGone(t *testing.T) {
+	ts := cayleyServer(t, Config{RequestTimeout: 20 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.url+"/cayley/api/v2/query?lang=gizmo",
+		strings.NewReader(`var i = 0; while (true) { i++ }`))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	waitFor(t, "the query to be recorded as 499", func() bool {
+		_, m := ts.get("/metrics")
+		return strings.Contains(string(m), `grove_http_request_duration_seconds_count{code="499",method="POST",route="/cayley/"} 1`)
+	})
 }
