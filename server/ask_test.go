@@ -399,3 +399,47 @@ func TestAskOutlivesRequestTimeout(t *testing.T) {
 		t.Fatalf("stream ended with %q %.300s", last.name, last.data)
 	}
 }
+
+// TestAskReplyCap: a model reply longer than its max tokens can explain
+// (16 bytes per token, at least 64 KiB) is dropped with an error naming
+// the model; neither the answer, its trace nor the stream carries it.
+func TestAskReplyCap(t *testing.T) {
+	huge := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("y", 200<<10), nil }}
+	ts := askServer(t, Config{}, huge)
+	st, _, body := ts.do("POST", "/v1/ask", bladeRunner, nil)
+	if st != 502 || len(body) > 64<<10 || !strings.Contains(string(body), "sent a reply of 204800 bytes (sample 1), "+
+		"over this server's limit of 65536 bytes for 1024 max tokens; the reply was dropped") {
+		t.Fatalf("status %d, %d bytes: %.500s", st, len(body), body)
+	}
+	ch, _, _ := ts.stream(t, bladeRunner)
+	n := 0
+	for ev := range ch {
+		n += len(ev.data)
+	}
+	if n > 64<<10 {
+		t.Errorf("the stream sent %d bytes", n)
+	}
+
+	cases := []struct {
+		name      string
+		maxTokens int
+		reply     int
+		ok        bool
+	}{
+		{"small reply", 100, 1000, true},
+		{"at the floor", 100, 64 << 10, true},
+		{"over the floor", 100, 64<<10 + 1, false},
+		{"16 bytes per token", 8192, 8192 * 16, true},
+		{"over 16 bytes per token", 8192, 8192*16 + 1, false},
+		{"no max tokens: the server's", 0, 64<<10 + 1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inner := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("z", c.reply), nil }}
+			_, err := replyCap{inner: inner, maxTokens: 1024}.Generate(context.Background(), llm.Request{Prompt: "p", MaxTokens: c.maxTokens})
+			if (err == nil) != c.ok {
+				t.Fatalf("reply of %d bytes for %d tokens: %v", c.reply, c.maxTokens, err)
+			}
+		})
+	}
+}

@@ -54,7 +54,9 @@
 // its parameters, each numeric parameter only within Config.Ask.ParamCaps,
 // and never a model, endpoint or key. A semaphore bounds runs in flight
 // (429 with Retry-After beyond it). Each run gets its own model wrapper
-// that enforces a call budget and caps samples and max tokens per call,
+// that enforces a call budget and caps samples and max tokens per call
+// (and a reply over 16 bytes per max token, at least 64 KiB, is dropped
+// with an error before the trace or the metrics see it),
 // and the model is observed (llm.Observe) for the Prometheus counters of
 // calls, tokens and cache hits. Error texts and traces sent to clients pass
 // a redactor that removes URLs, key-shaped strings, the token and the
