@@ -65,6 +65,12 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	inner := newAPI(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
+		if isCayleyWrite(path) && r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
+				"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: POST)"})
+			return
+		}
 		if isCayleyWrite(path) && !writable {
 			s.writeError(w, r, &apiError{http.StatusForbidden, s.writeRefusal()})
 			return

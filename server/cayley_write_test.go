@@ -301,3 +301,35 @@ func TestCayleyNodeDeleteBody(t *testing.T) {
 		})
 	}
 }
+
+// TestCayleyWriteMethods: the write routes take POST only; any other
+// method is a 405 with Allow: POST and writes nothing.
+func TestCayleyWriteMethods(t *testing.T) {
+	const token = "write-token-5"
+	for _, path := range []string{"/cayley/api/v2/write", "/cayley/api/v2/delete", "/cayley/api/v2/node/delete"} {
+		for _, c := range []struct {
+			name string
+			cfg  Config
+		}{{"writable", Config{Token: token}}, {"read-only", Config{Token: token, ReadOnly: true}}} {
+			ts := cayleyServer(t, c.cfg)
+			for _, m := range []string{"GET", "PUT", "DELETE", "PATCH"} {
+				t.Run(c.name+" "+m+" "+path, func(t *testing.T) {
+					body := "<x1> <directed_by> <p1> .\n"
+					if strings.HasSuffix(path, "node/delete") {
+						body = "<m1>"
+					}
+					st, hdr, b := ts.do(m, path, body, nil)
+					if st != 405 || hdr.Get("Allow") != "POST" || !strings.Contains(decode[errorBody](t, b).Error, "not allowed") {
+						t.Fatalf("status %d Allow %q: %s", st, hdr.Get("Allow"), b)
+					}
+				})
+			}
+			for _, sub := range []string{"<x1>", "<m1>"} {
+				st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil)
+				if stored := strings.Contains(string(b), sub+" "); st != 200 || stored != (sub == "<m1>") {
+					t.Errorf("%s %s: %s stored %v: %d %s", c.name, path, sub, stored, st, b)
+				}
+			}
+		}
+	}
+}
