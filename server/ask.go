@@ -314,6 +314,8 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	tr, err := rn.answer(r.Context())
 	status, body := s.ask.result(r, tr, err)
 	if status == 499 {
+		// The client is gone; the status is for the metrics and the log.
+		w.WriteHeader(status)
 		return
 	}
 	writeJSON(w, status, body)

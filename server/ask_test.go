@@ -312,6 +312,16 @@ func TestAskClientDisconnectCancelsRun(t *testing.T) {
 			if !strings.Contains(string(metrics), `grove_reasoning_runs_total{method="tot",outcome="cancelled"} 1`) {
 				t.Errorf("cancelled run not counted")
 			}
+			if path == "/v1/ask" {
+				// The request is recorded as 499 (the stream had answered 200).
+				waitFor(t, "the request to be recorded as 499", func() bool {
+					_, m := ts.get("/metrics")
+					return strings.Contains(string(m), `grove_http_request_duration_seconds_count{code="499",method="POST",route="POST /v1/ask"} 1`)
+				})
+				if !strings.Contains(ts.logs.String(), `"status":499`) {
+					t.Errorf("access log lacks status 499")
+				}
+			}
 		})
 	}
 }
