@@ -21,6 +21,7 @@ import (
 	"github.com/cayleygraph/quad"
 	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
 	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
+	"github.com/julienschmidt/httprouter"
 
 	"github.com/grove-kg/grove/store/query"
 )
@@ -51,7 +52,20 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		return &graph.Handle{QuadStore: qs, QuadWriter: qw}, nil
 	}
 	newAPI := func(h *graph.Handle) http.Handler {
-		api := cayleyhttp.NewAPIv2(h)
+		// A router of our own, so that Cayley's 404 and 405 answers are
+		// JSON like every error, and no redirect drops the /cayley prefix
+		// (a trailing slash is removed before routing instead).
+		router := httprouter.New()
+		router.RedirectTrailingSlash = false
+		router.RedirectFixedPath = false
+		router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, &apiError{http.StatusNotFound, "no route for " + r.Method + " /cayley" + r.URL.Path})
+		})
+		router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed, "method " + r.Method + " not allowed on /cayley" +
+				r.URL.Path + " (allowed: " + w.Header().Get("Allow") + ")"})
+		})
+		api := cayleyhttp.NewBoundAPIv2(h, router)
 		api.SetReadOnly(!writable)
 		api.SetQueryLimit(s.cfg.MaxResults)
 		// No query timeout of Cayley's own: serveGuardedQuery sets the
@@ -65,6 +79,15 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	inner := newAPI(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
+		if trimmed := strings.TrimRight(path, "/"); trimmed != path && trimmed != "" {
+			// Cayley's router would redirect to the path without the
+			// slash, and without /cayley; serve that path directly.
+			u := *r.URL
+			u.Path, u.RawPath = "/cayley"+trimmed, ""
+			r = r.WithContext(r.Context())
+			r.URL = &u
+			path = trimmed
+		}
 		if isCayleyWrite(path) && r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,

@@ -278,3 +278,26 @@ func TestCayleyQueryClientGone(t *testing.T) {
 		return strings.Contains(string(m), `grove_http_request_duration_seconds_count{code="499",method="POST",route="/cayley/"} 1`)
 	})
 }
+
+// TestCayleyRouting: a trailing slash is served as the path without it
+// (Cayley's router redirected to a Location without /cayley), and the
+// mount's and the static files' 404 and 405 answers are JSON.
+func TestCayleyRouting(t *testing.T) {
+	ts := cayleyServer(t, Config{})
+	gizmo := url.QueryEscape(`g.V("<m1>").Out("<directed_by>").All()`)
+	runAPICases(t, ts, []apiCase{
+		{name: "query with a trailing slash", path: "/cayley/api/v2/query/?lang=gizmo&qu=" + gizmo, status: 200, contains: []string{`"id":"<p1>"`}},
+		{name: "post with a trailing slash", method: "POST", path: "/cayley/api/v2/query/?lang=gizmo",
+			body: `g.V("<m1>").Out("<directed_by>").All()`, status: 200, contains: []string{`"id":"<p1>"`}},
+		{name: "formats with a trailing slash", path: "/cayley/api/v2/formats/", status: 200, contains: []string{"nquads"}},
+		{name: "write with a trailing slash", method: "POST", path: "/cayley/api/v2/write/", body: "<a> <b> <c> .\n",
+			status: 403, contains: []string{"writes need authentication"}},
+		{name: "mount root", path: "/cayley/", status: 404, contains: []string{`"error":"no route for GET /cayley/"`, "request_id"}},
+		{name: "unknown cayley route", path: "/cayley/api/v2/nope", status: 404, contains: []string{"no route for GET /cayley/api/v2/nope"}},
+		{name: "other case", path: "/cayley/API/V2/QUERY?lang=gizmo&qu=" + gizmo, status: 404, contains: []string{"no route for GET /cayley/API/V2/QUERY"}},
+		{name: "method not allowed", method: "PUT", path: "/cayley/api/v2/formats", status: 405,
+			contains: []string{"method PUT not allowed on /cayley/api/v2/formats (allowed: GET"}},
+		{name: "static file missing", path: "/static/nope.js", status: 404, contains: []string{`"error":"no file /static/nope.js"`}},
+		{name: "static file", path: "/static/app.js", status: 200},
+	})
+}

@@ -12,7 +12,9 @@
 //     the tree grows, every model and KG call, then the result);
 //   - Cayley's own HTTP API v2 mounted under /cayley/ (Gizmo, GraphQL and
 //     MQL queries, quad reads and, when allowed, writes) over the engine's
-//     Cayley QuadStore;
+//     Cayley QuadStore, routed by a router of the server's own (404 and 405
+//     answers in JSON; a trailing slash is served as the path without it
+//     rather than redirected);
 //   - the embedded web page of package server/web at /, plus /healthz,
 //     /readyz and Prometheus /metrics.
 //
