@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -142,6 +143,12 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 	if !a.enabled() {
 		return nil, &apiError{http.StatusServiceUnavailable, "reasoning is not configured on this server (no model or no methods)"}
 	}
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	default:
+		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf(
+			"Content-Encoding %q is not supported: send the JSON body uncompressed (no Content-Encoding, or identity)", clip(enc))}
+	}
 	req, err := decodeAsk(r.Body, a.s.cfg.Ask, a.s.cfg.MaxIDs)
 	if err != nil {
 		return nil, err
@@ -157,7 +164,7 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 		Logger: a.s.log.With("request_id", requestID(r.Context())), Observer: obs}
 	if rn.rs, err = a.reg.New(req.Method, deps, reasoner.Params(req.Params)); err != nil {
 		<-a.slots
-		return nil, badRequest("%s", a.redact.text(err.Error()))
+		return nil, badRequest("%s", oneLine(a.redact.text(err.Error())))
 	}
 	a.s.runs.Add(1)
 	a.inflight.Add(1)
@@ -339,7 +346,7 @@ func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBod
 		return status, b
 	case internal:
 		a.s.log.Warn("reasoning run failed", "request_id", requestID(r.Context()), "err", err)
-		b.Error = "reasoning failed: " + a.redact.text(err.Error())
+		b.Error = "reasoning failed: " + oneLine(a.redact.text(err.Error()))
 		return http.StatusBadGateway, b
 	default:
 		b.Error = msg

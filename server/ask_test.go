@@ -134,11 +134,19 @@ func TestAskValidation(t *testing.T) {
 		{"param unknown to method", `{"question":"x","params":{"flavour":"x"}}`, `unknown parameter(s) "flavour"`, 400},
 		{"param wrong type for method", `{"question":"x","params":{"k":"three"}}`, `parameter "k": want an integer`, 400},
 		{"chain with k", `{"question":"x","method":"chain","params":{"k":2}}`, "chain always uses k=1", 400},
+		{"two bad params", `{"question":"x","params":{"k":0,"max_depth":0}}`,
+			`parameter "k" must be at least 1, got 0; parameter "max_depth" must be at least 1, got 0`, 400},
+		{"gzip body", "\x1f\x8b\x08\x00", `Content-Encoding "gzip" is not supported: send the JSON body uncompressed`, 415},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, _, body := ts.do("POST", "/v1/ask", c.body, map[string]string{"Content-Type": "application/json"})
-			if st != c.status || !strings.Contains(decode[errorBody](t, body).Error, c.want) {
+			hdr := map[string]string{"Content-Type": "application/json"}
+			if c.status == 415 {
+				hdr["Content-Encoding"] = "gzip"
+			}
+			st, _, body := ts.do("POST", "/v1/ask", c.body, hdr)
+			msg := decode[errorBody](t, body).Error
+			if st != c.status || !strings.Contains(msg, c.want) || strings.ContainsAny(msg, "\r\n") {
 				t.Fatalf("status %d body %s; want %d and %q", st, body, c.status, c.want)
 			}
 		})
