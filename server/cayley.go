@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
+	cquery "github.com/cayleygraph/cayley/query"
 	_ "github.com/cayleygraph/cayley/query/gizmo"   // Gizmo (JavaScript) queries
 	_ "github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
 	_ "github.com/cayleygraph/cayley/query/mql"     // MQL queries
@@ -152,7 +153,12 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	buf := &bufferedResponse{header: http.Header{}, limit: s.cfg.MaxCayleyQueryBytes}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
-	api.ServeHTTP(buf, r.WithContext(ctx))
+	var qerr error
+	if l := cquery.GetLanguage(r.URL.Query().Get("lang")); l != nil && l.HTTPQuery == nil && l.Session != nil {
+		qerr = s.runSessionQuery(buf, r.WithContext(ctx), l, g)
+	} else {
+		api.ServeHTTP(buf, r.WithContext(ctx))
+	}
 	if p := g.Panic(); p != nil {
 		s.logPanic(r, p.Value, p.Stack)
 		s.writeError(w, r, &apiError{http.StatusInternalServerError,
@@ -169,9 +175,12 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		s.writeError(w, r, err)
 		return
 	}
+	if qerr != nil {
+		s.writeError(w, r, qerr)
+		return
+	}
 	if buf.over {
-		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-			"the answer exceeded this server's limit of %d bytes; narrow the query or use Limit", buf.limit)})
+		s.writeError(w, r, answerTooLarge(buf.limit))
 		return
 	}
 	for k, v := range buf.header {
@@ -182,6 +191,78 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	}
 	w.WriteHeader(buf.status)
 	_, _ = w.Write(buf.body.Bytes())
+}
+
+// answerTooLarge is the error of a query answer over limit bytes.
+func answerTooLarge(limit int64) error {
+	return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"the answer exceeded this server's limit of %d bytes; narrow the query or use Limit", limit)}
+}
+
+// runSessionQuery runs a query of a session language (Gizmo, MQL) as
+// Cayley's ServeQuery does, but counts the size of each result as it comes:
+// Cayley's collects every result and encodes them all before writing, so
+// an answer of a few huge results (a Gizmo program emitting megabyte
+// strings) was held whole, several times over, before any byte cap could
+// see it. Past buf.limit bytes the query stops and the answer is a 413.
+// Errors of the query itself are 400s, as Cayley's.
+func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, l *cquery.Language, qs graph.QuadStore) error {
+	ctx := r.Context()
+	qu := r.URL.Query().Get("qu")
+	if r.Method != http.MethodGet {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return err
+		}
+		qu = string(data)
+	}
+	if qu == "" {
+		return badRequest("query is empty")
+	}
+	opt := cquery.Options{Collation: cquery.JSON, Limit: s.cfg.MaxResults}
+	contentType := "application/json"
+	if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 && specs[0].Value == "application/ld+json" {
+		opt.Collation, contentType = cquery.JSONLD, "application/ld+json"
+	}
+	it, err := l.Session(qs).Execute(ctx, qu, opt)
+	if err != nil {
+		return badRequest("%s", oneLine(err.Error()))
+	}
+	defer it.Close()
+	var out bytes.Buffer
+	out.WriteString(`{"result":[`)
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for it.Next(ctx) {
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		if err := enc.Encode(it.Result()); err != nil {
+			return fmt.Errorf("cayley query: encode result: %w", err)
+		}
+		out.Truncate(out.Len() - 1) // the encoder's newline
+		n++
+		if int64(out.Len()) > buf.limit {
+			return answerTooLarge(buf.limit)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return badRequest("%s", oneLine(err.Error()))
+	}
+	if n == 0 {
+		out.Reset()
+		out.WriteString(`{"result":null`)
+	} else {
+		out.WriteByte(']')
+	}
+	out.WriteString("}\n")
+	buf.header.Set("Content-Type", contentType)
+	_, err = buf.Write(out.Bytes())
+	if errors.Is(err, errAnswerCapped) {
+		return answerTooLarge(buf.limit)
+	}
+	return err
 }
 
 // errAnswerCapped stops a Cayley query answer over the byte cap.
