@@ -81,8 +81,8 @@ func (r *redactor) model(i llm.Info) llm.Info {
 }
 
 // trace redacts the model descriptions and error texts of a trace in
-// place and returns it. Model
-// outputs and prompts are the server's own text and are left alone.
+// place and returns it. Model outputs and prompts are the server's own
+// text and are left alone.
 func (r *redactor) trace(t *trace.Trace) *trace.Trace {
 	if t == nil {
 		return nil
