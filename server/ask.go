@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -60,12 +61,14 @@ type asker struct {
 func newAsker(s *Server) (*asker, error) {
 	a := &asker{s: s, reg: s.deps.Reasoners, slots: make(chan struct{}, s.cfg.MaxConcurrentRuns),
 		redact: newRedactor(append(slices.Clone(s.deps.Redact), s.sensitivePaths()...))}
+	// The reply cap sits inside Observe, which reports each call to the
+	// metrics and to the run's trace: a reply over it reaches neither.
 	if s.deps.Model != nil {
-		a.model = llm.Observe(s.deps.Model, s.metrics)
+		a.model = llm.Observe(replyCap{inner: s.deps.Model, maxTokens: s.cfg.Ask.MaxTokens}, s.metrics)
 		a.evaluator = a.model
 	}
 	if s.deps.Evaluator != nil {
-		a.evaluator = llm.Observe(s.deps.Evaluator, s.metrics)
+		a.evaluator = llm.Observe(replyCap{inner: s.deps.Evaluator, maxTokens: s.cfg.Ask.MaxTokens}, s.metrics)
 	}
 	return a, nil
 }
@@ -140,6 +143,12 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 	if !a.enabled() {
 		return nil, &apiError{http.StatusServiceUnavailable, "reasoning is not configured on this server (no model or no methods)"}
 	}
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	default:
+		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf(
+			"Content-Encoding %q is not supported: send the JSON body uncompressed (no Content-Encoding, or identity)", clip(enc))}
+	}
 	req, err := decodeAsk(r.Body, a.s.cfg.Ask, a.s.cfg.MaxIDs)
 	if err != nil {
 		return nil, err
@@ -155,7 +164,7 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 		Logger: a.s.log.With("request_id", requestID(r.Context())), Observer: obs}
 	if rn.rs, err = a.reg.New(req.Method, deps, reasoner.Params(req.Params)); err != nil {
 		<-a.slots
-		return nil, badRequest("%s", a.redact.text(err.Error()))
+		return nil, badRequest("%s", oneLine(a.redact.text(err.Error())))
 	}
 	a.s.runs.Add(1)
 	a.inflight.Add(1)
@@ -253,10 +262,49 @@ func (m budgetModel) Generate(ctx context.Context, req llm.Request) (llm.Respons
 // Unwrap returns the bounded model (llm.Describe looks through it).
 func (m budgetModel) Unwrap() llm.Model { return m.inner }
 
+// Reply size bounds: a reply may hold replyBytesPerToken bytes per max
+// token of its request, and never less than minReplyBytes.
+const (
+	replyBytesPerToken = 16
+	minReplyBytes      = 64 << 10
+)
+
+// replyCap rejects model replies longer than the request's max tokens can
+// explain (replyBytesPerToken bytes per token, at least minReplyBytes): a
+// model server that ignores max_tokens would otherwise fill the run's
+// trace and answer with megabytes. The oversized reply is dropped; the
+// error names the model and the sizes, never the text.
+type replyCap struct {
+	inner     llm.Model
+	maxTokens int // used when a request sets none
+}
+
+func (m replyCap) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := m.inner.Generate(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	tokens := req.MaxTokens
+	if tokens <= 0 {
+		tokens = m.maxTokens
+	}
+	limit := max(minReplyBytes, replyBytesPerToken*tokens)
+	for i, t := range resp.Texts {
+		if len(t) > limit {
+			return llm.Response{}, fmt.Errorf("model %q sent a reply of %d bytes (sample %d), over this server's limit of %d bytes "+
+				"for %d max tokens; the reply was dropped", llm.Describe(m.inner).Name, len(t), i+1, limit, tokens)
+		}
+	}
+	return resp, nil
+}
+
+// Unwrap returns the capped model (llm.Describe looks through it).
+func (m replyCap) Unwrap() llm.Model { return m.inner }
+
 // askBody is the answer of POST /v1/ask and the "result" stream event.
 type askBody struct {
 	Answer trace.Answer `json:"answer"`
-	// Model names the model that answered (endpoint host redacted), so
+	// Model names the model that answered (its endpoint redacted), so
 	// that no answer is taken for an LLM's when it is not.
 	Model llm.Info     `json:"model"`
 	Trace *trace.Trace `json:"trace,omitempty"`
@@ -273,6 +321,8 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	tr, err := rn.answer(r.Context())
 	status, body := s.ask.result(r, tr, err)
 	if status == 499 {
+		// The client is gone; the status is for the metrics and the log.
+		w.WriteHeader(status)
 		return
 	}
 	writeJSON(w, status, body)
@@ -281,7 +331,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // result maps a finished run to a status and body: 200 when the method
 // finished (even without an answer), 504 on timeout, 502 on failure.
 func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBody) {
-	b := askBody{Trace: tr, Model: llm.Describe(a.model)}
+	b := askBody{Trace: tr, Model: a.redact.model(llm.Describe(a.model))}
 	if tr != nil {
 		b.Answer = tr.Answer
 	}
@@ -296,7 +346,7 @@ func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBod
 		return status, b
 	case internal:
 		a.s.log.Warn("reasoning run failed", "request_id", requestID(r.Context()), "err", err)
-		b.Error = "reasoning failed: " + a.redact.text(err.Error())
+		b.Error = "reasoning failed: " + oneLine(a.redact.text(err.Error()))
 		return http.StatusBadGateway, b
 	default:
 		b.Error = msg

@@ -134,11 +134,19 @@ func TestAskValidation(t *testing.T) {
 		{"param unknown to method", `{"question":"x","params":{"flavour":"x"}}`, `unknown parameter(s) "flavour"`, 400},
 		{"param wrong type for method", `{"question":"x","params":{"k":"three"}}`, `parameter "k": want an integer`, 400},
 		{"chain with k", `{"question":"x","method":"chain","params":{"k":2}}`, "chain always uses k=1", 400},
+		{"two bad params", `{"question":"x","params":{"k":0,"max_depth":0}}`,
+			`parameter "k" must be at least 1, got 0; parameter "max_depth" must be at least 1, got 0`, 400},
+		{"gzip body", "\x1f\x8b\x08\x00", `Content-Encoding "gzip" is not supported: send the JSON body uncompressed`, 415},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, _, body := ts.do("POST", "/v1/ask", c.body, map[string]string{"Content-Type": "application/json"})
-			if st != c.status || !strings.Contains(decode[errorBody](t, body).Error, c.want) {
+			hdr := map[string]string{"Content-Type": "application/json"}
+			if c.status == 415 {
+				hdr["Content-Encoding"] = "gzip"
+			}
+			st, _, body := ts.do("POST", "/v1/ask", c.body, hdr)
+			msg := decode[errorBody](t, body).Error
+			if st != c.status || !strings.Contains(msg, c.want) || strings.ContainsAny(msg, "\r\n") {
 				t.Fatalf("status %d body %s; want %d and %q", st, body, c.status, c.want)
 			}
 		})
@@ -312,6 +320,16 @@ func TestAskClientDisconnectCancelsRun(t *testing.T) {
 			if !strings.Contains(string(metrics), `grove_reasoning_runs_total{method="tot",outcome="cancelled"} 1`) {
 				t.Errorf("cancelled run not counted")
 			}
+			if path == "/v1/ask" {
+				// The request is recorded as 499 (the stream had answered 200).
+				waitFor(t, "the request to be recorded as 499", func() bool {
+					_, m := ts.get("/metrics")
+					return strings.Contains(string(m), `grove_http_request_duration_seconds_count{code="499",method="POST",route="POST /v1/ask"} 1`)
+				})
+				if !strings.Contains(ts.logs.String(), `"status":499`) {
+					t.Errorf("access log lacks status 499")
+				}
+			}
 		})
 	}
 }
@@ -397,5 +415,49 @@ func TestAskOutlivesRequestTimeout(t *testing.T) {
 	}
 	if last.name != "result" || !strings.Contains(last.data, "Ridley Scott") {
 		t.Fatalf("stream ended with %q %.300s", last.name, last.data)
+	}
+}
+
+// TestAskReplyCap: a model reply longer than its max tokens can explain
+// (16 bytes per token, at least 64 KiB) is dropped with an error naming
+// the model; neither the answer, its trace nor the stream carries it.
+func TestAskReplyCap(t *testing.T) {
+	huge := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("y", 200<<10), nil }}
+	ts := askServer(t, Config{}, huge)
+	st, _, body := ts.do("POST", "/v1/ask", bladeRunner, nil)
+	if st != 502 || len(body) > 64<<10 || !strings.Contains(string(body), "sent a reply of 204800 bytes (sample 1), "+
+		"over this server's limit of 65536 bytes for 1024 max tokens; the reply was dropped") {
+		t.Fatalf("status %d, %d bytes: %.500s", st, len(body), body)
+	}
+	ch, _, _ := ts.stream(t, bladeRunner)
+	n := 0
+	for ev := range ch {
+		n += len(ev.data)
+	}
+	if n > 64<<10 {
+		t.Errorf("the stream sent %d bytes", n)
+	}
+
+	cases := []struct {
+		name      string
+		maxTokens int
+		reply     int
+		ok        bool
+	}{
+		{"small reply", 100, 1000, true},
+		{"at the floor", 100, 64 << 10, true},
+		{"over the floor", 100, 64<<10 + 1, false},
+		{"16 bytes per token", 8192, 8192 * 16, true},
+		{"over 16 bytes per token", 8192, 8192*16 + 1, false},
+		{"no max tokens: the server's", 0, 64<<10 + 1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inner := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("z", c.reply), nil }}
+			_, err := replyCap{inner: inner, maxTokens: 1024}.Generate(context.Background(), llm.Request{Prompt: "p", MaxTokens: c.maxTokens})
+			if (err == nil) != c.ok {
+				t.Fatalf("reply of %d bytes for %d tokens: %v", c.reply, c.maxTokens, err)
+			}
+		})
 	}
 }

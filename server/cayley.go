@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
+	cquery "github.com/cayleygraph/cayley/query"
 	_ "github.com/cayleygraph/cayley/query/gizmo"   // Gizmo (JavaScript) queries
 	_ "github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
 	_ "github.com/cayleygraph/cayley/query/mql"     // MQL queries
@@ -19,6 +22,7 @@ import (
 	"github.com/cayleygraph/quad"
 	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
 	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
+	"github.com/julienschmidt/httprouter"
 
 	"github.com/grove-kg/grove/store/query"
 )
@@ -34,8 +38,9 @@ var cayleyWritePaths = []string{"/api/v2/write", "/api/v2/delete", "/api/v2/node
 // Queries run over a per-request query.Guard: Gizmo evaluates a query in a
 // goroutine of its own, out of reach of the recovery middleware, so a panic
 // in the store there would end the process. The guard recovers it, the
-// answer (buffered; it is bounded by the result cap) is replaced by a 500
-// naming the request id, and the panic and its stack go to the server log.
+// answer (buffered, up to MaxCayleyQueryBytes: the result cap bounds the
+// number of results, not their size) is replaced by a 500 naming the
+// request id, and the panic and its stack go to the server log.
 // GraphQL and MQL run on the request goroutine, where the middleware
 // recovers as for every route.
 func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
@@ -48,10 +53,24 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		return &graph.Handle{QuadStore: qs, QuadWriter: qw}, nil
 	}
 	newAPI := func(h *graph.Handle) http.Handler {
-		api := cayleyhttp.NewAPIv2(h)
+		// A router of our own, so that Cayley's 404 and 405 answers are
+		// JSON like every error, and no redirect drops the /cayley prefix
+		// (a trailing slash is removed before routing instead).
+		router := httprouter.New()
+		router.RedirectTrailingSlash = false
+		router.RedirectFixedPath = false
+		router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, &apiError{http.StatusNotFound, "no route for " + r.Method + " /cayley" + r.URL.Path})
+		})
+		router.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed, "method " + r.Method + " not allowed on /cayley" +
+				r.URL.Path + " (allowed: " + w.Header().Get("Allow") + ")"})
+		})
+		api := cayleyhttp.NewBoundAPIv2(h, router)
 		api.SetReadOnly(!writable)
 		api.SetQueryLimit(s.cfg.MaxResults)
-		api.SetQueryTimeout(s.cfg.RequestTimeout)
+		// No query timeout of Cayley's own: serveGuardedQuery sets the
+		// request's deadline, so that it can tell a timeout from a bad query.
 		return http.StripPrefix("/cayley", api)
 	}
 	h, err := newHandle(qs)
@@ -61,6 +80,21 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	inner := newAPI(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
+		if trimmed := strings.TrimRight(path, "/"); trimmed != path && trimmed != "" {
+			// Cayley's router would redirect to the path without the
+			// slash, and without /cayley; serve that path directly.
+			u := *r.URL
+			u.Path, u.RawPath = "/cayley"+trimmed, ""
+			r = r.WithContext(r.Context())
+			r.URL = &u
+			path = trimmed
+		}
+		if isCayleyWrite(path) && r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
+				"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: POST)"})
+			return
+		}
 		if isCayleyWrite(path) && !writable {
 			s.writeError(w, r, &apiError{http.StatusForbidden, s.writeRefusal()})
 			return
@@ -76,9 +110,8 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			s.serveNodeDelete(w, r, h)
 			return
 		case "/api/v2/read":
-			// Uncompressed, so the cap counts quad text.
-			r.Header.Del("Accept-Encoding")
-			w = &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes}
+			s.serveCappedRead(w, r, inner)
+			return
 		case "/api/v2/query":
 			g := query.NewGuard(qs)
 			gh, err := newHandle(g)
@@ -93,17 +126,61 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	}), nil
 }
 
+// cayleyMaxQuery is the largest query body Cayley reads: its reader stops
+// there silently (io.LimitReader), so a longer query would run cut.
+const cayleyMaxQuery = 1 << 20
+
 // serveGuardedQuery runs a Cayley query request into a buffer and sends it
 // unless the guard recovered a panic, which is answered as a 500.
 func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
-	buf := &bufferedResponse{header: http.Header{}}
+	if r.Body != nil && r.Body != http.NoBody {
+		// Read the body here, under the server's body limit, so a query
+		// over it is a 413 rather than cut short by Cayley's own reader.
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if len(data) > cayleyMaxQuery {
+			s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("query too large (limit %d bytes)", cayleyMaxQuery)})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	buf := &bufferedResponse{header: http.Header{}, limit: s.cfg.MaxCayleyQueryBytes}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
-	api.ServeHTTP(buf, r)
+	var qerr error
+	if l := cquery.GetLanguage(r.URL.Query().Get("lang")); l != nil && l.HTTPQuery == nil && l.Session != nil {
+		qerr = s.runSessionQuery(buf, r.WithContext(ctx), l, g)
+	} else {
+		api.ServeHTTP(buf, r.WithContext(ctx))
+	}
 	if p := g.Panic(); p != nil {
 		s.logPanic(r, p.Value, p.Stack)
 		s.writeError(w, r, &apiError{http.StatusInternalServerError,
 			"internal error; see the server log for request " + requestID(r.Context())})
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		// Cayley answers a cancelled or timed-out query as a 400 with the
+		// context's error text; answer it as every route does (504, or 499
+		// when the client is gone).
+		if gone := r.Context().Err(); gone != nil {
+			err = gone
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	if qerr != nil {
+		s.writeError(w, r, qerr)
+		return
+	}
+	if buf.over {
+		s.writeError(w, r, answerTooLarge(buf.limit))
 		return
 	}
 	for k, v := range buf.header {
@@ -116,11 +193,89 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	_, _ = w.Write(buf.body.Bytes())
 }
 
-// bufferedResponse collects a response in memory.
+// answerTooLarge is the error of a query answer over limit bytes.
+func answerTooLarge(limit int64) error {
+	return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"the answer exceeded this server's limit of %d bytes; narrow the query or use Limit", limit)}
+}
+
+// runSessionQuery runs a query of a session language (Gizmo, MQL) as
+// Cayley's ServeQuery does, but counts the size of each result as it comes:
+// Cayley's collects every result and encodes them all before writing, so
+// an answer of a few huge results (a Gizmo program emitting megabyte
+// strings) was held whole, several times over, before any byte cap could
+// see it. Past buf.limit bytes the query stops and the answer is a 413.
+// Errors of the query itself are 400s, as Cayley's.
+func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, l *cquery.Language, qs graph.QuadStore) error {
+	ctx := r.Context()
+	qu := r.URL.Query().Get("qu")
+	if r.Method != http.MethodGet {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return err
+		}
+		qu = string(data)
+	}
+	if qu == "" {
+		return badRequest("query is empty")
+	}
+	opt := cquery.Options{Collation: cquery.JSON, Limit: s.cfg.MaxResults}
+	contentType := "application/json"
+	if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 && specs[0].Value == "application/ld+json" {
+		opt.Collation, contentType = cquery.JSONLD, "application/ld+json"
+	}
+	it, err := l.Session(qs).Execute(ctx, qu, opt)
+	if err != nil {
+		return badRequest("%s", oneLine(err.Error()))
+	}
+	defer it.Close()
+	var out bytes.Buffer
+	out.WriteString(`{"result":[`)
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for it.Next(ctx) {
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		if err := enc.Encode(it.Result()); err != nil {
+			return fmt.Errorf("cayley query: encode result: %w", err)
+		}
+		out.Truncate(out.Len() - 1) // the encoder's newline
+		n++
+		if int64(out.Len()) > buf.limit {
+			return answerTooLarge(buf.limit)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return badRequest("%s", oneLine(err.Error()))
+	}
+	if n == 0 {
+		out.Reset()
+		out.WriteString(`{"result":null`)
+	} else {
+		out.WriteByte(']')
+	}
+	out.WriteString("}\n")
+	buf.header.Set("Content-Type", contentType)
+	_, err = buf.Write(out.Bytes())
+	if errors.Is(err, errAnswerCapped) {
+		return answerTooLarge(buf.limit)
+	}
+	return err
+}
+
+// errAnswerCapped stops a Cayley query answer over the byte cap.
+var errAnswerCapped = errors.New("cayley answer exceeds the server's size limit")
+
+// bufferedResponse collects a response in memory, up to limit bytes; a
+// larger response is dropped and marked over.
 type bufferedResponse struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	limit  int64
+	over   bool
 }
 
 func (b *bufferedResponse) Header() http.Header { return b.header }
@@ -134,6 +289,11 @@ func (b *bufferedResponse) WriteHeader(status int) {
 func (b *bufferedResponse) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
+	}
+	if b.over || int64(b.body.Len())+int64(len(p)) > b.limit {
+		b.over = true
+		b.body = bytes.Buffer{}
+		return 0, errAnswerCapped
 	}
 	return b.body.Write(p)
 }
@@ -276,26 +436,170 @@ func (s *Server) writeRefusal() string {
 // errReadCapped stops a Cayley read that exceeds the byte cap.
 var errReadCapped = errors.New("cayley read exceeds the server's response size limit")
 
-// cappedWriter cuts a response after a byte budget, at the last line break
-// within it, so a line-based quad format keeps only whole quads; the
-// streaming writer then stops with an error.
+// readTruncatedTrailer is the HTTP trailer that carries the truncation
+// message of a read cut at the byte cap.
+const readTruncatedTrailer = "Grove-Truncated"
+
+// serveCappedRead serves a Cayley read, cut at MaxCayleyReadBytes in a way
+// the client can tell (see cappedWriter). The format (?format= or Accept,
+// N-Quads by default) must be one Cayley can write; an unknown name is a
+// 400 naming the usable ones rather than a silent N-Quads answer.
+func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, badRequest("read parameters: %v", err))
+		return
+	}
+	name := "nquads"
+	if n := r.Form.Get("format"); n != "" {
+		key := strings.ToLower(n)
+		if a, ok := formatAliases[key]; ok {
+			key = a
+		}
+		if f := quad.FormatByName(key); f == nil || f.Writer == nil {
+			s.writeError(w, r, badRequest("format %q cannot be read; use %s", clip(n), readableFormats()))
+			return
+		}
+		r.Form.Set("format", key)
+		name = key
+	} else if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 {
+		if f := quad.FormatByMime(specs[0].Value); f != nil && f.Writer != nil {
+			name = f.Name
+		}
+	}
+	// Uncompressed, so the cap counts quad text.
+	r.Header.Del("Accept-Encoding")
+	cw := &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes, format: name}
+	w.Header().Set("Trailer", readTruncatedTrailer)
+	api.ServeHTTP(cw, r)
+	cw.finish()
+	if !cw.truncated {
+		return
+	}
+	msg := fmt.Sprintf("the read exceeded this server's limit of %d bytes; narrow it with sub, pred, obj or label",
+		s.cfg.MaxCayleyReadBytes)
+	if !cw.sent {
+		// Nothing went out yet: a plain error answer.
+		w.Header().Del("Trailer")
+		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, msg})
+		return
+	}
+	msg = "truncated: " + msg
+	_, _ = w.Write(cw.tail(msg))
+	w.Header().Set(readTruncatedTrailer, msg)
+}
+
+// readableFormats lists the formats a read can use, for error messages.
+func readableFormats() string {
+	var out []string
+	for _, f := range quad.Formats() {
+		if f.Writer != nil {
+			out = append(out, f.Name)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// cappedWriter cuts a Cayley read after a byte budget so that what was
+// sent stays valid in its format, and lets serveCappedRead end it with an
+// explicit marker (tail):
+//
+//   - nquads and json-stream (one quad per line) are cut at the last line
+//     break within the budget, so only whole quads are sent (a line goes
+//     out once its line break was written);
+//   - json (Cayley writes "[", then each quad object and separator with
+//     one Write each, then "]") is cut after the last whole write;
+//   - any other format, and a first write that already exceeds the
+//     budget, sends nothing of the cut write.
+//
+// Once cut, every further write fails with errReadCapped, which stops
+// Cayley's copy.
 type cappedWriter struct {
 	http.ResponseWriter
-	left int64
+	left      int64
+	format    string
+	sent      bool // bytes or a status went to the client
+	truncated bool
+	// afterElem: the last json write was a quad object (not "[" or ",").
+	afterElem bool
+	// pending is the end of a line-based answer that awaits its line break.
+	pending []byte
+}
+
+func (w *cappedWriter) WriteHeader(code int) {
+	w.sent = true
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *cappedWriter) Write(b []byte) (int, error) {
+	if w.truncated {
+		return 0, errReadCapped
+	}
+	if w.lines() {
+		// Cayley's N-Quads writer flushes buffers that end anywhere: only
+		// whole lines go out, the rest waits for its line break.
+		w.pending = append(w.pending, b...)
+		whole := w.pending[:bytes.LastIndexByte(w.pending, '\n')+1]
+		if int64(len(w.pending)) <= w.left {
+			w.forward(whole)
+			w.pending = append([]byte(nil), w.pending[len(whole):]...)
+			return len(b), nil
+		}
+		if int64(len(whole)) > w.left {
+			whole = whole[:bytes.LastIndexByte(whole[:w.left], '\n')+1]
+		}
+		w.forward(whole)
+		w.truncated, w.pending, w.left = true, nil, 0
+		return 0, errReadCapped
+	}
 	if int64(len(b)) <= w.left {
-		w.left -= int64(len(b))
-		return w.ResponseWriter.Write(b)
+		w.afterElem = !bytes.HasSuffix(b, []byte("\t"))
+		w.forward(b)
+		return len(b), nil
 	}
-	cut := b[:w.left]
-	if i := bytes.LastIndexByte(cut, '\n'); i >= 0 {
-		cut = cut[:i+1]
+	w.truncated, w.left = true, 0
+	return 0, errReadCapped
+}
+
+// lines reports whether the format is one quad per line.
+func (w *cappedWriter) lines() bool { return w.format == "nquads" || w.format == "json-stream" }
+
+// forward sends b and counts it against the budget.
+func (w *cappedWriter) forward(b []byte) {
+	if len(b) == 0 {
+		return
 	}
-	w.left = 0
-	n, _ := w.ResponseWriter.Write(cut)
-	return n, errReadCapped
+	w.left -= int64(len(b))
+	w.sent = true
+	_, _ = w.ResponseWriter.Write(b)
+}
+
+// finish sends a last line that had no line break.
+func (w *cappedWriter) finish() {
+	if !w.truncated {
+		w.forward(w.pending)
+		w.pending = nil
+	}
+}
+
+// tail is the marker that ends a cut read: an N-Quads comment line, a
+// json-stream line {"error": msg}, or for json a last array element
+// {"error": msg} and the closing bracket, so the answer stays valid.
+func (w *cappedWriter) tail(msg string) []byte {
+	obj, _ := json.Marshal(errorBody{Error: msg})
+	switch w.format {
+	case "nquads":
+		return []byte("# " + strings.ReplaceAll(msg, "\n", " ") + "\n")
+	case "json-stream":
+		return append(obj, '\n')
+	case "json":
+		sep := ""
+		if w.afterElem {
+			sep = ",\n\t"
+		}
+		return []byte(sep + string(obj) + "\n]\n")
+	}
+	return nil
 }
 
 func (w *cappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

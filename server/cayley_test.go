@@ -1,11 +1,17 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad/nquads"
 )
 
 // cayleyServer serves testDB with the engine as Cayley's QuadStore.
@@ -97,11 +103,201 @@ func TestCayleyReadOnlyAndWrites(t *testing.T) {
 	}
 }
 
+// TestCayleyReadCap: a read over the byte cap is cut so that what was
+// sent stays valid in its format and ends with an explicit marker (an
+// N-Quads comment, a json-stream line or a last JSON array element
+// {"error": ...}), and the Grove-Truncated trailer says so; a read within
+// the cap has neither; a read whose first piece is over the cap is a 413.
 func TestCayleyReadCap(t *testing.T) {
-	ts := cayleyServer(t, Config{MaxCayleyReadBytes: 100})
-	st, body := ts.get("/cayley/api/v2/read?label=" + url.QueryEscape("<movies>"))
-	// The cut falls on a line boundary: only whole quads are sent.
-	if st != 200 || len(body) > 100 || len(body) < 20 || !strings.HasSuffix(string(body), " .\n") {
-		t.Fatalf("capped read: status %d, %d bytes: %q", st, len(body), body)
+	const marker = "truncated: the read exceeded this server's limit of 300 bytes"
+	cases := []struct {
+		name, query string
+		accept      string
+		limit       int64
+		status      int
+		truncated   bool
+		check       func(t *testing.T, body string)
+	}{
+		{name: "nquads", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "# "+marker) || len(lines) < 2 {
+				t.Fatalf("no marker line: %q", body)
+			}
+			for _, l := range lines[:len(lines)-1] {
+				if _, err := nquads.Parse(l); err != nil || !strings.HasSuffix(l, " .") {
+					t.Errorf("line %q: %v", l, err)
+				}
+			}
+			if len(body)-len(last)-1 > 300 {
+				t.Errorf("%d bytes of quads sent", len(body)-len(last)-1)
+			}
+		}},
+		{name: "json", query: "&format=json", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			var elems []map[string]string
+			if err := json.Unmarshal([]byte(body), &elems); err != nil {
+				t.Fatalf("invalid JSON %q: %v", body, err)
+			}
+			if len(elems) < 2 || !strings.HasPrefix(elems[len(elems)-1]["error"], marker) || elems[0]["subject"] == "" {
+				t.Fatalf("elements %v", elems)
+			}
+		}},
+		{name: "json by accept", accept: "application/json", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			if !json.Valid([]byte(body)) || !strings.Contains(body, marker) {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "json-stream", query: "&format=json-stream", limit: 300, status: 200, truncated: true, check: func(t *testing.T, body string) {
+			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+			for i, l := range lines {
+				var v map[string]string
+				if err := json.Unmarshal([]byte(l), &v); err != nil {
+					t.Fatalf("line %q: %v", l, err)
+				}
+				if last := i == len(lines)-1; last != strings.HasPrefix(v["error"], marker) {
+					t.Errorf("line %d %q", i, l)
+				}
+			}
+		}},
+		{name: "jsonld is written whole or not at all", query: "&format=jsonld", limit: 300, status: 413, check: func(t *testing.T, body string) {
+			if !strings.Contains(decode[errorBody](t, []byte(body)).Error, "the read exceeded this server's limit of 300 bytes") {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "within the cap", query: "&format=json", limit: 1 << 20, status: 200, check: func(t *testing.T, body string) {
+			var elems []map[string]string
+			if err := json.Unmarshal([]byte(body), &elems); err != nil || len(elems) != 15 || strings.Contains(body, "error") {
+				t.Fatalf("body %q: %v", body, err)
+			}
+		}},
+		{name: "n-triples alias", query: "&format=ntriples", limit: 1 << 20, status: 200, check: func(t *testing.T, body string) {
+			if strings.Count(body, " .\n") != 15 {
+				t.Fatalf("body %q", body)
+			}
+		}},
+		{name: "unknown format", query: "&format=nope", limit: 300, status: 400, check: func(t *testing.T, body string) {
+			if msg := decode[errorBody](t, []byte(body)).Error; !strings.Contains(msg, `format "nope" cannot be read; use`) ||
+				!strings.Contains(msg, "nquads") || !strings.Contains(msg, "json-stream") {
+				t.Fatalf("body %q", body)
+			}
+		}},
 	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := cayleyServer(t, Config{MaxCayleyReadBytes: c.limit})
+			req, _ := http.NewRequest("GET", ts.url+"/cayley/api/v2/read?label="+url.QueryEscape("<movies>")+c.query, nil)
+			if c.accept != "" {
+				req.Header.Set("Accept", c.accept)
+			}
+			resp, err := ts.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %v %q", resp.StatusCode, c.status, err, b)
+			}
+			if got := resp.Trailer.Get("Grove-Truncated"); strings.HasPrefix(got, marker) != c.truncated {
+				t.Errorf("trailer %q, truncated %v", got, c.truncated)
+			}
+			c.check(t, string(b))
+		})
+	}
+}
+
+// TestCayleyQueryBodyLimit: a query body over the server's body limit is
+// a 413 in every language, never run cut short.
+func TestCayleyQueryBodyLimit(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxBodyBytes: 1 << 20})
+	pad := strings.Repeat(" ", 1<<20)
+	cases := []struct{ name, lang, body string }{
+		{"gizmo", "gizmo", `g.V("<m1>").All()` + pad + `g.V("<m2>").All()`},
+		{"graphql", "graphql", `{ nodes(id: "<m1>") { id } }` + pad},
+		{"mql", "mql", `[{"id": "<m2>", "<directed_by>": null}]` + pad},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, hdr, body := ts.do("POST", "/cayley/api/v2/query?lang="+c.lang, c.body, nil)
+			if st != 413 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") ||
+				!strings.Contains(decode[errorBody](t, body).Error, "request body too large (limit 1048576 bytes)") {
+				t.Fatalf("status %d %q: %.300s", st, hdr.Get("Content-Type"), body)
+			}
+		})
+	}
+}
+
+// TestCayleyQueryAnswers: a query answer over MaxCayleyQueryBytes is a 413
+// (never held in memory whole nor sent), and a query that runs out of
+// time is a 504 like every route, not Cayley's 400.
+func TestCayleyQueryAnswers(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxCayleyQueryBytes: 4000, RequestTimeout: 300 * time.Millisecond})
+	cases := []struct {
+		name, lang, body string
+		status           int
+		want             string
+	}{
+		{"small answer", "gizmo", `g.Emit("x".repeat(1000))`, 200, `"result"`},
+		{"large answer", "gizmo", `var s = "x".repeat(1000); for (var i = 0; i < 10; i++) { g.Emit(s) }`, 413,
+			"the answer exceeded this server's limit of 4000 bytes; narrow the query or use Limit"},
+		{"timeout", "gizmo", `var i = 0; while (true) { i++ }`, 504, "request timed out"},
+		{"bad query", "gizmo", `g.V((`, 400, "error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, hdr, body := ts.do("POST", "/cayley/api/v2/query?lang="+c.lang, c.body, nil)
+			if st != c.status || !strings.Contains(string(body), c.want) || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+				t.Fatalf("status %d %q: %.300s", st, hdr.Get("Content-Type"), body)
+			}
+			if st >= 400 && st != 400 && decode[errorBody](t, body).RequestID == "" {
+				t.Errorf("no request id: %s", body)
+			}
+		})
+	}
+}
+
+// TestCayleyQueryClientGone: a client that disconnects during a query is
+// recorded as 499, as on every route.
+func TestCayleyQueryClientGone(t *testing.T) {
+	ts := cayleyServer(t, Config{RequestTimeout: 20 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.url+"/cayley/api/v2/query?lang=gizmo",
+		strings.NewReader(`var i = 0; while (true) { i++ }`))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	waitFor(t, "the query to be recorded as 499", func() bool {
+		_, m := ts.get("/metrics")
+		return strings.Contains(string(m), `grove_http_request_duration_seconds_count{code="499",method="POST",route="/cayley/"} 1`)
+	})
+}
+
+// TestCayleyRouting: a trailing slash is served as the path without it
+// (Cayley's router redirected to a Location without /cayley), and the
+// mount's and the static files' 404 and 405 answers are JSON.
+func TestCayleyRouting(t *testing.T) {
+	ts := cayleyServer(t, Config{})
+	gizmo := url.QueryEscape(`g.V("<m1>").Out("<directed_by>").All()`)
+	runAPICases(t, ts, []apiCase{
+		{name: "query with a trailing slash", path: "/cayley/api/v2/query/?lang=gizmo&qu=" + gizmo, status: 200, contains: []string{`"id":"<p1>"`}},
+		{name: "post with a trailing slash", method: "POST", path: "/cayley/api/v2/query/?lang=gizmo",
+			body: `g.V("<m1>").Out("<directed_by>").All()`, status: 200, contains: []string{`"id":"<p1>"`}},
+		{name: "formats with a trailing slash", path: "/cayley/api/v2/formats/", status: 200, contains: []string{"nquads"}},
+		{name: "write with a trailing slash", method: "POST", path: "/cayley/api/v2/write/", body: "<a> <b> <c> .\n",
+			status: 403, contains: []string{"writes need authentication"}},
+		{name: "mount root", path: "/cayley/", status: 404, contains: []string{`"error":"no route for GET /cayley/"`, "request_id"}},
+		{name: "unknown cayley route", path: "/cayley/api/v2/nope", status: 404, contains: []string{"no route for GET /cayley/api/v2/nope"}},
+		{name: "other case", path: "/cayley/API/V2/QUERY?lang=gizmo&qu=" + gizmo, status: 404, contains: []string{"no route for GET /cayley/API/V2/QUERY"}},
+		{name: "method not allowed", method: "PUT", path: "/cayley/api/v2/formats", status: 405,
+			contains: []string{"method PUT not allowed on /cayley/api/v2/formats (allowed: GET"}},
+		{name: "static file missing", path: "/static/nope.js", status: 404, contains: []string{`"error":"no file /static/nope.js"`}},
+		{name: "static file", path: "/static/app.js", status: 200},
+	})
 }

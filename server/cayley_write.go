@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/grove-kg/grove/store"
 )
@@ -96,13 +98,9 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		s.writeError(w, r, err)
 		return
 	}
-	v, err := f.UnmarshalValue(bytes.TrimSpace(data))
+	v, err := parseNode(f, bytes.TrimSpace(data))
 	if err != nil {
-		s.writeError(w, r, badRequest("node: %v", err))
-		return
-	}
-	if v == nil {
-		s.writeError(w, r, badRequest("the body names no node"))
+		s.writeError(w, r, err)
 		return
 	}
 	n, err := removeNode(r.Context(), h, v)
@@ -111,6 +109,69 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		return
 	}
 	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1, Quads: n})
+}
+
+// errNoNode answers a node delete whose body is empty or blank: without
+// this check, Cayley's N-Quads value parser reads an empty body as the
+// node <l> of its own template and the delete removes that node.
+var errNoNode = badRequest("the body names no node")
+
+// parseNode reads the one node a node delete names. An N-Quads body must
+// be exactly one term: an IRI (<iri>), a blank node (_:name) or a quoted
+// literal ("text", "text"@en, "1"^^<type>). Cayley's own value parser wraps
+// the body in a quad template ("<s> <p> BODY <l> .") and so reads an empty
+// body as <l>, two terms as an object and a label, and bare words as
+// strings, and names the template in its errors; here each of those is a
+// 400 saying what was wrong with the client's body.
+func parseNode(f *quad.Format, b []byte) (quad.Value, error) {
+	if len(b) == 0 {
+		return nil, errNoNode
+	}
+	if f.Name != "nquads" {
+		v, err := f.UnmarshalValue(b)
+		switch {
+		case err != nil:
+			return nil, badRequest("node: the body is not one %s value: %v", f.Name, err)
+		case v == nil || strings.TrimSpace(quad.ToString(v)) == "":
+			return nil, errNoNode
+		}
+		return v, nil
+	}
+	body := string(b)
+	const terms = "write an IRI as <iri>, a blank node as _:name or a literal as \"text\""
+	if strings.ContainsAny(body, "\r\n") {
+		return nil, badRequest("node: the body spans several lines; it must be one N-Quads term (%s)", terms)
+	}
+	var want func(quad.Value) bool
+	switch {
+	case strings.HasPrefix(body, "<"):
+		want = func(v quad.Value) bool { _, ok := v.(quad.IRI); return ok }
+	case strings.HasPrefix(body, "_:"):
+		want = func(v quad.Value) bool { _, ok := v.(quad.BNode); return ok }
+	case strings.HasPrefix(body, `"`):
+		want = func(v quad.Value) bool {
+			switch v.(type) {
+			case quad.IRI, quad.BNode:
+				return false
+			}
+			return true
+		}
+	default:
+		return nil, badRequest("node: %q is not an N-Quads term (%s)", clip(body), terms)
+	}
+	// A subject and predicate of our own make the body the object of one
+	// statement; the client's text is never shown inside them.
+	q, err := nquads.Parse("<s> <p> " + body + " .")
+	switch {
+	case err != nil || q.Object == nil:
+		return nil, badRequest("node: %q is not one N-Quads term (%s)", clip(body), terms)
+	case q.Label != nil:
+		return nil, badRequest("node: %q holds more than one term; a node delete names exactly one node", clip(body))
+	case !want(q.Object):
+		return nil, badRequest("node: %q is not one N-Quads term (%s; an IRI has no spaces or angle brackets inside)",
+			clip(body), terms)
+	}
+	return q.Object, nil
 }
 
 // removeNode deletes every quad with v in any position, in transactions of

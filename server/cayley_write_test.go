@@ -248,3 +248,88 @@ func FuzzCayleyWrite(f *testing.F) {
 		}
 	})
 }
+
+// TestCayleyNodeDeleteBody checks how a node delete reads its body: one
+// term exactly, and an empty or blank body deletes nothing (Cayley's
+// value parser read it as the node <l> of its own quad template).
+func TestCayleyNodeDeleteBody(t *testing.T) {
+	const token = "write-token-4"
+	ts := cayleyServer(t, Config{Token: token})
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", "<l> <directed_by> <p1> .\n", nil); st != 200 {
+		t.Fatalf("write <l>: %d %s", st, b)
+	}
+	cases := []struct {
+		name, query, body string
+		status            int
+		want              string
+	}{
+		{"empty", "", "", 400, "the body names no node"},
+		{"blank", "", " \n\t ", 400, "the body names no node"},
+		{"json null", "?format=json", "null", 400, "the body names no node"},
+		{"json blank string", "?format=json", `"  "`, 400, "the body names no node"},
+		{"json not a string", "?format=json", "hello", 400, "not one json value"},
+		{"bare words", "", "hello world", 400, `"hello world" is not an N-Quads term`},
+		{"broken iri", "", "<<<", 400, "is not one N-Quads term"},
+		{"iri with a space", "", "<a b>", 400, "more than one term"},
+		{"two terms", "", "<m1> <m2>", 400, "more than one term"},
+		{"a statement", "", "<m1> <directed_by> <p1> .", 400, "is not one N-Quads term"},
+		{"two lines", "", "<m1>\n<m2>", 400, "spans several lines"},
+		{"a comment", "", "<m1> # x", 400, "is not one N-Quads term"},
+		{"unknown node", "", "<nosuch>", 404, "node does not exist"},
+		{"literal", "", `"Gladiator"`, 200, `"quads":1`},
+		{"json iri", "?format=json", `"<m3>"`, 200, `"quads":1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, hdr, body := ts.do("POST", "/cayley/api/v2/node/delete"+c.query, c.body, nil)
+			text := string(body)
+			if st != 200 {
+				text = decode[changeErrorBody](t, body).Error
+			}
+			if st != c.status || !strings.Contains(text, c.want) {
+				t.Fatalf("status %d, want %d with %q: %s", st, c.status, c.want, body)
+			}
+			if !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+				t.Errorf("content type %q", hdr.Get("Content-Type"))
+			}
+			if strings.Contains(text, "<s> <p>") || strings.Contains(text, "<l> .") {
+				t.Errorf("answer shows the parser's template: %s", text)
+			}
+			if st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape("<l>"), "", nil); st != 200 || !strings.Contains(string(b), "<l> <directed_by>") {
+				t.Fatalf("node <l> deleted: %d %s", st, b)
+			}
+		})
+	}
+}
+
+// TestCayleyWriteMethods: the write routes take POST only; any other
+// method is a 405 with Allow: POST and writes nothing.
+func TestCayleyWriteMethods(t *testing.T) {
+	const token = "write-token-5"
+	for _, path := range []string{"/cayley/api/v2/write", "/cayley/api/v2/delete", "/cayley/api/v2/node/delete"} {
+		for _, c := range []struct {
+			name string
+			cfg  Config
+		}{{"writable", Config{Token: token}}, {"read-only", Config{Token: token, ReadOnly: true}}} {
+			ts := cayleyServer(t, c.cfg)
+			for _, m := range []string{"GET", "PUT", "DELETE", "PATCH"} {
+				t.Run(c.name+" "+m+" "+path, func(t *testing.T) {
+					body := "<x1> <directed_by> <p1> .\n"
+					if strings.HasSuffix(path, "node/delete") {
+						body = "<m1>"
+					}
+					st, hdr, b := ts.do(m, path, body, nil)
+					if st != 405 || hdr.Get("Allow") != "POST" || !strings.Contains(decode[errorBody](t, b).Error, "not allowed") {
+						t.Fatalf("status %d Allow %q: %s", st, hdr.Get("Allow"), b)
+					}
+				})
+			}
+			for _, sub := range []string{"<x1>", "<m1>"} {
+				st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil)
+				if stored := strings.Contains(string(b), sub+" "); st != 200 || stored != (sub == "<m1>") {
+					t.Errorf("%s %s: %s stored %v: %d %s", c.name, path, sub, stored, st, b)
+				}
+			}
+		}
+	}
+}

@@ -52,6 +52,10 @@ type Config struct {
 	// MaxCayleyReadBytes cuts a Cayley /read response after this many bytes
 	// (default 64 MiB).
 	MaxCayleyReadBytes int64 `mapstructure:"max_cayley_read_bytes"`
+	// MaxCayleyQueryBytes bounds the answer of a Cayley query, which is
+	// held in memory before it is sent (default 16 MiB); a larger answer
+	// is a 413.
+	MaxCayleyQueryBytes int64 `mapstructure:"max_cayley_query_bytes"`
 
 	// Ask bounds what clients may choose for reasoning runs.
 	Ask AskLimits `mapstructure:"ask"`
@@ -110,6 +114,7 @@ func (c Config) Defaults() Config {
 	setDefault(&c.DefaultLimit, 50)
 	setDefault(&c.MaxIDs, 100)
 	setDefault(&c.MaxCayleyReadBytes, 64<<20)
+	setDefault(&c.MaxCayleyQueryBytes, 16<<20)
 	if c.Ask.ParamCaps == nil {
 		c.Ask.ParamCaps = DefaultParamCaps()
 	}
@@ -131,7 +136,8 @@ func setDefault[T comparable](p *T, def T) {
 // validate rejects negative bounds and loads the token.
 func (c *Config) validate() error {
 	if c.MaxBodyBytes < 0 || c.RequestTimeout < 0 || c.AskTimeout < 0 || c.ShutdownTimeout < 0 ||
-		c.MaxConcurrentRuns < 0 || c.MaxResults < 0 || c.DefaultLimit < 0 || c.MaxIDs < 0 {
+		c.MaxConcurrentRuns < 0 || c.MaxResults < 0 || c.DefaultLimit < 0 || c.MaxIDs < 0 ||
+		c.MaxCayleyReadBytes < 0 || c.MaxCayleyQueryBytes < 0 {
 		return errors.New("server config: limits and timeouts must not be negative")
 	}
 	for name, v := range c.Ask.ParamCaps {

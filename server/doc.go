@@ -12,7 +12,9 @@
 //     the tree grows, every model and KG call, then the result);
 //   - Cayley's own HTTP API v2 mounted under /cayley/ (Gizmo, GraphQL and
 //     MQL queries, quad reads and, when allowed, writes) over the engine's
-//     Cayley QuadStore;
+//     Cayley QuadStore, routed by a router of the server's own (404 and 405
+//     answers in JSON; a trailing slash is served as the path without it
+//     rather than redirected);
 //   - the embedded web page of package server/web at /, plus /healthz,
 //     /readyz and Prometheus /metrics.
 //
@@ -46,17 +48,24 @@
 // are allowed only when the server is not read-only and has a token.
 // Query results are capped (Config.MaxResults, also Cayley's query limit),
 // ids per request are bounded, the request body is bounded, and Cayley
-// reads are cut at a byte budget on a line boundary.
+// reads are cut at a byte budget where their format allows (after a whole
+// line or JSON element), ending with an explicit marker and a
+// Grove-Truncated trailer, so a client can tell a cut read from a whole one.
 //
 // Reasoning runs. The server owns the model: clients choose the method and
 // its parameters, each numeric parameter only within Config.Ask.ParamCaps,
 // and never a model, endpoint or key. A semaphore bounds runs in flight
 // (429 with Retry-After beyond it). Each run gets its own model wrapper
-// that enforces a call budget and caps samples and max tokens per call,
+// that enforces a call budget and caps samples and max tokens per call
+// (and a reply over 16 bytes per max token, at least 64 KiB, is dropped
+// with an error before the trace or the metrics see it),
 // and the model is observed (llm.Observe) for the Prometheus counters of
 // calls, tokens and cache hits. Error texts and traces sent to clients pass
 // a redactor that removes URLs, key-shaped strings, the token and the
-// database path, and any string listed in Deps.Redact. A run's context is
+// database path, any string listed in Deps.Redact (and a listed URL's host
+// and host:port), and replaces the text of network errors, which name
+// hosts and resolved addresses, by "the model server could not be
+// reached"; the model's description shows no endpoint. A run's context is
 // the request's, so a client that disconnects cancels its run; the
 // streaming handler runs the method in a goroutine, receives trace events
 // through a bounded buffer that never blocks the run (node updates

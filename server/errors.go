@@ -26,6 +26,12 @@ func badRequest(format string, args ...any) error {
 	return &apiError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
 }
 
+// oneLine joins the lines of a multi-line error text (errors.Join) with
+// "; ", so every error message is one line.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+}
+
 // errorBody is the JSON body of every error answer.
 type errorBody struct {
 	Error     string `json:"error"`

@@ -119,3 +119,39 @@ func resolves(root map[string]any, ref string) bool {
 	}
 	return true
 }
+
+// TestOpenAPIAskSchemas: every field of a real /v1/ask answer and of its
+// trace is described by the AskResponse and Trace schemas.
+func TestOpenAPIAskSchemas(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ts := askServer(t, Config{}, newLexicalModel(0))
+	st, _, body := ts.do("POST", "/v1/ask", bladeRunner, nil)
+	if st != 200 {
+		t.Fatalf("ask: %d %s", st, body)
+	}
+	var res map[string]json.RawMessage
+	mustJSON(t, string(body), &res)
+	var tr map[string]json.RawMessage
+	mustJSON(t, string(res["trace"]), &tr)
+	var model map[string]json.RawMessage
+	mustJSON(t, string(res["model"]), &model)
+	for _, c := range []struct {
+		schema string
+		fields map[string]json.RawMessage
+	}{{"AskResponse", res}, {"Trace", tr}, {"ModelInfo", model}} {
+		for f := range c.fields {
+			if _, ok := doc.Components.Schemas[c.schema].Properties[f]; !ok {
+				t.Errorf("schema %s lacks field %q", c.schema, f)
+			}
+		}
+	}
+}

@@ -1,17 +1,21 @@
 package server
 
 import (
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 // redactor removes what clients must never see from error texts and
 // traces: URLs (model endpoints), things shaped like API keys or bearer
-// tokens, and the literal strings the host lists (endpoint, key, database
-// directory).
+// tokens, the literal strings the host lists (endpoint, key, database
+// directory) and, for a listed URL, its host and host:port, and the text
+// of network errors (which name the host, its resolved address and the
+// DNS server).
 type redactor struct {
 	literals []string
 }
@@ -19,16 +23,34 @@ type redactor struct {
 var (
 	urlPattern    = regexp.MustCompile(`(?i)\b(?:https?|wss?)://[^\s"'<>]+`)
 	secretPattern = regexp.MustCompile(`(?i)\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}`)
+	// netErrPattern matches the text of a *net.OpError ("dial tcp
+	// 10.0.0.7:8000: connect: connection refused", "dial tcp: lookup
+	// llm.internal on 10.0.0.53:53: no such host", "read tcp a->b: ..."),
+	// of a bare *net.DNSError and of certificate errors, to the end of the
+	// line: each names hosts or addresses.
+	netErrPattern = regexp.MustCompile(`\b(?:(?:dial|read|write) (?:tcp|udp|ip|unix)[46]?\b|lookup \S+ on \S+:|lookup \S+: no such host|tls: |x509: )[^\n]*`)
 )
+
+// unreachable replaces the text of a network error.
+const unreachable = "the model server could not be reached"
 
 // Redacted replaces every removed piece of text.
 const Redacted = "[redacted]"
 
 func newRedactor(literals []string) *redactor {
 	var ls []string
-	for _, l := range literals {
-		if len(strings.TrimSpace(l)) >= 4 {
+	add := func(l string) {
+		if len(strings.TrimSpace(l)) >= 4 && !slices.Contains(ls, l) {
 			ls = append(ls, l)
+		}
+	}
+	for _, l := range literals {
+		add(l)
+		// A listed URL's host also appears without the URL (in network
+		// errors and the like).
+		if u, err := url.Parse(strings.TrimSpace(l)); err == nil && u.Host != "" {
+			add(u.Host)
+			add(u.Hostname())
 		}
 	}
 	// Longest first, so a key inside a URL is removed whole.
@@ -45,14 +67,30 @@ func (r *redactor) text(s string) string {
 		s = strings.ReplaceAll(s, l, Redacted)
 	}
 	s = urlPattern.ReplaceAllString(s, Redacted)
-	return secretPattern.ReplaceAllString(s, Redacted)
+	s = secretPattern.ReplaceAllString(s, Redacted)
+	return netErrPattern.ReplaceAllString(s, unreachable)
 }
 
-// trace redacts the error texts of a trace in place and returns it. Model
-// outputs and prompts are the server's own text and are left alone.
+// model hides where a model is served: its endpoint (llm.RedactEndpoint
+// keeps the port and path) becomes Redacted; the name and provider stay.
+func (r *redactor) model(i llm.Info) llm.Info {
+	if i.Endpoint != "" {
+		i.Endpoint = Redacted
+	}
+	return i
+}
+
+// trace redacts the model descriptions and error texts of a trace in
+// place and returns it. Model outputs and prompts are the server's own
+// text and are left alone.
 func (r *redactor) trace(t *trace.Trace) *trace.Trace {
 	if t == nil {
 		return nil
+	}
+	t.Model = r.model(t.Model)
+	if t.Evaluator != nil {
+		ev := r.model(*t.Evaluator)
+		t.Evaluator = &ev
 	}
 	t.Error = r.text(t.Error)
 	for i := range t.ModelCalls {

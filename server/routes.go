@@ -20,7 +20,7 @@ func OpenAPI() []byte { return append([]byte(nil), openAPI...) }
 func (s *Server) routeTable() []route {
 	rts := []route{
 		{pattern: "GET /{$}", handler: web.Index, public: true},
-		{pattern: "GET /static/", handler: web.Static().ServeHTTP, public: true},
+		{pattern: "GET /static/", handler: s.jsonErrors(web.Static()), public: true},
 		{pattern: "GET /healthz", handler: s.handleHealth, public: true},
 		{pattern: "GET /readyz", handler: s.handleReady, public: true},
 		{pattern: "GET /metrics", handler: s.handleMetrics()},
@@ -105,3 +105,46 @@ func (s *Server) handleMetrics() http.HandlerFunc {
 type slogPrinter struct{ s *Server }
 
 func (p slogPrinter) Println(v ...any) { p.s.log.Warn("metrics", "err", v) }
+
+// jsonErrors serves h, answering its error statuses (the file server's
+// text/plain "404 page not found") as JSON like every other error.
+func (s *Server) jsonErrors(h http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ew := &errorCatcher{ResponseWriter: w}
+		h.ServeHTTP(ew, r)
+		if ew.status == 0 {
+			return
+		}
+		msg := http.StatusText(ew.status)
+		if ew.status == http.StatusNotFound {
+			msg = "no file " + r.URL.Path
+		}
+		s.writeError(w, r, &apiError{ew.status, msg})
+	}
+}
+
+// errorCatcher holds back an error status (>= 400) and its body.
+type errorCatcher struct {
+	http.ResponseWriter
+	status int // the held-back error status
+	wrote  bool
+}
+
+func (w *errorCatcher) WriteHeader(code int) {
+	if code >= 400 && !w.wrote {
+		w.status = code
+		return
+	}
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *errorCatcher) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return len(b), nil
+	}
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *errorCatcher) Unwrap() http.ResponseWriter { return w.ResponseWriter }
