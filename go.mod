@@ -14,6 +14,7 @@ require (
 	github.com/dop251/goja v0.0.0-20240627195025-eb1f15ee67d2
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/goccy/go-json v0.12.0
+	github.com/julienschmidt/httprouter v1.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/lib/pq v1.10.9
 	github.com/openai/openai-go/v3 v3.96.0
@@ -67,7 +68,6 @@ require (
 	github.com/jackc/pgservicefile v0.0.0-20221227161230-091c0ba34f0a // indirect
 	github.com/jackc/pgx/v5 v5.6.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.1 // indirect
-	github.com/julienschmidt/httprouter v1.3.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
