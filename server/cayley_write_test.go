@@ -211,6 +211,8 @@ func FuzzCayleyWrite(f *testing.F) {
 		{1, `[{"subject":"<w4>","predicate":"<directed_by>","object":"<p1>","label":"<movies>"}]`},
 		{2, `{"subject":"<w5>","predicate":"<name>","object":"\"W5\""}` + "\n"},
 		{0, "<w9> <directed_by .\n"},
+		{0, ""},
+		{1, "null"},
 	} {
 		f.Add(seed.format, []byte(seed.body))
 	}
@@ -232,6 +234,20 @@ func FuzzCayleyWrite(f *testing.F) {
 	formats := []string{"nquads", "json", "json-stream"}
 	f.Fuzz(func(t *testing.T, fi uint8, body []byte) {
 		format := formats[int(fi)%len(formats)]
+		// A node delete reads one term: anything else is a 400, never a
+		// deletion of a node the body does not name (an empty body once
+		// deleted <l>, the node of Cayley's value template).
+		if st, out := send("write", "nquads", []byte("<l> <directed_by> <p1> .\n")); st != 200 {
+			t.Fatalf("write <l>: %d %s", st, out)
+		}
+		switch st, out := send("node/delete", format, body); st {
+		case 200, 400, 404, 415: // 415: json-stream cannot name a node
+			if st == 200 && len(bytes.TrimSpace(body)) == 0 {
+				t.Fatalf("node delete of an empty body succeeded: %s", out)
+			}
+		default:
+			t.Fatalf("node delete %q as %s: %d %s", body, format, st, out)
+		}
 		st, out := send("write", format, body)
 		switch st {
 		case 200, 400:
