@@ -314,6 +314,41 @@ type quadBody struct {
 	format *quad.Format
 	raw    []byte // as sent, bounded by the server's body limit
 	gzip   bool
+	// inflated bounds a gzip body once decompressed.
+	inflated *inflateLimit
+}
+
+// inflateFactor bounds a gzip body decompressed: at most this many times
+// the body limit (32 MiB with the default 1 MiB). A body within the limit
+// could otherwise inflate a thousandfold (repetitive N-Quads do) into
+// minutes of parsing and millions of quads written.
+const inflateFactor = 32
+
+// inflateLimit fails a read past its budget (and remembers it did), where
+// io.LimitReader would end the body silently, cut.
+type inflateLimit struct {
+	r    io.Reader
+	left int64
+	max  int64
+	hit  bool
+}
+
+func (l *inflateLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		l.hit = true
+		return 0, errInflated
+	}
+	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+	l.left -= int64(n)
+	return n, err
+}
+
+var errInflated = errors.New("gzip body inflates past the limit")
+
+// tooLarge is the answer to a gzip body that inflated past its limit.
+func (l *inflateLimit) tooLarge() error {
+	return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the gzip body inflates to more than %d bytes "+
+		"(%d times the body limit); send it in smaller parts", l.max, inflateFactor)}
 }
 
 // reader returns the body's quads. A gzip body is decompressed again on
@@ -326,20 +361,23 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		if err != nil {
 			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("gzip body: %v", err)}
 		}
-		rd = zr
+		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max, false
+		rd = b.inflated
 	}
 	return b.format.Reader(rd), nil
 }
 
 // readQuadBody chooses the body's quad format (see setQuadFormat), reads
 // the body and parses it once before anything is written, so that bad
-// input is answered as a 400 naming the quad and writes nothing.
-func readQuadBody(r *http.Request) (*quadBody, error) {
+// input is answered as a 400 naming the quad and writes nothing. A gzip
+// body inflates to at most inflateFactor times maxBody bytes, and the
+// parse stops when the request's context ends.
+func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 	f, err := setQuadFormat(r)
 	if err != nil {
 		return nil, err
 	}
-	b := &quadBody{format: f}
+	b := &quadBody{format: f, inflated: &inflateLimit{max: inflateFactor * maxBody}}
 	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
 	case "gzip":
@@ -356,7 +394,15 @@ func readQuadBody(r *http.Request) (*quadBody, error) {
 	}
 	defer qr.Close()
 	for n := 1; ; n++ {
+		if n%4096 == 0 {
+			if err := r.Context().Err(); err != nil {
+				return nil, err
+			}
+		}
 		q, err := qr.ReadQuad()
+		if b.inflated.hit {
+			return nil, b.inflated.tooLarge()
+		}
 		if errors.Is(err, io.EOF) {
 			return b, nil
 		}

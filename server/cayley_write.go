@@ -54,7 +54,7 @@ type changeErrorBody struct {
 
 // serveQuadChange applies a write (remove false) or delete body through h.
 func (s *Server) serveQuadChange(w http.ResponseWriter, r *http.Request, h *graph.Handle, remove bool) {
-	body, err := readQuadBody(r)
+	body, err := readQuadBody(r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"log/slog"
@@ -347,5 +348,54 @@ func TestCayleyWriteMethods(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCayleyWriteGzip: a gzip body is read decompressed, within
+// inflateFactor times the body limit; past it the write is a 413 that
+// writes nothing, where a body within the limit could inflate a
+// thousandfold.
+func TestCayleyWriteGzip(t *testing.T) {
+	const token = "write-token-gz"
+	ts := cayleyServer(t, Config{Token: token, MaxBodyBytes: 4096}) // inflates to 128 KiB at most
+	gz := func(s string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write([]byte(s))
+		_ = zw.Close()
+		return b.String()
+	}
+	many := func(subject string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%s <directed_by> <p%d> .\n", subject, i%7)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+		subject    string
+		stored     bool
+	}{
+		{"small", gz(many("<gz1>", 3)), 200, `"count":3`, "<gz1>", true},
+		{"inflates within the limit", gz(many("<gz2>", 3000)), 200, `"count":3000`, "<gz2>", true}, // ~90 KiB
+		{"inflates past the limit", gz(many("<gz3>", 10000)), 413, "inflates to more than 131072 bytes", "<gz3>", false},
+		{"corrupt", "\x1f\x8b\x08\x00junk", 400, "gzip body", "<gz4>", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if len(c.body) > 4096 {
+				t.Fatalf("test body of %d bytes is over the body limit", len(c.body))
+			}
+			st, _, body := ts.do("POST", "/cayley/api/v2/write", c.body, map[string]string{"Content-Encoding": "gzip"})
+			if st != c.status || !strings.Contains(string(body), c.want) {
+				t.Fatalf("status %d body %s, want %d %q", st, body, c.status, c.want)
+			}
+			st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(c.subject), "", nil)
+			if st != 200 || strings.Contains(string(b), c.subject) != c.stored {
+				t.Fatalf("read back %s: %d, stored %v, want %v", c.subject, st, !c.stored, c.stored)
+			}
+		})
 	}
 }
