@@ -58,6 +58,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/grove-kg/grove/reasoner/llm"
 )
 
@@ -135,11 +137,30 @@ var questionWords = map[string]bool{"who": true, "what": true, "which": true, "w
 	"were": true, "did": true, "do": true, "does": true, "name": true, "list": true, "give": true,
 	"tell": true, "in": true, "on": true, "at": true, "for": true, "from": true, "of": true}
 
-// words splits s into lowercased letter/digit runs.
+// words splits s into lowercased letter/digit runs, accents removed
+// ("Amélie" and "Amelie" are one word, as in the KG's label search).
 func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	return strings.FieldsFunc(foldMarks(strings.ToLower(s)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// foldMarks removes combining marks after canonical decomposition (NFD).
+func foldMarks(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // terms returns the stemmed content words of s.

@@ -58,6 +58,8 @@ func TestLexicalSelect(t *testing.T) {
 		{"only overlapping options", llm.Task{Question: "Who directed Blade Runner?", Options: opts, Pick: 3}, "P57"},
 		{"nothing overlaps", llm.Task{Question: "How tall is Everest?", Options: opts, Pick: 2}, "none"},
 		{"id when text empty", llm.Task{Question: "is Q42 a human", Options: []llm.Option{{ID: "Q1"}, {ID: "Q42"}}}, "Q42"},
+		{"accents folded", llm.Task{Question: "Who directed Amelie?", Options: []llm.Option{{ID: "/en/amelie", Text: "Amélie"}, {ID: "/en/x", Text: "Amiel"}}}, "/en/amelie"},
+		{"accents folded in the question", llm.Task{Question: "Wer hat Amélie gedreht?", Options: []llm.Option{{ID: "a", Text: "Amelie Poulain"}}}, "a"},
 		{"tie broken by coverage", llm.Task{Question: "film director", Options: []llm.Option{{ID: "a", Text: "director of photography"}, {ID: "b", Text: "director"}}}, "b"},
 	}
 	for _, tt := range tests {
