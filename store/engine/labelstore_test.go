@@ -169,11 +169,7 @@ func TestLabelFilesRecovery(t *testing.T) {
 	if loaded != 0 {
 		t.Errorf("Graphs loaded %d label indexes", loaded)
 	}
-	for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
-		if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
-			t.Errorf("search %s = %v, want [%s]", text, got, id)
-		}
-	}
+	checkAlphaBeta(t, db)
 	entries, _ := os.ReadDir(filepath.Join(dir, "labels"))
 	var names []string
 	for _, e := range entries {
@@ -387,11 +383,7 @@ func TestRebuiltIndexIsMapped(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
-				if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
-					t.Errorf("search %s = %v, want [%s]", text, got, id)
-				}
-			}
+			checkAlphaBeta(t, db)
 			si, err := db.acquire("g")
 			if err != nil {
 				t.Fatal(err)
@@ -473,11 +465,7 @@ func TestSegmentsOnlyOpenWithoutRebuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
-				if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
-					t.Errorf("search %s = %v, want [%s]", text, got, id)
-				}
-			}
+			checkAlphaBeta(t, db)
 			if rebuilt := strings.Contains(logs.String(), "label index files missing"); rebuilt != tc.rebuilt {
 				t.Errorf("rebuilt = %v, want %v; log:\n%s", rebuilt, tc.rebuilt, logs.String())
 			}
@@ -500,4 +488,15 @@ func labelDirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// checkAlphaBeta checks that graph g's label index finds "alpha" (a) and
+// "beta" (b), the labels the label-file tests write.
+func checkAlphaBeta(t *testing.T, db *DB) {
+	t.Helper()
+	for text, id := range map[string]string{"alpha": "a", "beta": "b"} {
+		if got := searchIDs(t, db, "g", text); !slices.Equal(got, []string{id}) {
+			t.Errorf("search %s = %v, want [%s]", text, got, id)
+		}
+	}
 }
