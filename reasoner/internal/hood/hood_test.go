@@ -266,7 +266,7 @@ func TestNoteSaysWhatWasRanked(t *testing.T) {
 	}
 }
 
-func TestQuestionNames(t *testing.T) {
+func TestWordRuns(t *testing.T) {
 	for _, tc := range []struct {
 		q    string
 		want []string
@@ -279,12 +279,29 @@ func TestQuestionNames(t *testing.T) {
 		{"Who is it?", nil},
 		{"Thelma & Louise", []string{"Thelma & Louise", "Thelma &", "& Louise", "Thelma", "Louise"}},
 	} {
-		got := questionNames(tc.q)
+		got := wordRuns(tc.q)
 		slices.Sort(got)
 		want := slices.Clone(tc.want)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: %q, want %q", tc.q, got, want)
+		}
+	}
+}
+
+func TestQuestionNamesCapitalisedFirst(t *testing.T) {
+	got := questionNames("Who played Rick Deckard in the film Blade Runner directed by Ridley Scott in 1982?")
+	if len(got) != maxNameLookups {
+		t.Fatalf("%d lookups, want the cap %d: %q", len(got), maxNameLookups, got)
+	}
+	for _, want := range []string{"Blade Runner", "Rick Deckard", "Ridley Scott", "1982"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%q not looked up: %q", want, got)
+		}
+	}
+	for i, r := range got {
+		if !capitalised(r) && i+1 < len(got) && capitalised(got[i+1]) {
+			t.Errorf("%q before the capitalised %q", r, got[i+1])
 		}
 	}
 }

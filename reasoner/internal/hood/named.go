@@ -1,10 +1,13 @@
 package hood
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/grove-kg/grove/store"
 )
@@ -15,10 +18,44 @@ const maxNameWords = 4
 // nameSearchLimit bounds the candidates of one name lookup.
 const nameSearchLimit = 5
 
+// maxNameLookups bounds the name lookups of one entity and relation: on a
+// remote backend each is a request.
+const maxNameLookups = 16
+
 // questionNames returns the runs of 1 to maxNameWords consecutive words of
-// a question that hold a content word (see Terms), longest first, without
-// repeats: the texts looked up as names of entities.
+// a question that hold a content word (see Terms), without repeats, at most
+// maxNameLookups: runs of capitalised words (or numbers) first, as names
+// are written, then longest first.
 func questionNames(question string) []string {
+	runs := wordRuns(question)
+	slices.SortStableFunc(runs, func(a, b string) int {
+		return cmp.Compare(b2i(capitalised(b)), b2i(capitalised(a)))
+	})
+	return runs[:min(len(runs), maxNameLookups)]
+}
+
+// capitalised reports whether every word of a run starts with an upper-case
+// letter or a digit.
+func capitalised(run string) bool {
+	for _, w := range strings.Fields(run) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wordRuns returns the runs of 1 to maxNameWords consecutive words of a
+// question that hold a content word, longest first, without repeats.
+func wordRuns(question string) []string {
 	words := strings.FieldsFunc(question, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '&' && r != '.'
 	})
