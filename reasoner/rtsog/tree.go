@@ -101,14 +101,17 @@ func (n *node) onPath(id string) bool {
 	return false
 }
 
-// name is the entity's display name: label (or id), plus the description
-// of an unlabelled entity.
+// name is the entity's display name: its label; for an unlabelled entity
+// with a description (a mediator's contents) its id and the description;
+// else its id marked as having no label (subgraph.EntityText).
 func name(e store.Entity, desc string) string {
-	s := subgraph.EntityText(e)
-	if desc != "" {
-		s += " " + desc
+	if desc == "" {
+		return subgraph.EntityText(e)
 	}
-	return s
+	if !e.Literal && !subgraph.HasLabel(e.ID, e.Label) {
+		return flat(e.ID) + " " + desc
+	}
+	return subgraph.EntityText(e) + " " + desc
 }
 
 // label is a relation's label in its followed direction.
