@@ -135,7 +135,7 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 		return 0, err
 	}
 	id, ok, err := u.termID(enc)
-	if alt := altEncoding(v); !ok && err == nil && alt != nil {
+	if alt := altEncoding(v, enc); !ok && err == nil && alt != nil {
 		id, ok, err = u.termID(alt) // a native value stored in its RDF form
 	}
 	if err != nil || ok || !create {
@@ -261,7 +261,7 @@ func (u *updater) dropOrphans() error {
 		if enc == nil {
 			continue
 		}
-		u.remove(termKey(enc))
+		u.remove(termKey(enc)) // an earlier version's t key of a long term stays: see legacyTermID
 		if err := u.setTerm(id, nil); err != nil {
 			return err
 		}

@@ -64,6 +64,18 @@ func termKey(term []byte) []byte {
 	return k
 }
 
+// maxLegacyTerm is the longest term encoding earlier versions' bulk
+// loader wrote as a t key (Badger's StreamWriter does not check the 65,000
+// bytes its transactions do; its table format holds keys of up to 65,535
+// bytes with the 8-byte version, and the space byte). A database written
+// by them may hold t keys of maxInlineTerm+1 to maxLegacyTerm bytes of
+// term, which lookups and deletes also find (legacyLongTerm).
+const maxLegacyTerm = 65535 - 8 - 1
+
+// legacyLongTerm reports whether a term's entry may be a t key written by
+// an earlier version although termKey gives its h key.
+func legacyLongTerm(term []byte) bool { return len(term) > maxInlineTerm && len(term) <= maxLegacyTerm }
+
 // hashKey is the key of the term -> id entry of a term over maxInlineTerm
 // bytes.
 func hashKey(term []byte) []byte {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 
@@ -281,6 +282,9 @@ func (u *updater) flush() error {
 // termID looks a term up as the batch sees the dictionary.
 func (u *updater) termID(enc []byte) (uint64, bool, error) {
 	v, ok, err := u.value(termKey(enc))
+	if err == nil && !ok && legacyLongTerm(enc) {
+		return u.legacyTermID(enc)
+	}
 	if err != nil || !ok {
 		return 0, false, err
 	}
@@ -288,6 +292,29 @@ func (u *updater) termID(enc []byte) (uint64, bool, error) {
 		return 0, false, errBadTerm
 	}
 	return getID(v), true, nil
+}
+
+// legacyTermID is legacyTermID (read.go) as the batch sees the store: an
+// earlier version's t key of a long term counts while the term's id block
+// holds it.
+func (u *updater) legacyTermID(enc []byte) (uint64, bool, error) {
+	v, ok, err := u.value(append([]byte{spaceTerm}, enc...))
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	if len(v) != idLen {
+		return 0, false, errBadTerm
+	}
+	id := getID(v)
+	b, _, err := u.value(idBlockKey(id))
+	if err != nil {
+		return 0, false, err
+	}
+	s, err := decodeIDBlock(b)
+	if err != nil {
+		return 0, false, err
+	}
+	return id, bytes.Equal(s[id&(idBlockSize-1)], enc), nil
 }
 
 // setTerm stores (term nil: removes) the term of id in its id block.

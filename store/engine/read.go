@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -20,7 +21,7 @@ func (db *DB) termID(txn *badger.Txn, v quad.Value) (id uint64, ok bool, err err
 	if ok || err != nil {
 		return id, ok, err
 	}
-	if alt := altEncoding(v); alt != nil {
+	if alt := altEncoding(v, enc); alt != nil {
 		return termIDEncoded(txn, alt)
 	}
 	return 0, false, nil
@@ -28,6 +29,9 @@ func (db *DB) termID(txn *badger.Txn, v quad.Value) (id uint64, ok bool, err err
 
 func termIDEncoded(txn *badger.Txn, enc []byte) (uint64, bool, error) {
 	item, err := txn.Get(termKey(enc))
+	if errors.Is(err, badger.ErrKeyNotFound) && legacyLongTerm(enc) {
+		return legacyTermID(txn, enc)
+	}
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, false, nil
 	} else if err != nil {
@@ -225,4 +229,32 @@ func scanSummaries(txn *badger.Txn, segs uint8, space byte, fn func(node uint64,
 		it.Close()
 	}
 	return nil
+}
+
+// legacyTermID looks up the t key an earlier version wrote for a term of
+// over maxInlineTerm bytes (see maxLegacyTerm). Such a key is longer than
+// a transaction may delete, so it outlives the term's removal: the id
+// counts only while its id block still holds the term.
+func legacyTermID(txn *badger.Txn, enc []byte) (uint64, bool, error) {
+	item, err := txn.Get(append([]byte{spaceTerm}, enc...))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, fmt.Errorf("term lookup: %w", err)
+	}
+	var id uint64
+	if err := item.Value(func(v []byte) error {
+		if len(v) != idLen {
+			return errBadTerm
+		}
+		id = getID(v)
+		return nil
+	}); err != nil {
+		return 0, false, err
+	}
+	t, err := termBytes(txn, id)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	}
+	return id, err == nil && bytes.Equal(t, enc), err
 }

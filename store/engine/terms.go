@@ -23,10 +23,8 @@ const (
 	kindTyped = 'T' // T<datatype>\x00<text>
 )
 
-const (
-	xsd         = "http://www.w3.org/2001/XMLSchema#"
-	xsdDateTime = xsd + "dateTime"
-)
+// xsd is the XML Schema namespace of the native values' datatypes.
+const xsd = "http://www.w3.org/2001/XMLSchema#"
 
 var errBadTerm = errors.New("corrupt term encoding")
 
@@ -45,21 +43,50 @@ func encodeTerm(dst []byte, v quad.Value) ([]byte, error) {
 	case quad.TypedString:
 		dst = append(append(dst, kindTyped), v.Type...)
 		return append(append(dst, 0), v.Value...), nil
-	case quad.Time:
-		// Keep nanoseconds, which quad.Time's own typed string drops.
-		ts := quad.TypedString{Value: quad.String(time.Time(v).UTC().Format(time.RFC3339Nano)), Type: quad.IRI(xsdDateTime)}
-		return encodeTerm(dst, ts)
+	case quad.Time, quad.Int, quad.Float, quad.Bool:
+		return encodeTerm(dst, canonicalTyped(v))
 	case nil:
 		return nil, errors.New("nil value")
 	}
-	// Other native Go values (quad.Int, quad.Float, quad.Bool) are stored as
-	// Cayley's typed string form (short datatype "xsd:integer"), as every
-	// earlier version stored them; lookups also find the RDF form that
-	// ingested data carries (altEncoding).
 	if ts, ok := v.(quad.TypedStringer); ok {
 		return encodeTerm(dst, ts.TypedString())
 	}
 	return nil, fmt.Errorf("unsupported value type %T", v)
+}
+
+// canonicalTyped is the RDF form a native value is stored in: the full XSD
+// datatype IRI and the canonical lexical form ("7"^^<…#integer>,
+// "2.5"^^<…#double>, "true"^^<…#boolean>, a dateTime in UTC with its
+// nanoseconds), which is how N-Triples, Turtle and RDF/XML data carry
+// them, so a native written through Cayley and the same value loaded from
+// a file are one term. v must be a quad.Time, Int, Float or Bool.
+func canonicalTyped(v quad.Value) quad.TypedString {
+	var typ, text string
+	switch v := v.(type) {
+	case quad.Time:
+		typ, text = "dateTime", time.Time(v).UTC().Format(time.RFC3339Nano)
+	case quad.Int:
+		typ, text = "integer", strconv.FormatInt(int64(v), 10)
+	case quad.Float:
+		typ, text = "double", formatDouble(float64(v))
+	case quad.Bool:
+		typ, text = "boolean", strconv.FormatBool(bool(v))
+	}
+	return quad.TypedString{Value: quad.String(text), Type: quad.IRI(xsd + typ)}
+}
+
+// legacyEncoding is the encoding earlier versions wrote for a native
+// quad.Int, Float or Bool: Cayley's typed string ("7"^^<xsd:integer>,
+// "2.5E+00"^^<xsd:double>, "True"^^<xsd:boolean>); nil for other values.
+// Lookups try it after the canonical form, so databases written before
+// keep finding those terms.
+func legacyEncoding(v quad.Value) []byte {
+	switch v.(type) {
+	case quad.Int, quad.Float, quad.Bool:
+		enc, _ := encodeTerm(nil, v.(quad.TypedStringer).TypedString())
+		return enc
+	}
+	return nil
 }
 
 // decodeTerm is the inverse of encodeTerm.
@@ -90,12 +117,13 @@ func decodeTerm(b []byte) (quad.Value, error) {
 
 // decodeTyped returns the stored typed literal ts (encoded as b) as
 // Cayley's native value (quad.Int, quad.Float, quad.Bool, quad.Time) when
-// a lookup of that native value finds this very term again, and as the
-// typed string otherwise. So "7"^^xsd:integer reads as quad.Int(7), which
-// Gizmo's Has(p, 7) finds, while "07"^^xsd:integer, "1E3"^^xsd:double,
-// "TRUE"^^xsd:boolean, xsd:float and a dateTime with a time zone keep their
-// lexical form: parsing them would change the text and give a value whose
-// lookup misses the stored term (and two stored terms would read alike).
+// b is that value's canonical form (canonicalTyped) or the form earlier
+// versions wrote it in (legacyEncoding), so that a lookup of the native
+// value finds this term, and as the typed string otherwise: "7"^^xsd:integer
+// reads as quad.Int(7), which Gizmo's Has(p, 7) finds, while
+// "07"^^xsd:integer, "1E3"^^xsd:double, "TRUE"^^xsd:boolean, xsd:float and a
+// dateTime with a time zone keep their lexical form (parsing them would
+// change the text, and two stored terms would read alike).
 func decodeTyped(b []byte, ts quad.TypedString) quad.Value {
 	v, err := ts.ParseValue()
 	if err != nil || v == nil {
@@ -107,31 +135,32 @@ func decodeTyped(b []byte, ts quad.TypedString) quad.Value {
 	if enc, err := encodeTerm(nil, v); err == nil && bytes.Equal(enc, b) {
 		return v
 	}
-	if alt := altEncoding(v); alt != nil && bytes.Equal(alt, b) {
+	if bytes.Equal(legacyEncoding(v), b) {
 		return v
 	}
 	return ts
 }
 
-// altEncoding is the second encoding a lookup of v tries, nil for none:
-// for quad.Int, quad.Float and quad.Bool the RDF form with the full XSD
-// datatype IRI and the canonical lexical form ("7"^^<…#integer>,
-// "2.5"^^<…#double>, "true"^^<…#boolean>), which is how N-Triples, Turtle
-// and RDF/XML data carry them; encodeTerm writes Cayley's short form.
-func altEncoding(v quad.Value) []byte {
-	var typ, text string
-	switch v := v.(type) {
-	case quad.Int:
-		typ, text = "integer", strconv.FormatInt(int64(v), 10)
-	case quad.Float:
-		typ, text = "double", formatDouble(float64(v))
-	case quad.Bool:
-		typ, text = "boolean", strconv.FormatBool(bool(v))
-	default:
-		return nil
+// altEncoding is the second encoding a lookup of v (encoded as enc) tries,
+// nil for none: the legacy form of a native number or boolean, also when v
+// is that native's canonical typed string. A term is written in one form
+// only (the canonical one, or the legacy one an earlier version wrote), and
+// this finds it in either.
+func altEncoding(v quad.Value, enc []byte) []byte {
+	if ts, ok := v.(quad.TypedString); ok {
+		if len(enc) == 0 || enc[0] != kindTyped || !strings.HasPrefix(string(ts.Type), xsd) {
+			return nil
+		}
+		nv := decodeTyped(enc, ts)
+		if _, typed := nv.(quad.TypedString); typed {
+			return nil
+		}
+		v = nv
 	}
-	b := append([]byte{kindTyped}, xsd+typ...)
-	return append(append(b, 0), text...)
+	if alt := legacyEncoding(v); !bytes.Equal(alt, enc) {
+		return alt
+	}
+	return nil
 }
 
 // formatDouble is the shortest xsd:double lexical form of f that parses
@@ -156,6 +185,10 @@ func nodeID(v quad.Value) string {
 		return string(v)
 	case quad.BNode:
 		return "_:" + string(v)
+	case quad.Time, quad.Int, quad.Float, quad.Bool:
+		// The stored text, in N-Triples ("9.5"^^<…#double>), not Cayley's
+		// "9.5E+00"^^<xsd:double>.
+		return quad.StringOf(canonicalTyped(v))
 	}
 	return quad.StringOf(v)
 }

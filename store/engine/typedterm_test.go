@@ -121,3 +121,80 @@ func TestTypedLiteralLookup(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeAndRDFFormsAreOneTerm: a native value and its RDF form are one
+// term whichever comes first, also when an earlier version stored the
+// native in Cayley's form ("7"^^<xsd:integer>, "True"^^<xsd:boolean>): the
+// RDF form loaded later, by a transaction or a bulk load, finds it.
+func TestNativeAndRDFFormsAreOneTerm(t *testing.T) {
+	legacy := func(v quad.Value) quad.Value { return v.(quad.TypedStringer).TypedString() } // the form earlier versions wrote
+	for _, c := range []struct {
+		name         string
+		first, later quad.Value
+		native       quad.Value
+		bulk         bool // the later value comes by a bulk load
+	}{
+		{"native then RDF", quad.Int(7), xsdLit("7", "integer"), quad.Int(7), false},
+		{"RDF then native", xsdLit("2.5", "double"), quad.Float(2.5), quad.Float(2.5), false},
+		{"earlier version's native, then RDF", legacy(quad.Int(7)), xsdLit("7", "integer"), quad.Int(7), false},
+		{"earlier version's boolean, then RDF by bulk load", legacy(quad.Bool(true)), xsdLit("true", "boolean"), quad.Bool(true), true},
+		{"earlier version's float, then native", legacy(quad.Float(2.5)), quad.Float(2.5), quad.Float(2.5), false},
+		{"earlier version's float, then RDF by bulk load", legacy(quad.Float(2.5)), xsdLit("2.5", "double"), quad.Float(2.5), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			add := func(s string, v quad.Value) {
+				t.Helper()
+				q := quad.Make(quad.IRI(s), quad.IRI("p"), v, quad.IRI("g"))
+				if err := db.ApplyDeltas([]graph.Delta{{Quad: q, Action: graph.Add}}, graph.IgnoreOpts{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add("a", c.first)
+			ref, err := db.ValueOf(c.native)
+			if err != nil || ref == nil {
+				t.Fatalf("lookup of %#v after writing %#v: %v, %v", c.native, c.first, ref, err)
+			}
+			if c.bulk {
+				loadQuads(t, db, "g", []quad.Quad{quad.Make(quad.IRI("b"), quad.IRI("p"), c.later, nil)})
+			} else {
+				add("b", c.later)
+			}
+			later, err := db.ValueOf(c.later)
+			if err != nil || later == nil || later.Key() != ref.Key() {
+				t.Fatalf("%#v is term %v, %#v term %v (%v): want one term", c.later, later, c.native, ref, err)
+			}
+			if v, err := db.NameOf(ref); err != nil || v != c.native {
+				t.Errorf("the term reads as %#v, %v; want %#v", v, err, c.native)
+			}
+			n := 0
+			for it := db.QuadIterator(quad.Object, ref).Iterate(); it.Next(context.Background()); {
+				n++
+			}
+			if n != 2 {
+				t.Errorf("%d quads have the term as object, want 2", n)
+			}
+		})
+	}
+}
+
+func TestNodeIDOfNatives(t *testing.T) {
+	for _, c := range []struct {
+		v    quad.Value
+		want string
+	}{
+		{quad.Float(9.5), `"9.5"^^<http://www.w3.org/2001/XMLSchema#double>`},
+		{quad.Int(4), `"4"^^<http://www.w3.org/2001/XMLSchema#integer>`},
+		{quad.Bool(true), `"true"^^<http://www.w3.org/2001/XMLSchema#boolean>`},
+		{xsdLit("07", "integer"), `"07"^^<http://www.w3.org/2001/XMLSchema#integer>`},
+		{quad.IRI("Q1"), "Q1"},
+	} {
+		if got := nodeID(c.v); got != c.want {
+			t.Errorf("nodeID(%#v) = %s, want %s", c.v, got, c.want)
+		}
+	}
+}

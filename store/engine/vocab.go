@@ -214,6 +214,25 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 	if len(term) > maxInlineTerm {
 		return termIDEncoded(s.txn, term)
 	}
+	id, found, err := s.findSorted(term)
+	if found || err != nil || len(term) == 0 || term[0] != kindTyped ||
+		len(term) <= len(xsd) || string(term[1:1+len(xsd)]) != xsd {
+		return id, found, err
+	}
+	// A native number or boolean an earlier version stored in Cayley's
+	// form: one lookup, for typed XSD literals not found in order.
+	v, err := decodeTerm(term)
+	if err != nil {
+		return 0, false, err
+	}
+	if alt := altEncoding(v, term); alt != nil {
+		return termIDEncoded(s.txn, alt)
+	}
+	return 0, false, nil
+}
+
+// findSorted looks term up by stepping the iterator forward.
+func (s *storedDict) findSorted(term []byte) (uint64, bool, error) {
 	it := s.it
 	for steps := 0; it.Valid(); steps++ {
 		c := bytes.Compare(it.Item().Key()[1:], term)
