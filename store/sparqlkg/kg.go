@@ -114,12 +114,29 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	return k, nil
 }
 
+// redactURL is an endpoint URL fit for errors and logs: the user info
+// becomes *** and every query-string value *** (endpoints take API keys
+// and tokens as query parameters: ?apikey=..., ?access_token=...). A URL
+// that does not parse is not quoted at all.
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = url.User("***")
-		return u.String()
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an endpoint URL that does not parse)"
 	}
-	return s
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				parts[i] = k + "=***"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
 }
 
 // Close marks the KG closed; it is idempotent.
