@@ -29,7 +29,7 @@ const (
 func (a *app) backendFlags(pf *pflag.FlagSet) {
 	pf.String("kg-backend", backendBadger, "knowledge-graph backend: badger (embedded, --db), sparql (--sparql-url) or sql (--sql-url)")
 	pf.String("sparql-url", "", "SPARQL 1.1 endpoint, e.g. http://localhost:8890/sparql")
-	pf.String("sparql-dialect", "rdf", "layout of the KG in the endpoint: rdf, virtuoso, qlever, freebase, wikidata, or one defined under sparql.dialects in the config file")
+	pf.String("sparql-dialect", "rdf", "layout of the KG in the endpoint: rdf, virtuoso, qlever, freebase, wikidata, or one defined under sparql.dialects in the config file (starting from the built-in its base: names, default rdf)")
 	pf.StringToString("sparql-graph", nil, "Grove graph name = named-graph IRI (repeatable; default: the endpoint's default graph)")
 	pf.String("sparql-auth-file", "", "file holding the Authorization header value (or user:password); GROVE_SPARQL_AUTH holds it otherwise")
 	pf.String("sparql-cache", "", "directory caching endpoint responses across runs (default: memory only)")
@@ -121,19 +121,38 @@ func (a *app) openSPARQL(ctx context.Context) (*sparqlkg.KG, error) {
 }
 
 // dialect is a built-in dialect, overridden or defined by the config
-// file's sparql.dialects.<name>, with the graphs of --sparql-graph.
+// file's sparql.dialects.<name>, with the graphs of --sparql-graph. The
+// fields a config entry sets replace those of the dialect it starts from:
+// the built-in of its base: field, else the built-in of the same name, else
+// rdf (rdfs:label, skos:prefLabel and schema:name labels, skos:altLabel
+// aliases, schema:description, owl:sameAs links, label search). So a new
+// dialect that only lists its own label predicates keeps aliases and
+// descriptions.
 func (a *app) dialect() (sparqlkg.Dialect, error) {
 	name := a.v.GetString("sparql.dialect")
-	d, err := sparqlkg.LookupDialect(name)
 	key := "sparql.dialects." + name
-	if a.v.IsSet(key) {
-		if uerr := a.v.UnmarshalKey(key, &d); uerr != nil {
-			return d, fmt.Errorf("config %s: %w", key, uerr)
+	var d sparqlkg.Dialect
+	if !a.v.IsSet(key) {
+		var err error
+		if d, err = sparqlkg.LookupDialect(name); err != nil {
+			return d, err
 		}
-		d.Name, err = name, nil
-	}
-	if err != nil {
-		return d, err
+	} else {
+		base := a.v.GetString(key + ".base")
+		if base == "" {
+			base = "rdf"
+			if _, err := sparqlkg.LookupDialect(name); err == nil {
+				base = name
+			}
+		}
+		var err error
+		if d, err = sparqlkg.LookupDialect(base); err != nil {
+			return d, fmt.Errorf("config %s.base: %w", key, err)
+		}
+		if err := a.v.UnmarshalKey(key, &d); err != nil {
+			return d, fmt.Errorf("config %s: %w", key, err)
+		}
+		d.Name = name
 	}
 	if gs := a.v.GetStringMapString("sparql.graphs"); len(gs) > 0 {
 		d.Graphs = gs

@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +50,73 @@ func TestBackendChoiceErrors(t *testing.T) {
 	_, err := run(t, "ingest", "--graph", "g", "x.nt")
 	if !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("GROVE_KG_BACKEND=sparql ingest = %v, want ErrReadOnly", err)
+	}
+}
+
+// readmeDialectYAML is the README's example of a dialect of one's own.
+func readmeDialectYAML(t *testing.T) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(b), "```yaml\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, "dialect: film") {
+			return block
+		}
+	}
+	t.Fatal("README has no ```yaml block with dialect: film")
+	return ""
+}
+
+// TestConfigDialect: a dialect defined in the config file starts from a
+// built-in (its base:, else rdf) and keeps the name, alias and description
+// predicates it does not set; one named like a built-in overrides it.
+func TestConfigDialect(t *testing.T) {
+	const (
+		rdfsLabel  = "http://www.w3.org/2000/01/rdf-schema#label"
+		skosAlt    = "http://www.w3.org/2004/02/skos/core#altLabel"
+		schemaDesc = "http://schema.org/description"
+		fbAlias    = "http://rdf.freebase.com/ns/common.topic.alias"
+	)
+	cases := []struct {
+		name, yaml string
+		want       string // name search label alias description same_as
+		err        string
+	}{
+		{"README example", readmeDialectYAML(t),
+			"film bif:contains [http://film.grove/name " + rdfsLabel + "] [" + skosAlt + "] [" + schemaDesc + "] [http://www.w3.org/2002/07/owl#sameAs]", ""},
+		{"base freebase", "sparql:\n  dialect: fb2\n  dialects:\n    fb2:\n      base: freebase\n      label: [\"http://x/name\"]\n",
+			"fb2 bif:contains [http://x/name] [" + fbAlias + "] [http://rdf.freebase.com/ns/common.topic.description] [http://www.w3.org/2002/07/owl#sameAs]", ""},
+		{"overrides a built-in", "sparql:\n  dialect: virtuoso\n  dialects:\n    virtuoso:\n      description: [\"http://x/abstract\"]\n",
+			"virtuoso bif:contains [" + rdfsLabel + " http://www.w3.org/2004/02/skos/core#prefLabel http://schema.org/name] [" + skosAlt + "] [http://x/abstract] [http://www.w3.org/2002/07/owl#sameAs]", ""},
+		{"alias list emptied", "sparql:\n  dialect: bare\n  dialects:\n    bare:\n      alias: []\n      label: [\"http://x/name\"]\n",
+			"bare label [http://x/name] [] [" + schemaDesc + "] [http://www.w3.org/2002/07/owl#sameAs]", ""},
+		{"built-in, no config entry", "sparql:\n  dialect: qlever\n",
+			"qlever ql:contains-word [" + rdfsLabel + " http://www.w3.org/2004/02/skos/core#prefLabel http://schema.org/name] [" + skosAlt + "] [" + schemaDesc + "] [http://www.w3.org/2002/07/owl#sameAs]", ""},
+		{"unknown base", "sparql:\n  dialect: x\n  dialects:\n    x:\n      base: nope\n", "", `sparql.dialects.x.base: unknown SPARQL dialect "nope"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := newApp()
+			a.v.SetConfigType("yaml")
+			if err := a.v.ReadConfig(strings.NewReader(c.yaml)); err != nil {
+				t.Fatal(err)
+			}
+			d, err := a.dialect()
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error = %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprint(d.Name, " ", d.Search, " ", d.Label, " ", d.Alias, " ", d.Description, " ", d.SameAs)
+			if got != c.want {
+				t.Errorf("dialect =\n %s\nwant\n %s", got, c.want)
+			}
+		})
 	}
 }

@@ -287,14 +287,14 @@ func (c *client) once(ctx context.Context, q string, build func(context.Context)
 			return nil, -1, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, -1, &Error{Host: c.host, Status: 0, Query: snippet(q), Err: fmt.Errorf("no answer within %v: %w", c.timeout, err)}
+			return nil, -1, &Error{Host: c.host, Status: 0, Query: snippet(q), Err: fmt.Errorf("no answer within %v: %w", c.timeout, scrub(err, c.endpoint))}
 		}
 		return nil, 0, &Error{Host: c.host, Err: scrub(err, c.endpoint)}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, 0, &Error{Host: c.host, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", err)}
+		return nil, 0, &Error{Host: c.host, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", scrub(err, c.endpoint))}
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:
@@ -359,13 +359,25 @@ func retryAfter(h string) time.Duration {
 	return min(max(d, 0), time.Minute)
 }
 
-// scrub removes the endpoint's user info from a transport error.
+// scrub removes credentials from a transport error: net/http quotes the
+// request URL (*url.Error), whose user info and query string (API keys,
+// tokens) must not reach logs or the user. The *url.Error keeps its cause
+// so that errors.Is still sees timeouts and cancellations.
 func scrub(err error, endpoint string) error {
-	u, perr := url.Parse(endpoint)
-	if perr != nil || u.User == nil {
-		return err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		clean := *ue
+		clean.URL = redactURL(ue.URL)
+		if ue == err {
+			return &clean
+		}
+		// A wrapped *url.Error: rebuild the message around the clean one.
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), ue.Error(), clean.Error()))
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), u.User.String()+"@", "***@"))
+	if endpoint != "" && strings.Contains(err.Error(), endpoint) {
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), endpoint, redactURL(endpoint)))
+	}
+	return err
 }
 
 func snippet(s string) string {

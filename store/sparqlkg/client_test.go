@@ -334,3 +334,53 @@ func FuzzDigestParams(f *testing.F) {
 		_, _ = digestAuth("Digest "+s, "Basic ZGJhOmRiYQ==", req)
 	})
 }
+
+// TestErrorsHideSecrets: no error names the API keys, tokens or passwords
+// an endpoint URL carries, whatever went wrong.
+func TestErrorsHideSecrets(t *testing.T) {
+	ctx := context.Background()
+	slow := endpoint(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	cases := []struct {
+		name string
+		url  string
+		want string // what the error still says
+	}{
+		{"unreachable, apikey", "http://127.0.0.1:1/sparql?apikey=SECRETKEY", "127.0.0.1:1"},
+		{"unreachable, several params", "http://127.0.0.1:1/sparql?default-graph-uri=x&access_token=SECRETKEY&api_key=SECRETKEY", "unreachable"},
+		{"unreachable, user info", "http://grove:SECRETKEY@127.0.0.1:1/sparql", "unreachable"},
+		{"unreachable, token and password", "http://127.0.0.1:1/sparql?token=SECRETKEY&password=SECRETKEY&secret=SECRETKEY", "unreachable"},
+		{"timeout, key", slow + "?key=SECRETKEY", "no answer within"},
+		{"bad scheme", "ftp://u:SECRETKEY@x/sparql?apikey=SECRETKEY", "want http(s)"},
+		{"does not parse", "http://[::1/sparql?apikey=SECRETKEY", "want http(s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Open(ctx, Config{URL: c.url, Dialect: rdf(t), Retries: -1, Timeout: 300 * time.Millisecond})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), "SECRETKEY") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q: must name no secret and say %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://h:8890/sparql", "http://h:8890/sparql"},
+		{"http://h/sparql?apikey=K", "http://h/sparql?apikey=***"},
+		{"https://u:p@h/sparql?a=1&token=T#frag", "https://***@h/sparql?a=***&token=***"},
+		{"http://h/sparql?flag", "http://h/sparql?flag"},
+		{"http://[::1/x?key=K", "(an endpoint URL that does not parse)"},
+	} {
+		if got := redactURL(c.in); got != c.want {
+			t.Errorf("redactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -8,7 +8,8 @@
 // descriptions, which are hidden, which named graphs are which Grove
 // graphs, and how to search (the endpoint's text index or a label match).
 // Every KG call becomes a few SELECT queries: ids travel in VALUES blocks
-// of at most Config.Batch, relation counts are aggregated by the endpoint
+// of at most Config.Batch (a lone id in a BIND: Virtuoso finds no single
+// blank node in a VALUES block), relation counts are aggregated by the endpoint
 // under a cap (Relation.AtLeast marks a lower bound on hubs), and node
 // names are fetched in one batched query per call. The client bounds the
 // requests in flight, times each out, retries 429/502/503/504 honouring
@@ -114,12 +115,29 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	return k, nil
 }
 
+// redactURL is an endpoint URL fit for errors and logs: the user info
+// becomes *** and every query-string value *** (endpoints take API keys
+// and tokens as query parameters: ?apikey=..., ?access_token=...). A URL
+// that does not parse is not quoted at all.
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = url.User("***")
-		return u.String()
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an endpoint URL that does not parse)"
 	}
-	return s
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				parts[i] = k + "=***"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
 }
 
 // Close marks the KG closed; it is idempotent.
@@ -252,6 +270,17 @@ func (k *KG) visible(v string) string {
 		f += " && !(STRSTARTS(STR(" + v + "), " + quote(k.d.Statement) + ") && !CONTAINS(STRAFTER(STR(" + v + "), " + quote(k.d.Statement) + `), "/"))`
 	}
 	return f + ")"
+}
+
+// bindValues binds variable v to each of terms: a VALUES block, or a BIND
+// for a single term. Virtuoso 7 finds nothing when a VALUES block (or an
+// IN or = filter) holds a single blank node (<nodeID://...>), while
+// BIND and constants in patterns find it.
+func bindValues(v string, terms []string) string {
+	if len(terms) == 1 {
+		return "BIND(" + terms[0] + " AS " + v + ")"
+	}
+	return "VALUES " + v + " { " + strings.Join(terms, " ") + " }"
 }
 
 // batches splits terms into VALUES-sized groups.
@@ -414,8 +443,8 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 	capped := map[store.Direction]bool{}
 	for _, batch := range k.batches(k.knownTerms(ids)) {
 		for _, d := range dirs {
-			q := fmt.Sprintf("SELECT ?p ?g (COUNT(*) AS ?n) WHERE { { SELECT ?p ?g WHERE { VALUES ?x { %s } %s } LIMIT %d } } GROUP BY ?p ?g",
-				strings.Join(batch, " "), k.inGraphs(edgePattern(d, "?x", "?p", "?o")), k.hubCap)
+			q := fmt.Sprintf("SELECT ?p ?g (COUNT(*) AS ?n) WHERE { { SELECT ?p ?g WHERE { %s %s } LIMIT %d } } GROUP BY ?p ?g",
+				bindValues("?x", batch), k.inGraphs(edgePattern(d, "?x", "?p", "?o")), k.hubCap)
 			r, err := k.c.query(ctx, q)
 			if err != nil {
 				return nil, err

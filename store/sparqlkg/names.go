@@ -3,7 +3,6 @@ package sparqlkg
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/cayleygraph/quad"
 
@@ -25,7 +24,7 @@ func (k *KG) describe(ctx context.Context, nodes []string) (map[string]remote.Na
 	out := make(map[string]remote.Names, len(uniq))
 	preds := k.d.labelPreds()
 	for _, batch := range k.batches(uniq) {
-		q := "SELECT ?x ?p ?l WHERE { VALUES ?x { " + strings.Join(batch, " ") + " } VALUES ?p { " + iris(preds) +
+		q := "SELECT ?x ?p ?l WHERE { " + bindValues("?x", batch) + " VALUES ?p { " + iris(preds) +
 			" } " + k.inGraphs("?x ?p ?l") + " }"
 		r, err := k.c.query(ctx, q)
 		if err != nil {

@@ -132,14 +132,15 @@ func qleverExpr(norm string) string {
 func (k *KG) searchAPI(ctx context.Context, text string, limit int) ([]hit, error) {
 	u, err := url.Parse(k.d.SearchAPI)
 	if err != nil {
-		return nil, fmt.Errorf("search_api %q: %w", k.d.SearchAPI, err)
+		return nil, fmt.Errorf("search_api %s: does not parse as a URL", redactURL(k.d.SearchAPI))
 	}
 	qv := url.Values{"action": {"wbsearchentities"}, "search": {text}, "language": {"en"}, "format": {"json"},
 		"limit": {fmt.Sprint(min(max(limit, 1)*2, 50))}}
 	u.RawQuery = qv.Encode()
 	key := "api " + u.String()
 	body, err := k.c.cached(ctx, key, func(ctx context.Context) ([]byte, error) {
-		return k.c.do(ctx, key, func(ctx context.Context) (*http.Request, error) {
+		// Errors show the request with the API's query values redacted.
+		return k.c.do(ctx, "api "+redactURL(u.String()), func(ctx context.Context) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		}, "application/json")
 	})

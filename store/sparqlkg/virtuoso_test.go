@@ -3,6 +3,7 @@ package sparqlkg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -236,5 +237,129 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 	}
 	if n, err := kg.Degree(ctx, "Q42", "", store.Out); err != nil || n != 2 {
 		t.Errorf("degree = %d, %v; want 2", n, err)
+	}
+}
+
+// bnodeNT has blank nodes as subjects and objects (film performances).
+const bnodeNT = `<http://x/film> <http://www.w3.org/2000/01/rdf-schema#label> "The Film" .
+<http://x/film> <http://x/performance> _:p1 .
+<http://x/film> <http://x/performance> _:p2 .
+_:p1 <http://www.w3.org/2000/01/rdf-schema#label> "performance one" .
+_:p1 <http://x/actor> <http://x/alice> .
+_:p1 <http://x/character> "Deckard" .
+_:p2 <http://www.w3.org/2000/01/rdf-schema#label> "performance two" .
+_:p2 <http://x/actor> <http://x/bob> .
+<http://x/alice> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+<http://x/bob> <http://www.w3.org/2000/01/rdf-schema#label> "Bob" .
+`
+
+// TestVirtuosoBlankNodes: every call finds a single blank node (Virtuoso
+// finds nothing when a VALUES block holds one blank node alone).
+func TestVirtuosoBlankNodes(t *testing.T) {
+	v := testserver.StartVirtuoso(t)
+	qs, err := kgtest.ParseNQuads("g", strings.NewReader(bnodeNT))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Load(t, "http://x/graph", "", qs)
+	d, err := sparqlkg.LookupDialect("rdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Graphs = map[string]string{"g": "http://x/graph"}
+	ctx := context.Background()
+	kg, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := kg.Edges(ctx, []string{"http://x/film"}, "http://x/performance", store.Out, 0)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("edges to the blank nodes = %+v, %v", es, err)
+	}
+	var p1, p2 string
+	for _, e := range es {
+		switch e.Object.Label {
+		case "performance one":
+			p1 = e.Object.ID
+		case "performance two":
+			p2 = e.Object.ID
+		}
+	}
+	if !strings.HasPrefix(p1, "_:nodeID://") || !strings.HasPrefix(p2, "_:nodeID://") {
+		t.Fatalf("blank node ids %q, %q (edges %+v)", p1, p2, es)
+	}
+	visible := func(rels []store.Relation) []string {
+		var out []string
+		for _, r := range rels {
+			if !r.Hidden {
+				out = append(out, fmt.Sprintf("%s %s %d", r.Dir, r.ID, r.Count))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	cases := []struct {
+		name string
+		call func() (any, error)
+		want string
+	}{
+		{"relations out", func() (any, error) {
+			rels, err := kg.Relations(ctx, []string{p1}, store.Out)
+			return visible(rels), err
+		}, "[out http://x/actor 1 out http://x/character 1]"},
+		{"relations in", func() (any, error) {
+			rels, err := kg.Relations(ctx, []string{p1}, store.In)
+			return visible(rels), err
+		}, "[in http://x/performance 1]"},
+		{"relations of two", func() (any, error) {
+			rels, err := kg.Relations(ctx, []string{p1, p2}, store.Out)
+			return visible(rels), err
+		}, "[out http://x/actor 2 out http://x/character 1]"},
+		{"entity", func() (any, error) {
+			e, err := kg.Entity(ctx, p1)
+			return e.Label + " " + strings.Join(e.Graphs, ","), err
+		}, "performance one g"},
+		{"edges out", func() (any, error) {
+			es, err := kg.Edges(ctx, []string{p1}, "http://x/actor", store.Out, 0)
+			var out []string
+			for _, e := range es {
+				out = append(out, e.Subject.Label+" -> "+e.Object.Label)
+			}
+			return out, err
+		}, "[performance one -> Alice]"},
+		{"edges in", func() (any, error) {
+			es, err := kg.Edges(ctx, []string{p2}, "http://x/performance", store.In, 0)
+			var out []string
+			for _, e := range es {
+				out = append(out, e.Subject.Label+" -> "+e.Object.Label)
+			}
+			return out, err
+		}, "[The Film -> performance two]"},
+		{"neighbors", func() (any, error) {
+			ns, err := kg.Neighbors(ctx, p1, "", store.Both, 0)
+			var out []string
+			for _, n := range ns {
+				out = append(out, n.Label)
+			}
+			slices.Sort(out)
+			return out, err
+		}, "[Alice The Film]"},
+		{"degree", func() (any, error) { return kg.Degree(ctx, p1, "", store.Both) }, "3"},
+		{"features", func() (any, error) {
+			fs, err := kg.Features(ctx, p1)
+			var out []string
+			for _, f := range fs {
+				out = append(out, f.Relation+"="+f.Value)
+			}
+			return out, err
+		}, "[http://x/character=Deckard]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.call()
+			if err != nil || fmt.Sprint(got) != c.want {
+				t.Errorf("got %v, %v; want %s", got, err, c.want)
+			}
+		})
 	}
 }

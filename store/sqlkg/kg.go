@@ -16,7 +16,8 @@ import (
 	"github.com/grove-kg/grove/store/literal"
 )
 
-// searchCap bounds the label rows one search reads before ranking.
+// searchCap bounds the label rows each of a search's two reads (exact,
+// then prefix) returns before ranking.
 const searchCap = 1000
 
 // Graphs lists the graphs Load wrote, with their counts.
@@ -566,8 +567,10 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 	return out, nil
 }
 
-// Search matches labels and aliases exactly or by prefix (case-folded)
-// through the lower(value_string) index, ranked as the engine ranks.
+// Search matches labels and aliases exactly or by prefix, case-folded only
+// (no accent folding, no fuzzy matching), through the lower(value_string)
+// index, ranked as the engine ranks. Exact matches are read first, so they
+// are never lost to the cap on prefix matches.
 func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store.Candidate, error) {
 	if err := k.usable(ctx); err != nil {
 		return nil, err
@@ -587,29 +590,51 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	if graph != "" {
 		gh = hashOf(quad.IRI(graph))
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT q.subject_hash, n.value_string, q.label_hash
+	// Two reads, each capped: the labels equal to the text (case-folded),
+	// then the labels it prefixes, shortest first (the ranking prefers
+	// them), so that neither a short common text ("M": thousands of labels
+	// start with it) nor the table's row order can push an exact match
+	// out. The prefix read sorts all prefix matches: a one-letter text on
+	// a large graph costs a scan of that letter's labels.
+	lower := strings.ToLower(strings.TrimSpace(text))
+	preds := pq.ByteaArray(slices.Concat(k.labelH, k.aliasH))
+	const from = `SELECT q.subject_hash, n.value_string, q.label_hash
 		FROM nodes n JOIN quads q ON q.object_hash = n.hash
-		WHERE lower(n.value_string) LIKE $1 AND q.predicate_hash = ANY($2) AND ($3::bytea IS NULL OR q.label_hash = $3)
-		LIMIT $4`, likePrefix(strings.ToLower(strings.TrimSpace(text))), pq.ByteaArray(slices.Concat(k.labelH, k.aliasH)), gh, searchCap)
-	if err != nil {
-		return nil, k.wrap(err)
-	}
+		WHERE q.predicate_hash = ANY($2) AND ($3::bytea IS NULL OR q.label_hash = $3) AND `
 	type hit struct {
 		x, g  []byte
 		label string
 	}
 	var hits []hit
 	var refs [][]byte
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
-			rows.Close()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{from + `lower(n.value_string) = $1 ORDER BY q.subject_hash, q.label_hash LIMIT $4`,
+			[]any{lower, preds, gh, searchCap}},
+		{from + `lower(n.value_string) LIKE $1 AND lower(n.value_string) <> $5
+			ORDER BY length(n.value_string), n.value_string, q.subject_hash, q.label_hash LIMIT $4`,
+			[]any{likePrefix(lower), preds, gh, searchCap, lower}},
+	} {
+		rows, err := k.db.QueryContext(ctx, q.sql, q.args...)
+		if err != nil {
 			return nil, k.wrap(err)
 		}
-		hits = append(hits, h)
-		refs = append(refs, h.x, h.g)
+		for rows.Next() {
+			var h hit
+			if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
+				rows.Close()
+				return nil, k.wrap(err)
+			}
+			hits = append(hits, h)
+			refs = append(refs, h.x, h.g)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, k.wrap(err)
+		}
 	}
-	rows.Close()
 	vals, err := k.values(ctx, refs)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package sqlkg_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,5 +82,62 @@ func checkRefs(t *testing.T, url string) {
 	}
 	if bad != 0 || checked != 300 || label != 471705 {
 		t.Errorf("reference counts: %d of %d sampled nodes wrong; graph label node refs %d, want 471705", bad, checked, label)
+	}
+}
+
+// TestPostgresSearchCap: exact matches are found however many labels share
+// their prefix (more than the cap of rows a read returns), and prefix
+// matches come shortest first.
+func TestPostgresSearchCap(t *testing.T) {
+	pg := testserver.StartPostgres(t)
+	ctx := context.Background()
+	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kg.Close()
+	label := func(id, l string) quad.Quad {
+		return quad.Make(quad.IRI(id), quad.IRI(store.RDFSLabel), quad.String(l), nil)
+	}
+	// 3000 labels start with "m"; the exact "M" and the short prefix
+	// matches are loaded last, so that row order alone does not find them.
+	var qs []quad.Quad
+	for i := range 3000 {
+		qs = append(qs, label(fmt.Sprintf("/m/film_%04d", i), fmt.Sprintf("Movie number %04d", i)))
+	}
+	if _, err := kg.Load(ctx, "many", qs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kg.Load(ctx, "many", []quad.Quad{
+		label("/en/m_1931", "M"), label("/en/m_1951", "M"), label("/en/mya", "Mya"), label("/en/ma", "Ma"),
+		label("/en/madonna", "MADONNA"), label("/en/other", "Blade"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		text  string
+		limit int
+		want  []string // id:match, best first
+	}{
+		{"M", 4, []string{"/en/m_1931:exact", "/en/m_1951:exact", "/en/ma:prefix", "/en/mya:prefix"}},
+		{"m", 2, []string{"/en/m_1931:exact", "/en/m_1951:exact"}},
+		{"madonna", 1, []string{"/en/madonna:exact"}},
+		{"Mo", 2, []string{"/m/film_0000:prefix", "/m/film_0001:prefix"}},
+		{"Movie number 2999", 1, []string{"/m/film_2999:exact"}},
+	}
+	for _, c := range cases {
+		t.Run(c.text, func(t *testing.T) {
+			cs, err := kg.Search(ctx, "many", c.text, c.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, x := range cs {
+				got = append(got, x.ID+":"+x.Match)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("search %q = %v, want %v", c.text, got, c.want)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -70,13 +71,18 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if strings.Contains(cfg.URL, "://") {
+		if _, err := url.Parse(cfg.URL); err != nil {
+			return nil, fmt.Errorf("sql: %w", scrub(err, cfg.URL))
+		}
+	}
 	db, err := sql.Open("postgres", cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), err)
+		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), err)
+		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig()}
 	if err := k.initSchema(ctx, flavor, cfg.URL); err != nil {
@@ -86,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	qs, err := graph.NewQuadStore(flavor, cfg.URL, nil)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sql %s: cayley quad store: %w", redact(cfg.URL), err)
+		return nil, fmt.Errorf("sql %s: cayley quad store: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	k.qs = qs
 	k.labelH, k.aliasH, k.descH = hashIRIs(k.labels.Label), hashIRIs(k.labels.Alias), hashIRIs(k.labels.Description)
@@ -104,7 +110,7 @@ func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
 	}
 	if !exists {
 		if err := graph.InitQuadStore(flavor, addr, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-			return fmt.Errorf("sql: create cayley tables: %w", err)
+			return fmt.Errorf("sql: create cayley tables: %w", scrub(err, addr))
 		}
 	}
 	for _, stmt := range []string{
@@ -119,12 +125,129 @@ func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
 	return nil
 }
 
+// redact is a database URL fit for errors and logs: no password in the
+// user info, and the values of password, sslpassword and any parameter
+// whose name holds "password", "key", "token" or "secret" replaced by ***
+// (the other parameters, sslmode for one, stay: they explain failures).
+// A key=value connection string is redacted the same way; a URL that does
+// not parse is not quoted at all.
 func redact(u string) string {
-	if p, err := url.Parse(u); err == nil && p.User != nil {
-		p.User = url.User(p.User.Username())
-		return p.String()
+	if !strings.Contains(u, "://") {
+		return dsnSecret.ReplaceAllString(u, "${1}***")
 	}
-	return "(database)"
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(a database URL that does not parse)"
+	}
+	if p.User != nil {
+		p.User = url.User(p.User.Username())
+	}
+	if p.RawQuery != "" {
+		parts := strings.Split(p.RawQuery, "&")
+		for i, kv := range parts {
+			if k, _, ok := strings.Cut(kv, "="); ok && secretParam(k) {
+				parts[i] = k + "=***"
+			}
+		}
+		p.RawQuery = strings.Join(parts, "&")
+	}
+	p.Fragment, p.RawFragment = "", ""
+	return p.String()
+}
+
+// secretParam reports a connection parameter whose value is a secret.
+func secretParam(name string) bool {
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ToLower(name)
+	for _, w := range []string{"password", "key", "token", "secret"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// dsnSecret matches a secret's value in a key=value connection string.
+var dsnSecret = regexp.MustCompile(`(?i)(\b\w*(?:password|key|token|secret)\w*\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+
+// scrub makes an error of the driver or of Cayley safe to show: lib/pq and
+// net/url quote the whole URL when it does not parse, password included.
+// Such an error is replaced by one that says what is wrong without the
+// URL; any other error that quotes the URL or the password gets them
+// redacted. Errors that quote neither are returned as they are.
+func scrub(err error, raw string) error {
+	if err == nil {
+		return nil
+	}
+	var esc url.EscapeError
+	if errors.As(err, &esc) {
+		return errors.New("the database URL has an invalid %-escape (a literal % in a password is written %25)")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && (ue.URL == raw || strings.Contains(raw, ue.URL)) {
+		detail := ue.Err.Error()
+		if u := userInfo(raw); u != "" && strings.Contains(detail, u) {
+			detail = "invalid user or password part"
+		}
+		return fmt.Errorf("the database URL does not parse: %s; want postgres://user[:password]@host[:port]/database?param=value", detail)
+	}
+	msg := err.Error()
+	clean := strings.ReplaceAll(msg, raw, redact(raw))
+	for _, s := range secrets(raw) {
+		clean = strings.ReplaceAll(clean, s, "***")
+	}
+	if clean == msg {
+		return err
+	}
+	return errors.New(clean)
+}
+
+// userInfo is the user[:password] part of a URL that may not parse.
+func userInfo(raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		return rest[:i]
+	}
+	return ""
+}
+
+// secrets lists the secret values a database URL holds, to blank them out
+// of messages that quote them.
+func secrets(raw string) []string {
+	var out []string
+	add := func(s string) {
+		if len(s) >= 3 { // shorter values would blank out unrelated text
+			out = append(out, s)
+		}
+	}
+	p, err := url.Parse(raw)
+	if err != nil {
+		for _, m := range dsnSecret.FindAllStringSubmatch(raw, -1) {
+			add(strings.Trim(m[2], "'"))
+		}
+		return out
+	}
+	if pw, ok := p.User.Password(); ok {
+		add(pw)
+		add(url.QueryEscape(pw))
+	}
+	for k, vs := range p.Query() {
+		if secretParam(k) {
+			for _, v := range vs {
+				add(v)
+				add(url.QueryEscape(v))
+			}
+		}
+	}
+	return out
 }
 
 // QuadStore is Cayley's SQL quad store over the same tables (for Gizmo and
