@@ -333,13 +333,15 @@ type inflateLimit struct {
 	hit  bool
 }
 
+// Read reads on while at most max bytes came out; left counts down from
+// max+1, so a body of exactly max bytes reaches its end (EOF) without hit.
 func (l *inflateLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
+	l.left -= int64(n)
 	if l.left <= 0 {
 		l.hit = true
 		return 0, errInflated
 	}
-	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
-	l.left -= int64(n)
 	return n, err
 }
 
@@ -361,7 +363,7 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		if err != nil {
 			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("gzip body: %v", err)}
 		}
-		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max, false
+		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max+1, false
 		rd = b.inflated
 	}
 	return b.format.Reader(rd), nil

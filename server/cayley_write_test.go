@@ -372,6 +372,16 @@ func TestCayleyWriteGzip(t *testing.T) {
 		}
 		return b.String()
 	}
+	// sized is quads of subject making exactly n bytes.
+	sized := func(subject string, n int) string {
+		line := fmt.Sprintf("%s <directed_by> <p1> .\n", subject)
+		body := strings.Repeat(line, n/len(line)-1)
+		pad := n - len(body) - len(line) // the last quad's object takes the rest
+		return body + fmt.Sprintf("%s <directed_by> <p%s> .\n", subject, strings.Repeat("x", pad+1))
+	}
+	if got := len(sized("<gz5>", 131072)); got != 131072 {
+		t.Fatalf("sized body of %d bytes", got)
+	}
 	for _, c := range []struct {
 		name, body string
 		status     int
@@ -382,6 +392,8 @@ func TestCayleyWriteGzip(t *testing.T) {
 		{"small", gz(many("<gz1>", 3)), 200, `"count":3`, "<gz1>", true},
 		{"inflates within the limit", gz(many("<gz2>", 3000)), 200, `"count":3000`, "<gz2>", true}, // ~90 KiB
 		{"inflates past the limit", gz(many("<gz3>", 10000)), 413, "inflates to more than 131072 bytes", "<gz3>", false},
+		{"inflates to the limit exactly", gz(sized("<gz5>", 131072)), 200, `"count":`, "<gz5>", true},
+		{"one byte past the limit", gz(sized("<gz6>", 131073)), 413, "inflates to more than 131072 bytes", "<gz6>", false},
 		{"corrupt", "\x1f\x8b\x08\x00junk", 400, "gzip body", "<gz4>", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
