@@ -87,6 +87,11 @@ func TestAnonymousBlankNodesPerFile(t *testing.T) {
 					if len(nodes) != 2 {
 						t.Fatalf("%s: blank nodes %v, want 2", rd.path, nodes)
 					}
+					for _, n := range nodes {
+						if strings.Contains(n, root) || !strings.Contains(n, name+"@") {
+							t.Fatalf("%s: blank node %q shows the directory or lacks the file name", rd.path, n)
+						}
+					}
 					got = append(got, nodes)
 				}
 				for i := 1; i < len(got); i++ {

@@ -15,6 +15,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -397,10 +399,12 @@ func (r *run) onSkip(err *source.Error) {
 }
 
 // document names the document at path for the blank nodes a reader
-// creates without a label (rdf.Options.Document): its absolute, cleaned
-// path, so that every spelling of one file gives the same nodes and two
-// files never share them; for standard input, which has no path, a name
-// unique to the run (a second run reading the same stream adds its
+// creates without a label (rdf.Options.Document): the file's name and a
+// hash of its absolute, cleaned path ("export.ttl@3f2a9c0e1b7d"), so that
+// every spelling of one file gives the same nodes and two files never
+// share them, without the host's directories in node ids (which clients of
+// grove serve and models see); for standard input, which has no path, a
+// name unique to the run (a second run reading the same stream adds its
 // anonymous nodes again).
 func (r *run) document(path string) (string, error) {
 	if path == input.Stdin {
@@ -410,7 +414,8 @@ func (r *run) document(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("absolute path: %w", err)
 	}
-	return abs, nil
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Base(abs) + "@" + hex.EncodeToString(sum[:6]), nil
 }
 
 // reader builds the reader of a format for a document (see document)

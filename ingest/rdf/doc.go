@@ -53,10 +53,11 @@
 // The blank nodes Turtle and RDF/XML create without a label ([...],
 // collections, node elements without rdf:nodeID) are named
 // "<graph>/<document>#<n>" after Options.Document, '#' keeping them apart
-// from labelled ones. The ingest package names a file by its absolute,
-// cleaned path, so every spelling of the path gives the same nodes and
-// files with the same name in two directories never share one (a moved
-// file gives new names). Standard input has no path: it is named by a
+// from labelled ones. The ingest package names a file by its base name
+// and a hash of its absolute, cleaned path, so every spelling of the path
+// gives the same nodes, files with the same name in two directories never
+// share one (a moved file gives new names), and node ids show no
+// directory of the loading machine. Standard input has no path: it is named by a
 // random name per run, so two streams never share anonymous nodes, and
 // re-reading a stream yields new ones (re-ingesting it adds them again; a
 // delete from standard input cannot find them).

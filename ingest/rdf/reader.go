@@ -77,8 +77,8 @@ type Options struct {
 	// collections, node elements without rdf:nodeID): they are named
 	// "<Graph>/<Document>#<n>". It must be the same every time the same
 	// document is read and differ between documents; the ingest package
-	// sets it to the file's absolute, cleaned path (and to a name unique
-	// to the run for standard input). Empty: the name passed to Read,
+	// sets it to the file's name and a hash of its absolute, cleaned path
+	// (and to a name unique to the run for standard input). Empty: the name passed to Read,
 	// which is only as stable as the caller's spelling of it.
 	Document string
 }
