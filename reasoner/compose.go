@@ -43,9 +43,11 @@ func IsNonAnswer(text string) bool {
 	return false
 }
 
-// Settle is how every method's result builder finishes an answer: an
-// answer whose text is a non-answer (see IsNonAnswer) is not found and not
-// confident, and its reason says so; any other answer is returned as is.
+// Settle is how the tree-search and graph-grounded result builders finish
+// an answer (rtsog and the baselines test IsNonAnswer themselves, with
+// reasons of their own): an answer whose text is a non-answer (see
+// IsNonAnswer) is not found and not confident, and its reason says so; any
+// other answer is returned as is.
 func Settle(a trace.Answer) trace.Answer {
 	if !a.Found || !IsNonAnswer(a.Text) {
 		return a

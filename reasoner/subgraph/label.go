@@ -21,7 +21,13 @@ const NoLabel = "(no label in the KG)"
 // label spelled like its id in words ("author") is a label.
 func HasLabel(id, label string) bool {
 	l := flat(label)
-	return l != "" && !(wikidataID(l) && strings.HasSuffix(id, l))
+	return l != "" && !(wikidataID(l) && lastSegment(id) == l)
+}
+
+// lastSegment is the part of an id after its last '/', ':' or '#' ("P580"
+// of "pq:P580" and of "http://www.wikidata.org/entity/P580").
+func lastSegment(id string) string {
+	return id[strings.LastIndexAny(id, "/:#")+1:]
 }
 
 // wikidataID reports ids such as P39 and Q23.

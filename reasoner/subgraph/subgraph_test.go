@@ -330,3 +330,23 @@ func TestMediatorNamedByOtherMembers(t *testing.T) {
 		}
 	}
 }
+
+func TestHasLabel(t *testing.T) {
+	for _, c := range []struct {
+		id, label string
+		want      bool
+	}{
+		{"P580", "P580", false},
+		{"pq:P580", "P580", false},
+		{"http://www.wikidata.org/entity/Q23", "Q23", false},
+		{"Q123", "Q23", true}, // another id's text is a label
+		{"http://www.wikidata.org/entity/Q123", "Q23", true},
+		{"/film/film", "", false},
+		{"author", "author", true},
+		{"Q23", "George Washington", true},
+	} {
+		if got := HasLabel(c.id, c.label); got != c.want {
+			t.Errorf("HasLabel(%q, %q) = %v, want %v", c.id, c.label, got, c.want)
+		}
+	}
+}

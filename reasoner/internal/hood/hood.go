@@ -221,8 +221,8 @@ func Fetch(ctx context.Context, kg store.KG, ids []string, rel store.Relation, o
 // rankOne reads and ranks the edges of rel from one entity; it also
 // returns the entity's true number of such edges.
 func rankOne(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, share int, opt Options) ([]Edge, int64, error) {
-	es, err := rankEdges(ctx, kg, id, rel, q, share, opt)
-	if err != nil || len(es) < opt.FetchCap {
+	es, capped, err := rankEdges(ctx, kg, id, rel, q, share, opt)
+	if err != nil || !capped {
 		return es, int64(len(es)), err
 	}
 	n, err := kg.Degree(ctx, id, rel.ID, rel.Dir)
@@ -237,12 +237,14 @@ func rankOne(ctx context.Context, kg store.KG, id string, rel store.Relation, q 
 // order, since all its edges are shown on the first page anyway. share
 // depends on the page size only, never on the offset, so every page of a
 // relation sees the same order.
-func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, share int, opt Options) ([]Edge, error) {
+// capped reports that the fetch cap stopped the read (so the entity may
+// have more edges than were read, whatever the graph filter kept).
+func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, q map[string]bool, share int, opt Options) (es []Edge, capped bool, err error) {
 	raw, err := kg.Edges(ctx, []string{id}, rel.ID, rel.Dir, opt.FetchCap)
 	if err != nil {
-		return nil, fmt.Errorf("edges of %s along %s (%s): %w", id, rel.ID, rel.Dir, err)
+		return nil, false, fmt.Errorf("edges of %s along %s (%s): %w", id, rel.ID, rel.Dir, err)
 	}
-	var es []Edge
+	capped = len(raw) >= opt.FetchCap
 	var mediators []int
 	add := func(e store.Edge, named bool) {
 		far := e.Object
@@ -260,21 +262,21 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 		}
 		add(e, false)
 	}
-	if len(raw) >= opt.FetchCap && len(q) > 0 {
+	if capped && len(q) > 0 {
 		seen := make(map[string]bool, len(es))
 		for _, e := range es {
 			seen[e.Far.ID] = true
 		}
 		named, err := namedEdges(ctx, kg, id, rel, seen, opt)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, e := range named {
 			add(e, true)
 		}
 	}
 	if share > 0 && len(es) <= share {
-		return es, nil
+		return es, capped, nil
 	}
 	if len(mediators) > 0 && len(q) > 0 {
 		// Mediators rank by their contents: describe them all (batched).
@@ -283,7 +285,7 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 			ms[i] = es[j]
 		}
 		if err := describe(ctx, kg, ms, opt); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for i, j := range mediators {
 			es[j].Contents = ms[i].Contents
@@ -303,7 +305,7 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 		}
 		d, err := kg.Degree(ctx, e.Far.ID, "", store.Both)
 		if err != nil {
-			return nil, fmt.Errorf("degree of %s: %w", e.Far.ID, err)
+			return nil, false, fmt.Errorf("degree of %s: %w", e.Far.ID, err)
 		}
 		e.Degree = d
 	}
@@ -313,7 +315,7 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 		}
 		return cmp.Compare(b.Degree, a.Degree)
 	})
-	return es, nil
+	return es, capped, nil
 }
 
 // share is one entity's share of a page of limit edges (0 = unbounded).
