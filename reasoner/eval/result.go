@@ -63,8 +63,8 @@ type Result struct {
 	WallTime time.Duration `json:"wall_time_ns"`
 	// Trace is the trace file, relative to the results file's directory.
 	Trace string `json:"trace,omitempty"`
-	// Error is set when the run failed (the scores are then those of the
-	// partial answer, usually 0).
+	// Error is set when the run failed. A result that is not Found (no
+	// answer, or an error) scores 0 on every metric.
 	Error      string    `json:"error,omitempty"`
 	JudgeError string    `json:"judge_error,omitempty"`
 	Shard      string    `json:"shard,omitempty"`

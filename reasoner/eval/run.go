@@ -525,7 +525,19 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		res.Error = err.Error()
 	}
 	res.Scores = Score(res.Answer, res.AnswerEntities, q)
+	if !res.Found {
+		zero(res.Scores)
+	}
 	return res
+}
+
+// zero sets every score to 0: a result without an answer (the method gave
+// up, or failed) is wrong whatever its text says, though as a substring
+// "unknown" contains a gold "no" and a give-up text may echo a gold.
+func zero(scores map[string]float64) {
+	for k := range scores {
+		scores[k] = 0
+	}
 }
 
 // judge adds the LLM-judge score when a judge is configured.

@@ -16,7 +16,9 @@
 //   - EM-in by question type;
 //   - the answer-value profile (Figure 5): every answer a method proposed
 //     and evaluated, from the traces, binned by its value, with the mean
-//     EM-in of each bin's answers against the gold answers;
+//     EM-in of each bin's answers against the gold answers; non-answers
+//     ("unknown", "cannot determine", see reasoner.IsNonAnswer) are not
+//     answers and are left out;
 //   - the effect of backtracking (Figure 6): the questions on which the
 //     search proposed an answer inside the first subtree it explored and
 //     later expanded a node outside it; for them, the EM-in of the best
@@ -36,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval"
 	"github.com/grove-kg/grove/reasoner/eval/metric"
 	"github.com/grove-kg/grove/reasoner/llm"
@@ -404,7 +407,7 @@ func traceStats(order []string, rs []eval.Loaded) ([]ValueProfile, []Backtrack, 
 // addValues adds a trace's evaluated answers to the method's profile.
 func addValues(prof map[string]*ValueProfile, method string, tr *trace.Trace, gold []string) {
 	for _, n := range tr.Nodes {
-		if !n.Answer || !n.Evaluated {
+		if !n.Answer || !n.Evaluated || reasoner.IsNonAnswer(n.Text) {
 			continue
 		}
 		p := prof[method]
