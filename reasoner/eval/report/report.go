@@ -140,8 +140,13 @@ type Backtrack struct {
 	With    float64 `json:"em_in_with"`
 }
 
-// Build reads the results of dirs (see eval.Load) and their traces.
+// Build reads the results of dirs (see eval.Load) and their traces. It
+// refuses runs of different datasets, graphs or samples (eval.Comparable)
+// and results whose question ids collide with different questions.
 func Build(dirs ...string) (*Report, error) {
+	if err := eval.Comparable(dirs...); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	rs, err := eval.Load(dirs...)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)

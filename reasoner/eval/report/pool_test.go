@@ -1,0 +1,76 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner/eval"
+)
+
+// writeRun writes a run directory: a manifest (unless m is nil) and one
+// result per question text, with ids 0, 1, ...
+func writeRun(t *testing.T, m *eval.Manifest, method string, questions ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if m != nil {
+		data, _ := json.Marshal(m)
+		if err := os.WriteFile(filepath.Join(dir, "run.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	for i, q := range questions {
+		r := eval.Result{ID: string(rune('0' + i)), Method: method, Index: i, Question: q, Answer: "x", Found: true,
+			Gold: []string{"x"}, Scores: map[string]float64{eval.ScoreEMIn: 1}}
+		data, _ := json.Marshal(r)
+		b.Write(append(data, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, eval.ResultsFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestReportRefusesPooledDatasets: runs of different datasets, samples or
+// graphs are not pooled into one report, nor are results whose ids collide
+// with different questions.
+func TestReportRefusesPooledDatasets(t *testing.T) {
+	qald := &eval.Manifest{Dataset: "/d/qald_10.json", Format: "qald10", Graphs: []string{"wikidata"}}
+	cwq := &eval.Manifest{Dataset: "/d/cwq.json", Format: "cwq", Graphs: []string{"freebase"}}
+	qaldFB := &eval.Manifest{Dataset: "/d/qald_10.json", Format: "qald10", Graphs: []string{"freebase"}}
+	qald50 := &eval.Manifest{Dataset: "/d/qald_10.json", Format: "qald10", Graphs: []string{"wikidata"}, Limit: 50, Seed: 233}
+	for _, tc := range []struct {
+		name       string
+		a, b       *eval.Manifest
+		qa, qb     []string
+		methodB    string
+		want       string // "" when the report builds
+		wantCounts int    // questions in the report
+	}{
+		{"same dataset, two methods", qald, qald, []string{"q0", "q1"}, []string{"q0", "q1"}, "cot", "", 2},
+		{"different datasets", qald, cwq, []string{"q0"}, []string{"c0"}, "cot", "datasets /d/qald_10.json and /d/cwq.json differ", 0},
+		{"different datasets, same method", qald, cwq, []string{"q0"}, []string{"c0"}, "tot", "different question sets", 0},
+		{"different graphs", qald, qaldFB, []string{"q0"}, []string{"q0"}, "cot", "graphs", 0},
+		{"different samples", qald, qald50, []string{"q0"}, []string{"q0"}, "cot", "limit/seed", 0},
+		{"no manifests, colliding ids", nil, nil, []string{"q0", "q1"}, []string{"c0"}, "tot", "different datasets", 0},
+		{"no manifests, same questions", nil, nil, []string{"q0", "q1"}, []string{"q0"}, "tot", "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := writeRun(t, tc.a, "tot", tc.qa...)
+			b := writeRun(t, tc.b, tc.methodB, tc.qb...)
+			rep, err := Build(a, b)
+			if tc.want == "" {
+				if err != nil || rep.Questions != tc.wantCounts {
+					t.Fatalf("report: %v, %+v", err, rep)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
