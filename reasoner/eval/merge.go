@@ -92,7 +92,7 @@ func mergeManifests(dirs []string) (Manifest, error) {
 			}
 			if first == "" {
 				base, first = m, p
-				base.Shard, base.QuestionsHash, base.Skipped = "", "", m.Skipped
+				base.Shard, base.QuestionsHash, base.ContentHash, base.Skipped = "", "", "", m.Skipped
 				continue
 			}
 			if err := sameRun(base, m); err != nil {

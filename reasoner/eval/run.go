@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -72,6 +73,9 @@ type Summary struct {
 	// (resumed ones first).
 	Results []Result
 	Elapsed time.Duration
+	// Warnings are things the reader of the numbers must know (an
+	// unchecked resume, ...).
+	Warnings []string
 }
 
 // method is one built method spec.
@@ -112,11 +116,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	rl, prev, err := openRun(&cfg, qs, skipped, methods, start)
+	rl, prev, warnings, err := openRun(&cfg, qs, skipped, methods, start)
 	if err != nil {
 		return nil, err
 	}
 	r := newRunner(&cfg, rl, start)
+	r.sum.Warnings = append(r.sum.Warnings, warnings...)
+	for _, w := range warnings {
+		r.slog.Warn("eval: " + w)
+	}
 	jobs := r.plan(qs, methods, prev)
 	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
 	r.report(nil)
@@ -129,7 +137,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 }
 
 // openRun reconciles and writes the manifest and opens the results file.
-func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start time.Time) (*resultLog, []Result, error) {
+// It also returns warnings for the summary.
+func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start time.Time) (*resultLog, []Result, []string, error) {
 	var shardQs []dataset.Question
 	for _, q := range qs {
 		if cfg.Shard.Has(q.index) {
@@ -137,7 +146,8 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 		}
 	}
 	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
-		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs), Skipped: skipped,
+		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
+		ContentHash: hashContent(shardQs), Skipped: skipped,
 		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
 		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
 	if cfg.Judge != nil {
@@ -148,21 +158,26 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 		m.Methods = append(m.Methods, me.name)
 	}
 	mpath := filepath.Join(cfg.Out, manifestName(cfg.Shard))
+	rpath := filepath.Join(cfg.Out, resultsName(cfg.Shard))
+	var warnings []string
 	if cfg.Resume {
-		var err error
-		if m, err = reconcile(mpath, m); err != nil {
-			return nil, nil, err
+		prev, _, err := ReadResults(rpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil, err
+		}
+		if m, warnings, err = reconcile(mpath, m, shardQs, prev); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	rl, prev, err := openLog(filepath.Join(cfg.Out, resultsName(cfg.Shard)), cfg.Resume)
+	rl, prev, err := openLog(rpath, cfg.Resume)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := writeManifest(mpath, m); err != nil {
 		rl.close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return rl, prev, nil
+	return rl, prev, warnings, nil
 }
 
 func absPath(p string) string {

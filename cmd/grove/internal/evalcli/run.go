@@ -253,12 +253,14 @@ type summary struct {
 	JudgeErrors int                `json:"judge_errors,omitempty"`
 	EMIn        map[string]float64 `json:"em_in"`
 	Elapsed     string             `json:"elapsed"`
+	Warnings    []string           `json:"warnings,omitempty"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
-		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
+		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
+		Warnings: s.Warnings}
 	n := map[string]int{}
 	for _, r := range s.Results {
 		out.EMIn[r.Method] += r.Scores[eval.ScoreEMIn]
@@ -284,6 +286,9 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	}
 	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {
 		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)\n", m, 100*out.EMIn[m], n[m])
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	fmt.Fprintf(&b, "results: %s\nreport:  grove eval report %s\n", out.ResultsFile, out.Dir)
 	_, err := io.WriteString(w, b.String())
