@@ -38,8 +38,10 @@ type Manifest struct {
 	// it; resuming them is allowed with a warning.
 	ContentHash string `json:"questions_content_hash,omitempty"`
 	// Skipped counts the questions dropped for having no gold answer.
-	Skipped       int                        `json:"skipped,omitempty"`
-	Graphs        []string                   `json:"graphs,omitempty"`
+	Skipped int      `json:"skipped,omitempty"`
+	Graphs  []string `json:"graphs,omitempty"`
+	// KG describes the store the run read (Config.KG).
+	KG            string                     `json:"kg,omitempty"`
 	TopicEntities bool                       `json:"topic_entities,omitempty"`
 	Methods       []string                   `json:"methods"`
 	Params        map[string]reasoner.Params `json:"params,omitempty"`

@@ -52,6 +52,11 @@ type Summary struct {
 	ResultsFile string
 	// Model names the model that answered (as in the manifest).
 	Model llm.Info
+	// Dataset is the dataset file ("" for questions given in code), Graphs
+	// the graphs the questions used (empty: all) and KG the store read.
+	Dataset string
+	Graphs  []string
+	KG      string
 	// Questions is the number of questions evaluated (in this shard);
 	// Skipped those dropped for having no gold answer.
 	Questions int
@@ -148,7 +153,7 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
 		ContentHash: hashContent(shardQs), Skipped: skipped,
-		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
+		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
 		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
 	if cfg.Judge != nil {
 		j := llm.Describe(cfg.Judge.Model)
@@ -319,7 +324,8 @@ func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r := &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
-		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model)}, byM: map[string]*methodAcc{}}
+		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model), Dataset: absPath(cfg.Dataset),
+			Graphs: cfg.Graphs, KG: cfg.KG}, byM: map[string]*methodAcc{}}
 	if cfg.Judge != nil {
 		j := llm.Describe(cfg.Judge.Model)
 		r.sum.Judge = &j

@@ -74,3 +74,48 @@ func TestReportRefusesPooledDatasets(t *testing.T) {
 		})
 	}
 }
+
+// TestReportNamesDatasetAndKG: report.md and report.json name the dataset
+// file, its format and sample, the graphs and the store.
+func TestReportNamesDatasetAndKG(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		m        *eval.Manifest
+		markdown []string
+		json     []string
+	}{
+		{"sampled QALD-10", &eval.Manifest{Dataset: "/d/qald_10.json", Format: "qald10", Limit: 50, Seed: 233,
+			Graphs: []string{"wikidata"}, KG: "badger /data/grove"},
+			[]string{"Dataset: /d/qald_10.json (format qald10; the first 50 after the shuffle with seed 233)",
+				"KG: wikidata (badger /data/grove)"},
+			[]string{`"file": "/d/qald_10.json"`, `"format": "qald10"`, `"limit": 50`, `"seed": 233`,
+				`"graphs": [` + "\n" + `      "wikidata"`, `"kgs": [`}},
+		{"whole file, all graphs", &eval.Manifest{Dataset: "/d/cwq.json", Seed: 233},
+			[]string{"Dataset: /d/cwq.json (format auto-detected; all questions, in file order)",
+				"KG: all graphs of the store (store not recorded)"},
+			[]string{`"file": "/d/cwq.json"`, `"graphs": []`}},
+		{"no manifest", nil, []string{"Dataset: unknown (no run manifest)", "KG: unknown"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Build(writeRun(t, tc.m, "cot", "q0"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var md strings.Builder
+			if err := rep.WriteMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.markdown {
+				if !strings.Contains(md.String(), want) {
+					t.Errorf("report.md lacks %q:\n%s", want, md.String())
+				}
+			}
+			data, _ := json.MarshalIndent(rep, "", "  ")
+			for _, want := range tc.json {
+				if !strings.Contains(string(data), want) {
+					t.Errorf("report.json lacks %q:\n%s", want, data)
+				}
+			}
+		})
+	}
+}

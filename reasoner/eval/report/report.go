@@ -61,6 +61,9 @@ type Report struct {
 	Judges      []llm.Info `json:"judges,omitempty"`
 	Judged      int        `json:"judged,omitempty"`
 	JudgeErrors int        `json:"judge_errors,omitempty"`
+	// Dataset is what the runs evaluated, from their manifests (which
+	// eval.Comparable has checked agree); nil when no run has a manifest.
+	Dataset *Dataset `json:"dataset,omitempty"`
 	// Questions is the number of distinct questions.
 	Questions int         `json:"questions"`
 	Methods   []MethodRow `json:"methods"`
@@ -71,6 +74,44 @@ type Report struct {
 	Backtrack []Backtrack    `json:"backtracking"`
 	// Warnings lists traces that could not be read.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Dataset names the question set and the knowledge graph of the runs.
+type Dataset struct {
+	// File is the dataset file and Format its format ("" when detected
+	// from the file, or questions given in code).
+	File   string `json:"file"`
+	Format string `json:"format,omitempty"`
+	// Limit > 0: the first Limit questions after the seeded shuffle;
+	// 0: every question in file order.
+	Limit int   `json:"limit,omitempty"`
+	Seed  int64 `json:"seed"`
+	// Graphs are the graphs the questions used (empty: all of the store's)
+	// and KGs the stores the runs read (backend and location), distinct.
+	Graphs        []string `json:"graphs"`
+	KGs           []string `json:"kgs,omitempty"`
+	TopicEntities bool     `json:"topic_entities,omitempty"`
+	// Skipped counts the questions dropped for having no gold answer.
+	Skipped int `json:"skipped,omitempty"`
+}
+
+// runDataset describes the runs' question set from their manifests.
+func runDataset(ms []eval.Manifest) *Dataset {
+	if len(ms) == 0 {
+		return nil
+	}
+	m := ms[0]
+	d := &Dataset{File: m.Dataset, Format: m.Format, Limit: m.Limit, Seed: m.Seed, Graphs: m.Graphs,
+		TopicEntities: m.TopicEntities, Skipped: m.Skipped}
+	if d.Graphs == nil {
+		d.Graphs = []string{}
+	}
+	for _, m := range ms {
+		if m.KG != "" {
+			d.KGs = appendNew(d.KGs, m.KG)
+		}
+	}
+	return d
 }
 
 // MethodRow is one method's line of the accuracy and cost tables; means
@@ -156,6 +197,7 @@ func Build(dirs ...string) (*Report, error) {
 	}
 	rep := &Report{Dirs: dirs}
 	rep.Models, rep.Grove = runModels(dirs)
+	rep.Dataset = runDataset(manifests(dirs))
 	order := methodOrder(dirs, rs)
 	rep.Questions = countQuestions(rs)
 	rep.Methods = methodRows(order, rs)

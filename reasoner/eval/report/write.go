@@ -111,6 +111,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%d questions, %d methods)\n\n",
 		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
+	r.writeDataset(bw)
 	for _, m := range r.Models {
 		fmt.Fprintf(bw, "Model: %s\n", m)
 		if len(m.Params) > 0 {
@@ -143,6 +144,45 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// writeDataset names the dataset, its sample and the KG.
+func (r *Report) writeDataset(w *bufio.Writer) {
+	d := r.Dataset
+	if d == nil {
+		w.WriteString("Dataset: unknown (no run manifest)\n\nKG: unknown (no run manifest)\n\n")
+		return
+	}
+	file := d.File
+	if file == "" {
+		file = "questions given in code (no dataset file)"
+	}
+	format := d.Format
+	if format == "" {
+		format = "auto-detected"
+	}
+	sample := "all questions, in file order"
+	if d.Limit > 0 {
+		sample = fmt.Sprintf("the first %d after the shuffle with seed %d", d.Limit, d.Seed)
+	}
+	fmt.Fprintf(w, "Dataset: %s (format %s; %s", file, format, sample)
+	if d.Skipped > 0 {
+		fmt.Fprintf(w, "; %d questions without a gold answer skipped", d.Skipped)
+	}
+	w.WriteString(")\n\n")
+	graphs := strings.Join(d.Graphs, ", ")
+	if graphs == "" {
+		graphs = "all graphs of the store"
+	}
+	kgs := strings.Join(d.KGs, " + ")
+	if kgs == "" {
+		kgs = "store not recorded"
+	}
+	fmt.Fprintf(w, "KG: %s (%s)", graphs, kgs)
+	if d.TopicEntities {
+		w.WriteString(", with the dataset's topic entities")
+	}
+	w.WriteString("\n\n")
 }
 
 // judgeFailures says how often the judge failed.

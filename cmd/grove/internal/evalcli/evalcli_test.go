@@ -67,7 +67,8 @@ func testApp(t *testing.T, model llm.Model) (App, *bytes.Buffer, *bytes.Buffer, 
 			baseline.Register(reg)
 			return reg
 		},
-		Stdout: &stdout, Stderr: &stderr,
+		DescribeKG: func() string { return "memory test store" },
+		Stdout:     &stdout, Stderr: &stderr,
 	}
 	return app, &stdout, &stderr, qfile
 }
@@ -96,7 +97,8 @@ func TestEvalReportWithOracle(t *testing.T) {
 		t.Errorf("progress bar:\n%s", stderr.String())
 	}
 	for _, want := range []string{"4 questions (0 skipped without gold), 12 runs: 0 resumed, 12 ran, 0 errors",
-		"tot ", "grove eval report " + out, "model: sim-oracle (simulated, NOT AN LLM)"} {
+		"tot ", "grove eval report " + out, "model: sim-oracle (simulated, NOT AN LLM)", "dataset: " + qfile,
+		"kg: all graphs of memory test store"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
@@ -109,7 +111,9 @@ func TestEvalReportWithOracle(t *testing.T) {
 	if err := execute(t, app, "report", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |", "fig5-value.svg"} {
+	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |",
+		"fig5-value.svg", "Dataset: " + qfile + " (format auto-detected; all questions, in file order)",
+		"KG: all graphs of the store (memory test store)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}

@@ -1,6 +1,7 @@
 package evalcli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -129,6 +130,9 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 			defer closer.Close()
 		}
 		cfg.Registry = app.Registry()
+		if app.DescribeKG != nil {
+			cfg.KG = app.DescribeKG()
+		}
 		cfg.Deps = reasoner.Deps{KG: kg, Model: model, Logger: app.logger()}
 		if f.judge {
 			if info := llm.Describe(model); info.NotLLM {
@@ -242,6 +246,9 @@ type summary struct {
 	Dir         string             `json:"dir"`
 	ResultsFile string             `json:"results_file"`
 	Model       llm.Info           `json:"model"`
+	Dataset     string             `json:"dataset"`
+	Graphs      []string           `json:"graphs"`
+	KG          string             `json:"kg,omitempty"`
 	Questions   int                `json:"questions"`
 	Skipped     int                `json:"skipped"`
 	Jobs        int                `json:"jobs"`
@@ -257,7 +264,7 @@ type summary struct {
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
@@ -276,6 +283,14 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model: %s\n", out.Model)
+	graphs := strings.Join(out.Graphs, ", ")
+	if graphs == "" {
+		graphs = "all graphs"
+	}
+	if out.KG != "" {
+		graphs += " of " + out.KG
+	}
+	fmt.Fprintf(&b, "dataset: %s\nkg: %s\n", cmp.Or(out.Dataset, "questions given in code"), graphs)
 	if out.Judge != nil {
 		fmt.Fprintf(&b, "judge: %s\n", out.Judge)
 	}
