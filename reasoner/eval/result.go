@@ -46,9 +46,12 @@ type Result struct {
 	Fallback       bool     `json:"fallback,omitempty"`
 	AnswerEntities []string `json:"answer_entities,omitempty"`
 
-	Gold    []string           `json:"gold"`
-	GoldIDs []string           `json:"gold_ids,omitempty"`
-	Scores  map[string]float64 `json:"scores"`
+	Gold    []string `json:"gold"`
+	GoldIDs []string `json:"gold_ids,omitempty"`
+	// GoldIDsOnly is set when the KG has no label for any gold id, so the
+	// gold answers are bare ids, which a text answer cannot match.
+	GoldIDsOnly bool               `json:"gold_ids_only,omitempty"`
+	Scores      map[string]float64 `json:"scores"`
 
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`

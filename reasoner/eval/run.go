@@ -61,6 +61,9 @@ type Summary struct {
 	// Skipped those dropped for having no gold answer.
 	Questions int
 	Skipped   int
+	// GoldIDsOnly counts the questions (in this shard) whose gold answers
+	// are bare ids because the KG has no label for them.
+	GoldIDsOnly int
 	// Jobs is Questions x methods; Resumed of them were already done, Ran
 	// were run now, Errors ended in an error.
 	Jobs    int
@@ -132,6 +135,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	jobs := r.plan(qs, methods, prev)
 	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
+	for _, q := range qs {
+		if r.cfg.Shard.Has(q.index) && q.q.Meta[dataset.MetaIDsOnly] == "true" {
+			r.sum.GoldIDsOnly++
+		}
+	}
+	if n := r.sum.GoldIDsOnly; n > 0 {
+		r.sum.Warnings = append(r.sum.Warnings, IDsOnlyWarning(n, r.sum.Questions))
+	}
 	r.report(nil)
 	runErr := r.runAll(ctx, jobs)
 	if err := rl.close(); err != nil && runErr == nil {
@@ -531,7 +542,7 @@ func query(cfg *Config, q dataset.Question) reasoner.Query {
 func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard string) Result {
 	q := j.q
 	res := Result{ID: q.ID, Method: j.method.name, Index: j.index, Question: q.Question, Type: q.Type,
-		Gold: q.Answers, GoldIDs: q.AnswerIDs, WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
+		Gold: q.Answers, GoldIDs: q.AnswerIDs, GoldIDsOnly: q.Meta[dataset.MetaIDsOnly] == "true", WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
 	if tr != nil {
 		a := tr.Answer
 		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
@@ -574,4 +585,11 @@ func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
 		return
 	}
 	res.Scores[ScoreJudge] = v.Score()
+}
+
+// IDsOnlyWarning says that n of the questions have gold answers given
+// only as ids.
+func IDsOnlyWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d questions have gold answers given only as ids (the KG has no label for them), "+
+		"which a text answer cannot match", n, of)
 }

@@ -119,3 +119,49 @@ func TestReportNamesDatasetAndKG(t *testing.T) {
 		})
 	}
 }
+
+// TestReportCountsGoldIDsOnly: the report counts the questions whose gold
+// answers are bare ids (once per question, whatever the methods).
+func TestReportCountsGoldIDsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		idsOnly []bool // per question, results of two methods each
+		want    string // "" when the report must not warn
+	}{
+		{"none", []bool{false, false}, ""},
+		{"one of three", []bool{true, false, false}, "1 of 3 questions have gold answers given only as ids"},
+		{"all", []bool{true, true}, "2 of 2 questions have gold answers given only as ids"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			for i, only := range tc.idsOnly {
+				for _, m := range []string{"tot", "cot"} {
+					data, _ := json.Marshal(eval.Result{ID: string(rune('a' + i)), Method: m, Index: i, Question: "q",
+						Gold: []string{"Q5"}, GoldIDs: []string{"Q5"}, GoldIDsOnly: only, Scores: map[string]float64{}})
+					b.Write(append(data, '\n'))
+				}
+			}
+			os.WriteFile(filepath.Join(dir, eval.ResultsFile), []byte(b.String()), 0o644)
+			rep, err := Build(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var md strings.Builder
+			rep.WriteMarkdown(&md)
+			data, _ := json.Marshal(rep)
+			if tc.want == "" {
+				if strings.Contains(md.String(), "only as ids") || !strings.Contains(string(data), `"gold_ids_only":0`) {
+					t.Errorf("warned without ids-only golds:\n%s", md.String())
+				}
+				return
+			}
+			if !strings.Contains(md.String(), tc.want) {
+				t.Errorf("report.md lacks %q:\n%s", tc.want, md.String())
+			}
+			if !strings.Contains(string(data), `"gold_ids_only":`+tc.want[:1]) {
+				t.Errorf("report.json: %s", data)
+			}
+		})
+	}
+}

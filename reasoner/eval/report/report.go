@@ -65,8 +65,11 @@ type Report struct {
 	// eval.Comparable has checked agree); nil when no run has a manifest.
 	Dataset *Dataset `json:"dataset,omitempty"`
 	// Questions is the number of distinct questions.
-	Questions int         `json:"questions"`
-	Methods   []MethodRow `json:"methods"`
+	Questions int `json:"questions"`
+	// GoldIDsOnly counts the questions whose gold answers are bare ids (the
+	// KG has no label for them), which a text answer cannot match.
+	GoldIDsOnly int         `json:"gold_ids_only"`
+	Methods     []MethodRow `json:"methods"`
 	// Scores are the score columns present, in report order.
 	Scores    []string       `json:"scores"`
 	Types     []TypeRow      `json:"types,omitempty"`
@@ -200,6 +203,13 @@ func Build(dirs ...string) (*Report, error) {
 	rep.Dataset = runDataset(manifests(dirs))
 	order := methodOrder(dirs, rs)
 	rep.Questions = countQuestions(rs)
+	idsOnly := map[string]bool{}
+	for _, r := range rs {
+		if r.GoldIDsOnly {
+			idsOnly[r.ID] = true
+		}
+	}
+	rep.GoldIDsOnly = len(idsOnly)
 	rep.Methods = methodRows(order, rs)
 	for _, m := range rep.Methods {
 		rep.Judged += m.Judged

@@ -131,6 +131,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "\nGrove: %s\n", strings.Join(r.Grove, ", "))
 	}
 	bw.WriteString("\n")
+	if r.GoldIDsOnly > 0 {
+		fmt.Fprintf(bw, "**Warning: %s.**\n\n", eval.IDsOnlyWarning(r.GoldIDsOnly, r.Questions))
+	}
 	r.writeAccuracy(bw)
 	r.writeCost(bw)
 	r.writeTypes(bw)

@@ -251,6 +251,7 @@ type summary struct {
 	KG          string             `json:"kg,omitempty"`
 	Questions   int                `json:"questions"`
 	Skipped     int                `json:"skipped"`
+	GoldIDsOnly int                `json:"gold_ids_only"`
 	Jobs        int                `json:"jobs"`
 	Resumed     int                `json:"resumed"`
 	Ran         int                `json:"ran"`
@@ -264,7 +265,7 @@ type summary struct {
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
