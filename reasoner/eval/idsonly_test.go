@@ -42,3 +42,45 @@ func TestGoldIDsOnlyCounted(t *testing.T) {
 		t.Errorf("summary: %d gold-ids-only questions, warnings %q", sum.GoldIDsOnly, sum.Warnings)
 	}
 }
+
+// TestMissingTopicsRecorded: with topic entities on, the topic entities
+// the KG does not have are listed in each result and counted in the
+// summary; without them nothing is checked.
+func TestMissingTopicsRecorded(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+`})
+	qs := []dataset.Question{
+		{ID: "present", Question: "q1", Answers: []string{"x"}, TopicEntities: map[string]string{"Q1": "Alice"}},
+		{ID: "one missing", Question: "q2", Answers: []string{"x"}, TopicEntities: map[string]string{"Q1": "Alice", "Q9": "Zed"}},
+		{ID: "all missing", Question: "q3", Answers: []string{"x"}, TopicEntities: map[string]string{"Q8": "Y", "Q7": "X"}},
+		{ID: "no topics", Question: "q4", Answers: []string{"x"}},
+	}
+	for _, tc := range []struct {
+		name   string
+		topics bool
+		want   map[string]string
+		count  int
+	}{
+		{"topic entities on", true, map[string]string{"one missing": "Q9", "all missing": "Q7 Q8"}, 2},
+		{"topic entities off", false, map[string]string{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, goldModel(qs), "cot")
+			cfg.Deps.KG, cfg.TopicEntities = db, tc.topics
+			sum, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sum.Results {
+				if got := strings.Join(r.MissingTopics, " "); got != tc.want[r.ID] {
+					t.Errorf("%s: missing topics %q, want %q", r.ID, got, tc.want[r.ID])
+				}
+			}
+			warned := strings.Contains(strings.Join(sum.Warnings, "\n"), "topic entities missing from the KG")
+			if sum.MissingTopics != tc.count || warned != (tc.count > 0) {
+				t.Errorf("summary: %d questions with missing topics, warnings %q; want %d", sum.MissingTopics,
+					sum.Warnings, tc.count)
+			}
+		})
+	}
+}

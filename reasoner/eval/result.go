@@ -50,8 +50,11 @@ type Result struct {
 	GoldIDs []string `json:"gold_ids,omitempty"`
 	// GoldIDsOnly is set when the KG has no label for any gold id, so the
 	// gold answers are bare ids, which a text answer cannot match.
-	GoldIDsOnly bool               `json:"gold_ids_only,omitempty"`
-	Scores      map[string]float64 `json:"scores"`
+	GoldIDsOnly bool `json:"gold_ids_only,omitempty"`
+	// MissingTopics are the question's topic entities that the KG does not
+	// have (checked with --topic-entities only).
+	MissingTopics []string           `json:"missing_topics,omitempty"`
+	Scores        map[string]float64 `json:"scores"`
 
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`

@@ -64,6 +64,9 @@ type Summary struct {
 	// GoldIDsOnly counts the questions (in this shard) whose gold answers
 	// are bare ids because the KG has no label for them.
 	GoldIDsOnly int
+	// MissingTopics counts the questions (in this shard) with a topic
+	// entity the KG does not have (with Config.TopicEntities only).
+	MissingTopics int
 	// Jobs is Questions x methods; Resumed of them were already done, Ran
 	// were run now, Errors ended in an error.
 	Jobs    int
@@ -121,6 +124,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTopics(ctx, &cfg, qs); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -142,6 +148,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	if n := r.sum.GoldIDsOnly; n > 0 {
 		r.sum.Warnings = append(r.sum.Warnings, IDsOnlyWarning(n, r.sum.Questions))
+	}
+	for _, q := range qs {
+		if r.cfg.Shard.Has(q.index) && q.q.Meta[metaMissingTopics] != "" {
+			r.sum.MissingTopics++
+		}
+	}
+	if n := r.sum.MissingTopics; n > 0 {
+		r.sum.Warnings = append(r.sum.Warnings, MissingTopicsWarning(n, r.sum.Questions))
 	}
 	r.report(nil)
 	runErr := r.runAll(ctx, jobs)
@@ -542,7 +556,8 @@ func query(cfg *Config, q dataset.Question) reasoner.Query {
 func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard string) Result {
 	q := j.q
 	res := Result{ID: q.ID, Method: j.method.name, Index: j.index, Question: q.Question, Type: q.Type,
-		Gold: q.Answers, GoldIDs: q.AnswerIDs, GoldIDsOnly: q.Meta[dataset.MetaIDsOnly] == "true", WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
+		Gold: q.Answers, GoldIDs: q.AnswerIDs, GoldIDsOnly: q.Meta[dataset.MetaIDsOnly] == "true",
+		MissingTopics: strings.Fields(q.Meta[metaMissingTopics]), WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
 	if tr != nil {
 		a := tr.Answer
 		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
@@ -592,4 +607,51 @@ func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
 func IDsOnlyWarning(n, of int) string {
 	return fmt.Sprintf("%d of %d questions have gold answers given only as ids (the KG has no label for them), "+
 		"which a text answer cannot match", n, of)
+}
+
+// metaMissingTopics is the question Meta key where checkTopics lists,
+// space separated, the topic entities missing from the KG.
+const metaMissingTopics = "grove_missing_topics"
+
+// checkTopics records, with Config.TopicEntities, the topic entities of
+// this shard's questions that the KG does not have: the methods start
+// from them, so a missing one is a question the run cannot answer as
+// intended, which the results and the summary must show.
+func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
+	if !cfg.TopicEntities || cfg.Deps.KG == nil {
+		return nil
+	}
+	for i := range qs {
+		q := &qs[i].q
+		if !cfg.Shard.Has(qs[i].index) || len(q.TopicEntities) == 0 {
+			continue
+		}
+		var missing []string
+		for _, id := range slices.Sorted(maps.Keys(q.TopicEntities)) {
+			if _, err := cfg.Deps.KG.Entity(ctx, id); errors.Is(err, store.ErrNotFound) {
+				missing = append(missing, id)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			q.Meta = setMeta(q.Meta, metaMissingTopics, strings.Join(missing, " "))
+		}
+	}
+	return nil
+}
+
+func setMeta(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// MissingTopicsWarning says that n of the questions have a topic entity
+// missing from the KG.
+func MissingTopicsWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d questions have topic entities missing from the KG (see missing_topics in the results)", n, of)
 }

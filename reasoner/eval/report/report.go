@@ -68,8 +68,11 @@ type Report struct {
 	Questions int `json:"questions"`
 	// GoldIDsOnly counts the questions whose gold answers are bare ids (the
 	// KG has no label for them), which a text answer cannot match.
-	GoldIDsOnly int         `json:"gold_ids_only"`
-	Methods     []MethodRow `json:"methods"`
+	GoldIDsOnly int `json:"gold_ids_only"`
+	// MissingTopics counts the questions with a topic entity missing from
+	// the KG.
+	MissingTopics int         `json:"missing_topics"`
+	Methods       []MethodRow `json:"methods"`
 	// Scores are the score columns present, in report order.
 	Scores    []string       `json:"scores"`
 	Types     []TypeRow      `json:"types,omitempty"`
@@ -210,6 +213,13 @@ func Build(dirs ...string) (*Report, error) {
 		}
 	}
 	rep.GoldIDsOnly = len(idsOnly)
+	missing := map[string]bool{}
+	for _, r := range rs {
+		if len(r.MissingTopics) > 0 {
+			missing[r.ID] = true
+		}
+	}
+	rep.MissingTopics = len(missing)
 	rep.Methods = methodRows(order, rs)
 	for _, m := range rep.Methods {
 		rep.Judged += m.Judged

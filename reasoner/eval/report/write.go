@@ -134,6 +134,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.GoldIDsOnly > 0 {
 		fmt.Fprintf(bw, "**Warning: %s.**\n\n", eval.IDsOnlyWarning(r.GoldIDsOnly, r.Questions))
 	}
+	if r.MissingTopics > 0 {
+		fmt.Fprintf(bw, "**Warning: %s.**\n\n", eval.MissingTopicsWarning(r.MissingTopics, r.Questions))
+	}
 	r.writeAccuracy(bw)
 	r.writeCost(bw)
 	r.writeTypes(bw)

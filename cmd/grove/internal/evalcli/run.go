@@ -243,29 +243,30 @@ func describe(p eval.Progress) string {
 
 // summary is the JSON form of a run summary (without the results).
 type summary struct {
-	Dir         string             `json:"dir"`
-	ResultsFile string             `json:"results_file"`
-	Model       llm.Info           `json:"model"`
-	Dataset     string             `json:"dataset"`
-	Graphs      []string           `json:"graphs"`
-	KG          string             `json:"kg,omitempty"`
-	Questions   int                `json:"questions"`
-	Skipped     int                `json:"skipped"`
-	GoldIDsOnly int                `json:"gold_ids_only"`
-	Jobs        int                `json:"jobs"`
-	Resumed     int                `json:"resumed"`
-	Ran         int                `json:"ran"`
-	Errors      int                `json:"errors"`
-	Judge       *llm.Info          `json:"judge,omitempty"`
-	Judged      int                `json:"judged,omitempty"`
-	JudgeErrors int                `json:"judge_errors,omitempty"`
-	EMIn        map[string]float64 `json:"em_in"`
-	Elapsed     string             `json:"elapsed"`
-	Warnings    []string           `json:"warnings,omitempty"`
+	Dir           string             `json:"dir"`
+	ResultsFile   string             `json:"results_file"`
+	Model         llm.Info           `json:"model"`
+	Dataset       string             `json:"dataset"`
+	Graphs        []string           `json:"graphs"`
+	KG            string             `json:"kg,omitempty"`
+	Questions     int                `json:"questions"`
+	Skipped       int                `json:"skipped"`
+	GoldIDsOnly   int                `json:"gold_ids_only"`
+	MissingTopics int                `json:"missing_topics"`
+	Jobs          int                `json:"jobs"`
+	Resumed       int                `json:"resumed"`
+	Ran           int                `json:"ran"`
+	Errors        int                `json:"errors"`
+	Judge         *llm.Info          `json:"judge,omitempty"`
+	Judged        int                `json:"judged,omitempty"`
+	JudgeErrors   int                `json:"judge_errors,omitempty"`
+	EMIn          map[string]float64 `json:"em_in"`
+	Elapsed       string             `json:"elapsed"`
+	Warnings      []string           `json:"warnings,omitempty"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, MissingTopics: s.MissingTopics, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
