@@ -30,7 +30,7 @@ type Progress struct {
 	Done    int
 	Resumed int
 	Errors  int
-	// EMIn is the mean EM-in over the finished runs.
+	// EMIn is the mean EM-in over the finished runs without an error.
 	EMIn float64
 	// Methods has the finished count and mean EM-in of each method.
 	Methods map[string]MethodProgress
@@ -40,7 +40,8 @@ type Progress struct {
 	Last *Result
 }
 
-// MethodProgress is one method's part of a Progress.
+// MethodProgress is one method's part of a Progress: Done counts its
+// finished runs without an error, over which EMIn is averaged.
 type MethodProgress struct {
 	Done int
 	EMIn float64
@@ -335,7 +336,9 @@ type runner struct {
 	sum   Summary
 	total int
 	sumEM float64
-	byM   map[string]*methodAcc
+	// scored counts the finished results without an error.
+	scored int
+	byM    map[string]*methodAcc
 }
 
 type methodAcc struct {
@@ -411,13 +414,17 @@ func (r *runner) count(res Result) {
 	if res.JudgeError != "" {
 		r.sum.JudgeErrors++
 	}
-	em := res.Scores[ScoreEMIn]
-	r.sumEM += em
 	acc := r.byM[res.Method]
 	if acc == nil {
 		acc = &methodAcc{}
 		r.byM[res.Method] = acc
 	}
+	if res.Error != "" {
+		return // no answer to score: not averaged as 0
+	}
+	em := res.Scores[ScoreEMIn]
+	r.sumEM += em
+	r.scored++
 	acc.done++
 	acc.sum += em
 }
@@ -431,11 +438,15 @@ func (r *runner) report(last *Result) {
 	done := len(r.sum.Results)
 	p := Progress{Total: r.total, Done: done, Resumed: r.sum.Resumed, Errors: r.sum.Errors,
 		Elapsed: time.Since(r.start), Last: last, Methods: map[string]MethodProgress{}}
-	if done > 0 {
-		p.EMIn = r.sumEM / float64(done)
+	if r.scored > 0 {
+		p.EMIn = r.sumEM / float64(r.scored)
 	}
 	for name, acc := range r.byM {
-		p.Methods[name] = MethodProgress{Done: acc.done, EMIn: acc.sum / float64(acc.done)}
+		mp := MethodProgress{Done: acc.done}
+		if acc.done > 0 {
+			mp.EMIn = acc.sum / float64(acc.done)
+		}
+		p.Methods[name] = mp
 	}
 	r.cfg.Progress(p)
 }

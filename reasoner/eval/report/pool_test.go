@@ -165,3 +165,46 @@ func TestReportCountsGoldIDsOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestErroredRunsNotAveraged: failed runs are counted in Errors and left
+// out of the score means (not averaged as 0), and report.md says so.
+func TestErroredRunsNotAveraged(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		errs           []bool // per result: failed
+		wantEM         float64
+		wantErrorsNote bool
+	}{
+		{"no errors", []bool{false, false}, 1, false},
+		{"one error", []bool{false, true}, 1, true},
+		{"all errors", []bool{true, true}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			for i, failed := range tc.errs {
+				r := eval.Result{ID: string(rune('a' + i)), Method: "cot", Index: i, Question: "q", Gold: []string{"x"},
+					Answer: "x", Found: true, Scores: map[string]float64{eval.ScoreEMIn: 1}}
+				if failed {
+					r.Answer, r.Found, r.Error, r.Scores = "", false, "HTTP 503", map[string]float64{eval.ScoreEMIn: 0}
+				}
+				data, _ := json.Marshal(r)
+				b.Write(append(data, '\n'))
+			}
+			os.WriteFile(filepath.Join(dir, eval.ResultsFile), []byte(b.String()), 0o644)
+			rep, err := Build(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := rep.Methods[0]
+			if m.Scores[eval.ScoreEMIn] != tc.wantEM || m.N != len(tc.errs) {
+				t.Errorf("EM-in %v over N %d, want %v over %d", m.Scores[eval.ScoreEMIn], m.N, tc.wantEM, len(tc.errs))
+			}
+			var md strings.Builder
+			rep.WriteMarkdown(&md)
+			if got := strings.Contains(md.String(), "ended in an error**: they are counted in Errors and left out"); got != tc.wantErrorsNote {
+				t.Errorf("errors note %v, want %v:\n%s", got, tc.wantErrorsNote, md.String())
+			}
+		})
+	}
+}

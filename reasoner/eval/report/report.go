@@ -123,8 +123,11 @@ func runDataset(ms []eval.Manifest) *Dataset {
 // MethodRow is one method's line of the accuracy and cost tables; means
 // are per question.
 type MethodRow struct {
-	Method string             `json:"method"`
+	Method string `json:"method"`
+	// N counts the method's results and Scored those without an error,
+	// over which the scores are averaged.
 	N      int                `json:"n"`
+	Scored int                `json:"scored"`
 	Scores map[string]float64 `json:"scores"`
 	// NoAnswer counts results without an answer, Fallback those answered
 	// by the fallback method, Errors those that failed. Judged counts the
@@ -357,9 +360,14 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 			continue
 		}
 		row.N++
-		for k, v := range r.Scores {
-			row.Scores[k] += v
-			counts[k]++
+		if r.Error == "" {
+			// A failed run is no wrong answer: it is counted in Errors,
+			// not averaged as 0.
+			row.Scored++
+			for k, v := range r.Scores {
+				row.Scores[k] += v
+				counts[k]++
+			}
 		}
 		row.NoAnswer += b2i(!r.Found)
 		row.Fallback += b2i(r.Fallback)

@@ -296,7 +296,21 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 	if judged {
 		fmt.Fprintf(w, "\nJudge: the share of answers judged correct by %s. %s\n", r.judgeNames(), r.judgeFailures())
 	}
+	if errs := r.errors(); errs > 0 {
+		fmt.Fprintf(w, "\n**%d runs ended in an error**: they are counted in Errors and left out of the scores, "+
+			"which are averaged over the other results (N minus Errors); see error in the results, and "+
+			"`grove eval --resume --retry-errors` to run them again.\n", errs)
+	}
 	w.WriteString("\n")
+}
+
+// errors counts the failed runs of every method.
+func (r *Report) errors() int {
+	n := 0
+	for _, m := range r.Methods {
+		n += m.Errors
+	}
+	return n
 }
 
 func (r *Report) writeCost(w *bufio.Writer) {

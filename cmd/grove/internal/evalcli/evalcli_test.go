@@ -3,6 +3,7 @@ package evalcli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"os"
@@ -332,6 +333,43 @@ func TestJudgeFlag(t *testing.T) {
 				if !strings.Contains(stdout.String(), want) {
 					t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 				}
+			}
+		})
+	}
+}
+
+// failingModel fails every call.
+type failingModel struct{}
+
+func (failingModel) Generate(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("HTTP 503")
+}
+
+// TestExitStatusOnErrors: a run in which some question failed exits with
+// an error that says how many, and the summary leaves them out of EM-in.
+func TestExitStatusOnErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		model   llm.Model
+		wantErr string
+	}{
+		{"every run fails", failingModel{}, "4 of 4 runs ended in an error"},
+		{"no run fails", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, stdout, _, qfile := testApp(t, tc.model)
+			err := execute(t, app, "--dataset", qfile, "--method", "cot", "--out", filepath.Join(t.TempDir(), "run"), "--quiet")
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if !strings.Contains(stdout.String(), "left out of the EM-in averages") {
+				t.Errorf("summary:\n%s", stdout.String())
 			}
 		})
 	}

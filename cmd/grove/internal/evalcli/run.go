@@ -153,6 +153,10 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 			if perr := printSummary(app.stdout(cmd), app.json(), sum); perr != nil && err == nil {
 				err = perr
 			}
+			if err == nil && sum.Errors > 0 {
+				err = fmt.Errorf("%d of %d runs ended in an error (see \"error\" in %s; --resume --retry-errors "+
+					"runs them again)", sum.Errors, sum.Jobs, sum.ResultsFile)
+			}
 		}
 		return err
 	})
@@ -271,12 +275,20 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
 	n := map[string]int{}
+	errs := map[string]int{}
 	for _, r := range s.Results {
+		if r.Error != "" {
+			errs[r.Method]++ // no answer to score: not averaged as 0
+			out.EMIn[r.Method] += 0 // list the method even when every run failed
+			continue
+		}
 		out.EMIn[r.Method] += r.Scores[eval.ScoreEMIn]
 		n[r.Method]++
 	}
 	for m := range out.EMIn {
-		out.EMIn[m] /= float64(n[m])
+		if n[m] > 0 {
+			out.EMIn[m] /= float64(n[m])
+		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -302,7 +314,15 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 		fmt.Fprintf(&b, "judge failed on %d of %d answers (no judge score for them)\n", out.JudgeErrors, out.Judged)
 	}
 	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {
-		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)\n", m, 100*out.EMIn[m], n[m])
+		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)", m, 100*out.EMIn[m], n[m])
+		if errs[m] > 0 {
+			fmt.Fprintf(&b, ", %d errors not averaged", errs[m])
+		}
+		b.WriteString("\n")
+	}
+	if out.Errors > 0 {
+		fmt.Fprintf(&b, "%d runs ended in an error: they are left out of the EM-in averages (see \"error\" in the results)\n",
+			out.Errors)
 	}
 	for _, w := range out.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
