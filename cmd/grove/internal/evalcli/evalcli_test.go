@@ -3,8 +3,8 @@ package evalcli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"

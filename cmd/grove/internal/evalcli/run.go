@@ -278,7 +278,7 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	errs := map[string]int{}
 	for _, r := range s.Results {
 		if r.Error != "" {
-			errs[r.Method]++ // no answer to score: not averaged as 0
+			errs[r.Method]++        // no answer to score: not averaged as 0
 			out.EMIn[r.Method] += 0 // list the method even when every run failed
 			continue
 		}
