@@ -28,6 +28,9 @@ type Config struct {
 	Params map[string]reasoner.Params
 	// Graphs are the KGs every query uses (empty: all graphs).
 	Graphs []string
+	// KG describes the knowledge-graph store the run reads (backend and
+	// location, without credentials), for the manifest and reports.
+	KG string
 	// TopicEntities passes the dataset's topic entity ids to the methods.
 	TopicEntities bool
 

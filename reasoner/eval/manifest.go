@@ -32,9 +32,16 @@ type Manifest struct {
 	// QuestionsHash a hash of their ids in order.
 	Questions     int    `json:"questions"`
 	QuestionsHash string `json:"questions_hash"`
+	// ContentHash fingerprints the questions' ids, texts and gold answers
+	// (labels and ids) in order, so that a resume on a dataset whose
+	// content changed is refused. Manifests written before it existed lack
+	// it; resuming them is allowed with a warning.
+	ContentHash string `json:"questions_content_hash,omitempty"`
 	// Skipped counts the questions dropped for having no gold answer.
-	Skipped       int                        `json:"skipped,omitempty"`
-	Graphs        []string                   `json:"graphs,omitempty"`
+	Skipped int      `json:"skipped,omitempty"`
+	Graphs  []string `json:"graphs,omitempty"`
+	// KG describes the store the run read (Config.KG).
+	KG            string                     `json:"kg,omitempty"`
 	TopicEntities bool                       `json:"topic_entities,omitempty"`
 	Methods       []string                   `json:"methods"`
 	Params        map[string]reasoner.Params `json:"params,omitempty"`
@@ -58,6 +65,68 @@ func hashIDs(qs []dataset.Question) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// hashContent fingerprints the evaluated questions' ids, texts and gold
+// answers.
+func hashContent(qs []dataset.Question) string {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for _, q := range qs {
+		field(q.ID)
+		field(q.Question)
+		for _, a := range q.Answers {
+			field(a)
+		}
+		h.Write([]byte{1})
+		for _, a := range q.AnswerIDs {
+			field(a)
+		}
+		h.Write([]byte{2})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// contentDiffs names the questions whose text or gold answers differ from
+// those recorded in the previous results (at most five, then a count).
+func contentDiffs(prev []Result, qs []dataset.Question) []string {
+	byID := make(map[string]dataset.Question, len(qs))
+	for _, q := range qs {
+		byID[q.ID] = q
+	}
+	var out []string
+	seen := map[string]bool{}
+	n := 0
+	for _, r := range prev {
+		q, ok := byID[r.ID]
+		if !ok || seen[r.ID] {
+			continue
+		}
+		seen[r.ID] = true
+		var what []string
+		if q.Question != r.Question {
+			what = append(what, fmt.Sprintf("text %q (was %q)", q.Question, r.Question))
+		}
+		if !slices.Equal(q.Answers, r.Gold) {
+			what = append(what, fmt.Sprintf("gold answers %q (were %q)", q.Answers, r.Gold))
+		}
+		if !slices.Equal(q.AnswerIDs, r.GoldIDs) {
+			what = append(what, fmt.Sprintf("gold ids %q (were %q)", q.AnswerIDs, r.GoldIDs))
+		}
+		if len(what) == 0 {
+			continue
+		}
+		if n++; n <= 5 {
+			out = append(out, fmt.Sprintf("question %s: %s", r.ID, strings.Join(what, ", ")))
+		}
+	}
+	if n > 5 {
+		out = append(out, fmt.Sprintf("and %d more questions", n-5))
+	}
+	return out
 }
 
 // ReadManifest reads a manifest file.
@@ -92,18 +161,33 @@ func writeManifest(path string, m Manifest) error {
 // reconcile checks the manifest of a previous run in the same place
 // against the new one and returns the manifest to write: the new settings
 // with the union of the methods and the first start time.
-func reconcile(path string, m Manifest) (Manifest, error) {
+//
+// The question contents (texts and gold answers) must be those of the
+// previous run: qs are the questions now and prev the results recorded so
+// far, which name the questions that changed. A manifest without a
+// content hash (written by an older Grove) is accepted with a warning.
+func reconcile(path string, m Manifest, qs []dataset.Question, prev []Result) (Manifest, []string, error) {
 	old, err := ReadManifest(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
+		return m, nil, nil
 	}
 	if err != nil {
-		return m, err
+		return m, nil, err
 	}
-	var diffs []string
+	var diffs, warnings []string
 	if old.QuestionsHash != m.QuestionsHash {
 		diffs = append(diffs, fmt.Sprintf("questions (%d questions, hash %s, were %d, hash %s: check dataset, limit, seed and shard)",
 			m.Questions, m.QuestionsHash, old.Questions, old.QuestionsHash))
+	} else if old.ContentHash == "" {
+		warnings = append(warnings, fmt.Sprintf("the manifest %s predates question content hashes: "+
+			"the question texts and gold answers cannot be checked against the previous run's", path))
+	} else if old.ContentHash != m.ContentHash {
+		what := contentDiffs(prev, qs)
+		if len(what) == 0 {
+			what = []string{fmt.Sprintf("content hash %s, was %s", m.ContentHash, old.ContentHash)}
+		}
+		diffs = append(diffs, "question texts or gold answers (the dataset's content, or the KG labels of its "+
+			"answers, changed): "+strings.Join(what, "; "))
 	}
 	if !slices.Equal(old.Graphs, m.Graphs) {
 		diffs = append(diffs, fmt.Sprintf("graphs %v (were %v)", m.Graphs, old.Graphs))
@@ -116,7 +200,7 @@ func reconcile(path string, m Manifest) (Manifest, error) {
 	}
 	diffs = append(diffs, paramDiffs(old, m)...)
 	if len(diffs) > 0 {
-		return m, fmt.Errorf("cannot resume the run in %s: settings changed: %s", filepath.Dir(path), strings.Join(diffs, "; "))
+		return m, nil, fmt.Errorf("cannot resume the run in %s: settings changed: %s", filepath.Dir(path), strings.Join(diffs, "; "))
 	}
 	for _, name := range old.Methods {
 		if !slices.Contains(m.Methods, name) {
@@ -132,7 +216,7 @@ func reconcile(path string, m Manifest) (Manifest, error) {
 		}
 	}
 	m.Started = old.Started
-	return m, nil
+	return m, warnings, nil
 }
 
 // paramDiffs lists the methods, used by both runs, whose parameters

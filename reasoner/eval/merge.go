@@ -92,7 +92,7 @@ func mergeManifests(dirs []string) (Manifest, error) {
 			}
 			if first == "" {
 				base, first = m, p
-				base.Shard, base.QuestionsHash, base.Skipped = "", "", m.Skipped
+				base.Shard, base.QuestionsHash, base.ContentHash, base.Skipped = "", "", "", m.Skipped
 				continue
 			}
 			if err := sameRun(base, m); err != nil {
@@ -108,17 +108,61 @@ func mergeManifests(dirs []string) (Manifest, error) {
 }
 
 func sameRun(a, b Manifest) error {
+	if err := sameQuestions(a, b); err != nil {
+		return err
+	}
+	if !a.Model.Same(b.Model) {
+		return fmt.Errorf("models %s and %s differ", a.Model, b.Model)
+	}
+	return nil
+}
+
+// sameQuestions checks that two runs asked the same questions of the same
+// graphs: same dataset file and format, limit and seed, graphs and
+// topic-entity setting.
+func sameQuestions(a, b Manifest) error {
 	switch {
 	case a.Dataset != b.Dataset:
 		return fmt.Errorf("datasets %s and %s differ", a.Dataset, b.Dataset)
+	case a.Format != b.Format:
+		return fmt.Errorf("dataset formats %q and %q differ", a.Format, b.Format)
 	case a.Limit != b.Limit || a.Seed != b.Seed:
 		return fmt.Errorf("limit/seed %d/%d and %d/%d differ", a.Limit, a.Seed, b.Limit, b.Seed)
 	case !slices.Equal(a.Graphs, b.Graphs):
 		return fmt.Errorf("graphs %v and %v differ", a.Graphs, b.Graphs)
 	case a.TopicEntities != b.TopicEntities:
 		return fmt.Errorf("topic entity settings differ")
-	case !a.Model.Same(b.Model):
-		return fmt.Errorf("models %s and %s differ", a.Model, b.Model)
+	}
+	return nil
+}
+
+// Comparable checks that the runs in dirs can be reported together: their
+// manifests (run*.json) must name the same dataset, format, limit and seed,
+// graphs and topic-entity setting (the models may differ: a report compares
+// them). Runs of different datasets would pool unrelated questions, and
+// results of equal question ids would silently replace each other.
+func Comparable(dirs ...string) error {
+	var base Manifest
+	var first string
+	for _, dir := range dirs {
+		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
+		if err != nil {
+			return err
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			m, err := ReadManifest(p)
+			if err != nil {
+				return err
+			}
+			if first == "" {
+				base, first = m, p
+				continue
+			}
+			if err := sameQuestions(base, m); err != nil {
+				return fmt.Errorf("%s and %s are runs of different question sets (%w): report them separately", first, p, err)
+			}
+		}
 	}
 	return nil
 }

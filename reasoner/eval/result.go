@@ -46,9 +46,15 @@ type Result struct {
 	Fallback       bool     `json:"fallback,omitempty"`
 	AnswerEntities []string `json:"answer_entities,omitempty"`
 
-	Gold    []string           `json:"gold"`
-	GoldIDs []string           `json:"gold_ids,omitempty"`
-	Scores  map[string]float64 `json:"scores"`
+	Gold    []string `json:"gold"`
+	GoldIDs []string `json:"gold_ids,omitempty"`
+	// GoldIDsOnly is set when the KG has no label for any gold id, so the
+	// gold answers are bare ids, which a text answer cannot match.
+	GoldIDsOnly bool `json:"gold_ids_only,omitempty"`
+	// MissingTopics are the question's topic entities that the KG does not
+	// have (checked with --topic-entities only).
+	MissingTopics []string           `json:"missing_topics,omitempty"`
+	Scores        map[string]float64 `json:"scores"`
 
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
@@ -63,8 +69,8 @@ type Result struct {
 	WallTime time.Duration `json:"wall_time_ns"`
 	// Trace is the trace file, relative to the results file's directory.
 	Trace string `json:"trace,omitempty"`
-	// Error is set when the run failed (the scores are then those of the
-	// partial answer, usually 0).
+	// Error is set when the run failed. A result that is not Found (no
+	// answer, or an error) scores 0 on every metric.
 	Error      string    `json:"error,omitempty"`
 	JudgeError string    `json:"judge_error,omitempty"`
 	Shard      string    `json:"shard,omitempty"`

@@ -163,10 +163,13 @@ func (l Loaded) TracePath() string {
 
 // Load reads the results files of the given directories and returns one
 // result per (method, question): a later record replaces an earlier one,
-// except that an error record never replaces a successful one. Results are
-// ordered by question index, then method name.
+// except that an error record never replaces a successful one. Two
+// records of one (method, id) whose question texts differ come from
+// different datasets, and Load refuses them. Results are ordered by
+// question index, then method name.
 func Load(dirs ...string) ([]Loaded, error) {
 	byKey := map[string]Loaded{}
+	from := map[string]string{}
 	var order []string
 	for _, dir := range dirs {
 		paths, err := ResultFiles(dir)
@@ -186,9 +189,13 @@ func Load(dirs ...string) ([]Loaded, error) {
 				old, seen := byKey[k]
 				if !seen {
 					order = append(order, k)
+				} else if old.Question != r.Question {
+					return nil, fmt.Errorf("question id %q of method %s is a different question in %s (%q) and %s (%q): "+
+						"these are results of different datasets", r.ID, r.Method, from[k], old.Question, p, r.Question)
 				}
 				if !seen || r.Error == "" || old.Error != "" {
 					byKey[k] = Loaded{Result: r, Dir: dir}
+					from[k] = p
 				}
 			}
 		}

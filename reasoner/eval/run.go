@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -29,7 +30,7 @@ type Progress struct {
 	Done    int
 	Resumed int
 	Errors  int
-	// EMIn is the mean EM-in over the finished runs.
+	// EMIn is the mean EM-in over the finished runs without an error.
 	EMIn float64
 	// Methods has the finished count and mean EM-in of each method.
 	Methods map[string]MethodProgress
@@ -39,7 +40,8 @@ type Progress struct {
 	Last *Result
 }
 
-// MethodProgress is one method's part of a Progress.
+// MethodProgress is one method's part of a Progress: Done counts its
+// finished runs without an error, over which EMIn is averaged.
 type MethodProgress struct {
 	Done int
 	EMIn float64
@@ -51,10 +53,21 @@ type Summary struct {
 	ResultsFile string
 	// Model names the model that answered (as in the manifest).
 	Model llm.Info
+	// Dataset is the dataset file ("" for questions given in code), Graphs
+	// the graphs the questions used (empty: all) and KG the store read.
+	Dataset string
+	Graphs  []string
+	KG      string
 	// Questions is the number of questions evaluated (in this shard);
 	// Skipped those dropped for having no gold answer.
 	Questions int
 	Skipped   int
+	// GoldIDsOnly counts the questions (in this shard) whose gold answers
+	// are bare ids because the KG has no label for them.
+	GoldIDsOnly int
+	// MissingTopics counts the questions (in this shard) with a topic
+	// entity the KG does not have (with Config.TopicEntities only).
+	MissingTopics int
 	// Jobs is Questions x methods; Resumed of them were already done, Ran
 	// were run now, Errors ended in an error.
 	Jobs    int
@@ -72,6 +85,9 @@ type Summary struct {
 	// (resumed ones first).
 	Results []Result
 	Elapsed time.Duration
+	// Warnings are things the reader of the numbers must know (an
+	// unchecked resume, ...).
+	Warnings []string
 }
 
 // method is one built method spec.
@@ -109,16 +125,39 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTopics(ctx, &cfg, qs); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	rl, prev, err := openRun(&cfg, qs, skipped, methods, start)
+	rl, prev, warnings, err := openRun(&cfg, qs, skipped, methods, start)
 	if err != nil {
 		return nil, err
 	}
 	r := newRunner(&cfg, rl, start)
+	r.sum.Warnings = append(r.sum.Warnings, warnings...)
+	for _, w := range warnings {
+		r.slog.Warn("eval: " + w)
+	}
 	jobs := r.plan(qs, methods, prev)
 	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
+	for _, q := range qs {
+		if r.cfg.Shard.Has(q.index) && q.q.Meta[dataset.MetaIDsOnly] == "true" {
+			r.sum.GoldIDsOnly++
+		}
+	}
+	if n := r.sum.GoldIDsOnly; n > 0 {
+		r.sum.Warnings = append(r.sum.Warnings, IDsOnlyWarning(n, r.sum.Questions))
+	}
+	for _, q := range qs {
+		if r.cfg.Shard.Has(q.index) && q.q.Meta[metaMissingTopics] != "" {
+			r.sum.MissingTopics++
+		}
+	}
+	if n := r.sum.MissingTopics; n > 0 {
+		r.sum.Warnings = append(r.sum.Warnings, MissingTopicsWarning(n, r.sum.Questions))
+	}
 	r.report(nil)
 	runErr := r.runAll(ctx, jobs)
 	if err := rl.close(); err != nil && runErr == nil {
@@ -129,7 +168,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 }
 
 // openRun reconciles and writes the manifest and opens the results file.
-func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start time.Time) (*resultLog, []Result, error) {
+// It also returns warnings for the summary.
+func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start time.Time) (*resultLog, []Result, []string, error) {
 	var shardQs []dataset.Question
 	for _, q := range qs {
 		if cfg.Shard.Has(q.index) {
@@ -137,8 +177,9 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 		}
 	}
 	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
-		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs), Skipped: skipped,
-		Graphs: cfg.Graphs, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
+		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
+		ContentHash: hashContent(shardQs), Skipped: skipped,
+		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
 		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
 	if cfg.Judge != nil {
 		j := llm.Describe(cfg.Judge.Model)
@@ -148,21 +189,26 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 		m.Methods = append(m.Methods, me.name)
 	}
 	mpath := filepath.Join(cfg.Out, manifestName(cfg.Shard))
+	rpath := filepath.Join(cfg.Out, resultsName(cfg.Shard))
+	var warnings []string
 	if cfg.Resume {
-		var err error
-		if m, err = reconcile(mpath, m); err != nil {
-			return nil, nil, err
+		prev, _, err := ReadResults(rpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil, err
+		}
+		if m, warnings, err = reconcile(mpath, m, shardQs, prev); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	rl, prev, err := openLog(filepath.Join(cfg.Out, resultsName(cfg.Shard)), cfg.Resume)
+	rl, prev, err := openLog(rpath, cfg.Resume)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := writeManifest(mpath, m); err != nil {
 		rl.close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return rl, prev, nil
+	return rl, prev, warnings, nil
 }
 
 func absPath(p string) string {
@@ -290,7 +336,9 @@ type runner struct {
 	sum   Summary
 	total int
 	sumEM float64
-	byM   map[string]*methodAcc
+	// scored counts the finished results without an error.
+	scored int
+	byM    map[string]*methodAcc
 }
 
 type methodAcc struct {
@@ -304,7 +352,8 @@ func newRunner(cfg *Config, rl *resultLog, start time.Time) *runner {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r := &runner{cfg: cfg, log: rl, slog: lg, start: start, shard: cfg.Shard.String(),
-		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model)}, byM: map[string]*methodAcc{}}
+		sum: Summary{Dir: cfg.Out, ResultsFile: rl.path, Model: llm.Describe(cfg.Deps.Model), Dataset: absPath(cfg.Dataset),
+			Graphs: cfg.Graphs, KG: cfg.KG}, byM: map[string]*methodAcc{}}
 	if cfg.Judge != nil {
 		j := llm.Describe(cfg.Judge.Model)
 		r.sum.Judge = &j
@@ -365,13 +414,17 @@ func (r *runner) count(res Result) {
 	if res.JudgeError != "" {
 		r.sum.JudgeErrors++
 	}
-	em := res.Scores[ScoreEMIn]
-	r.sumEM += em
 	acc := r.byM[res.Method]
 	if acc == nil {
 		acc = &methodAcc{}
 		r.byM[res.Method] = acc
 	}
+	if res.Error != "" {
+		return // no answer to score: not averaged as 0
+	}
+	em := res.Scores[ScoreEMIn]
+	r.sumEM += em
+	r.scored++
 	acc.done++
 	acc.sum += em
 }
@@ -385,11 +438,15 @@ func (r *runner) report(last *Result) {
 	done := len(r.sum.Results)
 	p := Progress{Total: r.total, Done: done, Resumed: r.sum.Resumed, Errors: r.sum.Errors,
 		Elapsed: time.Since(r.start), Last: last, Methods: map[string]MethodProgress{}}
-	if done > 0 {
-		p.EMIn = r.sumEM / float64(done)
+	if r.scored > 0 {
+		p.EMIn = r.sumEM / float64(r.scored)
 	}
 	for name, acc := range r.byM {
-		p.Methods[name] = MethodProgress{Done: acc.done, EMIn: acc.sum / float64(acc.done)}
+		mp := MethodProgress{Done: acc.done}
+		if acc.done > 0 {
+			mp.EMIn = acc.sum / float64(acc.done)
+		}
+		p.Methods[name] = mp
 	}
 	r.cfg.Progress(p)
 }
@@ -510,7 +567,8 @@ func query(cfg *Config, q dataset.Question) reasoner.Query {
 func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard string) Result {
 	q := j.q
 	res := Result{ID: q.ID, Method: j.method.name, Index: j.index, Question: q.Question, Type: q.Type,
-		Gold: q.Answers, GoldIDs: q.AnswerIDs, WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
+		Gold: q.Answers, GoldIDs: q.AnswerIDs, GoldIDsOnly: q.Meta[dataset.MetaIDsOnly] == "true",
+		MissingTopics: strings.Fields(q.Meta[metaMissingTopics]), WallTime: wall, Shard: shard, Finished: time.Now().UTC()}
 	if tr != nil {
 		a := tr.Answer
 		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
@@ -525,7 +583,19 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		res.Error = err.Error()
 	}
 	res.Scores = Score(res.Answer, res.AnswerEntities, q)
+	if !res.Found {
+		zero(res.Scores)
+	}
 	return res
+}
+
+// zero sets every score to 0: a result without an answer (the method gave
+// up, or failed) is wrong whatever its text says, though as a substring
+// "unknown" contains a gold "no" and a give-up text may echo a gold.
+func zero(scores map[string]float64) {
+	for k := range scores {
+		scores[k] = 0
+	}
 }
 
 // judge adds the LLM-judge score when a judge is configured.
@@ -541,4 +611,58 @@ func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
 		return
 	}
 	res.Scores[ScoreJudge] = v.Score()
+}
+
+// IDsOnlyWarning says that n of the questions have gold answers given
+// only as ids.
+func IDsOnlyWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d questions have gold answers given only as ids (the KG has no label for them), "+
+		"which a text answer cannot match", n, of)
+}
+
+// metaMissingTopics is the question Meta key where checkTopics lists,
+// space separated, the topic entities missing from the KG.
+const metaMissingTopics = "grove_missing_topics"
+
+// checkTopics records, with Config.TopicEntities, the topic entities of
+// this shard's questions that the KG does not have: the methods start
+// from them, so a missing one is a question the run cannot answer as
+// intended, which the results and the summary must show.
+func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
+	if !cfg.TopicEntities || cfg.Deps.KG == nil {
+		return nil
+	}
+	for i := range qs {
+		q := &qs[i].q
+		if !cfg.Shard.Has(qs[i].index) || len(q.TopicEntities) == 0 {
+			continue
+		}
+		var missing []string
+		for _, id := range slices.Sorted(maps.Keys(q.TopicEntities)) {
+			if _, err := cfg.Deps.KG.Entity(ctx, id); errors.Is(err, store.ErrNotFound) {
+				missing = append(missing, id)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			q.Meta = setMeta(q.Meta, metaMissingTopics, strings.Join(missing, " "))
+		}
+	}
+	return nil
+}
+
+func setMeta(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// MissingTopicsWarning says that n of the questions have a topic entity
+// missing from the KG.
+func MissingTopicsWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d questions have topic entities missing from the KG (see missing_topics in the results)", n, of)
 }

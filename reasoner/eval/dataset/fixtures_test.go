@@ -217,3 +217,32 @@ func TestResolve(t *testing.T) {
 		t.Error("nil labeler accepted")
 	}
 }
+
+// TestQALD10EnPlaceholderLabels: ToG's qald_10-en writes "N" for an answer
+// without a label. It is not a gold answer (any answer containing an "n"
+// would match it): an id whose label is "N" counts as unlabelled, dropped
+// when other ids of the question have labels and used as the gold when
+// none has (marked MetaIDsOnly), as Resolve does for QALD-10; a literal
+// key is its own answer whatever its label. Real one-letter labels (the
+// notes G, E, C) stay.
+func TestQALD10EnPlaceholderLabels(t *testing.T) {
+	qs := loadFixture(t, "qald_10-en.json", FormatQALD10En)
+	for _, tc := range []struct {
+		index   int
+		answers []string
+		ids     []string
+		idsOnly bool
+	}{
+		{0, []string{"L30607"}, []string{"L30607"}, true},
+		{1, []string{"G", "E", "C"}, []string{"Q1440231", "Q1622022", "Q843813"}, false},
+		{2, []string{"Cher", "Doc"}, []string{"Q10381261", "Q11981082", "Q3712420", "Q13363348"}, false},
+		{3, []string{"https://www.npr.org/series/tiny-desk-concerts/"}, nil, false},
+	} {
+		q := qs[tc.index]
+		if !slices.Equal(q.Answers, tc.answers) || !slices.Equal(q.AnswerIDs, tc.ids) ||
+			(q.Meta[MetaIDsOnly] == "true") != tc.idsOnly {
+			t.Errorf("question %d: answers %q, ids %q, meta %v; want %q, %q, ids only %v", tc.index, q.Answers,
+				q.AnswerIDs, q.Meta, tc.answers, tc.ids, tc.idsOnly)
+		}
+	}
+}

@@ -212,14 +212,25 @@ func readQALD10En(name string, data []byte) ([]Question, error) {
 	})
 }
 
+// qaldEnPlaceholder is the label ToG's qald_10-en writes for an answer
+// that has none (lexeme L30607 of question 14, 27 shows of question 256,
+// the URL of question 285). It is not one-letter labels in general: the
+// notes of question 168 are really labelled "G", "E" and "C".
+const qaldEnPlaceholder = "N"
+
 // qaldEnAnswers adds the {key: label} answers of a qald_10-en record: ids
-// with their labels, or literals rendered as in QALD-10.
+// with their labels, or literals rendered as in QALD-10. An id labelled
+// with the placeholder "N" has no label: as Resolve does for QALD-10, it is
+// dropped when another id of the question has a label, and when none has
+// the ids themselves are the gold answers (and Meta[MetaIDsOnly] says so).
 func qaldEnAnswers(q *Question, raw json.RawMessage) error {
 	pairs, err := orderedObject(raw)
 	if err != nil {
 		return err
 	}
 	kinds := map[string]bool{}
+	var unlabeled []string
+	labeled := false
 	for _, p := range pairs {
 		label, err := text(p.Value)
 		if err != nil {
@@ -228,12 +239,21 @@ func qaldEnAnswers(q *Question, raw json.RawMessage) error {
 		if reWikidataID.MatchString(p.Key) {
 			kinds[KindEntity] = true
 			q.AnswerIDs = appendUnique(q.AnswerIDs, p.Key)
+			if label = strings.TrimSpace(label); label == "" || label == qaldEnPlaceholder {
+				unlabeled = append(unlabeled, p.Key)
+				continue
+			}
+			labeled = true
 			q.Answers = appendUnique(q.Answers, label)
 			continue
 		}
 		s, kind := renderLiteral(p.Key, "")
 		kinds[kind] = true
 		q.Answers = appendUnique(q.Answers, s)
+	}
+	if !labeled && len(unlabeled) > 0 {
+		q.Answers = appendUnique(q.Answers, unlabeled...)
+		q.Meta = setMeta(q.Meta, MetaIDsOnly, "true")
 	}
 	q.Type = kindOfSet(kinds)
 	return nil

@@ -36,6 +36,11 @@ type Question struct {
 // the key.
 const MetaUnlabeled = "unlabeled_ids"
 
+// MetaIDsOnly is set ("true") by Resolve on a question none of whose gold
+// ids has a label, so that its gold answers are the bare ids ("Q42"),
+// which a text answer cannot match.
+const MetaIDsOnly = "gold_ids_only"
+
 // DefaultSeed is the sampling seed of ReAct and Tree-of-Traversals.
 const DefaultSeed = 233
 
@@ -97,7 +102,8 @@ func (f LabelerFunc) Label(ctx context.Context, id string) (string, bool) { retu
 // Resolve looks up the labels of the ids listed in Meta[MetaUnlabeled] of
 // each question and appends them to its Answers, as the Tree-of-Traversals
 // QALD script does: ids without a label are dropped, and when none of a
-// question's ids has a label the ids themselves are used. Questions are
+// question's ids has a label the ids themselves are used (and
+// Meta[MetaIDsOnly] says so). Questions are
 // modified in place; the context is checked between questions.
 func Resolve(ctx context.Context, qs []Question, labeler Labeler) error {
 	if labeler == nil {
@@ -123,11 +129,12 @@ func resolveOne(ctx context.Context, q *Question, labeler Labeler) {
 			labels = append(labels, l)
 		}
 	}
+	delete(q.Meta, MetaUnlabeled)
 	if len(labels) == 0 {
 		labels = ids
+		q.Meta[MetaIDsOnly] = "true"
 	}
 	q.Answers = appendUnique(q.Answers, labels...)
-	delete(q.Meta, MetaUnlabeled)
 	if len(q.Meta) == 0 {
 		q.Meta = nil
 	}

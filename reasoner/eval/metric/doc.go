@@ -23,6 +23,10 @@
 //     number_to_words) is not reproduced: the paper's definition does not
 //     include it, and the script's own normalisation strips the hyphen of
 //     "twenty-one", so it misses most compound numbers anyway.
+//     A second difference: a boolean gold ("Yes" or "No") must be a whole
+//     word of the prediction, not a substring, because "no" is inside
+//     "cannot", "unknown" and "not": as a substring test every give-up reply
+//     would be credited on every gold "No" question.
 //   - EM: the prediction's normal form equals a gold's.
 //   - F1: SQuAD's token F1, best over the golds.
 //   - Hits1: EM of the top-ranked prediction (also for ids).

@@ -33,6 +33,9 @@ func contains(xs []string, x string) bool {
 // found, over the distinct normal forms of the golds. So "Alice, Bob and
 // Carol" scores 1 against golds {Alice, Bob, Carol} and 2/3 against {Alice,
 // Bob, Dave}. Being a substring test it also credits "12" inside "2012".
+// The one exception is a boolean gold, "Yes" or "No": it must occur as a
+// whole word of the prediction, since as a substring "no" is inside
+// "cannot", "unknown" and "not", and "yes" inside "yesterday".
 // It returns 0 when there is no usable gold answer.
 func EMIn(pred string, golds []string) float64 {
 	set := goldSet(golds)
@@ -40,14 +43,28 @@ func EMIn(pred string, golds []string) float64 {
 		return 0
 	}
 	p := Normalize(pred)
+	var words []string
 	found := 0
 	for _, g := range set {
+		if isBoolean(g) {
+			if words == nil {
+				words = strings.FieldsFunc(p, func(r rune) bool { return !isWord(r) })
+			}
+			if contains(words, g) {
+				found++
+			}
+			continue
+		}
 		if strings.Contains(p, g) {
 			found++
 		}
 	}
 	return float64(found) / float64(len(set))
 }
+
+// isBoolean reports whether a normalised gold is a yes/no answer, which
+// EMIn matches only as a whole word.
+func isBoolean(g string) bool { return g == "yes" || g == "no" }
 
 // EM is exact match: 1 when the normal form of the prediction equals the
 // normal form of any gold answer, else 0.

@@ -39,7 +39,14 @@ func TestEMIn(t *testing.T) {
 		{"accents kept", "Gödel", []string{"Godel"}, 0},
 		{"curly apostrophe kept", "Shaquille O'Neal", []string{"Shaquille O’Neal"}, 0},
 		{"articles ignored", "The Beatles", []string{"Beatles"}, 1},
-		{"yes inside yesterday", "yesterday", []string{"Yes"}, 1},
+		{"boolean gold: yes inside yesterday is no match", "yesterday", []string{"Yes"}, 0},
+		{"boolean gold: no inside cannot is no match", "I cannot determine the answer", []string{"No"}, 0},
+		{"boolean gold: no inside unknown is no match", "unknown", []string{"No"}, 0},
+		{"boolean gold: no inside not is no match", "It is not.", []string{"No"}, 0},
+		{"boolean gold as a word", "No, it is not.", []string{"No"}, 1},
+		{"boolean gold as a word at the end", "The answer is yes.", []string{"Yes"}, 1},
+		{"boolean gold case folded", "NO", []string{"no"}, 1},
+		{"boolean gold with punctuation", "Definitely no!", []string{"No."}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

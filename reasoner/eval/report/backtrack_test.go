@@ -86,3 +86,28 @@ func TestBins(t *testing.T) {
 		t.Error("bin labels")
 	}
 }
+
+// TestValueProfileSkipsNonAnswers: Figure 5 bins the evaluated answers
+// only; a non-answer node ("unknown", "cannot determine") is not one.
+func TestValueProfileSkipsNonAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"Ridley Scott", 1},
+		{"unknown", 0},
+		{"I cannot determine the answer", 0},
+		{"", 0},
+	} {
+		tr := &trace.Trace{Nodes: []trace.Node{{ID: 1, Answer: true, Evaluated: true, Value: 0.9, Text: tc.text}}}
+		prof := map[string]*ValueProfile{}
+		addValues(prof, "tot", tr, []string{"No"})
+		got := 0
+		if p := prof["tot"]; p != nil {
+			got = p.Answers
+		}
+		if got != tc.want {
+			t.Errorf("%q: %d answers profiled, want %d", tc.text, got, tc.want)
+		}
+	}
+}

@@ -16,7 +16,9 @@
 //   - EM-in by question type;
 //   - the answer-value profile (Figure 5): every answer a method proposed
 //     and evaluated, from the traces, binned by its value, with the mean
-//     EM-in of each bin's answers against the gold answers;
+//     EM-in of each bin's answers against the gold answers; non-answers
+//     ("unknown", "cannot determine", see reasoner.IsNonAnswer) are not
+//     answers and are left out;
 //   - the effect of backtracking (Figure 6): the questions on which the
 //     search proposed an answer inside the first subtree it explored and
 //     later expanded a node outside it; for them, the EM-in of the best
@@ -36,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval"
 	"github.com/grove-kg/grove/reasoner/eval/metric"
 	"github.com/grove-kg/grove/reasoner/llm"
@@ -58,9 +61,18 @@ type Report struct {
 	Judges      []llm.Info `json:"judges,omitempty"`
 	Judged      int        `json:"judged,omitempty"`
 	JudgeErrors int        `json:"judge_errors,omitempty"`
+	// Dataset is what the runs evaluated, from their manifests (which
+	// eval.Comparable has checked agree); nil when no run has a manifest.
+	Dataset *Dataset `json:"dataset,omitempty"`
 	// Questions is the number of distinct questions.
-	Questions int         `json:"questions"`
-	Methods   []MethodRow `json:"methods"`
+	Questions int `json:"questions"`
+	// GoldIDsOnly counts the questions whose gold answers are bare ids (the
+	// KG has no label for them), which a text answer cannot match.
+	GoldIDsOnly int `json:"gold_ids_only"`
+	// MissingTopics counts the questions with a topic entity missing from
+	// the KG.
+	MissingTopics int         `json:"missing_topics"`
+	Methods       []MethodRow `json:"methods"`
 	// Scores are the score columns present, in report order.
 	Scores    []string       `json:"scores"`
 	Types     []TypeRow      `json:"types,omitempty"`
@@ -70,11 +82,52 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// Dataset names the question set and the knowledge graph of the runs.
+type Dataset struct {
+	// File is the dataset file and Format its format ("" when detected
+	// from the file, or questions given in code).
+	File   string `json:"file"`
+	Format string `json:"format,omitempty"`
+	// Limit > 0: the first Limit questions after the seeded shuffle;
+	// 0: every question in file order.
+	Limit int   `json:"limit,omitempty"`
+	Seed  int64 `json:"seed"`
+	// Graphs are the graphs the questions used (empty: all of the store's)
+	// and KGs the stores the runs read (backend and location), distinct.
+	Graphs        []string `json:"graphs"`
+	KGs           []string `json:"kgs,omitempty"`
+	TopicEntities bool     `json:"topic_entities,omitempty"`
+	// Skipped counts the questions dropped for having no gold answer.
+	Skipped int `json:"skipped,omitempty"`
+}
+
+// runDataset describes the runs' question set from their manifests.
+func runDataset(ms []eval.Manifest) *Dataset {
+	if len(ms) == 0 {
+		return nil
+	}
+	m := ms[0]
+	d := &Dataset{File: m.Dataset, Format: m.Format, Limit: m.Limit, Seed: m.Seed, Graphs: m.Graphs,
+		TopicEntities: m.TopicEntities, Skipped: m.Skipped}
+	if d.Graphs == nil {
+		d.Graphs = []string{}
+	}
+	for _, m := range ms {
+		if m.KG != "" {
+			d.KGs = appendNew(d.KGs, m.KG)
+		}
+	}
+	return d
+}
+
 // MethodRow is one method's line of the accuracy and cost tables; means
 // are per question.
 type MethodRow struct {
-	Method string             `json:"method"`
+	Method string `json:"method"`
+	// N counts the method's results and Scored those without an error,
+	// over which the scores are averaged.
 	N      int                `json:"n"`
+	Scored int                `json:"scored"`
 	Scores map[string]float64 `json:"scores"`
 	// NoAnswer counts results without an answer, Fallback those answered
 	// by the fallback method, Errors those that failed. Judged counts the
@@ -137,8 +190,13 @@ type Backtrack struct {
 	With    float64 `json:"em_in_with"`
 }
 
-// Build reads the results of dirs (see eval.Load) and their traces.
+// Build reads the results of dirs (see eval.Load) and their traces. It
+// refuses runs of different datasets, graphs or samples (eval.Comparable)
+// and results whose question ids collide with different questions.
 func Build(dirs ...string) (*Report, error) {
+	if err := eval.Comparable(dirs...); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	rs, err := eval.Load(dirs...)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -148,8 +206,23 @@ func Build(dirs ...string) (*Report, error) {
 	}
 	rep := &Report{Dirs: dirs}
 	rep.Models, rep.Grove = runModels(dirs)
+	rep.Dataset = runDataset(manifests(dirs))
 	order := methodOrder(dirs, rs)
 	rep.Questions = countQuestions(rs)
+	idsOnly := map[string]bool{}
+	for _, r := range rs {
+		if r.GoldIDsOnly {
+			idsOnly[r.ID] = true
+		}
+	}
+	rep.GoldIDsOnly = len(idsOnly)
+	missing := map[string]bool{}
+	for _, r := range rs {
+		if len(r.MissingTopics) > 0 {
+			missing[r.ID] = true
+		}
+	}
+	rep.MissingTopics = len(missing)
 	rep.Methods = methodRows(order, rs)
 	for _, m := range rep.Methods {
 		rep.Judged += m.Judged
@@ -287,9 +360,14 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 			continue
 		}
 		row.N++
-		for k, v := range r.Scores {
-			row.Scores[k] += v
-			counts[k]++
+		if r.Error == "" {
+			// A failed run is no wrong answer: it is counted in Errors,
+			// not averaged as 0.
+			row.Scored++
+			for k, v := range r.Scores {
+				row.Scores[k] += v
+				counts[k]++
+			}
 		}
 		row.NoAnswer += b2i(!r.Found)
 		row.Fallback += b2i(r.Fallback)
@@ -404,7 +482,7 @@ func traceStats(order []string, rs []eval.Loaded) ([]ValueProfile, []Backtrack, 
 // addValues adds a trace's evaluated answers to the method's profile.
 func addValues(prof map[string]*ValueProfile, method string, tr *trace.Trace, gold []string) {
 	for _, n := range tr.Nodes {
-		if !n.Answer || !n.Evaluated {
+		if !n.Answer || !n.Evaluated || reasoner.IsNonAnswer(n.Text) {
 			continue
 		}
 		p := prof[method]

@@ -111,6 +111,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%d questions, %d methods)\n\n",
 		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
+	r.writeDataset(bw)
 	for _, m := range r.Models {
 		fmt.Fprintf(bw, "Model: %s\n", m)
 		if len(m.Params) > 0 {
@@ -130,6 +131,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "\nGrove: %s\n", strings.Join(r.Grove, ", "))
 	}
 	bw.WriteString("\n")
+	if r.GoldIDsOnly > 0 {
+		fmt.Fprintf(bw, "**Warning: %s.**\n\n", eval.IDsOnlyWarning(r.GoldIDsOnly, r.Questions))
+	}
+	if r.MissingTopics > 0 {
+		fmt.Fprintf(bw, "**Warning: %s.**\n\n", eval.MissingTopicsWarning(r.MissingTopics, r.Questions))
+	}
 	r.writeAccuracy(bw)
 	r.writeCost(bw)
 	r.writeTypes(bw)
@@ -143,6 +150,45 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		bw.WriteString("\n")
 	}
 	return bw.Flush()
+}
+
+// writeDataset names the dataset, its sample and the KG.
+func (r *Report) writeDataset(w *bufio.Writer) {
+	d := r.Dataset
+	if d == nil {
+		w.WriteString("Dataset: unknown (no run manifest)\n\nKG: unknown (no run manifest)\n\n")
+		return
+	}
+	file := d.File
+	if file == "" {
+		file = "questions given in code (no dataset file)"
+	}
+	format := d.Format
+	if format == "" {
+		format = "auto-detected"
+	}
+	sample := "all questions, in file order"
+	if d.Limit > 0 {
+		sample = fmt.Sprintf("the first %d after the shuffle with seed %d", d.Limit, d.Seed)
+	}
+	fmt.Fprintf(w, "Dataset: %s (format %s; %s", file, format, sample)
+	if d.Skipped > 0 {
+		fmt.Fprintf(w, "; %d questions without a gold answer skipped", d.Skipped)
+	}
+	w.WriteString(")\n\n")
+	graphs := strings.Join(d.Graphs, ", ")
+	if graphs == "" {
+		graphs = "all graphs of the store"
+	}
+	kgs := strings.Join(d.KGs, " + ")
+	if kgs == "" {
+		kgs = "store not recorded"
+	}
+	fmt.Fprintf(w, "KG: %s (%s)", graphs, kgs)
+	if d.TopicEntities {
+		w.WriteString(", with the dataset's topic entities")
+	}
+	w.WriteString("\n\n")
 }
 
 // judgeFailures says how often the judge failed.
@@ -250,7 +296,21 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 	if judged {
 		fmt.Fprintf(w, "\nJudge: the share of answers judged correct by %s. %s\n", r.judgeNames(), r.judgeFailures())
 	}
+	if errs := r.errors(); errs > 0 {
+		fmt.Fprintf(w, "\n**%d runs ended in an error**: they are counted in Errors and left out of the scores, "+
+			"which are averaged over the other results (N minus Errors); see error in the results, and "+
+			"`grove eval --resume --retry-errors` to run them again.\n", errs)
+	}
 	w.WriteString("\n")
+}
+
+// errors counts the failed runs of every method.
+func (r *Report) errors() int {
+	n := 0
+	for _, m := range r.Methods {
+		n += m.Errors
+	}
+	return n
 }
 
 func (r *Report) writeCost(w *bufio.Writer) {

@@ -21,7 +21,8 @@ func reportCommand(app App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
 		Short: "Tables (methods x metrics, cost) and figures (answer value, backtracking) of eval runs",
-		Long: "Read the results and traces of one or more `grove eval` output directories (shards combine) and " +
+		Long: "Read the results and traces of one or more `grove eval` output directories (shards and runs of one " +
+			"question set combine; runs of different datasets, samples or graphs are refused) and " +
 			"write report.md, report.json and the figures fig5-value and fig6-backtracking as SVG and PNG " +
 			"into --out (default: the first DIR). The Markdown is printed (the JSON with --json).",
 		Args: cobra.MinimumNArgs(1),

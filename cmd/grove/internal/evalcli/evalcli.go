@@ -49,6 +49,10 @@ type App struct {
 	// is; nil means none. `grove eval --sim` refuses a configured model
 	// rather than ignore it.
 	ModelConfigured func() string
+	// DescribeKG names the knowledge-graph store the commands read (backend
+	// and location, no credentials), recorded in the run's manifest and
+	// report; nil records none.
+	DescribeKG func() string
 	// Registry returns the registry of reasoning methods.
 	Registry func() *reasoner.Registry
 	// Logger receives the runs' logs; nil discards them.

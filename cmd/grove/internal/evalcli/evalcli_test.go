@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,7 +68,8 @@ func testApp(t *testing.T, model llm.Model) (App, *bytes.Buffer, *bytes.Buffer, 
 			baseline.Register(reg)
 			return reg
 		},
-		Stdout: &stdout, Stderr: &stderr,
+		DescribeKG: func() string { return "memory test store" },
+		Stdout:     &stdout, Stderr: &stderr,
 	}
 	return app, &stdout, &stderr, qfile
 }
@@ -96,7 +98,8 @@ func TestEvalReportWithOracle(t *testing.T) {
 		t.Errorf("progress bar:\n%s", stderr.String())
 	}
 	for _, want := range []string{"4 questions (0 skipped without gold), 12 runs: 0 resumed, 12 ran, 0 errors",
-		"tot ", "grove eval report " + out, "model: sim-oracle (simulated, NOT AN LLM)"} {
+		"tot ", "grove eval report " + out, "model: sim-oracle (simulated, NOT AN LLM)", "dataset: " + qfile,
+		"kg: all graphs of memory test store"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
@@ -109,7 +112,9 @@ func TestEvalReportWithOracle(t *testing.T) {
 	if err := execute(t, app, "report", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |", "fig5-value.svg"} {
+	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |",
+		"fig5-value.svg", "Dataset: " + qfile + " (format auto-detected; all questions, in file order)",
+		"KG: all graphs of the store (memory test store)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}
@@ -328,6 +333,43 @@ func TestJudgeFlag(t *testing.T) {
 				if !strings.Contains(stdout.String(), want) {
 					t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 				}
+			}
+		})
+	}
+}
+
+// failingModel fails every call.
+type failingModel struct{}
+
+func (failingModel) Generate(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("HTTP 503")
+}
+
+// TestExitStatusOnErrors: a run in which some question failed exits with
+// an error that says how many, and the summary leaves them out of EM-in.
+func TestExitStatusOnErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		model   llm.Model
+		wantErr string
+	}{
+		{"every run fails", failingModel{}, "4 of 4 runs ended in an error"},
+		{"no run fails", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, stdout, _, qfile := testApp(t, tc.model)
+			err := execute(t, app, "--dataset", qfile, "--method", "cot", "--out", filepath.Join(t.TempDir(), "run"), "--quiet")
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if !strings.Contains(stdout.String(), "left out of the EM-in averages") {
+				t.Errorf("summary:\n%s", stdout.String())
 			}
 		})
 	}

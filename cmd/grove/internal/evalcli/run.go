@@ -1,6 +1,7 @@
 package evalcli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -129,6 +130,9 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 			defer closer.Close()
 		}
 		cfg.Registry = app.Registry()
+		if app.DescribeKG != nil {
+			cfg.KG = app.DescribeKG()
+		}
 		cfg.Deps = reasoner.Deps{KG: kg, Model: model, Logger: app.logger()}
 		if f.judge {
 			if info := llm.Describe(model); info.NotLLM {
@@ -148,6 +152,10 @@ func runEval(cmd *cobra.Command, app App, f *runFlags) error {
 		if sum != nil {
 			if perr := printSummary(app.stdout(cmd), app.json(), sum); perr != nil && err == nil {
 				err = perr
+			}
+			if err == nil && sum.Errors > 0 {
+				err = fmt.Errorf("%d of %d runs ended in an error (see \"error\" in %s; --resume --retry-errors "+
+					"runs them again)", sum.Errors, sum.Jobs, sum.ResultsFile)
 			}
 		}
 		return err
@@ -239,33 +247,48 @@ func describe(p eval.Progress) string {
 
 // summary is the JSON form of a run summary (without the results).
 type summary struct {
-	Dir         string             `json:"dir"`
-	ResultsFile string             `json:"results_file"`
-	Model       llm.Info           `json:"model"`
-	Questions   int                `json:"questions"`
-	Skipped     int                `json:"skipped"`
-	Jobs        int                `json:"jobs"`
-	Resumed     int                `json:"resumed"`
-	Ran         int                `json:"ran"`
-	Errors      int                `json:"errors"`
-	Judge       *llm.Info          `json:"judge,omitempty"`
-	Judged      int                `json:"judged,omitempty"`
-	JudgeErrors int                `json:"judge_errors,omitempty"`
-	EMIn        map[string]float64 `json:"em_in"`
-	Elapsed     string             `json:"elapsed"`
+	Dir           string             `json:"dir"`
+	ResultsFile   string             `json:"results_file"`
+	Model         llm.Info           `json:"model"`
+	Dataset       string             `json:"dataset"`
+	Graphs        []string           `json:"graphs"`
+	KG            string             `json:"kg,omitempty"`
+	Questions     int                `json:"questions"`
+	Skipped       int                `json:"skipped"`
+	GoldIDsOnly   int                `json:"gold_ids_only"`
+	MissingTopics int                `json:"missing_topics"`
+	Jobs          int                `json:"jobs"`
+	Resumed       int                `json:"resumed"`
+	Ran           int                `json:"ran"`
+	Errors        int                `json:"errors"`
+	Judge         *llm.Info          `json:"judge,omitempty"`
+	Judged        int                `json:"judged,omitempty"`
+	JudgeErrors   int                `json:"judge_errors,omitempty"`
+	EMIn          map[string]float64 `json:"em_in"`
+	Elapsed       string             `json:"elapsed"`
+	Warnings      []string           `json:"warnings,omitempty"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Questions: s.Questions, Skipped: s.Skipped, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, MissingTopics: s.MissingTopics, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
-		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String()}
+		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
+		Warnings: s.Warnings}
 	n := map[string]int{}
+	errs := map[string]int{}
 	for _, r := range s.Results {
+		if r.Error != "" {
+			errs[r.Method]++        // no answer to score: not averaged as 0
+			out.EMIn[r.Method] += 0 // list the method even when every run failed
+			continue
+		}
 		out.EMIn[r.Method] += r.Scores[eval.ScoreEMIn]
 		n[r.Method]++
 	}
 	for m := range out.EMIn {
-		out.EMIn[m] /= float64(n[m])
+		if n[m] > 0 {
+			out.EMIn[m] /= float64(n[m])
+		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -274,6 +297,14 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model: %s\n", out.Model)
+	graphs := strings.Join(out.Graphs, ", ")
+	if graphs == "" {
+		graphs = "all graphs"
+	}
+	if out.KG != "" {
+		graphs += " of " + out.KG
+	}
+	fmt.Fprintf(&b, "dataset: %s\nkg: %s\n", cmp.Or(out.Dataset, "questions given in code"), graphs)
 	if out.Judge != nil {
 		fmt.Fprintf(&b, "judge: %s\n", out.Judge)
 	}
@@ -283,7 +314,18 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 		fmt.Fprintf(&b, "judge failed on %d of %d answers (no judge score for them)\n", out.JudgeErrors, out.Judged)
 	}
 	for _, m := range slices.Sorted(maps.Keys(out.EMIn)) {
-		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)\n", m, 100*out.EMIn[m], n[m])
+		fmt.Fprintf(&b, "  %-20s EM-in %5.1f%% (%d)", m, 100*out.EMIn[m], n[m])
+		if errs[m] > 0 {
+			fmt.Fprintf(&b, ", %d errors not averaged", errs[m])
+		}
+		b.WriteString("\n")
+	}
+	if out.Errors > 0 {
+		fmt.Fprintf(&b, "%d runs ended in an error: they are left out of the EM-in averages (see \"error\" in the results)\n",
+			out.Errors)
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	fmt.Fprintf(&b, "results: %s\nreport:  grove eval report %s\n", out.ResultsFile, out.Dir)
 	_, err := io.WriteString(w, b.String())

@@ -1,0 +1,86 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/store/storetest"
+)
+
+// TestGoldIDsOnlyCounted: questions whose gold ids have no label in the KG
+// (their gold answers are the bare ids) are marked and counted, with a
+// warning in the summary.
+func TestGoldIDsOnlyCounted(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+`})
+	unlabeled := func(id string, ids ...string) dataset.Question {
+		return dataset.Question{ID: id, Question: "q " + id, AnswerIDs: ids,
+			Meta: map[string]string{dataset.MetaUnlabeled: strings.Join(ids, " ")}}
+	}
+	qs := []dataset.Question{
+		unlabeled("labelled", "Q1"),
+		unlabeled("partly", "Q1", "Q9"),
+		unlabeled("bare", "Q8", "Q9"),
+		{ID: "text", Question: "q text", Answers: []string{"x"}},
+	}
+	cfg := cotConfig(t, qs, goldModel(qs), "cot")
+	cfg.Deps = reasoner.Deps{KG: db, Model: cfg.Deps.Model}
+	sum, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"labelled": false, "partly": false, "bare": true, "text": false}
+	for _, r := range sum.Results {
+		if r.GoldIDsOnly != want[r.ID] {
+			t.Errorf("%s: gold_ids_only %v, want %v (gold %v)", r.ID, r.GoldIDsOnly, want[r.ID], r.Gold)
+		}
+	}
+	if sum.GoldIDsOnly != 1 || !strings.Contains(strings.Join(sum.Warnings, "\n"),
+		"1 of 4 questions have gold answers given only as ids") {
+		t.Errorf("summary: %d gold-ids-only questions, warnings %q", sum.GoldIDsOnly, sum.Warnings)
+	}
+}
+
+// TestMissingTopicsRecorded: with topic entities on, the topic entities
+// the KG does not have are listed in each result and counted in the
+// summary; without them nothing is checked.
+func TestMissingTopicsRecorded(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+`})
+	qs := []dataset.Question{
+		{ID: "present", Question: "q1", Answers: []string{"x"}, TopicEntities: map[string]string{"Q1": "Alice"}},
+		{ID: "one missing", Question: "q2", Answers: []string{"x"}, TopicEntities: map[string]string{"Q1": "Alice", "Q9": "Zed"}},
+		{ID: "all missing", Question: "q3", Answers: []string{"x"}, TopicEntities: map[string]string{"Q8": "Y", "Q7": "X"}},
+		{ID: "no topics", Question: "q4", Answers: []string{"x"}},
+	}
+	for _, tc := range []struct {
+		name   string
+		topics bool
+		want   map[string]string
+		count  int
+	}{
+		{"topic entities on", true, map[string]string{"one missing": "Q9", "all missing": "Q7 Q8"}, 2},
+		{"topic entities off", false, map[string]string{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, goldModel(qs), "cot")
+			cfg.Deps.KG, cfg.TopicEntities = db, tc.topics
+			sum, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sum.Results {
+				if got := strings.Join(r.MissingTopics, " "); got != tc.want[r.ID] {
+					t.Errorf("%s: missing topics %q, want %q", r.ID, got, tc.want[r.ID])
+				}
+			}
+			warned := strings.Contains(strings.Join(sum.Warnings, "\n"), "topic entities missing from the KG")
+			if sum.MissingTopics != tc.count || warned != (tc.count > 0) {
+				t.Errorf("summary: %d questions with missing topics, warnings %q; want %d", sum.MissingTopics,
+					sum.Warnings, tc.count)
+			}
+		})
+	}
+}
