@@ -185,6 +185,11 @@ func Load(dirs ...string) ([]Loaded, error) {
 				return nil, err
 			}
 			for _, r := range rs {
+				if !r.Found {
+					// Results written before non-answers scored 0 may
+					// credit them (an "unknown" containing a gold "No").
+					zero(r.Scores)
+				}
 				k := r.Key()
 				old, seen := byKey[k]
 				if !seen {

@@ -216,3 +216,24 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadZeroesNonAnswers: results written before non-answers scored 0
+// (an "unknown" credited against a gold "No") are reported at 0.
+func TestLoadZeroesNonAnswers(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"id":"q1","method":"cot","index":0,"answer":"unknown","found":false,"scores":{"em_in":1,"f1":0.5}}` + "\n" +
+		`{"id":"q2","method":"cot","index":1,"answer":"No","found":true,"scores":{"em_in":1,"f1":1}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "results.jsonl"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := Load(dir)
+	if err != nil || len(ls) != 2 {
+		t.Fatalf("load: %d results, %v", len(ls), err)
+	}
+	want := map[string]float64{"q1": 0, "q2": 1}
+	for _, l := range ls {
+		if l.Scores["em_in"] != want[l.ID] || (l.ID == "q1" && l.Scores["f1"] != 0) {
+			t.Errorf("%s: scores %v", l.ID, l.Scores)
+		}
+	}
+}
