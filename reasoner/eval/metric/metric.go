@@ -113,14 +113,21 @@ func tokenF1(pred, gold []string) float64 {
 	return 2 * precision * recall / (precision + recall)
 }
 
-// Hits1 is Hits@1: 1 when the top-ranked prediction exactly matches (after
-// normalisation) any gold answer, else 0. Ids compare the same way, so
-// ranked entity ids can be scored against Question.AnswerIDs.
+// Hits1 is Hits@1 over entity ids: 1 when the top-ranked id equals a gold
+// id (Question.AnswerIDs), else 0. Ids are compared as written, without
+// the answer-text normalisation, which would make distinct ids equal
+// (Freebase's m.0_12 and m.012 differ only by punctuation).
 func Hits1(ranked []string, golds []string) float64 {
 	if len(ranked) == 0 {
 		return 0
 	}
-	return EM(ranked[0], golds)
+	top := strings.TrimSpace(ranked[0])
+	for _, g := range golds {
+		if top != "" && top == strings.TrimSpace(g) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // RougeL is the ROUGE-L F-measure (Lin, 2004) on normalised tokens: with L

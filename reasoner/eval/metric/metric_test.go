@@ -110,8 +110,11 @@ func TestHits1(t *testing.T) {
 		ranked, golds []string
 		want          float64
 	}{
-		{[]string{"Paris", "Rome"}, []string{"paris"}, 1},
-		{[]string{"Rome", "Paris"}, []string{"Paris"}, 0},
+		{[]string{"/en/paris", "/en/rome"}, []string{"/en/paris"}, 1},
+		{[]string{"/en/rome", "/en/paris"}, []string{"/en/paris"}, 0},
+		{[]string{"m.0_12"}, []string{"m.012"}, 0}, // punctuation counts in ids
+		{[]string{"q64"}, []string{"Q64"}, 0},      // so does case
+		{[]string{" Q64 "}, []string{"Q64"}, 1},
 		{[]string{"m.0f8l9c"}, []string{"m.0f8l9c", "m.05qhw"}, 1},
 		{[]string{"Q64"}, []string{"Q640"}, 0},
 		{nil, []string{"Paris"}, 0},
