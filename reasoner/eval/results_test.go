@@ -203,6 +203,9 @@ func TestTraceFiles(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("trace file mode %v (%v), want 0644 like results.jsonl", fi.Mode().Perm(), err)
+	}
 	if _, err := ReadTrace(filepath.Join(dir, "nope.json.gz")); err == nil {
 		t.Error("reading a missing trace succeeded")
 	}

@@ -74,6 +74,9 @@ func WriteTrace(path string, t *trace.Trace) (err error) {
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("write trace %s: %w", path, err)
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600, as results.jsonl is 0644
+		return fmt.Errorf("write trace %s: %w", path, err)
+	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync trace %s: %w", path, err)
 	}
