@@ -64,8 +64,14 @@ type Report struct {
 	// Dataset is what the runs evaluated, from their manifests (which
 	// eval.Comparable has checked agree); nil when no run has a manifest.
 	Dataset *Dataset `json:"dataset,omitempty"`
-	// Questions is the number of distinct questions.
+	// Questions is the number of distinct questions with results, and
+	// Planned the number the runs set out to evaluate (from their
+	// manifests; 0 when unknown): fewer results means an unfinished run.
 	Questions int `json:"questions"`
+	Planned   int `json:"planned,omitempty"`
+	// Incomplete says what is missing, "" for a complete run: the questions
+	// without results, and methods scored on different questions.
+	Incomplete string `json:"incomplete,omitempty"`
 	// GoldIDsOnly counts the questions whose gold answers are bare ids (the
 	// KG has no label for them), which a text answer cannot match.
 	GoldIDsOnly int `json:"gold_ids_only"`
@@ -224,6 +230,8 @@ func Build(dirs ...string) (*Report, error) {
 	}
 	rep.MissingTopics = len(missing)
 	rep.Methods = methodRows(order, rs)
+	rep.Planned = planned(manifests(dirs))
+	rep.Incomplete = incomplete(rep.Questions, rep.Planned, rep.Methods)
 	for _, m := range rep.Methods {
 		rep.Judged += m.Judged
 		rep.JudgeErrors += m.JudgeErrors
@@ -233,6 +241,41 @@ func Build(dirs ...string) (*Report, error) {
 	rep.Types = typeRows(order, rs)
 	rep.Value, rep.Backtrack, rep.Warnings = traceStats(order, rs)
 	return rep, nil
+}
+
+// planned is the number of questions the runs set out to evaluate: each
+// shard's count once (the largest recorded for it).
+func planned(ms []eval.Manifest) int {
+	per := map[string]int{}
+	for _, m := range ms {
+		per[m.Shard] = max(per[m.Shard], m.Questions)
+	}
+	n := 0
+	for _, q := range per {
+		n += q
+	}
+	return n
+}
+
+// incomplete describes what an unfinished run lacks ("" when nothing):
+// questions without results, and methods with different result counts
+// (their scores are means over different questions).
+func incomplete(questions, planned int, methods []MethodRow) string {
+	var parts []string
+	if planned > questions {
+		parts = append(parts, fmt.Sprintf("%d of %d questions have results", questions, planned))
+	}
+	uneven := false
+	var counts []string
+	for _, m := range methods {
+		counts = append(counts, fmt.Sprintf("%s %d", m.Method, m.N))
+		uneven = uneven || m.N != methods[0].N
+	}
+	if uneven {
+		parts = append(parts, "the methods have results for different questions ("+strings.Join(counts, ", ")+
+			"), so their scores are means over different questions")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // manifests reads every run*.json of dirs, in order.

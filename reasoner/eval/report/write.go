@@ -109,8 +109,15 @@ func writeFile(path string, fn func(io.Writer) error) error {
 // figures (referenced by file name) with their data.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%d questions, %d methods)\n\n",
-		strings.Join(r.Dirs, ", "), r.Questions, len(r.Methods))
+	questions := fmt.Sprint(r.Questions)
+	if r.Planned > r.Questions {
+		questions = fmt.Sprintf("%d of %d", r.Questions, r.Planned)
+	}
+	fmt.Fprintf(bw, "# Evaluation report\n\nResults: %s (%s questions, %d methods)\n\n",
+		strings.Join(r.Dirs, ", "), questions, len(r.Methods))
+	if r.Incomplete != "" {
+		fmt.Fprintf(bw, "**Incomplete: %s; resume the run (grove eval --resume) to finish it.**\n\n", r.Incomplete)
+	}
 	r.writeDataset(bw)
 	for _, m := range r.Models {
 		fmt.Fprintf(bw, "Model: %s\n", m)
