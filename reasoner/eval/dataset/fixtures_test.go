@@ -161,6 +161,9 @@ func TestBadInput(t *testing.T) {
 		{"qald unknown binding", `{"questions": [{"id": 1, "question": [{"language": "en", "string": "Who?"}],` + "\n" +
 			`"answers": [{"results": {"bindings": [{"result": {"type": "weird", "value": "x"}}]}}]}]}`,
 			FormatQALD10, 1, "answers[0]"},
+		{"qald one line, second record", `{"questions": [{"id": 1, "question": [{"language": "en", "string": "Who?"}], ` +
+			`"answers": [{"boolean": true}]}, {"id": 2, "question": [{"language": "de", "string": "Wer?"}], "answers": []}]}`,
+			FormatQALD10, 1, "question[language=en].string"},
 		{"qald missing questions", `{"dataset": {}}`, FormatQALD10, 1, "questions"},
 		{"grailqa bad qid", `[{"qid": [1], "question": "q", "answer": []}]`, FormatGrailQA, 1, "qid"},
 		{"csv no answer column", "Question,Type\nq,t\n", FormatMusicBrainz, 1, "header"},
@@ -176,6 +179,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if se.File != "bad.txt" || se.Line != tt.line || se.Field != tt.field {
 				t.Errorf("got %s (line %d field %q), want line %d field %q", err, se.Line, se.Field, tt.line, tt.field)
+			}
+			if strings.HasPrefix(tt.name, "qald one line") && !strings.Contains(err.Error(), "(record 1)") {
+				t.Errorf("%v does not name the record", err)
 			}
 		})
 	}

@@ -327,12 +327,13 @@ func decodeQuestion[T any](name string, r record, question func(*T) string) (*T,
 
 func requireQuestion(name string, r record, field, q string) error {
 	if strings.TrimSpace(q) == "" {
-		return Errorf(name, r.line, field, "missing or empty question")
+		return Errorf(name, r.line, field, "missing or empty question (record %d)", r.index)
 	}
 	return nil
 }
 
-// fieldError positions an error about one field of record r.
+// fieldError positions an error about one field of record r; the record's
+// index tells records apart in a file holding one long line.
 func fieldError(name string, r record, field string, err error) error {
-	return Errorf(name, r.line, field, "%v", err)
+	return Errorf(name, r.line, field, "%v (record %d)", err, r.index)
 }
