@@ -49,3 +49,35 @@ func TestIncomplete(t *testing.T) {
 		})
 	}
 }
+
+func TestHits1NotApplicable(t *testing.T) {
+	res := func(method, id string, entities []string, hits *float64) eval.Loaded {
+		l := eval.Loaded{}
+		l.Method, l.ID, l.Found, l.AnswerEntities = method, id, true, entities
+		l.Scores = map[string]float64{eval.ScoreEMIn: 1}
+		if hits != nil {
+			l.Scores[eval.ScoreHits1] = *hits
+		}
+		return l
+	}
+	one, zero := 1.0, 0.0
+	rs := []eval.Loaded{
+		res("tot", "q1", []string{"/en/ridley_scott"}, &one),
+		res("tot", "q2", nil, nil), // no gold ids
+		res("cot", "q1", nil, &zero),
+		res("cot", "q2", nil, nil),
+	}
+	r := &Report{Methods: methodRows([]string{"tot", "cot"}, rs), Scores: []string{eval.ScoreEMIn, eval.ScoreHits1}}
+	if got, ok := r.Methods[0].Scores[eval.ScoreHits1]; !ok || got != 1 || r.Methods[0].Hits1N != 1 {
+		t.Errorf("tot Hits@1 %v (%v) over %d, want 1 over 1", got, ok, r.Methods[0].Hits1N)
+	}
+	if got, ok := r.Methods[1].Scores[eval.ScoreHits1]; ok {
+		t.Errorf("cot, whose answers name no entity, has Hits@1 %v", got)
+	}
+	note := r.hits1Note()
+	for _, want := range []string{"tot 1 of 2", "not applicable to cot"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+}

@@ -135,6 +135,10 @@ type MethodRow struct {
 	N      int                `json:"n"`
 	Scored int                `json:"scored"`
 	Scores map[string]float64 `json:"scores"`
+	// Hits1N is the number of results Hits@1 is averaged over (those of
+	// questions with gold ids); Hits@1 is left out for a method none of
+	// whose answers names an entity (a text-only baseline).
+	Hits1N int `json:"hits1_n,omitempty"`
 	// NoAnswer counts results without an answer, Fallback those answered
 	// by the fallback method, Errors those that failed. Judged counts the
 	// results the LLM judge was asked about, JudgeErrors those it failed
@@ -398,10 +402,12 @@ func methodRows(order []string, rs []eval.Loaded) []MethodRow {
 func methodRow(m string, rs []eval.Loaded) MethodRow {
 	row := MethodRow{Method: m, Scores: map[string]float64{}}
 	counts := map[string]int{}
+	names := false // some answer of the method names an entity
 	for _, r := range rs {
 		if r.Method != m {
 			continue
 		}
+		names = names || len(r.AnswerEntities) > 0
 		row.N++
 		if r.Error == "" {
 			// A failed run is no wrong answer: it is counted in Errors,
@@ -429,6 +435,11 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 	}
 	for k := range row.Scores {
 		row.Scores[k] /= float64(counts[k])
+	}
+	if names {
+		row.Hits1N = counts[eval.ScoreHits1]
+	} else {
+		delete(row.Scores, eval.ScoreHits1)
 	}
 	if row.N > 0 {
 		n := float64(row.N)

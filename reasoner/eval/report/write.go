@@ -303,12 +303,44 @@ func (r *Report) writeAccuracy(w *bufio.Writer) {
 	if judged {
 		fmt.Fprintf(w, "\nJudge: the share of answers judged correct by %s. %s\n", r.judgeNames(), r.judgeFailures())
 	}
+	if note := r.hits1Note(); note != "" {
+		w.WriteString("\n" + note + "\n")
+	}
 	if errs := r.errors(); errs > 0 {
 		fmt.Fprintf(w, "\n**%d runs ended in an error**: they are counted in Errors and left out of the scores, "+
 			"which are averaged over the other results (N minus Errors); see error in the results, and "+
 			"`grove eval --resume --retry-errors` to run them again.\n", errs)
 	}
 	w.WriteString("\n")
+}
+
+// hits1Note says what the Hits@1 column is averaged over when that is not
+// every scored result, and why a method has none ("" when nothing to say).
+func (r *Report) hits1Note() string {
+	if !slices.Contains(r.Scores, eval.ScoreHits1) {
+		return ""
+	}
+	var over, none []string
+	for _, m := range r.Methods {
+		if _, ok := m.Scores[eval.ScoreHits1]; !ok {
+			none = append(none, m.Method)
+		} else if m.Hits1N != m.Scored {
+			over = append(over, fmt.Sprintf("%s %d of %d", m.Method, m.Hits1N, m.Scored))
+		}
+	}
+	var parts []string
+	if len(over) > 0 {
+		parts = append(parts, "Hits@1 is averaged over the results of questions with gold entity ids ("+
+			strings.Join(over, ", ")+")")
+	}
+	if len(none) > 0 {
+		parts = append(parts, "Hits@1 is not applicable to "+strings.Join(none, ", ")+
+			" (no answer names an entity)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "."
 }
 
 // errors counts the failed runs of every method.
