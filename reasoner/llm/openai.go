@@ -393,6 +393,12 @@ func (m *OpenAI) call(ctx context.Context, req Request, n int) (batch, error) {
 		}
 		delay, retry := m.retryDelay(ctx, err, attempt)
 		if !retry {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && apiErr.RetryAfter > m.cfg.MaxRetryAfter && attempt < m.cfg.MaxRetries {
+				return batch{}, fmt.Errorf("attempt %d of %d: the server asked to wait %s before retrying, longer "+
+					"than the %s this client waits: %w", attempt+1, m.cfg.MaxRetries+1, apiErr.RetryAfter,
+					m.cfg.MaxRetryAfter, err)
+			}
 			return batch{}, fmt.Errorf("attempt %d of %d: %w", attempt+1, m.cfg.MaxRetries+1, err)
 		}
 		m.log.Warn("llm call failed; retrying", "model", m.cfg.Model, "task", req.Task.Name,

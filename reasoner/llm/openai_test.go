@@ -239,6 +239,9 @@ func TestOpenAIRetryAfterTooLong(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.RetryAfter != time.Hour || srv.RequestCount() != 1 || len(*delays) != 0 {
 		t.Fatalf("err %v, %d requests, delays %v", err, srv.RequestCount(), *delays)
 	}
+	if !strings.Contains(err.Error(), "asked to wait 1h0m0s before retrying, longer than the 2m0s this client waits") {
+		t.Errorf("the error does not say why it did not retry: %v", err)
+	}
 }
 
 func TestOpenAIBackoffAndExhaustion(t *testing.T) {
