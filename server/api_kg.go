@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -31,7 +32,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // parameter, calls fn and answers its result as JSON.
 func (s *Server) kgHandler(spec querySpec, fn func(ctx context.Context, q kgQuery) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		q, err := parseQuery(r.URL.Query(), spec, s.queryLimits())
+		values, err := url.ParseQuery(r.URL.RawQuery)
+		var q kgQuery
+		if err != nil {
+			// r.URL.Query() drops what it cannot decode ("?q=%" would read
+			// as a missing q).
+			err = badRequest("malformed query string: %v", err)
+		} else {
+			q, err = parseQuery(values, spec, s.queryLimits())
+		}
 		if err == nil && q.Graph != "" {
 			err = s.checkGraph(r.Context(), q.Graph)
 		}

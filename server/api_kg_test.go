@@ -85,6 +85,7 @@ func TestKGRoutes(t *testing.T) {
 			}
 		}},
 		{name: "search no q", path: "/v1/search", status: 400, contains: []string{`missing query parameter \"q\"`}},
+		{name: "malformed query string", path: "/v1/search?q=%", status: 400, contains: []string{`malformed query string`}},
 		{name: "search unknown graph", path: "/v1/search?q=x&graph=nope", status: 404, contains: []string{"unknown graph"}},
 		{name: "search limit 0", path: "/v1/search?q=x&limit=0", status: 400, contains: []string{"from 1 to 100"}},
 		{name: "search limit cap", path: "/v1/search?q=x&limit=101", status: 400, contains: []string{"from 1 to 100"}},
