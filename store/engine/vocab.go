@@ -215,12 +215,12 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 		return termIDEncoded(s.txn, term)
 	}
 	id, found, err := s.findSorted(term)
-	if found || err != nil || len(term) == 0 || term[0] != kindTyped ||
-		len(term) <= len(xsd) || string(term[1:1+len(xsd)]) != xsd {
+	if found || err != nil || !legacyNativeType(term) {
 		return id, found, err
 	}
 	// A native number or boolean an earlier version stored in Cayley's
-	// form: one lookup, for typed XSD literals not found in order.
+	// form: one lookup, for xsd:integer, double and boolean literals not
+	// found in order.
 	v, err := decodeTerm(term)
 	if err != nil {
 		return 0, false, err
@@ -229,6 +229,25 @@ func (s *storedDict) find(term []byte) (uint64, bool, error) {
 		return termIDEncoded(s.txn, alt)
 	}
 	return 0, false, nil
+}
+
+// legacyNativeType reports whether an encoded term is typed xsd:integer,
+// xsd:double or xsd:boolean (full IRI): the RDF forms of the natives
+// earlier versions stored in Cayley's form (legacyEncoding).
+func legacyNativeType(term []byte) bool {
+	if len(term) <= len(xsd) || term[0] != kindTyped || string(term[1:1+len(xsd)]) != xsd {
+		return false
+	}
+	rest := term[1+len(xsd):]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
+		return false
+	}
+	switch string(rest[:i]) {
+	case "integer", "double", "boolean":
+		return true
+	}
+	return false
 }
 
 // findSorted looks term up by stepping the iterator forward.
