@@ -305,3 +305,22 @@ func TestQuestionNamesCapitalisedFirst(t *testing.T) {
 		}
 	}
 }
+
+func FuzzQuestionNames(f *testing.F) {
+	for _, q := range []string{"Who played Rick Deckard in Blade Runner?", "", "Thelma & Louise", "l'Amélie d'O'Brien", "\xff\xfe 1982 ..."} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		names := questionNames(q)
+		if len(names) > maxNameLookups {
+			t.Fatalf("%d lookups for %q", len(names), q)
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			if n == "" || seen[n] || len(strings.Fields(n)) > maxNameWords || len(Terms(n)) == 0 {
+				t.Fatalf("bad name %q of %q (all: %q)", n, q, names)
+			}
+			seen[n] = true
+		}
+	})
+}
