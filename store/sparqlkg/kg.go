@@ -37,6 +37,7 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/internal/remote"
+	"github.com/grove-kg/grove/store/internal/urlsafe"
 )
 
 // Config configures a SPARQL backend.
@@ -120,24 +121,11 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 // and tokens as query parameters: ?apikey=..., ?access_token=...). A URL
 // that does not parse is not quoted at all.
 func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
+	r, ok := urlsafe.Redact(s, true, nil)
+	if !ok {
 		return "(an endpoint URL that does not parse)"
 	}
-	if u.User != nil {
-		u.User = url.User("***")
-	}
-	if u.RawQuery != "" {
-		parts := strings.Split(u.RawQuery, "&")
-		for i, p := range parts {
-			if k, _, ok := strings.Cut(p, "="); ok {
-				parts[i] = k + "=***"
-			}
-		}
-		u.RawQuery = strings.Join(parts, "&")
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return strings.Replace(u.String(), "%2A%2A%2A@", "***@", 1)
+	return r
 }
 
 // Close marks the KG closed; it is idempotent.

@@ -36,6 +36,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/urlsafe"
 )
 
 // Config configures a SQL backend.
@@ -135,24 +136,11 @@ func redact(u string) string {
 	if !strings.Contains(u, "://") {
 		return dsnSecret.ReplaceAllString(u, "${1}***")
 	}
-	p, err := url.Parse(u)
-	if err != nil {
+	r, ok := urlsafe.Redact(u, false, secretParam)
+	if !ok {
 		return "(a database URL that does not parse)"
 	}
-	if p.User != nil {
-		p.User = url.User(p.User.Username())
-	}
-	if p.RawQuery != "" {
-		parts := strings.Split(p.RawQuery, "&")
-		for i, kv := range parts {
-			if k, _, ok := strings.Cut(kv, "="); ok && secretParam(k) {
-				parts[i] = k + "=***"
-			}
-		}
-		p.RawQuery = strings.Join(parts, "&")
-	}
-	p.Fragment, p.RawFragment = "", ""
-	return p.String()
+	return r
 }
 
 // secretParam reports a connection parameter whose value is a secret.
