@@ -324,3 +324,32 @@ func FuzzQuestionNames(f *testing.F) {
 		}
 	})
 }
+
+// halfOtherGraph puts every other edge it returns in another graph.
+type halfOtherGraph struct{ store.KG }
+
+func (k halfOtherGraph) Edges(ctx context.Context, ids []string, rel string, dir store.Direction, limit int) ([]store.Edge, error) {
+	es, err := k.KG.Edges(ctx, ids, rel, dir, limit)
+	for i := range es {
+		if i%2 == 1 {
+			es[i].Graph = "other"
+		}
+	}
+	return es, err
+}
+
+// TestCappedReadTotalsWithGraphFilter: an entity whose read the fetch cap
+// stopped gets its true number of edges, even when the graph filter kept
+// fewer than the cap of those read.
+func TestCappedReadTotalsWithGraphFilter(t *testing.T) {
+	kg := halfOtherGraph{fixture(t)}
+	rel := relation(t, kg, kgfixture.RidleyScott, kgfixture.DirectedBy, store.In)
+	p, err := Fetch(context.Background(), kg, []string{kgfixture.RidleyScott, kgfixture.JerryLewis}, rel, 0, 10,
+		Options{Question: "Which films?", Graphs: []string{kgfixture.Graph}, FetchCap: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Totals[kgfixture.RidleyScott]; got != kgfixture.ScottFilms {
+		t.Errorf("Ridley Scott's total %d, want his %d films (the cap stopped the read)", got, kgfixture.ScottFilms)
+	}
+}
