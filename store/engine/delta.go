@@ -135,8 +135,10 @@ func (u *updater) intern(v quad.Value, create bool) (uint64, error) {
 		return 0, err
 	}
 	id, ok, err := u.termID(enc)
-	if alt := altEncoding(v, enc); !ok && err == nil && alt != nil {
-		id, ok, err = u.termID(alt) // a native value stored in its RDF form
+	if !ok && err == nil {
+		if alt := altEncoding(v, enc); alt != nil {
+			id, ok, err = u.termID(alt) // the form an earlier version stored
+		}
 	}
 	if err != nil || ok || !create {
 		return id, err

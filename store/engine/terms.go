@@ -41,6 +41,14 @@ func encodeTerm(dst []byte, v quad.Value) ([]byte, error) {
 		dst = append(append(dst, kindLang), v.Lang...)
 		return append(append(dst, 0), v.Value...), nil
 	case quad.TypedString:
+		if shortXSD(v.Type) {
+			// Cayley's own rendering of a native value ("7"^^<xsd:integer>,
+			// what its N-Quads writer and Grove's Cayley read route emit):
+			// the native's term, so a re-imported export is not a second one.
+			if nv, err := v.ParseValue(); err == nil && isNative(nv) {
+				return encodeTerm(dst, nv)
+			}
+		}
 		dst = append(append(dst, kindTyped), v.Type...)
 		return append(append(dst, 0), v.Value...), nil
 	case quad.Time, quad.Int, quad.Float, quad.Bool:
@@ -73,6 +81,18 @@ func canonicalTyped(v quad.Value) quad.TypedString {
 		typ, text = "boolean", strconv.FormatBool(bool(v))
 	}
 	return quad.TypedString{Value: quad.String(text), Type: quad.IRI(xsd + typ)}
+}
+
+// shortXSD reports Cayley's shorthand datatype IRIs ("xsd:integer").
+func shortXSD(t quad.IRI) bool { return len(t) > 4 && t[:4] == "xsd:" }
+
+// isNative reports the native values encodeTerm writes in their RDF form.
+func isNative(v quad.Value) bool {
+	switch v.(type) {
+	case quad.Time, quad.Int, quad.Float, quad.Bool:
+		return true
+	}
+	return false
 }
 
 // legacyEncoding is the encoding earlier versions wrote for a native
@@ -148,7 +168,7 @@ func decodeTyped(b []byte, ts quad.TypedString) quad.Value {
 // this finds it in either.
 func altEncoding(v quad.Value, enc []byte) []byte {
 	if ts, ok := v.(quad.TypedString); ok {
-		if len(enc) == 0 || enc[0] != kindTyped || !strings.HasPrefix(string(ts.Type), xsd) {
+		if len(enc) == 0 || enc[0] != kindTyped || !strings.HasPrefix(string(ts.Type), xsd) && !shortXSD(ts.Type) {
 			return nil
 		}
 		nv := decodeTyped(enc, ts)
@@ -167,6 +187,8 @@ func altEncoding(v quad.Value, enc []byte) []byte {
 // back to f.
 func formatDouble(f float64) string {
 	switch {
+	case f == 0:
+		return "0" // -0 too: quad.Float(-0) == quad.Float(0), so one term
 	case math.IsNaN(f):
 		return "NaN"
 	case math.IsInf(f, 1):

@@ -2,8 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"testing"
 	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
@@ -127,19 +132,24 @@ func TestTypedLiteralLookup(t *testing.T) {
 // native in Cayley's form ("7"^^<xsd:integer>, "True"^^<xsd:boolean>): the
 // RDF form loaded later, by a transaction or a bulk load, finds it.
 func TestNativeAndRDFFormsAreOneTerm(t *testing.T) {
-	legacy := func(v quad.Value) quad.Value { return v.(quad.TypedStringer).TypedString() } // the form earlier versions wrote
+	short := func(v quad.Value) quad.Value { return v.(quad.TypedStringer).TypedString() } // "7"^^<xsd:integer>
 	for _, c := range []struct {
 		name         string
 		first, later quad.Value
 		native       quad.Value
 		bulk         bool // the later value comes by a bulk load
+		legacy       bool // the first is then rewritten as earlier versions stored it
 	}{
-		{"native then RDF", quad.Int(7), xsdLit("7", "integer"), quad.Int(7), false},
-		{"RDF then native", xsdLit("2.5", "double"), quad.Float(2.5), quad.Float(2.5), false},
-		{"earlier version's native, then RDF", legacy(quad.Int(7)), xsdLit("7", "integer"), quad.Int(7), false},
-		{"earlier version's boolean, then RDF by bulk load", legacy(quad.Bool(true)), xsdLit("true", "boolean"), quad.Bool(true), true},
-		{"earlier version's float, then native", legacy(quad.Float(2.5)), quad.Float(2.5), quad.Float(2.5), false},
-		{"earlier version's float, then RDF by bulk load", legacy(quad.Float(2.5)), xsdLit("2.5", "double"), quad.Float(2.5), true},
+		{"native then RDF", quad.Int(7), xsdLit("7", "integer"), quad.Int(7), false, false},
+		{"RDF then native", xsdLit("2.5", "double"), quad.Float(2.5), quad.Float(2.5), false, false},
+		{"native then Cayley's short form", quad.Int(7), short(quad.Int(7)), quad.Int(7), false, false},
+		{"Cayley's short form then RDF by bulk load", short(quad.Float(2.5)), xsdLit("2.5", "double"), quad.Float(2.5), true, false},
+		{"earlier version's native, then RDF", quad.Int(7), xsdLit("7", "integer"), quad.Int(7), false, true},
+		{"earlier version's native, then the short form", quad.Int(7), short(quad.Int(7)), quad.Int(7), false, true},
+		{"earlier version's boolean, then RDF by bulk load", quad.Bool(true), xsdLit("true", "boolean"), quad.Bool(true), true, true},
+		{"earlier version's float, then native", quad.Float(2.5), quad.Float(2.5), quad.Float(2.5), false, true},
+		{"earlier version's float, then RDF by bulk load", quad.Float(2.5), xsdLit("2.5", "double"), quad.Float(2.5), true, true},
+		{"zero and minus zero", xsdLit("0", "double"), quad.Float(math.Copysign(0, -1)), quad.Float(0), false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, err := Open(t.TempDir(), Options{})
@@ -155,6 +165,9 @@ func TestNativeAndRDFFormsAreOneTerm(t *testing.T) {
 				}
 			}
 			add("a", c.first)
+			if c.legacy {
+				storeAsEarlierVersions(t, db, c.native)
+			}
 			ref, err := db.ValueOf(c.native)
 			if err != nil || ref == nil {
 				t.Fatalf("lookup of %#v after writing %#v: %v, %v", c.native, c.first, ref, err)
@@ -197,4 +210,33 @@ func TestNodeIDOfNatives(t *testing.T) {
 			t.Errorf("nodeID(%#v) = %s, want %s", c.v, got, c.want)
 		}
 	}
+}
+
+// storeAsEarlierVersions rewrites the stored term of native value v in the
+// form versions before this one wrote (Cayley's "7"^^<xsd:integer>): its t
+// key and its id block entry.
+func storeAsEarlierVersions(t *testing.T, db *DB, v quad.Value) {
+	t.Helper()
+	canon, err := encodeTerm(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := legacyEncoding(v)
+	err = db.bdb.Update(func(txn *badger.Txn) error {
+		id, ok, err := termIDEncoded(txn, canon)
+		if err != nil || !ok {
+			return fmt.Errorf("%#v not stored: %v", v, err)
+		}
+		if err := txn.Delete(termKey(canon)); err != nil {
+			return err
+		}
+		if err := txn.Set(termKey(legacy), binary.BigEndian.AppendUint64(nil, id)); err != nil {
+			return err
+		}
+		return setTermBytes(txn, id, legacy)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.terms.Clear()
 }
