@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -24,6 +25,7 @@ import (
 	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
 	"github.com/julienschmidt/httprouter"
 
+	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/store/query"
 )
 
@@ -366,8 +368,45 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max+1, false
 		rd = b.inflated
 	}
+	if b.format.Name == "nquads" {
+		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
+	}
 	return b.format.Reader(rd), nil
 }
+
+// nquadsReader reads N-Quads and N-Triples with the parser grove ingest
+// uses (ingest/rdf), so a quad written over HTTP is stored exactly as the
+// same line loaded from a file: Cayley's reader turns "07"^^xsd:integer
+// into the integer 7, so a write stored "7" and a delete of the "07" quad
+// removed the "7" one. Blank nodes keep their labels as sent; relative
+// IRIs are accepted, as Cayley does.
+type nquadsReader struct {
+	br   *bufio.Reader
+	p    *rdf.Parser
+	line int
+}
+
+func (r *nquadsReader) ReadQuad() (quad.Quad, error) {
+	for {
+		b, err := r.br.ReadBytes('\n')
+		if len(b) == 0 && err != nil {
+			return quad.Quad{}, err // io.EOF at the end
+		}
+		r.line++
+		q, ok, perr := r.p.Parse(b)
+		if perr != nil {
+			return quad.Quad{}, fmt.Errorf("line %d: %w", r.line, perr)
+		}
+		if ok {
+			return q, nil
+		}
+		if err != nil {
+			return quad.Quad{}, err
+		}
+	}
+}
+
+func (r *nquadsReader) Close() error { return nil }
 
 // readQuadBody chooses the body's quad format (see setQuadFormat), reads
 // the body and parses it once before anything is written, so that bad

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
-	"github.com/cayleygraph/quad/nquads"
 
+	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -161,7 +161,7 @@ func parseNode(f *quad.Format, b []byte) (quad.Value, error) {
 	}
 	// A subject and predicate of our own make the body the object of one
 	// statement; the client's text is never shown inside them.
-	q, err := nquads.Parse("<s> <p> " + body + " .")
+	q, _, err := rdf.NewParser("", false).Parse([]byte("<s> <p> " + body + " ."))
 	switch {
 	case err != nil || q.Object == nil:
 		return nil, badRequest("node: %q is not one N-Quads term (%s)", clip(body), terms)
