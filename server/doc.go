@@ -34,7 +34,9 @@
 // routes (write, delete, node/delete) are served by this package with
 // Cayley's request and answer shapes (cayley_write.go): a body in N-Quads,
 // N-Triples or Cayley's JSON, by ?format= or Content-Type, is parsed once
-// before anything is written, so bad input is a 400; it is applied in
+// before anything is written, so bad input is a 400 (N-Quads by the parser
+// of grove ingest, ingest/rdf, which keeps literals as written, where
+// Cayley's turns "07"^^xsd:integer into 7); it is applied in
 // transactions of up to 10,000 quads, split while the store finds one too
 // large; and the store's refusals are classified (507 disk full, 503 out of
 // files, 413, 404 for a missing quad or node), each answer saying how many
