@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +82,50 @@ func TestCLIEnvAndConfig(t *testing.T) {
 	// A flag beats the environment.
 	if _, err := run(t, "--db", filepath.Join(dir, "fromflag"), "stats"); err == nil || !strings.Contains(err.Error(), "fromflag") {
 		t.Fatalf("--db did not win over GROVE_DB: %v", err)
+	}
+}
+
+// TestNoDatabaseCreated: commands that open the database writable without
+// being meant to create one (optimize, serve) refuse a missing or empty
+// database with the message every reader gives, and write nothing there.
+func TestNoDatabaseCreated(t *testing.T) {
+	root := t.TempDir()
+	missing := filepath.Join(root, "missing")
+	notDB := filepath.Join(root, "notes")
+	if err := os.MkdirAll(notDB, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notDB, "notes.txt"), []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		dir  string
+	}{
+		{"optimize, missing", []string{"optimize", "--quiet"}, missing},
+		{"optimize, not a database", []string{"optimize", "--quiet"}, notDB},
+		// serve is checked without starting it: a check that let it
+		// through would block the test in a running server.
+		{"serve --read-only, not a database", []string{"serve", "--read-only"}, notDB},
+		{"serve, missing", []string{"serve"}, missing},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.args[0] == "serve" {
+				err = serveDatabase(c.dir, len(c.args) > 1)
+			} else {
+				_, err = run(t, append([]string{"--db", c.dir}, c.args...)...)
+			}
+			if err == nil || !strings.Contains(err.Error(), "no database at "+c.dir) {
+				t.Fatalf("err %v, want no database at %s", err, c.dir)
+			}
+			entries, _ := os.ReadDir(c.dir)
+			for _, e := range entries {
+				if e.Name() != "notes.txt" {
+					t.Errorf("%s created in %s", e.Name(), c.dir)
+				}
+			}
+		})
 	}
 }

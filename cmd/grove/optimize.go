@@ -43,6 +43,9 @@ interrupted merge they are refused until optimize is run again, which completes 
 			// Most of what a merge allocates is Badger's, briefly (tables
 			// being built and compacted, the memtable its transactions fill).
 			limitGoMemory(budget)
+			if err := requireDatabase(a.v.GetString("db")); err != nil {
+				return err // a writable open would create an empty database there
+			}
 			before := storebench.DiskUsage(a.v.GetString("db")) // closed: no memtable files yet
 			db, err := a.openDBFor(false, budget)
 			if err != nil {

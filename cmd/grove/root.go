@@ -186,9 +186,25 @@ func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 	opts.ReadOnly = readOnly
 	db, err := engine.Open(dir, opts)
 	if errors.Is(err, engine.ErrNoDatabase) {
-		return nil, fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
+		return nil, noDatabase(dir)
 	}
 	return db, err
+}
+
+// noDatabase is the error of a command that needs a database where there is
+// none.
+func noDatabase(dir string) error {
+	return fmt.Errorf("no database at %s: run `grove ingest` first (or pass --db)", dir)
+}
+
+// requireDatabase fails with noDatabase unless dir holds a database: for
+// the commands that open it writable without being meant to create one.
+func requireDatabase(dir string) error {
+	ok, err := engine.Exists(dir)
+	if err == nil && !ok {
+		err = noDatabase(dir)
+	}
+	return err
 }
 
 func (a *app) jsonOut() bool { return a.v.GetBool("json") }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,7 @@ max_results, ask: {max_model_calls, param_caps, ...}) or from GROVE_SERVE_<KEY>
 					return err
 				}
 				defer closeKG.Close()
-			} else if _, err := os.Stat(cfg.DB); err != nil {
+			} else if err := serveDatabase(cfg.DB, cfg.ReadOnly); err != nil {
 				return err
 			}
 			model, closer, err := a.openModel()
@@ -148,6 +149,21 @@ func bindEnvKeys(v *viper.Viper, prefix string, t reflect.Type) error {
 		if err := v.BindEnv(key); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// serveDatabase checks the database a server is started on: a read-only
+// server needs one; a writable server also starts on an empty directory
+// (clients fill it through the write routes), never on a missing one.
+func serveDatabase(dir string, readOnly bool) error {
+	if readOnly {
+		return requireDatabase(dir)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return noDatabase(dir)
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -14,6 +16,21 @@ var ErrInUse = errors.New("database in use by another process")
 // ErrNoDatabase is returned (wrapped) by a read-only Open of a directory
 // that is missing or holds no database (a read-only open creates nothing).
 var ErrNoDatabase = errors.New("no database")
+
+// Exists reports whether dir holds a database (Badger's MANIFEST), for
+// commands that must not create one with a writable Open (grove optimize,
+// grove serve): a writable Open of an empty or missing directory creates
+// an empty database there.
+func Exists(dir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(dir, "MANIFEST"))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	}
+	return false, fmt.Errorf("database %s: %w", dir, err)
+}
 
 // lockHolder is a process holding a database's directory lock.
 type lockHolder struct {
