@@ -143,17 +143,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	jobs := r.plan(qs, methods, prev)
 	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
 	for _, q := range qs {
-		if r.cfg.Shard.Has(q.index) && q.q.Meta[dataset.MetaIDsOnly] == "true" {
+		if !r.cfg.Shard.Has(q.index) {
+			continue
+		}
+		if q.q.Meta[dataset.MetaIDsOnly] == "true" {
 			r.sum.GoldIDsOnly++
+		}
+		if q.q.Meta[metaMissingTopics] != "" {
+			r.sum.MissingTopics++
 		}
 	}
 	if n := r.sum.GoldIDsOnly; n > 0 {
 		r.sum.Warnings = append(r.sum.Warnings, IDsOnlyWarning(n, r.sum.Questions))
-	}
-	for _, q := range qs {
-		if r.cfg.Shard.Has(q.index) && q.q.Meta[metaMissingTopics] != "" {
-			r.sum.MissingTopics++
-		}
 	}
 	if n := r.sum.MissingTopics; n > 0 {
 		r.sum.Warnings = append(r.sum.Warnings, MissingTopicsWarning(n, r.sum.Questions))

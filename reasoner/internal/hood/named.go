@@ -1,7 +1,6 @@
 package hood
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -29,7 +28,13 @@ const maxNameLookups = 16
 func questionNames(question string) []string {
 	runs := wordRuns(question)
 	slices.SortStableFunc(runs, func(a, b string) int {
-		return cmp.Compare(b2i(capitalised(b)), b2i(capitalised(a)))
+		switch ca, cb := capitalised(a), capitalised(b); {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return 0
 	})
 	return runs[:min(len(runs), maxNameLookups)]
 }
@@ -44,13 +49,6 @@ func capitalised(run string) bool {
 		}
 	}
 	return true
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // wordRuns returns the runs of 1 to maxNameWords consecutive words of a
