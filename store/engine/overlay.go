@@ -1,12 +1,6 @@
 package engine
 
-import (
-	"bytes"
-	"errors"
-	"slices"
-
-	badger "github.com/dgraph-io/badger/v4"
-)
+import "slices"
 
 // Write-back state of one ApplyDeltas batch. Every delta edits decoded
 // posting lists and pending key values in memory; the batch then writes
@@ -36,14 +30,7 @@ func (u *updater) value(key []byte) ([]byte, bool, error) {
 	if p, ok := u.pending[string(key)]; ok {
 		return p.v, !p.del, nil
 	}
-	item, err := u.txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, false, nil
-	} else if err != nil {
-		return nil, false, err
-	}
-	v, err := item.ValueCopy(nil)
-	return v, err == nil, err
+	return txnGet(u.txn, key)
 }
 
 func (u *updater) set(key, v []byte) { u.pending[string(key)] = pendingVal{v: v} }
@@ -283,7 +270,7 @@ func (u *updater) flush() error {
 func (u *updater) termID(enc []byte) (uint64, bool, error) {
 	v, ok, err := u.value(termKey(enc))
 	if err == nil && !ok && legacyLongTerm(enc) {
-		return u.legacyTermID(enc)
+		return legacyTermID(u.value, enc)
 	}
 	if err != nil || !ok {
 		return 0, false, err
@@ -292,29 +279,6 @@ func (u *updater) termID(enc []byte) (uint64, bool, error) {
 		return 0, false, errBadTerm
 	}
 	return getID(v), true, nil
-}
-
-// legacyTermID is legacyTermID (read.go) as the batch sees the store: an
-// earlier version's t key of a long term counts while the term's id block
-// holds it.
-func (u *updater) legacyTermID(enc []byte) (uint64, bool, error) {
-	v, ok, err := u.value(append([]byte{spaceTerm}, enc...))
-	if err != nil || !ok {
-		return 0, false, err
-	}
-	if len(v) != idLen {
-		return 0, false, errBadTerm
-	}
-	id := getID(v)
-	b, _, err := u.value(idBlockKey(id))
-	if err != nil {
-		return 0, false, err
-	}
-	s, err := decodeIDBlock(b)
-	if err != nil {
-		return 0, false, err
-	}
-	return id, bytes.Equal(s[id&(idBlockSize-1)], enc), nil
 }
 
 // setTerm stores (term nil: removes) the term of id in its id block.

@@ -30,7 +30,7 @@ func (db *DB) termID(txn *badger.Txn, v quad.Value) (id uint64, ok bool, err err
 func termIDEncoded(txn *badger.Txn, enc []byte) (uint64, bool, error) {
 	item, err := txn.Get(termKey(enc))
 	if errors.Is(err, badger.ErrKeyNotFound) && legacyLongTerm(enc) {
-		return legacyTermID(txn, enc)
+		return legacyTermID(txnGetter(txn), enc)
 	}
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, false, nil
@@ -231,30 +231,49 @@ func scanSummaries(txn *badger.Txn, segs uint8, space byte, fn func(node uint64,
 	return nil
 }
 
-// legacyTermID looks up the t key an earlier version wrote for a term of
-// over maxInlineTerm bytes (see maxLegacyTerm). Such a key is longer than
-// a transaction may delete, so it outlives the term's removal: the id
-// counts only while its id block still holds the term.
-func legacyTermID(txn *badger.Txn, enc []byte) (uint64, bool, error) {
-	item, err := txn.Get(append([]byte{spaceTerm}, enc...))
+// getFunc reads a key's value from some view of the store (ok false when
+// the key is absent): a transaction (txnGetter) or an update batch, which
+// sees its own pending writes (updater.value).
+type getFunc func(key []byte) (v []byte, ok bool, err error)
+
+// txnGetter reads keys through txn (txnGet).
+func txnGetter(txn *badger.Txn) getFunc {
+	return func(key []byte) ([]byte, bool, error) { return txnGet(txn, key) }
+}
+
+// txnGet reads key's value (a copy) through txn; ok is false when the key
+// is absent.
+func txnGet(txn *badger.Txn, key []byte) ([]byte, bool, error) {
+	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, false, nil
+		return nil, false, nil
 	} else if err != nil {
-		return 0, false, fmt.Errorf("term lookup: %w", err)
+		return nil, false, err
 	}
-	var id uint64
-	if err := item.Value(func(v []byte) error {
-		if len(v) != idLen {
-			return errBadTerm
-		}
-		id = getID(v)
-		return nil
-	}); err != nil {
+	v, err := item.ValueCopy(nil)
+	return v, err == nil, err
+}
+
+// legacyTermID looks up, through get, the t key an earlier version wrote
+// for a term of over maxInlineTerm bytes (see maxLegacyTerm). Such a key
+// is longer than a transaction may delete, so it outlives the term's
+// removal: the id counts only while its id block still holds the term.
+func legacyTermID(get getFunc, enc []byte) (uint64, bool, error) {
+	v, ok, err := get(append([]byte{spaceTerm}, enc...))
+	if err != nil || !ok {
 		return 0, false, err
 	}
-	t, err := termBytes(txn, id)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, false, nil
+	if len(v) != idLen {
+		return 0, false, errBadTerm
 	}
-	return id, err == nil && bytes.Equal(t, enc), err
+	id := getID(v)
+	b, _, err := get(idBlockKey(id))
+	if err != nil {
+		return 0, false, err
+	}
+	slots, err := decodeIDBlock(b)
+	if err != nil {
+		return 0, false, err
+	}
+	return id, bytes.Equal(slots[id&(idBlockSize-1)], enc), nil
 }
