@@ -135,6 +135,7 @@ const cayleyMaxQuery = 1 << 20
 // serveGuardedQuery runs a Cayley query request into a buffer and sends it
 // unless the guard recovered a panic, which is answered as a 500.
 func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
+	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		// Read the body here, under the server's body limit, so a query
 		// over it is a 413 rather than cut short by Cayley's own reader.
@@ -148,7 +149,7 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 				fmt.Sprintf("query too large (limit %d bytes)", cayleyMaxQuery)})
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(data))
+		r.Body, body = io.NopCloser(bytes.NewReader(data)), data
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
@@ -157,7 +158,11 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	buf.header.Set("Content-Type", "application/json")
 	var qerr error
 	if l := cquery.GetLanguage(r.URL.Query().Get("lang")); l != nil && l.HTTPQuery == nil && l.Session != nil {
-		qerr = s.runSessionQuery(buf, r.WithContext(ctx), l, g)
+		qu := r.URL.Query().Get("qu")
+		if r.Method != http.MethodGet {
+			qu = string(body)
+		}
+		qerr = s.runSessionQuery(buf, r.WithContext(ctx), qu, l, g)
 	} else {
 		api.ServeHTTP(buf, r.WithContext(ctx))
 	}
@@ -201,23 +206,15 @@ func answerTooLarge(limit int64) error {
 		"the answer exceeded this server's limit of %d bytes; narrow the query or use Limit", limit)}
 }
 
-// runSessionQuery runs a query of a session language (Gizmo, MQL) as
+// runSessionQuery runs query qu of a session language (Gizmo, MQL) as
 // Cayley's ServeQuery does, but counts the size of each result as it comes:
 // Cayley's collects every result and encodes them all before writing, so
 // an answer of a few huge results (a Gizmo program emitting megabyte
 // strings) was held whole, several times over, before any byte cap could
 // see it. Past buf.limit bytes the query stops and the answer is a 413.
 // Errors of the query itself are 400s, as Cayley's.
-func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, l *cquery.Language, qs graph.QuadStore) error {
+func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, qu string, l *cquery.Language, qs graph.QuadStore) error {
 	ctx := r.Context()
-	qu := r.URL.Query().Get("qu")
-	if r.Method != http.MethodGet {
-		data, err := io.ReadAll(r.Body)
-		if err != nil {
-			return err
-		}
-		qu = string(data)
-	}
 	if qu == "" {
 		return badRequest("query is empty")
 	}
