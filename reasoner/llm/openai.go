@@ -21,6 +21,10 @@ package llm
 //     are returned as *APIError, which holds no request or headers.
 //     A successful reply that is not JSON (a web page at a wrong URL) is a
 //     *NotJSONError quoting its start, and is not retried.
+//   - Size: a reply body is read through a cap (MaxReplyBytes; an error
+//     status's body through a smaller one), so a misbehaving server cannot
+//     make the client buffer without bound; past the cap the call fails
+//     with *ReplyTooLargeError and is not retried.
 
 import (
 	"context"
@@ -64,6 +68,12 @@ const (
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
 	DefaultMaxRetryAfter  = 2 * time.Minute
+	// DefaultMaxReplyBytes bounds a reply body: far above what any
+	// completion of a few thousand tokens per sample takes.
+	DefaultMaxReplyBytes = 32 << 20
+	// maxErrorReplyBytes bounds the body of an error status, of which only
+	// the message is kept.
+	maxErrorReplyBytes = 1 << 20
 )
 
 // reservedBodyKeys may not be set through ExtraBody: the model layer owns them.
@@ -95,6 +105,10 @@ type OpenAIConfig struct {
 	// MaxRetryAfter is the longest server-requested wait honoured; a longer
 	// Retry-After fails the call (0: DefaultMaxRetryAfter).
 	MaxRetryAfter time.Duration
+	// MaxReplyBytes bounds the body of one HTTP reply (<= 0:
+	// DefaultMaxReplyBytes); a longer reply fails the call with
+	// *ReplyTooLargeError.
+	MaxReplyBytes int64
 	// HTTPClient replaces the default client (whose transport keeps
 	// MaxConcurrency idle connections per host).
 	HTTPClient *http.Client
@@ -173,7 +187,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(client),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(jsonOnly),
+		option.WithMiddleware(capReply(cfg.MaxReplyBytes), jsonOnly),
 	}
 	m := &OpenAI{
 		cfg:   cfg,
@@ -221,6 +235,9 @@ func normaliseOpenAIConfig(c *OpenAIConfig) error {
 	c.RetryBaseDelay = orDefault(c.RetryBaseDelay, DefaultRetryBaseDelay)
 	c.RetryMaxDelay = orDefault(c.RetryMaxDelay, DefaultRetryMaxDelay)
 	c.MaxRetryAfter = orDefault(c.MaxRetryAfter, DefaultMaxRetryAfter)
+	if c.MaxReplyBytes <= 0 {
+		c.MaxReplyBytes = DefaultMaxReplyBytes
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -625,6 +642,62 @@ func (e *NotJSONError) Error() string {
 	return fmt.Sprintf("the model server answered %s, not JSON (HTTP %d; is the URL the OpenAI-compatible API, "+
 		"e.g. http://host:8000/v1?): %s", ct, e.StatusCode, quoteN(flatSpace(e.Body), maxBodyQuoted))
 }
+
+// ReplyTooLargeError is an HTTP reply whose body exceeds the client's cap
+// (OpenAIConfig.MaxReplyBytes, or 1 MiB for an error status). It is not
+// retried.
+type ReplyTooLargeError struct {
+	StatusCode int
+	Limit      int64
+}
+
+func (e *ReplyTooLargeError) Error() string {
+	return fmt.Sprintf("the model server's reply (HTTP %d) is over %d bytes; it was not read further", e.StatusCode, e.Limit)
+}
+
+// capReply is a client middleware that reads every reply body through a
+// cap: limit bytes for a success, at most maxErrorReplyBytes for an error
+// status.
+func capReply(limit int64) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err != nil {
+			return res, err
+		}
+		n := limit
+		if res.StatusCode >= 400 {
+			n = min(n, maxErrorReplyBytes)
+		}
+		res.Body = &cappedBody{rc: res.Body, left: n, err: &ReplyTooLargeError{StatusCode: res.StatusCode, Limit: n}}
+		return res, nil
+	}
+}
+
+// cappedBody reads at most left bytes of rc; a byte beyond them is err.
+type cappedBody struct {
+	rc   io.ReadCloser
+	left int64
+	err  error
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.err
+	}
+	// Read one byte more than allowed, to tell a body of exactly the cap
+	// from a longer one.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, b.err
+	}
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
 
 // jsonOnly is a client middleware that turns a successful non-JSON reply
 // into a *NotJSONError. (The SDK's own error for it only names the Go

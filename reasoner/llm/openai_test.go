@@ -519,3 +519,52 @@ func TestOpenAINotJSON(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenAIReplyCap(t *testing.T) {
+	reply := func(text string) string {
+		return `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop",` +
+			`"message":{"role":"assistant","content":"` + text + `"}}]}`
+	}
+	exact := reply("ok")
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		limit  int64
+		tooBig bool
+	}{
+		{"under the cap", 200, exact, int64(len(exact)) + 1, false},
+		{"exactly the cap", 200, exact, int64(len(exact)), false},
+		{"one byte over", 200, exact, int64(len(exact)) - 1, true},
+		{"far over", 200, reply(strings.Repeat("x", 1<<20)), 4096, true},
+		{"error status over 1 MiB", 500, `{"error":{"message":"` + strings.Repeat("y", 2<<20) + `"}}`, 64 << 20, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			m, err := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: 2, MaxReplyBytes: tc.limit,
+				Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+			resp, err := m.Generate(t.Context(), Request{Prompt: "p"})
+			var big *ReplyTooLargeError
+			if got := errors.As(err, &big); got != tc.tooBig {
+				t.Fatalf("err = %v, want too large: %v", err, tc.tooBig)
+			}
+			if !tc.tooBig && (len(resp.Texts) != 1 || resp.Texts[0] != "ok") {
+				t.Fatalf("texts = %q", resp.Texts)
+			}
+			if tc.tooBig && calls.Load() != 1 {
+				t.Errorf("%d requests, want 1 (not retried)", calls.Load())
+			}
+		})
+	}
+}
