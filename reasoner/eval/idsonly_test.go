@@ -1,11 +1,16 @@
 package eval
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -82,5 +87,59 @@ func TestMissingTopicsRecorded(t *testing.T) {
 					sum.Warnings, tc.count)
 			}
 		})
+	}
+}
+
+// overlapKG counts the Entity lookups in flight; the first ones wait until
+// a second starts (or a while passes), so a serial caller shows 1.
+type overlapKG struct {
+	store.KG
+	mu        sync.Mutex
+	inFlight  int
+	maxFlight int
+	overlap   chan struct{}
+	once      sync.Once
+}
+
+func (k *overlapKG) Entity(ctx context.Context, id string) (store.Entity, error) {
+	k.mu.Lock()
+	k.inFlight++
+	k.maxFlight = max(k.maxFlight, k.inFlight)
+	if k.inFlight >= 2 {
+		k.once.Do(func() { close(k.overlap) })
+	}
+	k.mu.Unlock()
+	select {
+	case <-k.overlap:
+	case <-time.After(300 * time.Millisecond):
+	}
+	defer func() { k.mu.Lock(); k.inFlight--; k.mu.Unlock() }()
+	return k.KG.Entity(ctx, id)
+}
+
+// TestMissingTopicsLookupsOverlap: the topic-entity check runs its
+// lookups several at a time (one request each on a remote backend).
+func TestMissingTopicsLookupsOverlap(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+`})
+	var qs []dataset.Question
+	for i := range 6 {
+		qs = append(qs, dataset.Question{ID: fmt.Sprint(i), Question: "q", Answers: []string{"x"},
+			TopicEntities: map[string]string{"Q1": "Alice", fmt.Sprintf("Q%d", 10+i): "X"}})
+	}
+	kg := &overlapKG{KG: db, overlap: make(chan struct{})}
+	cfg := cotConfig(t, qs, goldModel(qs), "cot")
+	cfg.Deps.KG, cfg.TopicEntities = kg, true
+	sum, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kg.maxFlight < 2 {
+		t.Errorf("at most %d topic lookups in flight, want several", kg.maxFlight)
+	}
+	for _, r := range sum.Results {
+		if want := fmt.Sprintf("Q1%s", r.ID); strings.Join(r.MissingTopics, " ") != want {
+			t.Errorf("question %s: missing topics %q, want %q", r.ID, r.MissingTopics, want)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Progress reports how far a run is.
@@ -633,26 +634,51 @@ func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
 	if !cfg.TopicEntities || cfg.Deps.KG == nil {
 		return nil
 	}
+	// One lookup per topic entity, several at a time: on a remote backend
+	// each is a request, and a large dataset has thousands.
+	type lookup struct {
+		q  int
+		id string
+	}
+	var todo []lookup
 	for i := range qs {
-		q := &qs[i].q
-		if !cfg.Shard.Has(qs[i].index) || len(q.TopicEntities) == 0 {
+		if !cfg.Shard.Has(qs[i].index) {
 			continue
 		}
-		var missing []string
-		for _, id := range slices.Sorted(maps.Keys(q.TopicEntities)) {
-			if _, err := cfg.Deps.KG.Entity(ctx, id); errors.Is(err, store.ErrNotFound) {
-				missing = append(missing, id)
-			}
+		for _, id := range slices.Sorted(maps.Keys(qs[i].q.TopicEntities)) {
+			todo = append(todo, lookup{i, id})
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+	}
+	absent := make([]bool, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(topicLookups)
+	for k, l := range todo {
+		g.Go(func() error {
+			_, err := cfg.Deps.KG.Entity(gctx, l.id)
+			absent[k] = errors.Is(err, store.ErrNotFound)
+			return gctx.Err()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	missing := map[int][]string{}
+	for k, l := range todo {
+		if absent[k] {
+			missing[l.q] = append(missing[l.q], l.id)
 		}
-		if len(missing) > 0 {
-			q.Meta = setMeta(q.Meta, metaMissingTopics, strings.Join(missing, " "))
-		}
+	}
+	for i, ids := range missing {
+		qs[i].q.Meta = setMeta(qs[i].q.Meta, metaMissingTopics, strings.Join(ids, " "))
 	}
 	return nil
 }
+
+// topicLookups is how many topic-entity lookups checkTopics runs at once.
+const topicLookups = 8
 
 func setMeta(m map[string]string, k, v string) map[string]string {
 	if m == nil {
