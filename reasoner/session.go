@@ -57,6 +57,16 @@ func TraceMeta(method string, params map[string]any, deps Deps, q Query) trace.M
 		Grove: Version()}
 }
 
+// ParamMaxTokens is the parameter, shared by the search methods, that
+// bounds every model reply a method does not bound itself (the MaxTokens
+// of a Request that sets none; see Run). Replies go back into later
+// prompts, so an unbounded one makes every later prompt longer.
+const ParamMaxTokens = "max_tokens"
+
+// DefaultMaxTokens is ParamMaxTokens' default: the server's cap too.
+// Models that think at length before answering may need more.
+const DefaultMaxTokens = 1024
+
 // Solve is a method's search over a session.
 type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
 
@@ -65,7 +75,9 @@ type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
 // finishes the trace. Errors name the method; with an error the partial
 // trace is returned too (nil when q is invalid). solve resolves the
 // query's graphs (Session.ResolveGraphs) when it sees fit, so that the KG
-// call can be tagged with the node it serves.
+// call can be tagged with the node it serves. The session's models are
+// llm.Bounded by params[ParamMaxTokens] (the MaxTokens of every request
+// that sets none; replies longer than their max tokens explain fail).
 func Run(ctx context.Context, method string, params map[string]any, deps Deps, q Query, solve Solve) (*trace.Trace, error) {
 	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -74,9 +86,14 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
+	maxTokens, err := Params(params).Int(ParamMaxTokens, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	rec := trace.NewRecorder(TraceMeta(method, params, deps, q), deps.Observer)
 	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
-		Model: rec.WrapModel(deps.Model), Evaluator: rec.WrapModel(deps.Evaluator), Rec: rec, Log: deps.Logger}
+		Model:     rec.WrapModel(llm.Bounded(deps.Model, maxTokens)),
+		Evaluator: rec.WrapModel(llm.Bounded(deps.Evaluator, maxTokens)), Rec: rec, Log: deps.Logger}
 	ans, err := solve(ctx, s)
 	if err != nil {
 		tr := rec.Finish(err)

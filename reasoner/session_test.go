@@ -177,3 +177,45 @@ func TestRunNamesModel(t *testing.T) {
 		})
 	}
 }
+
+// TestRunMaxTokens: the max_tokens parameter bounds every model and
+// evaluator request that sets no MaxTokens of its own; without it requests
+// go as the method wrote them.
+func TestRunMaxTokens(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	for _, tc := range []struct {
+		name   string
+		params map[string]any
+		want   []int // MaxTokens of: unbounded model call, bounded model call, unbounded evaluator call
+	}{
+		{"parameter set", map[string]any{ParamMaxTokens: 77}, []int{77, 5, 77}},
+		{"parameter absent", map[string]any{}, []int{0, 5, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return "ok", nil }}
+			eval := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return "ok", nil }}
+			deps := Deps{KG: db, Model: model, Evaluator: eval}
+			_, err := Run(t.Context(), "m", tc.params, deps, Query{Question: "q?"}, func(ctx context.Context, s *Session) (trace.Answer, error) {
+				for _, c := range []struct {
+					m   llm.Model
+					max int
+				}{{s.Model, 0}, {s.Model, 5}, {s.Evaluator, 0}} {
+					if _, err := c.m.Generate(ctx, llm.Request{Prompt: "p", MaxTokens: c.max}); err != nil {
+						return trace.Answer{}, err
+					}
+				}
+				return trace.Answer{Found: true, Text: "x"}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range append(model.Calls(), eval.Calls()...) {
+				got = append(got, r.MaxTokens)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("max tokens sent %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

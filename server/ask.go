@@ -64,11 +64,11 @@ func newAsker(s *Server) (*asker, error) {
 	// The reply cap sits inside Observe, which reports each call to the
 	// metrics and to the run's trace: a reply over it reaches neither.
 	if s.deps.Model != nil {
-		a.model = llm.Observe(replyCap{inner: s.deps.Model, maxTokens: s.cfg.Ask.MaxTokens}, s.metrics)
+		a.model = llm.Observe(llm.Bounded(s.deps.Model, s.cfg.Ask.MaxTokens), s.metrics)
 		a.evaluator = a.model
 	}
 	if s.deps.Evaluator != nil {
-		a.evaluator = llm.Observe(replyCap{inner: s.deps.Evaluator, maxTokens: s.cfg.Ask.MaxTokens}, s.metrics)
+		a.evaluator = llm.Observe(llm.Bounded(s.deps.Evaluator, s.cfg.Ask.MaxTokens), s.metrics)
 	}
 	return a, nil
 }
@@ -261,45 +261,6 @@ func (m budgetModel) Generate(ctx context.Context, req llm.Request) (llm.Respons
 
 // Unwrap returns the bounded model (llm.Describe looks through it).
 func (m budgetModel) Unwrap() llm.Model { return m.inner }
-
-// Reply size bounds: a reply may hold replyBytesPerToken bytes per max
-// token of its request, and never less than minReplyBytes.
-const (
-	replyBytesPerToken = 16
-	minReplyBytes      = 64 << 10
-)
-
-// replyCap rejects model replies longer than the request's max tokens can
-// explain (replyBytesPerToken bytes per token, at least minReplyBytes): a
-// model server that ignores max_tokens would otherwise fill the run's
-// trace and answer with megabytes. The oversized reply is dropped; the
-// error names the model and the sizes, never the text.
-type replyCap struct {
-	inner     llm.Model
-	maxTokens int // used when a request sets none
-}
-
-func (m replyCap) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
-	resp, err := m.inner.Generate(ctx, req)
-	if err != nil {
-		return resp, err
-	}
-	tokens := req.MaxTokens
-	if tokens <= 0 {
-		tokens = m.maxTokens
-	}
-	limit := max(minReplyBytes, replyBytesPerToken*tokens)
-	for i, t := range resp.Texts {
-		if len(t) > limit {
-			return llm.Response{}, fmt.Errorf("model %q sent a reply of %d bytes (sample %d), over this server's limit of %d bytes "+
-				"for %d max tokens; the reply was dropped", llm.Describe(m.inner).Name, len(t), i+1, limit, tokens)
-		}
-	}
-	return resp, nil
-}
-
-// Unwrap returns the capped model (llm.Describe looks through it).
-func (m replyCap) Unwrap() llm.Model { return m.inner }
 
 // askBody is the answer of POST /v1/ask and the "result" stream event.
 type askBody struct {

@@ -426,7 +426,7 @@ func TestAskReplyCap(t *testing.T) {
 	ts := askServer(t, Config{}, huge)
 	st, _, body := ts.do("POST", "/v1/ask", bladeRunner, nil)
 	if st != 502 || len(body) > 64<<10 || !strings.Contains(string(body), "sent a reply of 204800 bytes (sample 1), "+
-		"over this server's limit of 65536 bytes for 1024 max tokens; the reply was dropped") {
+		"over the limit of 65536 bytes for 1024 max tokens (does its server ignore max_tokens?); the reply was dropped") {
 		t.Fatalf("status %d, %d bytes: %.500s", st, len(body), body)
 	}
 	ch, _, _ := ts.stream(t, bladeRunner)
@@ -454,7 +454,7 @@ func TestAskReplyCap(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			inner := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("z", c.reply), nil }}
-			_, err := replyCap{inner: inner, maxTokens: 1024}.Generate(context.Background(), llm.Request{Prompt: "p", MaxTokens: c.maxTokens})
+			_, err := llm.Bounded(inner, 1024).Generate(context.Background(), llm.Request{Prompt: "p", MaxTokens: c.maxTokens})
 			if (err == nil) != c.ok {
 				t.Fatalf("reply of %d bytes for %d tokens: %v", c.reply, c.maxTokens, err)
 			}

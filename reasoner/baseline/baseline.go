@@ -29,7 +29,7 @@ const (
 // Parameter names.
 const (
 	ParamTemperature     = "temperature"
-	ParamMaxTokens       = "max_tokens"
+	ParamMaxTokens       = reasoner.ParamMaxTokens
 	ParamAnswerMaxTokens = "answer_max_tokens"
 )
 
@@ -38,15 +38,17 @@ type Config struct {
 	// Temperature of every call (the paper uses 0 for single samples).
 	Temperature float64
 	// MaxTokens bounds the reasoning (cot) or the answer (zeroshot); 0
-	// leaves the model's default.
+	// leaves the model's default (unbounded by Grove).
 	MaxTokens int
 	// AnswerMaxTokens bounds the cot answer call.
 	AnswerMaxTokens int
 }
 
-// DefaultConfig returns temperature 0, the model's token default for
+// DefaultConfig returns temperature 0, reasoner.DefaultMaxTokens for the
 // reasoning and 64 tokens for the cot answer.
-func DefaultConfig() Config { return Config{AnswerMaxTokens: 64} }
+func DefaultConfig() Config {
+	return Config{MaxTokens: reasoner.DefaultMaxTokens, AnswerMaxTokens: 64}
+}
 
 // ConfigFromParams reads a Config over DefaultConfig, rejecting unknown
 // keys and out-of-range values.

@@ -51,6 +51,8 @@ type Config struct {
 	// SearchLimit bounds the KG search candidates per mention and graph
 	// when topic entities must be linked.
 	SearchLimit int
+	// MaxTokens bounds every reply (reasoner.ParamMaxTokens).
+	MaxTokens int
 }
 
 // Parameter names accepted by ConfigFromParams. ParamPreset chooses the
@@ -77,7 +79,8 @@ const (
 // EvalTemperature and SearchLimit are Grove's.
 func DefaultConfig() Config {
 	return Config{SubQuestions: 3, Iterations: 24, Width: 7, MaxDepth: 5, Exploration: 1.0, Alpha: 0.33,
-		Paths: 10, MaxCandidates: 10, Pages: 5, Temperature: 0.7, EvalTemperature: 0, SearchLimit: 5}
+		Paths: 10, MaxCandidates: 10, Pages: 5, Temperature: 0.7, EvalTemperature: 0, SearchLimit: 5,
+		MaxTokens: reasoner.DefaultMaxTokens}
 }
 
 // GrailQAConfig is DefaultConfig with the paper's GrailQA iterations
@@ -118,6 +121,7 @@ func ConfigFromParams(p reasoner.Params) (Config, error) {
 	c.Temperature = r.Float(ParamTemperature, c.Temperature)
 	c.EvalTemperature = r.Float(ParamEvalTemperature, c.EvalTemperature)
 	c.SearchLimit = r.Int(ParamSearchLimit, c.SearchLimit)
+	c.MaxTokens = r.Int(reasoner.ParamMaxTokens, c.MaxTokens)
 	if err := r.Done(); err != nil {
 		return c, err
 	}
@@ -140,6 +144,7 @@ func (c Config) Validate() error {
 	atLeast(ParamMaxCandidates, c.MaxCandidates, 1)
 	atLeast(ParamPages, c.Pages, 1)
 	atLeast(ParamSearchLimit, c.SearchLimit, 1)
+	atLeast(reasoner.ParamMaxTokens, c.MaxTokens, 1)
 	if c.Exploration < 0 {
 		errs = append(errs, fmt.Errorf("parameter %q must not be negative, got %g", ParamExploration, c.Exploration))
 	}
@@ -159,6 +164,6 @@ func (c Config) Params() map[string]any {
 		ParamSubQuestions: c.SubQuestions, ParamIterations: c.Iterations, ParamWidth: c.Width,
 		ParamMaxDepth: c.MaxDepth, ParamExploration: c.Exploration, ParamAlpha: c.Alpha, ParamPaths: c.Paths,
 		ParamMaxCandidates: c.MaxCandidates, ParamPages: c.Pages, ParamTemperature: c.Temperature,
-		ParamEvalTemperature: c.EvalTemperature, ParamSearchLimit: c.SearchLimit,
+		ParamEvalTemperature: c.EvalTemperature, ParamSearchLimit: c.SearchLimit, reasoner.ParamMaxTokens: c.MaxTokens,
 	}
 }

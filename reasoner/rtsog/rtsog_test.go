@@ -30,9 +30,9 @@ func TestConfigFromParams(t *testing.T) {
 		{"preset then override", reasoner.Params{"preset": "grailqa", "iterations": "6"}, func(c Config) bool { return c.Iterations == 6 }, ""},
 		{"every hyper-parameter", reasoner.Params{"subquestions": 0, "iterations": 12, "width": 3.0, "max_depth": "4",
 			"c": 1.4, "alpha": "0.5", "paths": 5, "max_candidates": 20, "pages": 2, "temperature": 0,
-			"eval_temperature": 0.1, "search_limit": 3}, func(c Config) bool {
+			"eval_temperature": 0.1, "search_limit": 3, "max_tokens": 256}, func(c Config) bool {
 			return c == Config{SubQuestions: 0, Iterations: 12, Width: 3, MaxDepth: 4, Exploration: 1.4, Alpha: 0.5,
-				Paths: 5, MaxCandidates: 20, Pages: 2, Temperature: 0, EvalTemperature: 0.1, SearchLimit: 3}
+				Paths: 5, MaxCandidates: 20, Pages: 2, Temperature: 0, EvalTemperature: 0.1, SearchLimit: 3, MaxTokens: 256}
 		}, ""},
 		{"unknown preset", reasoner.Params{"preset": "qald"}, nil, `unknown preset "qald"`},
 		{"unknown key", reasoner.Params{"H": 24}, nil, `unknown parameter(s) "H"`},
@@ -43,6 +43,7 @@ func TestConfigFromParams(t *testing.T) {
 		{"negative sub-questions", reasoner.Params{"subquestions": -1}, nil, `parameter "subquestions" must be at least 0`},
 		{"negative c", reasoner.Params{"c": -1}, nil, `parameter "c" must not be negative`},
 		{"negative temperature", reasoner.Params{"temperature": -1}, nil, `must not be negative`},
+		{"zero max tokens", reasoner.Params{"max_tokens": 0}, nil, `parameter "max_tokens" must be at least 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

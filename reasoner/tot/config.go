@@ -28,6 +28,8 @@ type Config struct {
 	MaxEdges int
 	// SearchLimit bounds the KG candidates per mention and KG.
 	SearchLimit int
+	// MaxTokens bounds every reply (reasoner.ParamMaxTokens).
+	MaxTokens int
 }
 
 // Parameter names accepted by ConfigFromParams.
@@ -46,7 +48,7 @@ const (
 // expansions, tau 0.8, temperatures 1.0 and 0) plus Grove's fetch limits.
 func DefaultConfig() Config {
 	return Config{K: 3, MaxDepth: 7, MaxExpansions: 20, Tau: 0.8, Temperature: 1.0,
-		EvalTemperature: 0, MaxEdges: 50, SearchLimit: 5}
+		EvalTemperature: 0, MaxEdges: 50, SearchLimit: 5, MaxTokens: reasoner.DefaultMaxTokens}
 }
 
 // ConfigFromParams reads a Config from params over DefaultConfig. With
@@ -65,6 +67,7 @@ func ConfigFromParams(p reasoner.Params, chain bool) (Config, error) {
 	c.EvalTemperature = r.Float(ParamEvalTemperature, c.EvalTemperature)
 	c.MaxEdges = r.Int(ParamMaxEdges, c.MaxEdges)
 	c.SearchLimit = r.Int(ParamSearchLimit, c.SearchLimit)
+	c.MaxTokens = r.Int(reasoner.ParamMaxTokens, c.MaxTokens)
 	if err := r.Done(); err != nil {
 		return c, err
 	}
@@ -87,6 +90,7 @@ func (c Config) Validate() error {
 	positive(ParamMaxExpansions, c.MaxExpansions)
 	positive(ParamMaxEdges, c.MaxEdges)
 	positive(ParamSearchLimit, c.SearchLimit)
+	positive(reasoner.ParamMaxTokens, c.MaxTokens)
 	if c.Tau < 0 || c.Tau > 1 {
 		errs = append(errs, fmt.Errorf("parameter %q must be in [0, 1], got %g", ParamTau, c.Tau))
 	}
@@ -101,6 +105,6 @@ func (c Config) Params() map[string]any {
 	return map[string]any{
 		ParamK: c.K, ParamMaxDepth: c.MaxDepth, ParamMaxExpansions: c.MaxExpansions, ParamTau: c.Tau,
 		ParamTemperature: c.Temperature, ParamEvalTemperature: c.EvalTemperature,
-		ParamMaxEdges: c.MaxEdges, ParamSearchLimit: c.SearchLimit,
+		ParamMaxEdges: c.MaxEdges, ParamSearchLimit: c.SearchLimit, reasoner.ParamMaxTokens: c.MaxTokens,
 	}
 }
