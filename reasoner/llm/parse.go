@@ -179,16 +179,27 @@ var noneWords = map[string]bool{"none": true, "nothing": true, "n/a": true, "[]"
 // "Q3012" or "wdt:Q30"; when options overlap, the longest match wins. When
 // no option is named, 1-based option numbers ("2, 3", "#2", "[2]") are
 // accepted; a number outside 1..len(opts) is an error. A reply whose first
-// word is "none" (or "nothing", "n/a") is an empty selection.
+// word is "none" (or "nothing", "n/a") is an empty selection, unless an
+// option's text starts there ("No Country for Old Men"). An option named
+// in a clause that rules it out ("I don't think starring is relevant",
+// "neither X nor Y", "X fits; Y doesn't") is not chosen; a reply whose
+// named options are all ruled out is an empty selection.
 func ParseSelection(text string, opts []Option, max int) ([]string, error) {
 	region := text
 	if r, ok := lastLabelled(text, selectionLabels...); ok {
 		region = r
 	}
-	if isNone(region) {
+	spans := optionSpans(region, opts)
+	startsWithOption := len(spans) > 0 && stripDecoration(strings.TrimSpace(region[:spans[0].start])) == ""
+	if isNone(region) && !startsWithOption {
 		return []string{}, nil
 	}
-	ids := matchOptions(region, opts)
+	ids := affirmed(region, spans)
+	if len(ids) == 0 && len(spans) > 0 {
+		// Every option named is named to be ruled out ("I don't think
+		// starring or directed by is relevant"): nothing is chosen.
+		return []string{}, nil
+	}
 	if len(ids) == 0 {
 		var err error
 		if ids, err = numberedOptions(region, opts); err != nil {
@@ -255,8 +266,24 @@ func optionKeys(opts []Option) []optionKey {
 // wins; among equally long keys a case-exact match beats a case-folded one,
 // then an id beats a text, then the earlier option.
 func matchOptions(s string, opts []Option) []string {
+	spans := optionSpans(s, opts)
+	ids := make([]string, len(spans))
+	for i, sp := range spans {
+		ids[i] = sp.id
+	}
+	return ids
+}
+
+// optionSpan is an option named in a reply, at s[start:end].
+type optionSpan struct {
+	id         string
+	start, end int
+}
+
+// optionSpans is matchOptions with the position of each match.
+func optionSpans(s string, opts []Option) []optionSpan {
 	idx := newKeyIndex(optionKeys(opts))
-	var ids []string
+	var spans []optionSpan
 	for i := 0; i < len(s); {
 		best, bestRank := -1, [3]int{}
 		if boundaryBefore(s, i) {
@@ -266,10 +293,116 @@ func matchOptions(s string, opts []Option) []string {
 			i += runeLen(s, i)
 			continue
 		}
-		ids = append(ids, idx.keys[best].id)
+		spans = append(spans, optionSpan{id: idx.keys[best].id, start: i, end: i + bestRank[0]})
 		i += bestRank[0]
 	}
+	return spans
+}
+
+// negations are the words that rule out the options of their clause
+// ("not", "neither ... nor", "irrelevant", "doesn't").
+var negations = map[string]bool{"not": true, "no": true, "never": true, "neither": true, "nor": true,
+	"none": true, "without": true, "irrelevant": true, "unrelated": true, "unhelpful": true, "cannot": true,
+	"exclude": true, "excluding": true, "except": true}
+
+// affirmed returns the ids of spans (options named in s) that are not
+// ruled out: an option is ruled out when the clause it stands in (text
+// between sentence or clause marks: . ; ! ? , newline, "but") holds a
+// negation outside the option names. A bare list ("Q30, Q5") has none.
+func affirmed(s string, spans []optionSpan) []string {
+	var ids []string
+	for _, sp := range spans {
+		if !negated(s, spans, sp) {
+			ids = append(ids, sp.id)
+		}
+	}
 	return ids
+}
+
+// negated reports whether the clause around sp holds a negation word
+// outside every option name.
+func negated(s string, spans []optionSpan, sp optionSpan) bool {
+	from, to := clauseAround(s, sp.start, sp.end)
+	var b strings.Builder
+	at := from
+	for _, o := range spans {
+		if o.end <= from || o.start >= to {
+			continue
+		}
+		b.WriteString(s[at:max(at, o.start)])
+		b.WriteByte(' ')
+		at = max(at, o.end)
+	}
+	b.WriteString(s[min(at, to):to])
+	for _, w := range strings.FieldsFunc(strings.ToLower(b.String()), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		if negations[w] || strings.HasSuffix(w, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseAround returns the bounds of the clause holding s[start:end].
+func clauseAround(s string, start, end int) (int, int) {
+	isMark := func(r rune) bool { return strings.ContainsRune(".;!?,\n", r) }
+	from := strings.LastIndexFunc(s[:start], isMark) + 1
+	if i := lastWord(s[from:start], "but"); i >= 0 {
+		from += i
+	}
+	to := len(s)
+	if j := strings.IndexFunc(s[end:], isMark); j >= 0 {
+		to = end + j
+	}
+	if j := firstWord(s[end:to], "but"); j >= 0 {
+		to = end + j
+	}
+	return from, to
+}
+
+// firstWord and lastWord find w as a whole word in s (case-insensitive),
+// or -1.
+func firstWord(s, w string) int {
+	for _, f := range wordStarts(s) {
+		if strings.EqualFold(f.w, w) {
+			return f.at
+		}
+	}
+	return -1
+}
+
+func lastWord(s, w string) int {
+	fs := wordStarts(s)
+	for i := len(fs) - 1; i >= 0; i-- {
+		if strings.EqualFold(fs[i].w, w) {
+			return fs[i].at
+		}
+	}
+	return -1
+}
+
+type wordAt struct {
+	w  string
+	at int
+}
+
+func wordStarts(s string) []wordAt {
+	var out []wordAt
+	start := -1
+	for i, r := range s + " " {
+		if unicode.IsLetter(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, wordAt{s[start:i], start})
+			start = -1
+		}
+	}
+	return out
 }
 
 // keyIndex narrows the keys worth comparing at a position: keys starting

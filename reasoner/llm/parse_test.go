@@ -59,10 +59,23 @@ func TestParseSelection(t *testing.T) {
 		{"ids win over numbers", "Q5 (option 3)", 0, []string{"Q5"}, false},
 		{"empty", "", 0, nil, true},
 		{"garbage", "I cannot decide.", 0, nil, true},
+		{"refusal names options", "I don't think Ulm or human is relevant; neither helps.", 0, []string{}, false},
+		{"negated after the option", "Ulm is not relevant.", 0, []string{}, false},
+		{"neither nor", "Neither Q30 nor Q5.", 0, []string{}, false},
+		{"one ruled out, one chosen", "Ulm is irrelevant, but human is the one.", 0, []string{"Q5"}, false},
+		{"ruled out by clause", "Q30 fits; Q5 doesn't.", 0, []string{"Q30"}, false},
+		{"not before a comma list", "Not Q30, Q5", 0, []string{"Q5"}, false},
+		{"labelled region with negation before", "Q30 is not it.\nSelection: Q5", 0, []string{"Q5"}, false},
+		{"negation inside an option text", "No Country for Old Men", 0, []string{"nc"}, false},
+		{"option starting with no, then ruled out", "No Country for Old Men is not relevant", 0, []string{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseSelection(tt.text, selOpts, tt.max)
+			opts := selOpts
+			if strings.Contains(tt.text, "Country") {
+				opts = append(slices.Clone(selOpts), Option{ID: "nc", Text: "No Country for Old Men"})
+			}
+			got, err := ParseSelection(tt.text, opts, tt.max)
 			if tt.wantErr {
 				if err == nil || !errors.Is(err, ErrUnparseable) {
 					t.Fatalf("ParseSelection(%q) = %v, %v; want ErrUnparseable", tt.text, got, err)
