@@ -37,6 +37,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -307,11 +308,7 @@ func RelationsText(rels []store.Relation, graphs []string) string {
 	slices.SortStableFunc(vis, func(a, b store.Relation) int { return cmp.Compare(b.Count, a.Count) })
 	var parts []string
 	for _, r := range vis[:min(len(vis), maxSummary)] {
-		l := flat(r.DisplayLabel())
-		if l == "" {
-			l = r.ID
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", l, r.Count))
+		parts = append(parts, fmt.Sprintf("%s (%d)", subgraph.RelText(r), r.Count))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -307,3 +307,21 @@ func TestLongMentionClipped(t *testing.T) {
 		})
 	}
 }
+
+// TestRelationsText: an entity is described by its most frequent visible
+// relations in words; a relation without a label is its id marked as
+// such, never a bare id.
+func TestRelationsText(t *testing.T) {
+	rels := []store.Relation{
+		{ID: "/film/film/starring", Label: "starring", Dir: store.Out, Count: 133, Graph: "g"},
+		{ID: "P39", Label: "", Dir: store.Out, Count: 7, Graph: "g"},
+		{ID: "/film/film/directed_by", Label: "directed by", InverseLabel: "", Dir: store.In, Count: 2, Graph: "g"},
+		{ID: "hidden", Label: "hidden", Dir: store.Out, Count: 50, Graph: "g", Hidden: true},
+		{ID: "other", Label: "other graph", Dir: store.Out, Count: 90, Graph: "h"},
+	}
+	got := RelationsText(rels, []string{"g"})
+	want := "relations: starring (133), P39 (no label in the KG) (7), is directed by of (2)"
+	if got != want {
+		t.Errorf("RelationsText = %q, want %q", got, want)
+	}
+}

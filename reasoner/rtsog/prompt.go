@@ -70,7 +70,7 @@ func selectRelationsPrompt(question string, subs []string, n *node, rels []store
 	var b strings.Builder
 	header(&b, question, subs)
 	b.WriteString("Reasoning path so far: " + pathText(n) + "\n")
-	fmt.Fprintf(&b, "Current entity: %s (%s)\n\n", name(n.entity, n.desc), n.entity.ID)
+	b.WriteString("Current entity: " + currentEntity(n) + "\n\n")
 	b.WriteString("Relations of the current entity:\n")
 	for i, r := range rels {
 		fmt.Fprintf(&b, "  %s: %s (%s, %s, %d %s)\n", opts[i].ID, opts[i].Text, r.ID, dirWord(r.Dir), r.Count,
@@ -80,6 +80,16 @@ func selectRelationsPrompt(question string, subs []string, n *node, rels []store
 		"sub-question: as many as are relevant, at most %d. Reply with the chosen relation ids, comma separated, most "+
 		"relevant first, or \"none\".\nSelected relations:", width)
 	return b.String()
+}
+
+// currentEntity names n's entity in words followed by its id, unless the
+// name already starts with the id (an entity without a label).
+func currentEntity(n *node) string {
+	text := name(n.entity, n.desc)
+	if id := flat(n.entity.ID); !strings.HasPrefix(text, id) {
+		text += " (" + id + ")"
+	}
+	return text
 }
 
 func scoreRelationPrompt(question string, subs []string, n *node, rel store.Relation) string {

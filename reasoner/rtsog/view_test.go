@@ -10,6 +10,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/kgfixture"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store"
 )
 
 // The tests of what the model sees (issue 13) on the kgfixture film graph.
@@ -201,6 +202,27 @@ func TestMoreTails(t *testing.T) {
 			}
 			if len(children) != 1 {
 				t.Errorf("topic has %d children, want 1", len(children))
+			}
+		})
+	}
+}
+
+// TestCurrentEntity: the current entity is named in words, then its id,
+// which appears once even when the name starts with it (a mediator).
+func TestCurrentEntity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    *node
+		want string
+	}{
+		{"labelled", &node{entity: store.Entity{ID: "m.1", Label: "Blade Runner"}}, "Blade Runner (m.1)"},
+		{"mediator", &node{entity: store.Entity{ID: "_:film/6873"}, desc: "(actor: Harrison Ford)"},
+			"_:film/6873 (actor: Harrison Ford)"},
+		{"unlabelled", &node{entity: store.Entity{ID: "m.2"}}, "m.2 (no label in the KG)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := currentEntity(tc.n); got != tc.want {
+				t.Errorf("currentEntity = %q, want %q", got, tc.want)
 			}
 		})
 	}
