@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -141,5 +143,52 @@ func TestMissingTopicsLookupsOverlap(t *testing.T) {
 		if want := fmt.Sprintf("Q1%s", r.ID); strings.Join(r.MissingTopics, " ") != want {
 			t.Errorf("question %s: missing topics %q, want %q", r.ID, r.MissingTopics, want)
 		}
+	}
+}
+
+// aliasModel answers as a server that reports another model name.
+type aliasModel struct {
+	llm.Model
+	as string
+}
+
+func (a aliasModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := a.Model.Generate(ctx, req)
+	resp.Model = a.as
+	return resp, err
+}
+
+func (a aliasModel) Unwrap() llm.Model { return a.Model }
+
+// TestServedModelsReported: each result names its model and, when the
+// model server answered under another name, that name; the summary warns
+// once with the count.
+func TestServedModelsReported(t *testing.T) {
+	qs := []dataset.Question{{ID: "a", Question: "q1", Answers: []string{"x"}}, {ID: "b", Question: "q2", Answers: []string{"y"}}}
+	for _, tc := range []struct {
+		name, as string
+		served   []string
+		warning  string
+	}{
+		{"alias", "served-7b", []string{"served-7b"}, `the model server answered as "served-7b" in 2 results, not as the configured "scripted"`},
+		{"same name", "scripted", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, goldModel(qs), "cot")
+			cfg.Deps.Model = aliasModel{cfg.Deps.Model, tc.as}
+			sum, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sum.Results {
+				if r.Model != "scripted" || !slices.Equal(r.ServedModels, tc.served) {
+					t.Errorf("%s: model %q, served %q", r.ID, r.Model, r.ServedModels)
+				}
+			}
+			got := strings.Contains(strings.Join(sum.Warnings, "\n"), "the model server answered as")
+			if got != (tc.warning != "") || (tc.warning != "" && !slices.Contains(sum.Warnings, tc.warning)) {
+				t.Errorf("warnings %q, want %q", sum.Warnings, tc.warning)
+			}
+		})
 	}
 }

@@ -38,6 +38,11 @@ type Result struct {
 	Type     string `json:"type,omitempty"`
 
 	Answer string `json:"answer"`
+	// Model is the configured name of the model that answered;
+	// ServedModels the names its server reported instead, if any (see
+	// trace.Trace.ServedModels).
+	Model        string   `json:"model,omitempty"`
+	ServedModels []string `json:"served_models,omitempty"`
 	// Found is false when the method gave no answer.
 	Found     bool    `json:"found"`
 	Value     float64 `json:"value"`

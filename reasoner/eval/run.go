@@ -165,6 +165,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := rl.close(); err != nil && runErr == nil {
 		runErr = err
 	}
+	if w := servedWarning(r.sum.Results); w != "" {
+		r.sum.Warnings = append(r.sum.Warnings, w)
+		r.slog.Warn("eval: " + w)
+	}
 	r.sum.Elapsed = time.Since(start)
 	return &r.sum, runErr
 }
@@ -575,6 +579,7 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		a := tr.Answer
 		res.Answer, res.Found, res.Value, res.Confident = a.Text, a.Found, a.Value, a.Confident
 		res.AnswerEntities = a.Entities
+		res.Model, res.ServedModels = tr.Model.Name, tr.ServedModels
 		res.Fallback = reasoner.UsedFallback(tr)
 		t := tr.Totals
 		res.PromptTokens, res.CompletionTokens, res.Tokens = t.PromptTokens, t.CompletionTokens, t.Tokens
@@ -686,6 +691,31 @@ func setMeta(m map[string]string, k, v string) map[string]string {
 	}
 	m[k] = v
 	return m
+}
+
+// servedWarning says which model names the model server reported in place
+// of the configured one, and in how many results; "" when none.
+func servedWarning(results []Result) string {
+	count := map[string]int{}
+	var names []string
+	asked := ""
+	for _, r := range results {
+		for _, m := range r.ServedModels {
+			if count[m] == 0 {
+				names = append(names, m)
+			}
+			count[m]++
+			asked = r.Model
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	parts := make([]string, len(names))
+	for i, m := range names {
+		parts[i] = fmt.Sprintf("%q in %d results", m, count[m])
+	}
+	return fmt.Sprintf("the model server answered as %s, not as the configured %q", strings.Join(parts, ", "), asked)
 }
 
 // MissingTopicsWarning says that n of the questions have a topic entity

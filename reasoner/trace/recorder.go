@@ -143,6 +143,7 @@ func (r *Recorder) Record(ctx context.Context, c llm.Call) {
 		Prompt:           c.Request.Prompt,
 		N:                max(1, c.Request.N),
 		Temperature:      c.Request.Temperature,
+		MaxTokens:        c.Request.MaxTokens,
 		Outputs:          slices.Clone(c.Response.Texts),
 		PromptTokens:     c.Response.Usage.PromptTokens,
 		CompletionTokens: c.Response.Usage.CompletionTokens,
@@ -294,6 +295,21 @@ func (r *Recorder) fillTotals(t *Trace) {
 	if t.Totals.WallTime == 0 {
 		t.Totals.WallTime = time.Since(r.start)
 	}
+	t.ServedModels = servedModels(t)
+}
+
+// servedModels lists the distinct model names replies reported that are
+// not the configured names of t's model and evaluator.
+func servedModels(t *Trace) []string {
+	var out []string
+	for _, c := range t.ModelCalls {
+		m := c.Model
+		if m == "" || m == t.Model.Name || (t.Evaluator != nil && m == t.Evaluator.Name) || slices.Contains(out, m) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 type nodeKey struct{}

@@ -154,6 +154,9 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 	if t.Evaluator != nil {
 		fmt.Fprintf(w, "evaluator: %s\n", *t.Evaluator)
 	}
+	if len(t.ServedModels) > 0 {
+		fmt.Fprintf(w, "the model server answered as: %s\n", strings.Join(t.ServedModels, ", "))
+	}
 	if t.Grove != "" {
 		fmt.Fprintf(w, "grove: %s\n", t.Grove)
 	}

@@ -43,7 +43,12 @@ type Trace struct {
 	// when it differs); Grove is the Grove version that ran.
 	Model     llm.Info  `json:"model"`
 	Evaluator *llm.Info `json:"evaluator,omitempty"`
-	Grove     string    `json:"grove_version,omitempty"`
+	// ServedModels are the model names the model server reported in its
+	// replies (ModelCalls[i].Model) where they differ from Model's and
+	// Evaluator's configured names ("qwen2.5:7b" asked for, a server
+	// alias answering): what actually produced the text.
+	ServedModels []string `json:"served_models,omitempty"`
+	Grove        string   `json:"grove_version,omitempty"`
 	// Nodes are in creation order; Nodes[i].ID == i+1.
 	Nodes      []Node      `json:"nodes"`
 	ModelCalls []ModelCall `json:"model_calls"`
@@ -103,6 +108,7 @@ type ModelCall struct {
 	Prompt           string        `json:"prompt,omitempty"`
 	N                int           `json:"n"`
 	Temperature      float64       `json:"temperature"`
+	MaxTokens        int           `json:"max_tokens,omitempty"`
 	Outputs          []string      `json:"outputs"`
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
@@ -228,6 +234,7 @@ func (t *Trace) Clone() *Trace {
 		c.KGCalls[i] = k.Clone()
 	}
 	c.Warnings = slices.Clone(t.Warnings)
+	c.ServedModels = slices.Clone(t.ServedModels)
 	c.Answer.Entities = slices.Clone(t.Answer.Entities)
 	c.Answer.Support = slices.Clone(t.Answer.Support)
 	return &c

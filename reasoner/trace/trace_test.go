@@ -380,3 +380,44 @@ func TestBlockedObserverNeverBlocksRun(t *testing.T) {
 		t.Errorf("observer saw %d events (want %d), read=%v, finished=%v", b.seen, want, b.read, b.done)
 	}
 }
+
+// renamed answers as a server that reports another model name than the
+// one asked for.
+type renamed struct {
+	llm.Model
+	as string
+}
+
+func (r renamed) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := r.Model.Generate(ctx, req)
+	resp.Model = r.as
+	return resp, err
+}
+
+// TestServedModels: the names a model server reports in place of the
+// configured one are listed once in the trace and its summary; the
+// configured names and empty names are not; each call keeps its max
+// tokens.
+func TestServedModels(t *testing.T) {
+	asked := &llm.Scripted{Name: "qwen2.5:7b", Default: func(llm.Request, int) (string, error) { return "ok", nil }}
+	r := NewRecorder(Meta{Method: "m", Model: llm.Describe(asked)}, nil)
+	for _, m := range []llm.Model{renamed{asked, "served-7b"}, asked, renamed{asked, ""}, renamed{asked, "served-7b"}} {
+		if _, err := r.WrapModel(m).Generate(t.Context(), llm.Request{Prompt: "p", MaxTokens: 64}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := r.Finish(nil)
+	if !slices.Equal(tr.ServedModels, []string{"served-7b"}) {
+		t.Errorf("served models %q", tr.ServedModels)
+	}
+	if tr.ModelCalls[0].MaxTokens != 64 {
+		t.Errorf("max tokens %d, want 64", tr.ModelCalls[0].MaxTokens)
+	}
+	var b strings.Builder
+	if err := Render(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "the model server answered as: served-7b\n") {
+		t.Errorf("summary lacks the served model:\n%s", b.String())
+	}
+}
