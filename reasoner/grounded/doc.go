@@ -111,7 +111,9 @@
 // The exploration's work is bounded: an entity is explored once per run,
 // one depth visits at most Frontier entities, and one exploration makes at
 // most ExploreCalls model calls; when they are spent it stops and its
-// observation says where.
+// observation says where. The budget is the chain's own: an entity two
+// chains reach at once is explored by one of them, and when that one's
+// budget runs out the other explores the entity with its own budget.
 //
 // # The lexical policy
 //

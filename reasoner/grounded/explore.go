@@ -222,28 +222,40 @@ func noun(n int, one, many string) string {
 }
 
 // exploreOnce explores an entity once per run: later visits (from
-// another chain, level or step) reuse the finds. A budget failure is not
-// cached, so the entity can be explored when a budget allows.
+// another chain, level or step) reuse the finds. A failure is not cached:
+// the failed exploration forgets the entity before the waiting visits see
+// the failure, so the entity can be explored when a budget allows. A visit
+// that waited on another chain's exploration which ran out of that chain's
+// budget explores the entity again with its own budget b: one chain's
+// budget never fails another.
 func (x *explorer) exploreOnce(ctx context.Context, c *state, id string, b *budget) (entityFinds, error) {
-	x.mu.Lock()
-	if x.explored == nil {
-		x.explored = map[string]*exploredEntity{}
-	}
-	e, ok := x.explored[id]
-	if !ok {
-		e = &exploredEntity{}
-		x.explored[id] = e
-	}
-	x.mu.Unlock()
-	e.once.Do(func() { e.finds, e.err = x.exploreEntity(ctx, c, id, b) })
-	if e.err != nil {
+	for {
 		x.mu.Lock()
-		if x.explored[id] == e {
-			delete(x.explored, id)
+		if x.explored == nil {
+			x.explored = map[string]*exploredEntity{}
+		}
+		e, ok := x.explored[id]
+		if !ok {
+			e = &exploredEntity{}
+			x.explored[id] = e
 		}
 		x.mu.Unlock()
+		ran := false
+		e.once.Do(func() {
+			ran = true
+			e.finds, e.err = x.exploreEntity(ctx, c, id, b)
+			if e.err != nil {
+				x.mu.Lock()
+				if x.explored[id] == e {
+					delete(x.explored, id)
+				}
+				x.mu.Unlock()
+			}
+		})
+		if ran || !errors.Is(e.err, errBudget) {
+			return e.finds, e.err
+		}
 	}
-	return e.finds, e.err
 }
 
 // entityFinds is what exploring one entity kept.
