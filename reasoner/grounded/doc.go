@@ -70,7 +70,12 @@
 // Finish or ANSWER step). When the budget runs out, or no state can be
 // continued, the final answer is asked from the best state's chain
 // (KindAnswer) and recorded as a child node; such an answer is not
-// Confident, and "unknown" counts as no answer.
+// Confident, and "unknown" counts as no answer. A Finish or ANSWER step's
+// answer is Confident only when the KG supports it: the whole answer, or
+// every item of a list, occurs as whole words in an entity name or value of
+// the chain's retrieved triples and attributes (an answer given before any
+// KG evidence, or naming only a search result, is found but not
+// Confident).
 //
 // # Trace
 //
