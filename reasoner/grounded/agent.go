@@ -87,6 +87,9 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 		a.r.Warn(ctx, "step %d: %v", i, perr)
 		return nil
 	}
+	for i, a := range act.Args {
+		act.Args[i] = clipText(flat(a), maxThought)
+	}
 	st.action, c.act = act.String(), string(act.Kind)
 	obs, err := a.execute(ctx, c, act)
 	var bad *badAction

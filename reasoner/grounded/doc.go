@@ -113,6 +113,10 @@
 // hop is one depth. The graph definition is completed from relation
 // summaries over up to 500 nodes per type (package schema).
 //
+// Model text a chain keeps goes back into every later prompt, so it is
+// clipped to 600 runes (its whole sentences that fit, else its words,
+// marked "…"): a thought, the argument of an agent action, an ANSWER.
+//
 // The exploration's work is bounded: an entity is explored once per run,
 // one depth visits at most Frontier entities, and one exploration makes at
 // most ExploreCalls model calls; when they are spent it stops and its

@@ -203,9 +203,35 @@ func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.A
 	return ans, nil
 }
 
+// maxThought bounds, in runes, the model text a chain keeps and shows in
+// every later prompt: a thought, an action's argument, an answer.
+const maxThought = 600
+
+// clipText shortens a one-line text to at most n runes: to its whole
+// sentences that fit, else to its whole words that fit, marked by a final
+// "…".
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := string(r[:n-3])
+	end := -1
+	for _, p := range []string{". ", "? ", "! "} {
+		end = max(end, strings.LastIndex(head, p))
+	}
+	switch {
+	case end >= len(head)/3:
+		head = head[:end+1]
+	case strings.LastIndexByte(head, ' ') > 0:
+		head = head[:strings.LastIndexByte(head, ' ')]
+	}
+	return strings.TrimSpace(head) + "…"
+}
+
 // parseThought takes the thought out of a reply: without a "Thought N:"
 // label and up to a line that starts an action, an observation or the next
-// thought.
+// thought, clipped to maxThought runes (clipText).
 func parseThought(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var keep []string
@@ -220,7 +246,7 @@ func parseThought(text string) string {
 			keep = append(keep, t)
 		}
 	}
-	return flat(strings.Join(keep, " "))
+	return clipText(flat(strings.Join(keep, " ")), maxThought)
 }
 
 // cutLabel removes a leading "Label:" or "Label N:".

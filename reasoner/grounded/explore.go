@@ -571,7 +571,7 @@ func (x *explorer) decide(ctx context.Context, c *state) error {
 	case act == actionAnswer && flat(firstLine(rest)) == "":
 		x.r.Warn(ctx, "decision: ANSWER without an answer; the chain goes on")
 	case act == actionAnswer:
-		c.done, c.answer, c.act = true, flat(firstLine(rest)), actionAnswer
+		c.done, c.answer, c.act = true, clipText(flat(firstLine(rest)), maxThought), actionAnswer
 	}
 	return nil
 }
