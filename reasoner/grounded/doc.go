@@ -98,7 +98,11 @@
 // exploration's tail options are ranked the same way, NeighborLimit per
 // page, and state the total; when a list is cut, "number of <relation>"
 // joins the attributes, so counts stay answerable, and the options end
-// with "NEXT: next page: show the next N of TOTAL tail entities". Choosing
+// with "[NEXT] next page: show the next N of TOTAL tail entities". Pruning
+// options are written "[key] text": tails keyed by their rank numbers
+// ("[12] (actor: Harrison Ford; character: Rick Deckard)", never by a node
+// id), attributes by their names, relations as "R1"; the reply names the
+// keys. Choosing
 // NEXT (besides or instead of tails) reads the next page within the same
 // depth, and the model chooses from it in one more prune call: the kept
 // tails of all pages stay within EntityWidth, every page's call counts

@@ -460,11 +460,14 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 }
 
 // pruneTails asks which tails of page to keep (at most width) and, when
-// the page is cut, whether to read the next one (the NEXT option).
+// the page is cut, whether to read the next one (the NEXT option). The
+// tails are offered by their rank numbers ("[12] Blade Runner"), never by
+// their ids: a node id tells the model nothing, and a blank node's id has
+// a colon that reads as a separator.
 func (x *explorer) pruneTails(ctx context.Context, b *budget, page hood.Page, head, label, note string, width int) ([]hood.Edge, bool, error) {
 	opts := make([]llm.Option, len(page.Edges), len(page.Edges)+1)
 	for i, e := range page.Edges {
-		opts[i] = llm.Option{ID: e.Far.ID, Text: e.Text()}
+		opts[i] = llm.Option{ID: strconv.Itoa(page.Offset + i + 1), Text: e.Text()}
 	}
 	pick := width
 	if page.More() {

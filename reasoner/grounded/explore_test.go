@@ -8,6 +8,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/lexical"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // exploreModel scripts an exploration; handlers override the defaults
@@ -135,8 +136,12 @@ func TestExploreDepthAndVisited(t *testing.T) {
 func TestExploreEntityPruning(t *testing.T) {
 	db := goodreads(t)
 	m := exploreModel(map[string]func(fcall) string{
-		TaskExtract:        always("The Heartbreakers (The Heartbreakers Chronicles, #1)"),
-		TaskPruneEntities:  always("book/30003, Heartstrings Volume 5, book/99999"),
+		TaskExtract: always("The Heartbreakers (The Heartbreakers Chronicles, #1)"),
+		TaskPruneEntities: func(c fcall) string {
+			// By number, by name, and a number not offered.
+			i := slices.IndexFunc(c.Req.Task.Options, func(o llm.Option) bool { return o.Text == "Heartstrings Volume 4" })
+			return c.Req.Task.Options[i].ID + ", Heartstrings Volume 5, 99"
+		},
 		TaskPruneRelations: always("similar books"),
 		TaskEnd:            always("Yes"),
 		TaskDecide:         always("ANSWER: 18"),

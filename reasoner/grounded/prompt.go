@@ -127,8 +127,8 @@ func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Optio
 			"helps may not be listed."
 	}
 	return "You are provided with a question, a head entity, a relation and tail entities from a knowledge base. " +
-		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by id, comma "+
-			"separated, or reply \"none\".%s\n\n", width, next) +
+		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by their numbers in "+
+			"brackets, comma separated, or reply \"none\".%s\n\n", width, next) +
 		"Question: " + flat(question) + "\nHead Entity: " + head + "\nRelation: " + relation +
 		"\nTail Entities (" + note + "):\n" + optionLines(opts) + "Relevant Entities:"
 }
@@ -136,18 +136,24 @@ func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Optio
 // pruneAttributesPrompt is the Search Attributes prompt.
 func pruneAttributesPrompt(question, entity string, opts []llm.Option, width int) string {
 	return "Is any of the attributes relevant to answer the question? " +
-		fmt.Sprintf("Select at most %d attributes by name, comma separated, or reply \"none\".\n\n", width) +
+		fmt.Sprintf("Select at most %d attributes by the names in brackets, comma separated, or reply "+
+			"\"none\".\n\n", width) +
 		"Question: " + flat(question) + "\nEntity: " + entity + "\nAttributes:\n" + optionLines(opts) +
 		"Relevant Attributes:"
 }
 
+// optionLines lists options as "[ID] text", one per line: the brackets
+// keep an id apart from its text whatever either holds (a blank node id
+// "_:film/6873" has a colon, a mediator's text "(actor: ...)" too). A text
+// that starts with "ID: " (an attribute's "name: values") is shown once.
 func optionLines(opts []llm.Option) string {
 	var b strings.Builder
 	for _, o := range opts {
-		if o.Text == "" || o.Text == o.ID {
-			b.WriteString("  " + o.ID + "\n")
+		text := strings.TrimPrefix(o.Text, o.ID+": ")
+		if text == "" || text == o.ID {
+			b.WriteString("  [" + o.ID + "]\n")
 		} else {
-			b.WriteString("  " + o.ID + ": " + o.Text + "\n")
+			b.WriteString("  [" + o.ID + "] " + text + "\n")
 		}
 	}
 	return b.String()
