@@ -117,6 +117,28 @@
 // hop is one depth. The graph definition is completed from relation
 // summaries over up to 500 nodes per type (package schema).
 //
+// Every list a prompt carries is bounded, and a cut list says how many it
+// left out ("… and 1,234 more triples"). The Knowledge Triples and Entity
+// Attributes sections of the thought, End?, decision and final-answer
+// prompts hold at most 30 triples and 15 attributes: those sharing the
+// most words with the question, then the latest (the current step's). An
+// exploration step's observation lists at most 10 of its finds, with the
+// total, and at most 3 page notes. A chain shown in a prompt gives an
+// exploration step as a count ("Observation 2: found 23 new triples and
+// attributes"): the facts follow the chain once, bounded, so no prompt
+// lists a triple twice. The Score prompt shows at most 30 facts of its
+// chain; a Select vote or a Merge prompt 40 over its chains (at least 3
+// each), and a vote shows the steps every choice starts with once. With
+// thoughts of at most 600 runes and chains of at most Steps steps, the
+// prompts of the film sample's "Which other films were directed by the
+// director of Pulp Fiction?" stay under 16,000 characters.
+//
+// Following a type relation (rdf:type, grove:nodeType, the Freebase
+// sample's type and type.object.type, Wikidata's P31) keeps the class as a
+// fact of the entity ("Blade Runner -> type -> /film/film") but does not
+// add it to the seen entities: a class such as /film/film, with 30,000
+// films, is never explored as a head entity.
+//
 // Model text a chain keeps goes back into every later prompt, so it is
 // clipped to 600 runes (its whole sentences that fit, else its words,
 // marked "…"): a thought, the argument of an agent action, an ANSWER.

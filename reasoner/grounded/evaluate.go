@@ -3,7 +3,6 @@ package grounded
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +62,7 @@ func (r *run) score(ctx context.Context, cands []*state) error {
 		sctx := trace.WithNode(ctx, s.id)
 		texts, err := generate(sctx, r.Evaluator, llm.Request{Messages: messages(scorePrompt(r.Question, s)), N: 1,
 			Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindScore, Name: TaskScore,
-				Question: r.Question, Context: s.evidence(), Candidate: candidateText(s)}})
+				Question: r.Question, Context: s.evidence(), Candidate: candidateText(s, r.Question, maxCandidateFacts)}})
 		if err != nil {
 			return err
 		}
@@ -85,16 +84,18 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 	if len(cands) < 2 {
 		return nil
 	}
+	shared := sharedSteps(cands)
 	opts := make([]llm.Option, len(cands))
 	for i, s := range cands {
-		opts[i] = llm.Option{ID: strconv.Itoa(i + 1), Text: candidateText(s)}
+		opts[i] = llm.Option{ID: strconv.Itoa(i + 1),
+			Text: candidateTextFrom(s, shared, r.Question, chainFacts(len(cands)))}
 	}
 	temp := r.cfg.EvalTemperature
 	if r.cfg.Votes > 1 {
 		temp = r.cfg.Temperature
 	}
 	vctx := trace.WithNode(ctx, cands[0].parents[0].id)
-	texts, err := generate(vctx, r.Evaluator, llm.Request{Messages: messages(selectPrompt(r.Question, opts)),
+	texts, err := generate(vctx, r.Evaluator, llm.Request{Messages: messages(selectPrompt(r.Question, cands[0].withSteps(shared).chainText(), opts)),
 		N: r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
 			Question: r.Question, Options: opts}})
 	if err != nil {
@@ -123,36 +124,50 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 	return nil
 }
 
-// maxCandidateFacts caps the attributes and triples one candidate shows
-// an evaluator: a vote lists every candidate, and each carries the facts
-// its whole chain found.
-const maxCandidateFacts = 30
-
 // candidateText is what the evaluators judge: the chain of thoughts with
-// its actions and observations, then the attributes and triples found (the
-// last maxCandidateFacts of them, with the total, when there are more).
-func candidateText(s *state) string {
+// its actions and observations (an exploration step's as a count, see
+// chainText), then at most max of the attributes and triples found
+// (factsText), then the answer.
+func candidateText(s *state, question string, max int) string {
+	return candidateTextFrom(s, 0, question, max)
+}
+
+// candidateTextFrom is candidateText with the chain from step from on
+// (the earlier steps are shown once for several candidates).
+func candidateTextFrom(s *state, from int, question string, max int) string {
 	var b strings.Builder
-	b.WriteString(s.chainText())
-	b.WriteString(factsText(slices.Concat(s.attributeLines(), s.tripleLines()), maxCandidateFacts))
+	b.WriteString(s.chainTextFrom(from))
+	b.WriteString(factsText(slices.Concat(s.attributeLines(), s.tripleLines()), max, question))
 	if s.done {
 		b.WriteString("Answer: " + s.answer + "\n")
 	}
 	return b.String()
 }
 
-// factsText renders fact lines under a "Knowledge triples" heading, keeping
-// the last max lines (triples come in the order the chain found them) and
-// saying how many there are in all when it cuts.
-func factsText(lines []string, max int) string {
-	switch {
-	case len(lines) == 0:
-		return ""
-	case len(lines) <= max:
-		return "Knowledge triples:\n" + strings.Join(lines, "\n") + "\n"
+// sharedSteps is the number of first steps every state of ss has in
+// common (the Select vote shows them once).
+func sharedSteps(ss []*state) int {
+	n := len(ss[0].steps)
+	for _, s := range ss[1:] {
+		p := 0
+		for p < n && p < len(s.steps) && s.steps[p] == ss[0].steps[p] {
+			p++
+		}
+		n = p
 	}
-	return fmt.Sprintf("Knowledge triples (the last %d of %d):\n", max, len(lines)) +
-		strings.Join(lines[len(lines)-max:], "\n") + "\n"
+	return n
+}
+
+// factsText renders fact lines under a "Knowledge triples" heading, at
+// most max of them (rankLines), saying how many there are in all when it
+// cuts.
+func factsText(lines []string, max int, question string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	writeBounded(&b, "Knowledge triples", lines, max, question, "triples and attributes")
+	return b.String()
 }
 
 // mergeThought asks for the next thought of the aggregation of a and b.
@@ -160,7 +175,8 @@ func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 	m := merged(a, b)
 	texts, err := generate(ctx, r.Model, llm.Request{Messages: messages(mergePrompt(r.Question, a, b, m)), N: 1,
 		Temperature: r.cfg.EvalTemperature, Stop: thoughtStops, Task: llm.Task{Kind: llm.KindFree, Name: TaskMerge,
-			Question: r.Question, Context: candidateText(a) + "\n" + candidateText(b)}})
+			Question: r.Question, Context: candidateText(a, r.Question, chainFacts(2)) + "\n" +
+				candidateText(b, r.Question, chainFacts(2))}})
 	if err != nil {
 		return "", err
 	}

@@ -96,16 +96,28 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 	}
 	st := c.last()
 	found := slices.Concat(c.sub.EdgeTriples(c.sub.Edges()[edgesBefore:]), c.attributeLines()[attrsBefore:])
-	st.observation = "found: " + fmtList(found)
+	kept, more := rankLines(found, maxFound, x.r.Question)
+	st.observation = "found: " + fmtList(kept)
+	if more > 0 {
+		st.observation += fmt.Sprintf("; … and %s more (%s in all)", count(more), count(len(found)))
+	}
+	st.brief = "found " + count(len(found)) + " " + noun(len(found), "new triple or attribute",
+		"new triples and attributes")
+	var notes string
 	if len(pages) > 0 {
-		st.observation += "\npages: " + strings.Join(pages, "; ")
 		c.extra["pages"] = strings.Join(pages, "; ")
+		notes += "\npages: " + strings.Join(pages[:min(len(pages), maxNotes)], "; ")
+		if len(pages) > maxNotes {
+			notes += fmt.Sprintf("; … and %d more", len(pages)-maxNotes)
+		}
 	}
 	if stopped != "" {
-		st.observation += "\n" + stopped
+		notes += "\n" + stopped
 		c.extra["budget"] = stopped
 		x.r.Warn(ctx, "%s", stopped)
 	}
+	st.observation += notes
+	st.brief += notes
 	c.extra["mentions"] = strings.Join(mentions, "; ")
 	c.extra["linked"] = strings.Join(linked, ", ")
 	c.extra["depth"] = strconv.Itoa(depth)
@@ -300,7 +312,7 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 				}
 				continue
 			}
-			if !tail.Literal {
+			if !tail.Literal && !isTypeEdge(fe.rel) {
 				c.see(tail.ID)
 			}
 		}

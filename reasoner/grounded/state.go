@@ -20,8 +20,12 @@ type step struct {
 	// "" for the exploration.
 	action string
 	// observation is what the KG returned: the agent's observation, or the
-	// triples and attributes one exploration found.
+	// triples and attributes one exploration found (at most maxFound).
 	observation string
+	// brief is how chains show an exploration's observation: its count
+	// and notes. The facts themselves are shown once, in the prompt's
+	// knowledge section.
+	brief string
 }
 
 // attribute is a feature value the chain retrieved.
@@ -193,16 +197,29 @@ func mergeGraph(dst, src *subgraph.Graph) {
 }
 
 // chainText renders the chain: "Thought 1: ...", "Action 1: ...",
-// "Observation 1: ..." lines.
-func (s *state) chainText() string {
+// "Observation 1: ..." lines. An exploration step's observation is its
+// brief ("found 23 triples and attributes"): every prompt that shows a
+// chain lists the facts once, bounded, after it.
+func (s *state) chainText() string { return s.chainTextFrom(0) }
+
+// chainTextFrom renders the chain from step from (0-based) on, numbered
+// as in the whole chain.
+func (s *state) chainTextFrom(from int) string {
 	var b strings.Builder
 	for i, st := range s.steps {
+		if i < from {
+			continue
+		}
 		fmt.Fprintf(&b, "Thought %d: %s\n", i+1, flat(st.thought))
 		if st.action != "" {
 			fmt.Fprintf(&b, "Action %d: %s\n", i+1, flat(st.action))
 		}
-		if st.observation != "" {
-			fmt.Fprintf(&b, "Observation %d: %s\n", i+1, indentLines(st.observation))
+		obs := st.observation
+		if st.brief != "" {
+			obs = st.brief
+		}
+		if obs != "" {
+			fmt.Fprintf(&b, "Observation %d: %s\n", i+1, indentLines(obs))
 		}
 	}
 	return b.String()

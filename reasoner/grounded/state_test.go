@@ -115,29 +115,36 @@ func TestFactsTextCaps(t *testing.T) {
 		}
 		return out
 	}
+	const how = ", those sharing the most words with the question, then the latest):\n"
 	for _, tc := range []struct {
+		name     string
 		n, max   int
-		want     string
-		lastLine string
-		count    int
+		question string
+		// want are the listed lines, in order.
+		want []string
+		head string
+		tail string
 	}{
-		{0, 3, "", "", 0},
-		{3, 3, "Knowledge triples:\n", "e3 -> r -> v", 3},
-		{4, 3, "Knowledge triples (the last 3 of 4):\n", "e4 -> r -> v", 3},
-		{63, 30, "Knowledge triples (the last 30 of 63):\n", "e63 -> r -> v", 30},
+		{"none", 0, 3, "", nil, "", ""},
+		{"all fit", 3, 3, "", []string{"e1 -> r -> v", "e2 -> r -> v", "e3 -> r -> v"}, "Knowledge triples:\n", ""},
+		{"the latest", 4, 3, "", []string{"e2 -> r -> v", "e3 -> r -> v", "e4 -> r -> v"},
+			"Knowledge triples (3 of 4" + how, "… and 1 more triples and attributes\n"},
+		{"the question's first", 1263, 2, "What is e7?", []string{"e7 -> r -> v", "e1263 -> r -> v"},
+			"Knowledge triples (2 of 1,263" + how, "… and 1,261 more triples and attributes\n"},
 	} {
-		got := factsText(lines(tc.n), tc.max)
-		if !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%d lines, max %d: %q", tc.n, tc.max, got)
-			continue
-		}
-		body := strings.Split(strings.TrimSuffix(strings.TrimPrefix(got, tc.want), "\n"), "\n")
-		if tc.n == 0 {
-			continue
-		}
-		if len(body) != tc.count || body[len(body)-1] != tc.lastLine {
-			t.Errorf("%d lines, max %d: %d listed, last %q", tc.n, tc.max, len(body), body[len(body)-1])
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := factsText(lines(tc.n), tc.max, tc.question)
+			if tc.n == 0 {
+				if got != "" {
+					t.Errorf("no lines: %q", got)
+				}
+				return
+			}
+			want := tc.head + strings.Join(tc.want, "\n") + "\n" + tc.tail
+			if got != want {
+				t.Errorf("factsText = %q, want %q", got, want)
+			}
+		})
 	}
 }
 
