@@ -37,7 +37,12 @@
 // lists longer than the attribute, relation or entity width, and for a
 // cut tail list, which offers the next page), adds the tails to the seen
 // entities, and ends early when the End? check
-// (KindYesNo) says the triples suffice. The step ends with a KindAction
+// (KindYesNo) says the triples suffice. End? is asked after every depth,
+// as in Algorithm 1, also after one that found nothing; the one deliberate
+// deviation is that a check whose prompt is byte-identical to the one the
+// exploration last asked (nothing it shows changed) is skipped: that one
+// said No, and at the evaluation temperature (0 by default) the same
+// prompt gets the same reply. The step ends with a KindAction
 // choice between "ANSWER: text" and THINK (go on).
 //
 // # Graph definition

@@ -166,6 +166,7 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 	b := &budget{}
 	b.left.Store(int64(x.r.cfg.ExploreCalls))
 	skipped := 0
+	asked := ""
 	for depth < x.r.cfg.Depth {
 		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
@@ -187,7 +188,7 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 		if err != nil {
 			return depth, "", pages, err
 		}
-		news := x.absorb(c, found)
+		x.absorb(c, found)
 		for _, f := range found {
 			pages = append(pages, f.notes...)
 		}
@@ -197,14 +198,20 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 				"spent with %d %s left unexplored", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls, left,
 				noun(left, "entity", "entities")), pages, nil
 		}
-		if !news {
+		// Algorithm 1 checks End? at every depth. A check whose prompt is
+		// the one this exploration already asked (nothing it shows
+		// changed) is skipped: it said No, and asked again at the
+		// evaluation temperature it would say the same.
+		prompt := endPrompt(x.r.Question, c)
+		if prompt == asked {
 			continue
 		}
 		if b.take() != nil {
 			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
 				"spent before the End? check", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls), pages, nil
 		}
-		enough, err := x.end(ctx, c)
+		asked = prompt
+		enough, err := x.end(ctx, c, prompt)
 		if err != nil || enough {
 			return depth, "", pages, err
 		}
@@ -285,15 +292,11 @@ type foundEdge struct {
 	contents []hood.Part
 }
 
-// absorb adds the finds to c in entity order; it reports whether anything
-// was new.
-func (x *explorer) absorb(c *state, found []entityFinds) bool {
-	news := false
+// absorb adds the finds to c in entity order.
+func (x *explorer) absorb(c *state, found []entityFinds) {
 	for _, f := range found {
 		for _, fe := range f.edges {
-			if c.sub.AddEdge(fe.edge, fe.rel.Dir, fe.rel.InverseLabel) {
-				news = true
-			}
+			c.sub.AddEdge(fe.edge, fe.rel.Dir, fe.rel.InverseLabel)
 			tail := fe.edge.Object
 			if fe.rel.Dir == store.In {
 				tail = fe.edge.Subject
@@ -305,7 +308,7 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 				c.sub.SetContents(tail.ID, hood.Render(fe.contents))
 				c.seeVisited(tail.ID)
 				for _, p := range fe.contents {
-					news = c.sub.AddContentEdge(p.Edge, p.Dir, p.InverseLabel) || news
+					c.sub.AddContentEdge(p.Edge, p.Dir, p.InverseLabel)
 					if !p.Value.Literal {
 						c.see(p.Value.ID)
 					}
@@ -317,10 +320,9 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 			}
 		}
 		for _, a := range f.attrs {
-			news = c.addAttribute(a) || news
+			c.addAttribute(a)
 		}
 	}
-	return news
 }
 
 // exploreEntity reads one entity's attributes and relations and keeps
@@ -551,9 +553,10 @@ func (x *explorer) ask(ctx context.Context, b *budget, opts []llm.Option, width 
 	return out, nil
 }
 
-// end is the End? check: do the triples and attributes suffice?
-func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
-	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(endPrompt(x.r.Question, c)), N: 1,
+// end is the End? check with its prompt: do the triples and attributes
+// suffice?
+func (x *explorer) end(ctx context.Context, c *state, prompt string) (bool, error) {
+	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(prompt), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEnd,
 			Question: x.r.Question, Candidate: strings.Join(c.tripleLines(), "\n"),
 			Context: strings.Join(c.attributeLines(), "\n"), Facts: c.facts()}})
