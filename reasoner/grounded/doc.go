@@ -62,9 +62,15 @@
 //     N = k; identical thoughts are merged), grounds all children
 //     concurrently, ranks the children plus the level's answered states with
 //     the state evaluator and keeps the best t. Score rates each state on
-//     its own (KindScore, "Score: X" in [0, 1]); Select asks for votes for
-//     the best state of the level (KindVote, Votes samples in one request)
-//     and values each state by its share of the votes.
+//     its own (KindScore, "Score: X" in [0, 1]); Select has the model
+//     choose the t states that go on (section 4.1.2), one vote round at a
+//     time: a round asks for votes for the best of the states not chosen
+//     yet (KindVote, Votes samples in one request) and chooses the one with
+//     the most (the earliest on a tie), and rounds go on until t are
+//     chosen or the rest all fit in t. So a level makes at most t vote
+//     requests, and one when it has t states or fewer. A state's value is
+//     its share of the votes of the last round it was in; a round without
+//     a valid vote ends the choice, the rest keeping the level's order.
 //   - GoT is ToT plus one aggregation per level: the two best open states
 //     are merged (their chains, with a shared prefix once, and the union of
 //     their knowledge) and the Graph of Thought Merge prompt gives the next

@@ -31,25 +31,46 @@ const (
 )
 
 // rank orders a level's states best first: CoT keeps its chain; Score
-// rates every state not rated yet, concurrently; Select asks for votes.
-// Ties keep the level's order.
+// rates every state not rated yet, concurrently (ties keep the level's
+// order); Select has the model choose the T best in turn (choose).
 func (r *run) rank(ctx context.Context, cands []*state) ([]*state, error) {
 	if r.cfg.Strategy == CoT {
 		return cands, nil
 	}
-	var err error
-	switch r.cfg.Evaluator {
-	case Score:
-		err = r.score(ctx, cands)
-	case Select:
-		err = r.vote(ctx, cands)
+	if r.cfg.Evaluator == Select {
+		return r.choose(ctx, cands)
 	}
-	if err != nil {
+	if err := r.score(ctx, cands); err != nil {
 		return nil, err
 	}
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(a, b *state) int { return cmp.Compare(b.value, a.value) })
 	return ranked, nil
+}
+
+// choose is the Select evaluator: the model chooses the T states that go
+// on, one vote round at a time. A round asks for votes for the best of the
+// states not chosen yet (vote) and chooses the one with the most (the
+// earliest on a tie); rounds go on while fewer than T are chosen and the
+// rest do not all fit in the T, so a level makes at most T vote requests
+// (one when it has T states or fewer: the best still has to be known). A
+// round without a valid vote ends the choice. It returns the chosen
+// states in the order chosen, then the others in the level's order.
+func (r *run) choose(ctx context.Context, cands []*state) ([]*state, error) {
+	var chosen []*state
+	rest := slices.Clone(cands)
+	for len(rest) >= 2 && len(chosen) < r.cfg.T && (len(chosen) == 0 || len(rest) > r.cfg.T-len(chosen)) {
+		best, err := r.vote(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		if best < 0 {
+			break
+		}
+		chosen = append(chosen, rest[best])
+		rest = slices.Delete(rest, best, best+1)
+	}
+	return append(chosen, rest...), nil
 }
 
 // score rates each unrated state with the Score Vote prompt.
@@ -77,13 +98,11 @@ func (r *run) score(ctx context.Context, cands []*state) error {
 	})
 }
 
-// vote asks the evaluator Votes times for the best state of the level (one
-// request with n samples) and sets each state's value to its share of the
-// votes. A single state needs no vote.
-func (r *run) vote(ctx context.Context, cands []*state) error {
-	if len(cands) < 2 {
-		return nil
-	}
+// vote asks the evaluator Votes times for the best of cands (one request
+// with n samples), sets each state's value to its share of the valid
+// votes and returns the index of the state with the most (the earliest on
+// a tie), or -1 when no vote was valid.
+func (r *run) vote(ctx context.Context, cands []*state) (int, error) {
 	shared := sharedSteps(cands)
 	opts := make([]llm.Option, len(cands))
 	for i, s := range cands {
@@ -95,11 +114,12 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 		temp = r.cfg.Temperature
 	}
 	vctx := trace.WithNode(ctx, cands[0].parents[0].id)
-	texts, err := generate(vctx, r.Evaluator, llm.Request{Messages: messages(selectPrompt(r.Question, cands[0].withSteps(shared).chainText(), opts)),
-		N: r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
+	texts, err := generate(vctx, r.Evaluator, llm.Request{
+		Messages: messages(selectPrompt(r.Question, cands[0].withSteps(shared).chainText(), opts)),
+		N:        r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
 			Question: r.Question, Options: opts}})
 	if err != nil {
-		return err
+		return -1, err
 	}
 	counts := make([]int, len(cands))
 	valid := 0
@@ -113,15 +133,19 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 		counts[n-1]++
 		valid++
 	}
+	best := -1
 	for i, s := range cands {
 		s.votes, s.evaluated = counts[i], valid > 0
 		s.value = 0
 		if valid > 0 {
 			s.value = float64(counts[i]) / float64(valid)
 		}
+		if valid > 0 && (best < 0 || counts[i] > counts[best]) {
+			best = i
+		}
 		r.updateNode(s)
 	}
-	return nil
+	return best, nil
 }
 
 // candidateText is what the evaluators judge: the chain of thoughts with
