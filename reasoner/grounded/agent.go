@@ -87,6 +87,9 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 		a.r.Warn(ctx, "step %d: %v", i, perr)
 		return nil
 	}
+	for i, a := range act.Args {
+		act.Args[i] = clipText(flat(a), maxThought)
+	}
 	st.action, c.act = act.String(), string(act.Kind)
 	obs, err := a.execute(ctx, c, act)
 	var bad *badAction
@@ -129,9 +132,12 @@ func previousActions(s *state) []string {
 
 // withoutLast is s without its current step (for the action prompt, which
 // writes the thought itself).
-func (s *state) withoutLast() *state {
+func (s *state) withoutLast() *state { return s.withSteps(len(s.steps) - 1) }
+
+// withSteps is a shallow copy of s with only its first n steps.
+func (s *state) withSteps(n int) *state {
 	c := *s
-	c.steps = s.steps[:len(s.steps)-1]
+	c.steps = s.steps[:n]
 	return &c
 }
 

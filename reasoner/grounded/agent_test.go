@@ -192,7 +192,8 @@ func TestAgentPrompt(t *testing.T) {
 }
 
 // TestAgentNonAnswer: a chain that finishes with a non-answer
-// (reasoner.IsNonAnswer) is neither found nor confident.
+// (reasoner.IsNonAnswer) is neither found nor confident; an answer given
+// without any KG evidence is found but not confident.
 func TestAgentNonAnswer(t *testing.T) {
 	db := goodreads(t)
 	for _, tc := range []struct {
@@ -208,8 +209,41 @@ func TestAgentNonAnswer(t *testing.T) {
 			tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT),
 				reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
 			a := tr.Answer
-			if a.Found != tc.found || a.Confident != tc.found || a.Text != tc.finish {
+			if a.Found != tc.found || a.Confident || a.Text != tc.finish {
 				t.Fatalf("answer = %+v", a)
+			}
+		})
+	}
+}
+
+// TestConfidentNeedsKGSupport: an answer is confident only when the
+// chain's triples or attributes hold it (every item of a list).
+func TestConfidentNeedsKGSupport(t *testing.T) {
+	db := goodreads(t)
+	for _, tc := range []struct {
+		name      string
+		question  string
+		actions   []string
+		confident bool
+	}{
+		{"finish before any KG action", "How many pages are contained in the book Inu Yasha, Volume 1?",
+			[]string{"Finish[184]"}, false},
+		{"the feature read", "How many pages are contained in the book Inu Yasha, Volume 1?",
+			[]string{"NodeFeature[book/2284, num_pages]", "Finish[184]"}, true},
+		{"a value the KG did not give", "How many pages are contained in the book Inu Yasha, Volume 1?",
+			[]string{"NodeFeature[book/2284, num_pages]", "Finish[200]"}, false},
+		{"only a search result's name", "How many pages are contained in the book Inu Yasha, Volume 1?",
+			[]string{"RetrieveNode[Inu Yasha, Volume 1]", "Finish[Inu Yasha, Volume 1]"}, false},
+		{"every item of a list among the neighbours", "Which books did Winston Graham write?",
+			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza and Ross Poldark]"}, true},
+		{"one item of a list not retrieved", "Which books did Winston Graham write?",
+			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza, Warleggan]"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := agentModel([]string{"I look at the graph."}, tc.actions, nil)
+			tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: tc.question})
+			if a := tr.Answer; !a.Found || a.Confident != tc.confident {
+				t.Fatalf("answer = %+v, want confident %v\n%s", a, tc.confident, tracetest.Warnings(tr))
 			}
 		})
 	}

@@ -37,7 +37,12 @@
 // lists longer than the attribute, relation or entity width, and for a
 // cut tail list, which offers the next page), adds the tails to the seen
 // entities, and ends early when the End? check
-// (KindYesNo) says the triples suffice. The step ends with a KindAction
+// (KindYesNo) says the triples suffice. End? is asked after every depth,
+// as in Algorithm 1, also after one that found nothing; the one deliberate
+// deviation is that a check whose prompt is byte-identical to the one the
+// exploration last asked (nothing it shows changed) is skipped: that one
+// said No, and at the evaluation temperature (0 by default) the same
+// prompt gets the same reply. The step ends with a KindAction
 // choice between "ANSWER: text" and THINK (go on).
 //
 // # Graph definition
@@ -57,9 +62,15 @@
 //     N = k; identical thoughts are merged), grounds all children
 //     concurrently, ranks the children plus the level's answered states with
 //     the state evaluator and keeps the best t. Score rates each state on
-//     its own (KindScore, "Score: X" in [0, 1]); Select asks for votes for
-//     the best state of the level (KindVote, Votes samples in one request)
-//     and values each state by its share of the votes.
+//     its own (KindScore, "Score: X" in [0, 1]); Select has the model
+//     choose the t states that go on (section 4.1.2), one vote round at a
+//     time: a round asks for votes for the best of the states not chosen
+//     yet (KindVote, Votes samples in one request) and chooses the one with
+//     the most (the earliest on a tie), and rounds go on until t are
+//     chosen or the rest all fit in t. So a level makes at most t vote
+//     requests, and one when it has t states or fewer. A state's value is
+//     its share of the votes of the last round it was in; a round without
+//     a valid vote ends the choice, the rest keeping the level's order.
 //   - GoT is ToT plus one aggregation per level: the two best open states
 //     are merged (their chains, with a shared prefix once, and the union of
 //     their knowledge) and the Graph of Thought Merge prompt gives the next
@@ -70,7 +81,12 @@
 // Finish or ANSWER step). When the budget runs out, or no state can be
 // continued, the final answer is asked from the best state's chain
 // (KindAnswer) and recorded as a child node; such an answer is not
-// Confident, and "unknown" counts as no answer.
+// Confident, and "unknown" counts as no answer. A Finish or ANSWER step's
+// answer is Confident only when the KG supports it: the whole answer, or
+// every item of a list, occurs as whole words in an entity name or value of
+// the chain's retrieved triples and attributes (an answer given before any
+// KG evidence, or naming only a search result, is found but not
+// Confident).
 //
 // # Trace
 //
@@ -93,7 +109,11 @@
 // exploration's tail options are ranked the same way, NeighborLimit per
 // page, and state the total; when a list is cut, "number of <relation>"
 // joins the attributes, so counts stay answerable, and the options end
-// with "NEXT: next page: show the next N of TOTAL tail entities". Choosing
+// with "[NEXT] next page: show the next N of TOTAL tail entities". Pruning
+// options are written "[key] text": tails keyed by their rank numbers
+// ("[12] (actor: Harrison Ford; character: Rick Deckard)", never by a node
+// id), attributes by their names, relations as "R1"; the reply names the
+// keys. Choosing
 // NEXT (besides or instead of tails) reads the next page within the same
 // depth, and the model chooses from it in one more prune call: the kept
 // tails of all pages stay within EntityWidth, every page's call counts
@@ -108,10 +128,38 @@
 // hop is one depth. The graph definition is completed from relation
 // summaries over up to 500 nodes per type (package schema).
 //
+// Every list a prompt carries is bounded, and a cut list says how many it
+// left out ("… and 1,234 more triples"). The Knowledge Triples and Entity
+// Attributes sections of the thought, End?, decision and final-answer
+// prompts hold at most 30 triples and 15 attributes: those sharing the
+// most words with the question, then the latest (the current step's). An
+// exploration step's observation lists at most 10 of its finds, with the
+// total, and at most 3 page notes. A chain shown in a prompt gives an
+// exploration step as a count ("Observation 2: found 23 new triples and
+// attributes"): the facts follow the chain once, bounded, so no prompt
+// lists a triple twice. The Score prompt shows at most 30 facts of its
+// chain; a Select vote or a Merge prompt 40 over its chains (at least 3
+// each), and a vote shows the steps every choice starts with once. With
+// thoughts of at most 600 runes and chains of at most Steps steps, the
+// prompts of the film sample's "Which other films were directed by the
+// director of Pulp Fiction?" stay under 16,000 characters.
+//
+// Following a type relation (rdf:type, grove:nodeType, the Freebase
+// sample's type and type.object.type, Wikidata's P31) keeps the class as a
+// fact of the entity ("Blade Runner -> type -> /film/film") but does not
+// add it to the seen entities: a class such as /film/film, with 30,000
+// films, is never explored as a head entity.
+//
+// Model text a chain keeps goes back into every later prompt, so it is
+// clipped to 600 runes (its whole sentences that fit, else its words,
+// marked "…"): a thought, the argument of an agent action, an ANSWER.
+//
 // The exploration's work is bounded: an entity is explored once per run,
 // one depth visits at most Frontier entities, and one exploration makes at
 // most ExploreCalls model calls; when they are spent it stops and its
-// observation says where.
+// observation says where. The budget is the chain's own: an entity two
+// chains reach at once is explored by one of them, and when that one's
+// budget runs out the other explores the entity with its own budget.
 //
 // # The lexical policy
 //

@@ -3,7 +3,6 @@ package grounded
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,25 +31,46 @@ const (
 )
 
 // rank orders a level's states best first: CoT keeps its chain; Score
-// rates every state not rated yet, concurrently; Select asks for votes.
-// Ties keep the level's order.
+// rates every state not rated yet, concurrently (ties keep the level's
+// order); Select has the model choose the T best in turn (choose).
 func (r *run) rank(ctx context.Context, cands []*state) ([]*state, error) {
 	if r.cfg.Strategy == CoT {
 		return cands, nil
 	}
-	var err error
-	switch r.cfg.Evaluator {
-	case Score:
-		err = r.score(ctx, cands)
-	case Select:
-		err = r.vote(ctx, cands)
+	if r.cfg.Evaluator == Select {
+		return r.choose(ctx, cands)
 	}
-	if err != nil {
+	if err := r.score(ctx, cands); err != nil {
 		return nil, err
 	}
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(a, b *state) int { return cmp.Compare(b.value, a.value) })
 	return ranked, nil
+}
+
+// choose is the Select evaluator: the model chooses the T states that go
+// on, one vote round at a time. A round asks for votes for the best of the
+// states not chosen yet (vote) and chooses the one with the most (the
+// earliest on a tie); rounds go on while fewer than T are chosen and the
+// rest do not all fit in the T, so a level makes at most T vote requests
+// (one when it has T states or fewer: the best still has to be known). A
+// round without a valid vote ends the choice. It returns the chosen
+// states in the order chosen, then the others in the level's order.
+func (r *run) choose(ctx context.Context, cands []*state) ([]*state, error) {
+	var chosen []*state
+	rest := slices.Clone(cands)
+	for len(rest) >= 2 && len(chosen) < r.cfg.T && (len(chosen) == 0 || len(rest) > r.cfg.T-len(chosen)) {
+		best, err := r.vote(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		if best < 0 {
+			break
+		}
+		chosen = append(chosen, rest[best])
+		rest = slices.Delete(rest, best, best+1)
+	}
+	return append(chosen, rest...), nil
 }
 
 // score rates each unrated state with the Score Vote prompt.
@@ -63,7 +83,7 @@ func (r *run) score(ctx context.Context, cands []*state) error {
 		sctx := trace.WithNode(ctx, s.id)
 		texts, err := generate(sctx, r.Evaluator, llm.Request{Messages: messages(scorePrompt(r.Question, s)), N: 1,
 			Temperature: r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindScore, Name: TaskScore,
-				Question: r.Question, Context: s.evidence(), Candidate: candidateText(s)}})
+				Question: r.Question, Context: s.evidence(), Candidate: candidateText(s, r.Question, maxCandidateFacts)}})
 		if err != nil {
 			return err
 		}
@@ -78,27 +98,28 @@ func (r *run) score(ctx context.Context, cands []*state) error {
 	})
 }
 
-// vote asks the evaluator Votes times for the best state of the level (one
-// request with n samples) and sets each state's value to its share of the
-// votes. A single state needs no vote.
-func (r *run) vote(ctx context.Context, cands []*state) error {
-	if len(cands) < 2 {
-		return nil
-	}
+// vote asks the evaluator Votes times for the best of cands (one request
+// with n samples), sets each state's value to its share of the valid
+// votes and returns the index of the state with the most (the earliest on
+// a tie), or -1 when no vote was valid.
+func (r *run) vote(ctx context.Context, cands []*state) (int, error) {
+	shared := sharedSteps(cands)
 	opts := make([]llm.Option, len(cands))
 	for i, s := range cands {
-		opts[i] = llm.Option{ID: strconv.Itoa(i + 1), Text: candidateText(s)}
+		opts[i] = llm.Option{ID: strconv.Itoa(i + 1),
+			Text: candidateTextFrom(s, shared, r.Question, chainFacts(len(cands)))}
 	}
 	temp := r.cfg.EvalTemperature
 	if r.cfg.Votes > 1 {
 		temp = r.cfg.Temperature
 	}
 	vctx := trace.WithNode(ctx, cands[0].parents[0].id)
-	texts, err := generate(vctx, r.Evaluator, llm.Request{Messages: messages(selectPrompt(r.Question, opts)),
-		N: r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
+	texts, err := generate(vctx, r.Evaluator, llm.Request{
+		Messages: messages(selectPrompt(r.Question, cands[0].withSteps(shared).chainText(), opts)),
+		N:        r.cfg.Votes, Temperature: temp, Task: llm.Task{Kind: llm.KindVote, Name: TaskSelect,
 			Question: r.Question, Options: opts}})
 	if err != nil {
-		return err
+		return -1, err
 	}
 	counts := make([]int, len(cands))
 	valid := 0
@@ -112,47 +133,65 @@ func (r *run) vote(ctx context.Context, cands []*state) error {
 		counts[n-1]++
 		valid++
 	}
+	best := -1
 	for i, s := range cands {
 		s.votes, s.evaluated = counts[i], valid > 0
 		s.value = 0
 		if valid > 0 {
 			s.value = float64(counts[i]) / float64(valid)
 		}
+		if valid > 0 && (best < 0 || counts[i] > counts[best]) {
+			best = i
+		}
 		r.updateNode(s)
 	}
-	return nil
+	return best, nil
 }
 
-// maxCandidateFacts caps the attributes and triples one candidate shows
-// an evaluator: a vote lists every candidate, and each carries the facts
-// its whole chain found.
-const maxCandidateFacts = 30
-
 // candidateText is what the evaluators judge: the chain of thoughts with
-// its actions and observations, then the attributes and triples found (the
-// last maxCandidateFacts of them, with the total, when there are more).
-func candidateText(s *state) string {
+// its actions and observations (an exploration step's as a count, see
+// chainText), then at most max of the attributes and triples found
+// (factsText), then the answer.
+func candidateText(s *state, question string, max int) string {
+	return candidateTextFrom(s, 0, question, max)
+}
+
+// candidateTextFrom is candidateText with the chain from step from on
+// (the earlier steps are shown once for several candidates).
+func candidateTextFrom(s *state, from int, question string, max int) string {
 	var b strings.Builder
-	b.WriteString(s.chainText())
-	b.WriteString(factsText(slices.Concat(s.attributeLines(), s.tripleLines()), maxCandidateFacts))
+	b.WriteString(s.chainTextFrom(from))
+	b.WriteString(factsText(slices.Concat(s.attributeLines(), s.tripleLines()), max, question))
 	if s.done {
 		b.WriteString("Answer: " + s.answer + "\n")
 	}
 	return b.String()
 }
 
-// factsText renders fact lines under a "Knowledge triples" heading, keeping
-// the last max lines (triples come in the order the chain found them) and
-// saying how many there are in all when it cuts.
-func factsText(lines []string, max int) string {
-	switch {
-	case len(lines) == 0:
-		return ""
-	case len(lines) <= max:
-		return "Knowledge triples:\n" + strings.Join(lines, "\n") + "\n"
+// sharedSteps is the number of first steps every state of ss has in
+// common (the Select vote shows them once).
+func sharedSteps(ss []*state) int {
+	n := len(ss[0].steps)
+	for _, s := range ss[1:] {
+		p := 0
+		for p < n && p < len(s.steps) && s.steps[p] == ss[0].steps[p] {
+			p++
+		}
+		n = p
 	}
-	return fmt.Sprintf("Knowledge triples (the last %d of %d):\n", max, len(lines)) +
-		strings.Join(lines[len(lines)-max:], "\n") + "\n"
+	return n
+}
+
+// factsText renders fact lines under a "Knowledge triples" heading, at
+// most max of them (rankLines), saying how many there are in all when it
+// cuts.
+func factsText(lines []string, max int, question string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	writeBounded(&b, "Knowledge triples", lines, max, question, "triples and attributes")
+	return b.String()
 }
 
 // mergeThought asks for the next thought of the aggregation of a and b.
@@ -160,7 +199,8 @@ func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 	m := merged(a, b)
 	texts, err := generate(ctx, r.Model, llm.Request{Messages: messages(mergePrompt(r.Question, a, b, m)), N: 1,
 		Temperature: r.cfg.EvalTemperature, Stop: thoughtStops, Task: llm.Task{Kind: llm.KindFree, Name: TaskMerge,
-			Question: r.Question, Context: candidateText(a) + "\n" + candidateText(b)}})
+			Question: r.Question, Context: candidateText(a, r.Question, chainFacts(2)) + "\n" +
+				candidateText(b, r.Question, chainFacts(2))}})
 	if err != nil {
 		return "", err
 	}
@@ -203,9 +243,35 @@ func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.A
 	return ans, nil
 }
 
+// maxThought bounds, in runes, the model text a chain keeps and shows in
+// every later prompt: a thought, an action's argument, an answer.
+const maxThought = 600
+
+// clipText shortens a one-line text to at most n runes: to its whole
+// sentences that fit, else to its whole words that fit, marked by a final
+// "…".
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := string(r[:n-3])
+	end := -1
+	for _, p := range []string{". ", "? ", "! "} {
+		end = max(end, strings.LastIndex(head, p))
+	}
+	switch {
+	case end >= len(head)/3:
+		head = head[:end+1]
+	case strings.LastIndexByte(head, ' ') > 0:
+		head = head[:strings.LastIndexByte(head, ' ')]
+	}
+	return strings.TrimSpace(head) + "…"
+}
+
 // parseThought takes the thought out of a reply: without a "Thought N:"
 // label and up to a line that starts an action, an observation or the next
-// thought.
+// thought, clipped to maxThought runes (clipText).
 func parseThought(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var keep []string
@@ -220,7 +286,7 @@ func parseThought(text string) string {
 			keep = append(keep, t)
 		}
 	}
-	return flat(strings.Join(keep, " "))
+	return clipText(flat(strings.Join(keep, " ")), maxThought)
 }
 
 // cutLabel removes a leading "Label:" or "Label N:".

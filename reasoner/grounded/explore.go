@@ -96,16 +96,28 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 	}
 	st := c.last()
 	found := slices.Concat(c.sub.EdgeTriples(c.sub.Edges()[edgesBefore:]), c.attributeLines()[attrsBefore:])
-	st.observation = "found: " + fmtList(found)
+	kept, more := rankLines(found, maxFound, x.r.Question)
+	st.observation = "found: " + fmtList(kept)
+	if more > 0 {
+		st.observation += fmt.Sprintf("; … and %s more (%s in all)", count(more), count(len(found)))
+	}
+	st.brief = "found " + count(len(found)) + " " + noun(len(found), "new triple or attribute",
+		"new triples and attributes")
+	var notes string
 	if len(pages) > 0 {
-		st.observation += "\npages: " + strings.Join(pages, "; ")
 		c.extra["pages"] = strings.Join(pages, "; ")
+		notes += "\npages: " + strings.Join(pages[:min(len(pages), maxNotes)], "; ")
+		if len(pages) > maxNotes {
+			notes += fmt.Sprintf("; … and %d more", len(pages)-maxNotes)
+		}
 	}
 	if stopped != "" {
-		st.observation += "\n" + stopped
+		notes += "\n" + stopped
 		c.extra["budget"] = stopped
 		x.r.Warn(ctx, "%s", stopped)
 	}
+	st.observation += notes
+	st.brief += notes
 	c.extra["mentions"] = strings.Join(mentions, "; ")
 	c.extra["linked"] = strings.Join(linked, ", ")
 	c.extra["depth"] = strconv.Itoa(depth)
@@ -154,6 +166,7 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 	b := &budget{}
 	b.left.Store(int64(x.r.cfg.ExploreCalls))
 	skipped := 0
+	asked := ""
 	for depth < x.r.cfg.Depth {
 		ids, left := c.visit(x.r.cfg.Frontier)
 		if len(ids) == 0 {
@@ -175,7 +188,7 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 		if err != nil {
 			return depth, "", pages, err
 		}
-		news := x.absorb(c, found)
+		x.absorb(c, found)
 		for _, f := range found {
 			pages = append(pages, f.notes...)
 		}
@@ -185,14 +198,20 @@ func (x *explorer) explore(ctx context.Context, c *state) (depth int, stopped st
 				"spent with %d %s left unexplored", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls, left,
 				noun(left, "entity", "entities")), pages, nil
 		}
-		if !news {
+		// Algorithm 1 checks End? at every depth. A check whose prompt is
+		// the one this exploration already asked (nothing it shows
+		// changed) is skipped: it said No, and asked again at the
+		// evaluation temperature it would say the same.
+		prompt := endPrompt(x.r.Question, c)
+		if prompt == asked {
 			continue
 		}
 		if b.take() != nil {
 			return depth, fmt.Sprintf("exploration stopped at depth %d of %d: its budget of %d model calls was "+
 				"spent before the End? check", depth, x.r.cfg.Depth, x.r.cfg.ExploreCalls), pages, nil
 		}
-		enough, err := x.end(ctx, c)
+		asked = prompt
+		enough, err := x.end(ctx, c, prompt)
 		if err != nil || enough {
 			return depth, "", pages, err
 		}
@@ -222,28 +241,40 @@ func noun(n int, one, many string) string {
 }
 
 // exploreOnce explores an entity once per run: later visits (from
-// another chain, level or step) reuse the finds. A budget failure is not
-// cached, so the entity can be explored when a budget allows.
+// another chain, level or step) reuse the finds. A failure is not cached:
+// the failed exploration forgets the entity before the waiting visits see
+// the failure, so the entity can be explored when a budget allows. A visit
+// that waited on another chain's exploration which ran out of that chain's
+// budget explores the entity again with its own budget b: one chain's
+// budget never fails another.
 func (x *explorer) exploreOnce(ctx context.Context, c *state, id string, b *budget) (entityFinds, error) {
-	x.mu.Lock()
-	if x.explored == nil {
-		x.explored = map[string]*exploredEntity{}
-	}
-	e, ok := x.explored[id]
-	if !ok {
-		e = &exploredEntity{}
-		x.explored[id] = e
-	}
-	x.mu.Unlock()
-	e.once.Do(func() { e.finds, e.err = x.exploreEntity(ctx, c, id, b) })
-	if e.err != nil {
+	for {
 		x.mu.Lock()
-		if x.explored[id] == e {
-			delete(x.explored, id)
+		if x.explored == nil {
+			x.explored = map[string]*exploredEntity{}
+		}
+		e, ok := x.explored[id]
+		if !ok {
+			e = &exploredEntity{}
+			x.explored[id] = e
 		}
 		x.mu.Unlock()
+		ran := false
+		e.once.Do(func() {
+			ran = true
+			e.finds, e.err = x.exploreEntity(ctx, c, id, b)
+			if e.err != nil {
+				x.mu.Lock()
+				if x.explored[id] == e {
+					delete(x.explored, id)
+				}
+				x.mu.Unlock()
+			}
+		})
+		if ran || !errors.Is(e.err, errBudget) {
+			return e.finds, e.err
+		}
 	}
-	return e.finds, e.err
 }
 
 // entityFinds is what exploring one entity kept.
@@ -261,15 +292,11 @@ type foundEdge struct {
 	contents []hood.Part
 }
 
-// absorb adds the finds to c in entity order; it reports whether anything
-// was new.
-func (x *explorer) absorb(c *state, found []entityFinds) bool {
-	news := false
+// absorb adds the finds to c in entity order.
+func (x *explorer) absorb(c *state, found []entityFinds) {
 	for _, f := range found {
 		for _, fe := range f.edges {
-			if c.sub.AddEdge(fe.edge, fe.rel.Dir, fe.rel.InverseLabel) {
-				news = true
-			}
+			c.sub.AddEdge(fe.edge, fe.rel.Dir, fe.rel.InverseLabel)
 			tail := fe.edge.Object
 			if fe.rel.Dir == store.In {
 				tail = fe.edge.Subject
@@ -281,22 +308,21 @@ func (x *explorer) absorb(c *state, found []entityFinds) bool {
 				c.sub.SetContents(tail.ID, hood.Render(fe.contents))
 				c.seeVisited(tail.ID)
 				for _, p := range fe.contents {
-					news = c.sub.AddContentEdge(p.Edge, p.Dir, p.InverseLabel) || news
+					c.sub.AddContentEdge(p.Edge, p.Dir, p.InverseLabel)
 					if !p.Value.Literal {
 						c.see(p.Value.ID)
 					}
 				}
 				continue
 			}
-			if !tail.Literal {
+			if !tail.Literal && !isTypeEdge(fe.rel) {
 				c.see(tail.ID)
 			}
 		}
 		for _, a := range f.attrs {
-			news = c.addAttribute(a) || news
+			c.addAttribute(a)
 		}
 	}
-	return news
 }
 
 // exploreEntity reads one entity's attributes and relations and keeps
@@ -448,11 +474,14 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 }
 
 // pruneTails asks which tails of page to keep (at most width) and, when
-// the page is cut, whether to read the next one (the NEXT option).
+// the page is cut, whether to read the next one (the NEXT option). The
+// tails are offered by their rank numbers ("[12] Blade Runner"), never by
+// their ids: a node id tells the model nothing, and a blank node's id has
+// a colon that reads as a separator.
 func (x *explorer) pruneTails(ctx context.Context, b *budget, page hood.Page, head, label, note string, width int) ([]hood.Edge, bool, error) {
 	opts := make([]llm.Option, len(page.Edges), len(page.Edges)+1)
 	for i, e := range page.Edges {
-		opts[i] = llm.Option{ID: e.Far.ID, Text: e.Text()}
+		opts[i] = llm.Option{ID: strconv.Itoa(page.Offset + i + 1), Text: e.Text()}
 	}
 	pick := width
 	if page.More() {
@@ -524,9 +553,10 @@ func (x *explorer) ask(ctx context.Context, b *budget, opts []llm.Option, width 
 	return out, nil
 }
 
-// end is the End? check: do the triples and attributes suffice?
-func (x *explorer) end(ctx context.Context, c *state) (bool, error) {
-	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(endPrompt(x.r.Question, c)), N: 1,
+// end is the End? check with its prompt: do the triples and attributes
+// suffice?
+func (x *explorer) end(ctx context.Context, c *state, prompt string) (bool, error) {
+	texts, err := generate(ctx, x.r.Model, llm.Request{Messages: messages(prompt), N: 1,
 		Temperature: x.r.cfg.EvalTemperature, Task: llm.Task{Kind: llm.KindYesNo, Name: TaskEnd,
 			Question: x.r.Question, Candidate: strings.Join(c.tripleLines(), "\n"),
 			Context: strings.Join(c.attributeLines(), "\n"), Facts: c.facts()}})
@@ -559,7 +589,7 @@ func (x *explorer) decide(ctx context.Context, c *state) error {
 	case act == actionAnswer && flat(firstLine(rest)) == "":
 		x.r.Warn(ctx, "decision: ANSWER without an answer; the chain goes on")
 	case act == actionAnswer:
-		c.done, c.answer, c.act = true, flat(firstLine(rest)), actionAnswer
+		c.done, c.answer, c.act = true, clipText(flat(firstLine(rest)), maxThought), actionAnswer
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/lexical"
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 // exploreModel scripts an exploration; handlers override the defaults
@@ -135,8 +137,12 @@ func TestExploreDepthAndVisited(t *testing.T) {
 func TestExploreEntityPruning(t *testing.T) {
 	db := goodreads(t)
 	m := exploreModel(map[string]func(fcall) string{
-		TaskExtract:        always("The Heartbreakers (The Heartbreakers Chronicles, #1)"),
-		TaskPruneEntities:  always("book/30003, Heartstrings Volume 5, book/99999"),
+		TaskExtract: always("The Heartbreakers (The Heartbreakers Chronicles, #1)"),
+		TaskPruneEntities: func(c fcall) string {
+			// By number, by name, and a number not offered.
+			i := slices.IndexFunc(c.Req.Task.Options, func(o llm.Option) bool { return o.Text == "Heartstrings Volume 4" })
+			return c.Req.Task.Options[i].ID + ", Heartstrings Volume 5, 99"
+		},
 		TaskPruneRelations: always("similar books"),
 		TaskEnd:            always("Yes"),
 		TaskDecide:         always("ANSWER: 18"),
@@ -189,5 +195,36 @@ func TestExploreLexicalGRBench(t *testing.T) {
 		reasoner.Query{Question: "How many pages are contained in the book Inu Yasha, Volume 1?"})
 	if tr.Answer.Text != "184" || !tr.Answer.Found {
 		t.Fatalf("answer = %+v\n%s", tr.Answer, tracetest.Warnings(tr))
+	}
+}
+
+// TestExploreEndEveryDepth: Algorithm 1 asks End? at every depth, also
+// after a depth that found nothing; only a check whose prompt this
+// exploration already asked is skipped.
+func TestExploreEndEveryDepth(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		graph string
+		ends  int
+	}{
+		// Alpha's 4 relations are pruned to none: depth 1 finds nothing,
+		// and End? is still asked.
+		{"nothing found at depth 1",
+			`<a> <name> "Alpha" .` + "\n" + `<a> <r1> <x> .` + "\n" + `<a> <r2> <x> .` + "\n" + `<a> <r3> <x> .` + "\n" +
+				`<a> <r4> <x> .` + "\n" + `<x> <name> "Xray" .` + "\n", 1},
+		// Depth 1 finds Alpha -> r -> Beta; depth 2 explores Beta, whose
+		// only edge is that one: the End? prompt is unchanged, so it is
+		// not asked again.
+		{"nothing new at depth 2", `<a> <name> "Alpha" .` + "\n" + `<a> <r> <b> .` + "\n" + `<b> <name> "Beta" .` + "\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := storetest.Open(t, map[string]string{"g": tc.graph})
+			m := exploreModel(map[string]func(fcall) string{TaskExtract: always("Alpha")})
+			cfg := cfgWith(Explore, CoT, func(c *Config) { c.Steps = 1 })
+			answer(t, db, m, nil, cfg, reasoner.Query{Question: "What is Alpha linked to?"})
+			if n := len(m.calls(TaskEnd)); n != tc.ends {
+				t.Errorf("%d End? checks, want %d", n, tc.ends)
+			}
+		})
 	}
 }

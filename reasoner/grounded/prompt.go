@@ -75,9 +75,9 @@ func exploreThoughtPrompt(definition, question string, s *state) string {
 		"Next Thought: I need the book the film Blade Runner is based on, then its author.\n\n")
 	b.WriteString("Graph Definition:\n" + definition + "\n\n")
 	b.WriteString("Question: " + flat(question) + "\n")
-	writeSection(&b, "Knowledge Triples", s.tripleLines())
+	writeBounded(&b, "Knowledge Triples", s.tripleLines(), maxPromptTriples, question, "triples")
 	writeSection(&b, "Previous thoughts", s.thoughts())
-	writeSection(&b, "Related Entity Attributes", s.attributeLines())
+	writeBounded(&b, "Related Entity Attributes", s.attributeLines(), maxPromptAttributes, question, "attributes")
 	b.WriteString("Next Thought:")
 	return b.String()
 }
@@ -127,8 +127,8 @@ func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Optio
 			"helps may not be listed."
 	}
 	return "You are provided with a question, a head entity, a relation and tail entities from a knowledge base. " +
-		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by id, comma "+
-			"separated, or reply \"none\".%s\n\n", width, next) +
+		fmt.Sprintf("Select the tail entities (at most %d) that help to answer the question, by their numbers in "+
+			"brackets, comma separated, or reply \"none\".%s\n\n", width, next) +
 		"Question: " + flat(question) + "\nHead Entity: " + head + "\nRelation: " + relation +
 		"\nTail Entities (" + note + "):\n" + optionLines(opts) + "Relevant Entities:"
 }
@@ -136,18 +136,24 @@ func pruneEntitiesPrompt(question, head, relation, note string, opts []llm.Optio
 // pruneAttributesPrompt is the Search Attributes prompt.
 func pruneAttributesPrompt(question, entity string, opts []llm.Option, width int) string {
 	return "Is any of the attributes relevant to answer the question? " +
-		fmt.Sprintf("Select at most %d attributes by name, comma separated, or reply \"none\".\n\n", width) +
+		fmt.Sprintf("Select at most %d attributes by the names in brackets, comma separated, or reply "+
+			"\"none\".\n\n", width) +
 		"Question: " + flat(question) + "\nEntity: " + entity + "\nAttributes:\n" + optionLines(opts) +
 		"Relevant Attributes:"
 }
 
+// optionLines lists options as "[ID] text", one per line: the brackets
+// keep an id apart from its text whatever either holds (a blank node id
+// "_:film/6873" has a colon, a mediator's text "(actor: ...)" too). A text
+// that starts with "ID: " (an attribute's "name: values") is shown once.
 func optionLines(opts []llm.Option) string {
 	var b strings.Builder
 	for _, o := range opts {
-		if o.Text == "" || o.Text == o.ID {
-			b.WriteString("  " + o.ID + "\n")
+		text := strings.TrimPrefix(o.Text, o.ID+": ")
+		if text == "" || text == o.ID {
+			b.WriteString("  [" + o.ID + "]\n")
 		} else {
-			b.WriteString("  " + o.ID + ": " + o.Text + "\n")
+			b.WriteString("  [" + o.ID + "] " + text + "\n")
 		}
 	}
 	return b.String()
@@ -162,8 +168,8 @@ func endPrompt(question string, s *state) string {
 		"first line, then the reason.\n\n")
 	b.WriteString("Question: " + flat(question) + "\n")
 	writeSection(&b, "Thoughts", s.thoughts())
-	writeSection(&b, "Knowledge Triples", s.tripleLines())
-	writeSection(&b, "Entity Attributes", s.attributeLines())
+	writeBounded(&b, "Knowledge Triples", s.tripleLines(), maxPromptTriples, question, "triples")
+	writeBounded(&b, "Entity Attributes", s.attributeLines(), maxPromptAttributes, question, "attributes")
 	b.WriteString("Answer:")
 	return b.String()
 }
@@ -174,8 +180,8 @@ func decidePrompt(question string, s *state) string {
 	var b strings.Builder
 	b.WriteString("Question: " + flat(question) + "\n")
 	writeSection(&b, "Thoughts", s.thoughts())
-	writeSection(&b, "Knowledge Triples", s.tripleLines())
-	writeSection(&b, "Entity Attributes", s.attributeLines())
+	writeBounded(&b, "Knowledge Triples", s.tripleLines(), maxPromptTriples, question, "triples")
+	writeBounded(&b, "Entity Attributes", s.attributeLines(), maxPromptAttributes, question, "attributes")
 	b.WriteString("\nIf the knowledge above answers the question, reply \"ANSWER: <answer>\" with only the answer " +
 		"(names, not ids). Otherwise reply \"THINK\" to continue with another thought.\nNext action:")
 	return b.String()
@@ -187,17 +193,22 @@ func scorePrompt(question string, s *state) string {
 		"will lead to the correct answer. The chains contain interleaved thoughts and related triples from a " +
 		"knowledge base. Some chains may not be complete, but you need to judge the steps that are provided. The " +
 		"score can be any floating number between 0 and 1. Reason briefly, then end with a line \"Score: X\".\n\n" +
-		"Question: " + flat(question) + "\nThought Chain:\n" + candidateText(s) + "Score:"
+		"Question: " + flat(question) + "\nThought Chain:\n" + candidateText(s, question, maxCandidateFacts) + "Score:"
 }
 
-// selectPrompt is the Selection Vote prompt.
-func selectPrompt(question string, opts []llm.Option) string {
+// selectPrompt is the Selection Vote prompt. shared is the chain the
+// choices have in common ("" when none), shown once before them.
+func selectPrompt(question, shared string, opts []llm.Option) string {
 	var b strings.Builder
 	b.WriteString("Given a question, you need to select the possible chain of thought that may lead to the correct " +
 		"answer with higher probability. You are provided with several choices with thoughts and related triples " +
 		"from a knowledge base. Decide which choice is most promising to complete the task. Analyze each choice " +
 		"in detail, then conclude in the last line: \"Best: s\", where s the integer id of the choice.\n\n")
-	b.WriteString("Question: " + flat(question) + "\nChoices:\n")
+	b.WriteString("Question: " + flat(question) + "\n")
+	if shared != "" {
+		b.WriteString("Steps every choice starts with:\n" + shared)
+	}
+	b.WriteString("Choices:\n")
 	for _, o := range opts {
 		fmt.Fprintf(&b, "Choice %s:\n%s\n", o.ID, strings.TrimSpace(o.Text))
 	}
@@ -210,7 +221,8 @@ func mergePrompt(question string, a, b, m *state) string {
 	return "Generate the next thought for the merged chain of thoughts. You are provided with the question, two " +
 		"chains of thoughts, and the corresponding merged chain of thought. Identify inconsistencies or errors " +
 		"from the previous chains and provide the next thought for the merged chain: one sentence.\n\n" +
-		"Question: " + flat(question) + "\n\nChain 1:\n" + candidateText(a) + "\nChain 2:\n" + candidateText(b) +
+		"Question: " + flat(question) + "\n\nChain 1:\n" + candidateText(a, question, chainFacts(2)) +
+		"\nChain 2:\n" + candidateText(b, question, chainFacts(2)) +
 		"\nMerged Chain:\n" + m.chainText() + "\nNext Thought:"
 }
 
@@ -223,8 +235,8 @@ func answerPrompt(definition, question string, s *state) string {
 	b.WriteString("Definition of the graph:\n" + definition + "\n\n")
 	b.WriteString("Question: " + flat(question) + "\n")
 	b.WriteString(s.chainText())
-	writeSection(&b, "Knowledge Triples", s.tripleLines())
-	writeSection(&b, "Entity Attributes", s.attributeLines())
+	writeBounded(&b, "Knowledge Triples", s.tripleLines(), maxPromptTriples, question, "triples")
+	writeBounded(&b, "Entity Attributes", s.attributeLines(), maxPromptAttributes, question, "attributes")
 	b.WriteString("Answer:")
 	return b.String()
 }

@@ -262,7 +262,8 @@ func (r *run) result(s *state, reason string) trace.Answer {
 		support = append(support, e.Edge)
 	}
 	return reasoner.Settle(trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value,
-		Confident: true, Node: s.id, Reason: reason, Support: support, Names: s.sub.NamesFor(support)})
+		Confident: s.supported(s.answer), Node: s.id, Reason: reason, Support: support,
+		Names: s.sub.NamesFor(support)})
 }
 
 // generate sends one request and returns its texts.

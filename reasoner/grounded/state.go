@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
@@ -18,8 +20,12 @@ type step struct {
 	// "" for the exploration.
 	action string
 	// observation is what the KG returned: the agent's observation, or the
-	// triples and attributes one exploration found.
+	// triples and attributes one exploration found (at most maxFound).
 	observation string
+	// brief is how chains show an exploration's observation: its count
+	// and notes. The facts themselves are shown once, in the prompt's
+	// knowledge section.
+	brief string
 }
 
 // attribute is a feature value the chain retrieved.
@@ -191,16 +197,29 @@ func mergeGraph(dst, src *subgraph.Graph) {
 }
 
 // chainText renders the chain: "Thought 1: ...", "Action 1: ...",
-// "Observation 1: ..." lines.
-func (s *state) chainText() string {
+// "Observation 1: ..." lines. An exploration step's observation is its
+// brief ("found 23 triples and attributes"): every prompt that shows a
+// chain lists the facts once, bounded, after it.
+func (s *state) chainText() string { return s.chainTextFrom(0) }
+
+// chainTextFrom renders the chain from step from (0-based) on, numbered
+// as in the whole chain.
+func (s *state) chainTextFrom(from int) string {
 	var b strings.Builder
 	for i, st := range s.steps {
+		if i < from {
+			continue
+		}
 		fmt.Fprintf(&b, "Thought %d: %s\n", i+1, flat(st.thought))
 		if st.action != "" {
 			fmt.Fprintf(&b, "Action %d: %s\n", i+1, flat(st.action))
 		}
-		if st.observation != "" {
-			fmt.Fprintf(&b, "Observation %d: %s\n", i+1, indentLines(st.observation))
+		obs := st.observation
+		if st.brief != "" {
+			obs = st.brief
+		}
+		if obs != "" {
+			fmt.Fprintf(&b, "Observation %d: %s\n", i+1, indentLines(obs))
 		}
 	}
 	return b.String()
@@ -239,6 +258,59 @@ func (s *state) facts() []llm.Fact { return slices.Concat(s.attributeFacts(), s.
 func (s *state) evidence() string {
 	return strings.Join(slices.Concat(s.attributeLines(), s.tripleLines()), "\n")
 }
+
+// supported reports whether answer is backed by what the chain retrieved
+// from the KG: the whole answer, or else every item of it (split on
+// commas, semicolons and the word "and"), occurs as whole words (case
+// ignored) in an entity name or value of the chain's triples and
+// attributes. Relation names do not count, nor do entities the chain only
+// found by name (a search result without an edge).
+func (s *state) supported(answer string) bool {
+	var ends []string
+	for _, f := range s.facts() {
+		ends = append(ends, strings.ToLower(flat(f.Subject)), strings.ToLower(flat(f.Object)))
+	}
+	occurs := func(item string) bool {
+		item = strings.ToLower(flat(strings.Trim(flat(item), "\"'`*.[]")))
+		return item != "" && slices.ContainsFunc(ends, func(e string) bool { return containsWords(e, item) })
+	}
+	if occurs(answer) {
+		return true
+	}
+	items := strings.FieldsFunc(strings.ReplaceAll(" "+flat(answer)+" ", " and ", ","), func(r rune) bool {
+		return r == ',' || r == ';'
+	})
+	if len(items) < 2 {
+		return false
+	}
+	for _, it := range items {
+		if flat(it) != "" && !occurs(it) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsWords reports whether sub occurs in s with no letter or digit
+// right before or after it.
+func containsWords(s, sub string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], sub)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(sub):])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		from = i + n
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // describe returns "Name (id)" for an entity of the state's graph (a
 // mediator's name is its contents), or just the id.

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
@@ -20,10 +23,16 @@ func TestParseThought(t *testing.T) {
 		{"Thought 2:\nthe thought on the next line\nThought 3: another", "the thought on the next line"},
 		{"Action 1: RetrieveNode[x]", "Action 1: RetrieveNode[x]"},
 		{"   ", ""},
+		// A reply of any length is clipped to its sentences within
+		// maxThought runes, else to its words.
+		{"Thought 1: " + strings.Repeat("the film ", 100000), strings.TrimSpace(strings.Repeat("the film ", 66)) + "…"},
+		{"I need the director. " + strings.Repeat("Then more words ", 60), "I need the director. " +
+			strings.TrimSpace(strings.Repeat("Then more words ", 36)) + "…"},
+		{strings.Repeat("One sentence. ", 30) + strings.Repeat("x", 800), strings.TrimSpace(strings.Repeat("One sentence. ", 30)) + "…"},
 	}
 	for _, tc := range tests {
 		if got := parseThought(tc.in); got != tc.want {
-			t.Errorf("parseThought(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("parseThought(%q) = %q, want %q", clip(tc.in, 100), got, tc.want)
 		}
 	}
 }
@@ -106,28 +115,88 @@ func TestFactsTextCaps(t *testing.T) {
 		}
 		return out
 	}
+	const how = ", those sharing the most words with the question, then the latest):\n"
 	for _, tc := range []struct {
+		name     string
 		n, max   int
-		want     string
-		lastLine string
-		count    int
+		question string
+		// want are the listed lines, in order.
+		want []string
+		head string
+		tail string
 	}{
-		{0, 3, "", "", 0},
-		{3, 3, "Knowledge triples:\n", "e3 -> r -> v", 3},
-		{4, 3, "Knowledge triples (the last 3 of 4):\n", "e4 -> r -> v", 3},
-		{63, 30, "Knowledge triples (the last 30 of 63):\n", "e63 -> r -> v", 30},
+		{"none", 0, 3, "", nil, "", ""},
+		{"all fit", 3, 3, "", []string{"e1 -> r -> v", "e2 -> r -> v", "e3 -> r -> v"}, "Knowledge triples:\n", ""},
+		{"the latest", 4, 3, "", []string{"e2 -> r -> v", "e3 -> r -> v", "e4 -> r -> v"},
+			"Knowledge triples (3 of 4" + how, "… and 1 more triples and attributes\n"},
+		{"the question's first", 1263, 2, "What is e7?", []string{"e7 -> r -> v", "e1263 -> r -> v"},
+			"Knowledge triples (2 of 1,263" + how, "… and 1,261 more triples and attributes\n"},
 	} {
-		got := factsText(lines(tc.n), tc.max)
-		if !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%d lines, max %d: %q", tc.n, tc.max, got)
-			continue
+		t.Run(tc.name, func(t *testing.T) {
+			got := factsText(lines(tc.n), tc.max, tc.question)
+			if tc.n == 0 {
+				if got != "" {
+					t.Errorf("no lines: %q", got)
+				}
+				return
+			}
+			want := tc.head + strings.Join(tc.want, "\n") + "\n" + tc.tail
+			if got != want {
+				t.Errorf("factsText = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestModelTextClipped: model text a chain keeps (a thought, an action's
+// argument, an answer) is clipped to maxThought runes before it goes back
+// into later prompts or the answer.
+func TestModelTextClipped(t *testing.T) {
+	long := strings.Repeat("word ", 2000)
+	piece := strings.Repeat("word ", 200)
+	db := goodreads(t)
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		model *fake
+		// prompts are the calls whose prompts must not carry the long text.
+		prompts string
+	}{
+		{"agent thought and action argument", DefaultConfig(Agent, CoT),
+			agentModel([]string{long}, []string{"RetrieveNode[" + long + "]", "Finish[" + long + "]"}, nil),
+			TaskAgentThought},
+		{"exploration thought and answer", cfgWith(Explore, CoT, func(c *Config) { c.Steps = 2 }),
+			exploreModel(map[string]func(fcall) string{TaskExploreThought: always(long),
+				TaskDecide: thenAnswer("ANSWER: " + long)}),
+			TaskExploreThought},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := answer(t, db, tc.model, nil, tc.cfg, reasoner.Query{Question: "Which series includes the book Demelza?"})
+			calls := tc.model.calls(tc.prompts)
+			if len(calls) < 2 {
+				t.Fatalf("%d %s calls", len(calls), tc.prompts)
+			}
+			if p := calls[1].Prompt(); strings.Contains(p, piece) {
+				t.Errorf("the second %s prompt (%d chars) carries the long text", tc.prompts, len(p))
+			}
+			if n := utf8.RuneCountInString(tr.Answer.Text); n > maxThought {
+				t.Errorf("answer of %d runes", n)
+			}
+		})
+	}
+}
+
+// thenAnswer replies THINK to the first decision of a chain (a CoT run
+// decides one step at a time) and answer to the others.
+func thenAnswer(answer string) func(fcall) string {
+	var mu sync.Mutex
+	n := 0
+	return func(fcall) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == 1 {
+			return "THINK"
 		}
-		body := strings.Split(strings.TrimSuffix(strings.TrimPrefix(got, tc.want), "\n"), "\n")
-		if tc.n == 0 {
-			continue
-		}
-		if len(body) != tc.count || body[len(body)-1] != tc.lastLine {
-			t.Errorf("%d lines, max %d: %d listed, last %q", tc.n, tc.max, len(body), body[len(body)-1])
-		}
+		return answer
 	}
 }

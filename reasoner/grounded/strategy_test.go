@@ -316,3 +316,68 @@ func TestMalformedEvaluations(t *testing.T) {
 		}
 	})
 }
+
+// TestSelectChoosesEveryKeptState: the Select evaluator keeps the t states
+// the model chooses, not the first vote's winner plus the next states in
+// generation order: five first thoughts, the model prefers the "pick"
+// ones, the latest first.
+func TestSelectChoosesEveryKeptState(t *testing.T) {
+	db := goodreads(t)
+	for _, tc := range []struct {
+		name string
+		t    int
+		// kept are the level-1 nodes (2..6 for samples 0..4) expanded at
+		// level 2.
+		kept  []int
+		votes int
+	}{
+		{"t = 3 of 5", 3, []int{4, 5, 6}, 3},
+		{"t = 2 of 5", 2, []int{5, 6}, 2},
+		{"t = 1 of 5", 1, []int{6}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := agentModel(nil, nil, map[string]func(fcall) string{
+				TaskAgentThought: func(c fcall) string {
+					if c.Steps() > 0 {
+						return "I go on."
+					}
+					if c.Sample >= 2 {
+						return fmt.Sprintf("pick idea %d.", c.Sample)
+					}
+					return fmt.Sprintf("plain idea %d.", c.Sample)
+				},
+				TaskAgentAction: always("RetrieveNode[Demelza]"),
+			})
+			var mu sync.Mutex
+			level1 := 0
+			ev := newFake(map[string]func(fcall) string{TaskSelect: func(c fcall) string {
+				if c.Node == 1 && c.Sample == 0 {
+					mu.Lock()
+					level1++
+					mu.Unlock()
+				}
+				best := "1"
+				for _, o := range c.Req.Task.Options {
+					if strings.Contains(o.Text, "pick") {
+						best = o.ID
+					}
+				}
+				return "Best: " + best
+			}})
+			cfg := cfgWith(Agent, ToT, func(c *Config) { c.K, c.T, c.Steps = 5, tc.t, 2 })
+			tr := answer(t, db, m, ev, cfg, reasoner.Query{Question: qid40})
+			var kept []int
+			for id := 2; id <= 6; id++ {
+				if node(t, tr, id).Order != 0 {
+					kept = append(kept, id)
+				}
+			}
+			if !slices.Equal(kept, tc.kept) {
+				t.Errorf("level 1 kept %v, want %v", kept, tc.kept)
+			}
+			if level1 != tc.votes {
+				t.Errorf("%d vote requests at level 1, want %d", level1, tc.votes)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package grounded
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +103,49 @@ func TestExploreCVTHopAndCount(t *testing.T) {
 	}
 }
 
+// TestExploreOptionFormat: a model that reads only the prompt picks the
+// performance of Rick Deckard by what the prompt shows in brackets before
+// it (the tail's number), however it writes the choice; no tail is shown
+// by its blank node id, whose colon would read as the separator.
+func TestExploreOptionFormat(t *testing.T) {
+	bracketed := regexp.MustCompile(`(?m)^\s+\[([^\]]+)\] (.*)$`)
+	for _, tc := range []struct {
+		name  string
+		reply func(token string) string
+	}{
+		{"the number", func(tok string) string { return tok }},
+		{"the number in brackets", func(tok string) string { return "[" + tok + "]" }},
+		{"with a reason", func(tok string) string { return "The performance of Rick Deckard.\nRelevant Entities: " + tok }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pick := func(c fcall) string {
+				for _, m := range bracketed.FindAllStringSubmatch(c.Prompt(), -1) {
+					if strings.Contains(m[2], "Rick Deckard") {
+						return tc.reply(m[1])
+					}
+				}
+				return "none"
+			}
+			m := exploreModel(map[string]func(fcall) string{
+				TaskPruneRelations: always("starring"),
+				TaskPruneEntities:  pick,
+				TaskDecide:         always("ANSWER: Harrison Ford"),
+			})
+			cfg := cfgWith(Explore, CoT, func(c *Config) { c.Depth = 1 })
+			tr := answer(t, filmFixture(t), m, nil, cfg, filmQuery("Who played Rick Deckard in Blade Runner?", kgfixture.BladeRunner))
+			obs := stepNodes(tr)[0].Extra["observation"]
+			if !strings.Contains(obs, "Blade Runner -> starring -> (actor: Harrison Ford; character: Rick Deckard)") {
+				t.Errorf("the performance was not kept:\n%s", obs)
+			}
+			for _, c := range m.calls(TaskPruneEntities) {
+				if strings.Contains(c.Prompt(), "_:") {
+					t.Errorf("a tail is shown by its blank node id:\n%s", c.Prompt())
+				}
+			}
+		})
+	}
+}
+
 // TestExploreBudget: with a budget of one model call the exploration
 // stops and says so, instead of exploring on.
 func TestExploreBudget(t *testing.T) {
@@ -173,7 +217,7 @@ func TestExploreNextPage(t *testing.T) {
 				t.Fatalf("%d entity pruning calls, want %d", len(ents), tt.calls)
 			}
 			if p := ents[0].Prompt(); !strings.Contains(p, "Tail Entities (1-10 of 13, ranked by relevance") ||
-				!strings.Contains(p, "NEXT: next page: show the next 3 of the 13 tail entities") {
+				!strings.Contains(p, "[NEXT] next page: show the next 3 of the 13 tail entities") {
 				t.Errorf("page 1 prompt:\n%s", p)
 			}
 			if !tt.next {
