@@ -16,7 +16,8 @@ import (
 // TestFilmLexical: every KG method answers "Who directed Blade Runner?"
 // with Ridley Scott on the Freebase film sample with the deterministic
 // lexical policy and no LLM, grounded in the directed-by edge. The sample
-// is loaded once (it takes seconds) for all methods.
+// is loaded once (it takes seconds) for all methods. Every call is bounded
+// by the max_tokens parameter.
 func TestFilmLexical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the film sample")
@@ -32,7 +33,7 @@ func TestFilmLexical(t *testing.T) {
 	db := storetest.Film(t)
 	for _, name := range reg.Names() {
 		t.Run(name, func(t *testing.T) {
-			r, err := reg.New(name, reasoner.Deps{KG: db, Model: lexical.Policy{}}, nil)
+			r, err := reg.New(name, reasoner.Deps{KG: db, Model: lexical.Policy{}}, reasoner.Params{reasoner.ParamMaxTokens: 300})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,9 +50,15 @@ func TestFilmLexical(t *testing.T) {
 			}) {
 				t.Errorf("support %+v lacks Blade Runner -directed by-> Ridley Scott", a.Support)
 			}
+			if tr.Params[reasoner.ParamMaxTokens] != 300 {
+				t.Errorf("trace params %v: max_tokens is not 300", tr.Params)
+			}
 			for _, c := range tr.ModelCalls {
 				if c.Model != lexical.ModelName {
 					t.Errorf("model call %d answered by %q", c.Seq, c.Model)
+				}
+				if c.MaxTokens < 1 || c.MaxTokens > 300 {
+					t.Errorf("model call %d (%s) sent max tokens %d, want 1..300", c.Seq, c.Task, c.MaxTokens)
 				}
 			}
 		})

@@ -91,9 +91,14 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	rec := trace.NewRecorder(TraceMeta(method, params, deps, q), deps.Observer)
+	// The bound is set outside the recorder, so that the trace shows it,
+	// and replies are checked inside, so that an oversized one is not
+	// recorded.
+	bound := func(m llm.Model) llm.Model {
+		return llm.WithMaxTokens(rec.WrapModel(llm.Bounded(m, maxTokens)), maxTokens)
+	}
 	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
-		Model:     rec.WrapModel(llm.Bounded(deps.Model, maxTokens)),
-		Evaluator: rec.WrapModel(llm.Bounded(deps.Evaluator, maxTokens)), Rec: rec, Log: deps.Logger}
+		Model: bound(deps.Model), Evaluator: bound(deps.Evaluator), Rec: rec, Log: deps.Logger}
 	ans, err := solve(ctx, s)
 	if err != nil {
 		tr := rec.Finish(err)

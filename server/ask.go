@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"path/filepath"
@@ -162,7 +163,7 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 	rn := &run{a: a, req: req, start: time.Now()}
 	deps := reasoner.Deps{KG: a.s.kg, Model: rn.wrap(a.model), Evaluator: rn.wrap(a.evaluator),
 		Logger: a.s.log.With("request_id", requestID(r.Context())), Observer: obs}
-	if rn.rs, err = a.reg.New(req.Method, deps, reasoner.Params(req.Params)); err != nil {
+	if rn.rs, err = a.reg.Build(req.Method, deps, a.params(req)); err != nil {
 		<-a.slots
 		return nil, badRequest("%s", oneLine(a.redact.text(err.Error())))
 	}
@@ -170,6 +171,22 @@ func (a *asker) admit(w http.ResponseWriter, r *http.Request, obs trace.Observer
 	a.inflight.Add(1)
 	a.s.metrics.runsInFlight.Inc()
 	return rn, nil
+}
+
+// params gives each method of a run its parameters: the client's to the
+// primary method, and to every method the server's max tokens as its
+// max_tokens, which clients cannot set (so a MaxTokens raised above the
+// methods' default takes effect).
+func (a *asker) params(req askRequest) func(method string) reasoner.Params {
+	primary, _, _ := reasoner.ParseSpec(req.Method)
+	return func(method string) reasoner.Params {
+		p := reasoner.Params{}
+		if method == primary {
+			maps.Copy(p, req.Params)
+		}
+		p[reasoner.ParamMaxTokens] = a.s.cfg.Ask.MaxTokens
+		return p
+	}
 }
 
 // acquire takes a run slot without waiting; when none is free it sets

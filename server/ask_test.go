@@ -461,3 +461,32 @@ func TestAskReplyCap(t *testing.T) {
 		})
 	}
 }
+
+// TestAskMaxTokens: every model call of a run is bounded by the server's
+// max tokens, which is also the method's max_tokens parameter, so that
+// raising it takes effect (the methods' default is 1024).
+func TestAskMaxTokens(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		max  int
+		want float64
+	}{
+		{"default", 0, 1024},
+		{"raised", 4096, 4096},
+		{"lowered", 300, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := askServer(t, Config{Ask: AskLimits{MaxTokens: tc.max}}, newLexicalModel(0))
+			st, _, body := ts.do("POST", "/v1/ask", `{"question":"Who directed Blade Runner?","method":"chain->tot"}`, nil)
+			res := decode[askBody](t, body)
+			if st != 200 || res.Trace == nil || res.Trace.Params[reasoner.ParamMaxTokens] != tc.want {
+				t.Fatalf("status %d, params %v", st, res.Trace.Params)
+			}
+			for _, c := range res.Trace.ModelCalls {
+				if float64(c.MaxTokens) != tc.want {
+					t.Errorf("model call %d (%s): max tokens %d, want %g", c.Seq, c.Task, c.MaxTokens, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -94,6 +94,8 @@ type Config struct {
 	// Frontier bounds the entities one exploration depth visits (the
 	// earliest seen first); the others stay unexplored tails.
 	Frontier int
+	// MaxTokens bounds every reply (reasoner.ParamMaxTokens).
+	MaxTokens int
 }
 
 // DefaultConfig returns the paper's settings (n = 10 steps, k = t = 3,
@@ -103,7 +105,7 @@ func DefaultConfig(i Interaction, s Strategy) Config {
 	c := Config{Interaction: i, Strategy: s, Steps: 10, K: 3, T: 3, Evaluator: Select, Votes: 3, Depth: 3,
 		RelationWidth: 3, EntityWidth: 3, AttributeWidth: 3, SearchLimit: 5, NeighborLimit: 30,
 		Temperature: 0.7, EvalTemperature: 0, SchemaNodes: 24, ExploreCalls: 40,
-		Frontier: 9}
+		Frontier: 9, MaxTokens: reasoner.DefaultMaxTokens}
 	if s == CoT {
 		c.K, c.T, c.Temperature = 1, 1, 0
 	}
@@ -139,6 +141,7 @@ func ConfigFromParams(i Interaction, s Strategy, p reasoner.Params) (Config, err
 	c.Temperature = r.Float(ParamTemperature, c.Temperature)
 	c.EvalTemperature = r.Float(ParamEvalTemperature, c.EvalTemperature)
 	c.SchemaNodes = r.Int(ParamSchemaNodes, c.SchemaNodes)
+	c.MaxTokens = r.Int(reasoner.ParamMaxTokens, c.MaxTokens)
 	if err := r.Done(); err != nil {
 		return c, err
 	}
@@ -171,7 +174,7 @@ func (c Config) Validate() error {
 	}{{ParamSteps, c.Steps}, {ParamK, c.K}, {ParamT, c.T}, {ParamVotes, c.Votes}, {ParamDepth, c.Depth},
 		{ParamRelationWidth, c.RelationWidth}, {ParamEntityWidth, c.EntityWidth}, {ParamAttributeWidth, c.AttributeWidth},
 		{ParamSearchLimit, c.SearchLimit}, {ParamNeighborLimit, c.NeighborLimit}, {ParamSchemaNodes, c.SchemaNodes},
-		{ParamExploreCalls, c.ExploreCalls}, {ParamFrontier, c.Frontier}} {
+		{ParamExploreCalls, c.ExploreCalls}, {ParamFrontier, c.Frontier}, {reasoner.ParamMaxTokens, c.MaxTokens}} {
 		if p.v < 1 {
 			errs = append(errs, fmt.Errorf("parameter %q must be at least 1, got %d", p.name, p.v))
 		}
@@ -185,7 +188,8 @@ func (c Config) Validate() error {
 // Params returns the settings that apply to the method, for traces.
 func (c Config) Params() map[string]any {
 	p := map[string]any{ParamSteps: c.Steps, ParamSearchLimit: c.SearchLimit, ParamNeighborLimit: c.NeighborLimit,
-		ParamTemperature: c.Temperature, ParamEvalTemperature: c.EvalTemperature, ParamSchemaNodes: c.SchemaNodes}
+		ParamTemperature: c.Temperature, ParamEvalTemperature: c.EvalTemperature, ParamSchemaNodes: c.SchemaNodes,
+		reasoner.ParamMaxTokens: c.MaxTokens}
 	if c.Strategy != CoT {
 		p[ParamK], p[ParamT], p[ParamEvaluator], p[ParamVotes] = c.K, c.T, string(c.Evaluator), c.Votes
 	}

@@ -24,20 +24,16 @@ func Bounded(m Model, maxTokens int) Model {
 	if m == nil {
 		return nil
 	}
-	return &bounded{inner: m, maxTokens: maxTokens}
+	return WithMaxTokens(&replyCheck{inner: m}, maxTokens)
 }
 
-type bounded struct {
-	inner     Model
-	maxTokens int
-}
+// replyCheck fails a call whose reply is longer than its request's max
+// tokens explain.
+type replyCheck struct{ inner Model }
 
-func (b *bounded) Generate(ctx context.Context, req Request) (Response, error) {
-	if req.MaxTokens <= 0 {
-		req.MaxTokens = max(0, b.maxTokens)
-	}
-	resp, err := b.inner.Generate(ctx, req)
-	if err != nil || req.MaxTokens == 0 {
+func (c *replyCheck) Generate(ctx context.Context, req Request) (Response, error) {
+	resp, err := c.inner.Generate(ctx, req)
+	if err != nil || req.MaxTokens <= 0 {
 		return resp, err
 	}
 	limit := max(MinReplyBytes, ReplyBytesPerToken*req.MaxTokens)
@@ -45,11 +41,36 @@ func (b *bounded) Generate(ctx context.Context, req Request) (Response, error) {
 		if len(t) > limit {
 			return Response{}, fmt.Errorf("model %q sent a reply of %d bytes (sample %d), over the limit of %d bytes "+
 				"for %d max tokens (does its server ignore max_tokens?); the reply was dropped",
-				Describe(b.inner).Name, len(t), i+1, limit, req.MaxTokens)
+				Describe(c.inner).Name, len(t), i+1, limit, req.MaxTokens)
 		}
 	}
 	return resp, nil
 }
 
-// Unwrap returns the bounded model (Describe looks through it).
-func (b *bounded) Unwrap() Model { return b.inner }
+// Unwrap returns the checked model (Describe looks through it).
+func (c *replyCheck) Unwrap() Model { return c.inner }
+
+// WithMaxTokens returns m with maxTokens as the MaxTokens of every request
+// that sets none (maxTokens <= 0: m itself). Put it outside a recorder
+// that must see the bound sent, and Bounded inside it.
+func WithMaxTokens(m Model, maxTokens int) Model {
+	if m == nil || maxTokens <= 0 {
+		return m
+	}
+	return &withMaxTokens{inner: m, n: maxTokens}
+}
+
+type withMaxTokens struct {
+	inner Model
+	n     int
+}
+
+func (w *withMaxTokens) Generate(ctx context.Context, req Request) (Response, error) {
+	if req.MaxTokens <= 0 {
+		req.MaxTokens = w.n
+	}
+	return w.inner.Generate(ctx, req)
+}
+
+// Unwrap returns the wrapped model.
+func (w *withMaxTokens) Unwrap() Model { return w.inner }
