@@ -27,8 +27,8 @@
 // KG.SameAs, so a walk can cross from one KG into another.
 //
 // The tree search, as Algorithm 1 of the paper: repeatedly choose the
-// unexpanded, non-terminal node of highest value (ties: the deeper node,
-// then the earlier one), sample k actions with the prompt of its state at
+// unexpanded, non-terminal node of highest value (ties depth first: the
+// deeper node, then the later one), sample k actions with the prompt of its state at
 // the sampling temperature (2k samples for the two selection states, of
 // which the first k distinct are kept; identical default-state actions are
 // merged too), apply each action, and score each child with the evaluator

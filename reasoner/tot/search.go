@@ -52,14 +52,15 @@ func (r *run) search(ctx context.Context, topics []string) (trace.Answer, error)
 }
 
 // choose returns the unexpanded non-terminal node of highest value; ties
-// go to the deeper node, then to the earlier one. nil when none is left.
+// go depth first (the paper's tie-breaker): to the deeper node, then to
+// the later one, as a stack would. nil when none is left.
 func (r *run) choose() *node {
 	var best *node
 	for _, n := range r.nodes {
 		if n.expanded || n.state == StateDone {
 			continue
 		}
-		if best == nil || n.value > best.value || (n.value == best.value && n.depth > best.depth) {
+		if best == nil || n.value > best.value || (n.value == best.value && n.depth >= best.depth) {
 			best = n
 		}
 	}

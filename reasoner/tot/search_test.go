@@ -262,3 +262,31 @@ func TestNonAnswerIsNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestChooseDepthFirstTies: the highest value wins; among equal values
+// the deeper node, and among equally deep ones the later (a stack's
+// order: the paper breaks ties depth first); expanded and done nodes are
+// never chosen.
+func TestChooseDepthFirstTies(t *testing.T) {
+	n := func(id int, value float64, depth int) *node {
+		return &node{id: id, value: value, depth: depth, state: StateDefault}
+	}
+	for _, tc := range []struct {
+		name  string
+		nodes []*node
+		want  int
+	}{
+		{"highest value", []*node{n(1, 0.9, 1), n(2, 0.5, 3)}, 1},
+		{"deeper on a tie", []*node{n(1, 0.5, 3), n(2, 0.5, 1)}, 1},
+		{"later on a tie", []*node{n(1, 0.5, 2), n(2, 0.5, 2), n(3, 0.5, 2)}, 3},
+		{"expanded skipped", []*node{n(1, 0.5, 2), {id: 2, value: 0.9, depth: 2, expanded: true}}, 1},
+		{"done skipped", []*node{n(1, 0.5, 2), {id: 2, value: 0.9, depth: 2, state: StateDone}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{nodes: tc.nodes}
+			if got := r.choose(); got == nil || got.id != tc.want {
+				t.Errorf("chose %+v, want node %d", got, tc.want)
+			}
+		})
+	}
+}
