@@ -136,3 +136,23 @@ func TestTypeNodeNotExplored(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadText: an explored entity without a label is described by its
+// relations in the pruning prompts; a named one by its name only.
+func TestHeadText(t *testing.T) {
+	rels := []store.Relation{{ID: "/film/performance/actor", Label: "actor", Dir: store.Out, Count: 1, Graph: "g"},
+		{ID: "/film/film/starring", Label: "starring", InverseLabel: "performance in", Dir: store.In, Count: 1, Graph: "g"}}
+	for _, tc := range []struct{ name, in, want string }{
+		{"named", "Blade Runner", "Blade Runner"},
+		{"unlabelled", "m.0abc (no label in the KG)", "m.0abc (no label in the KG); relations: actor (1), performance in (1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := headText(tc.in, rels, []string{"g"}); got != tc.want {
+				t.Errorf("headText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := headText("x (no label in the KG)", nil, []string{"g"}); got != "x (no label in the KG)" {
+		t.Errorf("without relations: %q", got)
+	}
+}

@@ -337,17 +337,18 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
 		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.Graphs, r.Graph)
 	})
-	literal, err := x.attributes(ctx, c, id, &out, b)
+	head := headText(c.name(id), rels, x.r.Graphs)
+	literal, err := x.attributes(ctx, c, id, head, &out, b)
 	if err != nil {
 		return out, err
 	}
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool { return r.Dir == store.Out && literal[r.ID] })
-	kept, err := x.pruneRelations(ctx, c, id, rels, b)
+	kept, err := x.pruneRelations(ctx, head, rels, b)
 	if err != nil {
 		return out, err
 	}
 	for _, rel := range kept {
-		edges, notes, err := x.tails(ctx, c, id, rel, b)
+		edges, notes, err := x.tails(ctx, c, id, head, rel, b)
 		if err != nil {
 			return out, err
 		}
@@ -365,9 +366,23 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 	return out, nil
 }
 
+// headText is how the pruning prompts name the entity explored: its name,
+// and for an entity without a label (named by its id) also its most
+// frequent relations, so that the model reads what it is.
+func headText(name string, rels []store.Relation, graphs []string) string {
+	if !strings.HasSuffix(name, subgraph.NoLabel) {
+		return name
+	}
+	if about := link.RelationsText(rels, graphs); about != "" {
+		return name + "; " + about
+	}
+	return name
+}
+
 // attributes keeps the entity's relevant attributes in out and returns
-// the ids of its literal-valued relations.
-func (x *explorer) attributes(ctx context.Context, c *state, id string, out *entityFinds, b *budget) (map[string]bool, error) {
+// the ids of its literal-valued relations; head names the entity in the
+// prompt.
+func (x *explorer) attributes(ctx context.Context, c *state, id, head string, out *entityFinds, b *budget) (map[string]bool, error) {
 	fs, err := x.r.KG.Features(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("features of %s: %w", id, err)
@@ -391,7 +406,7 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 	name := c.name(id)
 	keep, err := x.prune(ctx, b, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
 		func(o []llm.Option) string {
-			return pruneAttributesPrompt(x.r.Question, name, o, x.r.cfg.AttributeWidth)
+			return pruneAttributesPrompt(x.r.Question, head, o, x.r.cfg.AttributeWidth)
 		})
 	if err != nil {
 		return nil, err
@@ -404,18 +419,18 @@ func (x *explorer) attributes(ctx context.Context, c *state, id string, out *ent
 	return literal, nil
 }
 
-// pruneRelations keeps the relations relevant to the question.
-func (x *explorer) pruneRelations(ctx context.Context, c *state, id string, rels []store.Relation, b *budget) ([]store.Relation, error) {
+// pruneRelations keeps the relations relevant to the question; head names
+// the entity in the prompt.
+func (x *explorer) pruneRelations(ctx context.Context, head string, rels []store.Relation, b *budget) ([]store.Relation, error) {
 	opts := make([]llm.Option, len(rels))
 	counts := map[string]int64{}
 	for i, r := range rels {
 		opts[i] = llm.Option{ID: "R" + strconv.Itoa(i+1), Text: subgraph.RelText(r)}
 		counts[opts[i].ID] = r.Count
 	}
-	name := c.name(id)
-	keep, err := x.prune(ctx, b, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: name},
+	keep, err := x.prune(ctx, b, opts, x.r.cfg.RelationWidth, llm.Task{Name: TaskPruneRelations, Context: head},
 		func(o []llm.Option) string {
-			return pruneRelationsPrompt(x.r.Question, name, o, counts, x.r.cfg.RelationWidth)
+			return pruneRelationsPrompt(x.r.Question, head, o, counts, x.r.cfg.RelationWidth)
 		})
 	if err != nil {
 		return nil, err
@@ -438,8 +453,8 @@ const nextPage = "NEXT"
 // its options end with NEXT ("next page: ..."): choosing it reads the next
 // page, whose choice costs one more model call of b. The returned notes
 // say which pages beyond the first were read, with the total.
-func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Relation, b *budget) ([]hood.Edge, []string, error) {
-	head, label := c.name(id), subgraph.RelText(rel)
+func (x *explorer) tails(ctx context.Context, c *state, id, head string, rel store.Relation, b *budget) ([]hood.Edge, []string, error) {
+	name, label := c.name(id), subgraph.RelText(rel)
 	var out []hood.Edge
 	var notes []string
 	offset := 0
@@ -452,14 +467,14 @@ func (x *explorer) tails(ctx context.Context, c *state, id string, rel store.Rel
 		note := page.Note()
 		if n > 1 {
 			note = fmt.Sprintf("page %d: %s", n, note)
-			notes = append(notes, fmt.Sprintf("%s -> %s: read page %d of the tails (%s)", head, label, n, page.Note()))
+			notes = append(notes, fmt.Sprintf("%s -> %s: read page %d of the tails (%s)", name, label, n, page.Note()))
 		}
 		keep, more, err := x.pruneTails(ctx, b, page, head, label, note, x.r.cfg.EntityWidth-len(out))
 		if errors.Is(err, errBudget) && n > 1 {
 			// The page was asked for but cannot be chosen from: keep what
 			// the earlier pages gave.
 			notes = append(notes, fmt.Sprintf("%s -> %s: page %d was not chosen from: the budget of %d model calls "+
-				"was spent", head, label, n, x.r.cfg.ExploreCalls))
+				"was spent", name, label, n, x.r.cfg.ExploreCalls))
 			return out, notes, nil
 		}
 		if err != nil {
