@@ -11,7 +11,6 @@ import (
 
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
-	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -146,20 +145,6 @@ func TestMissingTopicsLookupsOverlap(t *testing.T) {
 	}
 }
 
-// aliasModel answers as a server that reports another model name.
-type aliasModel struct {
-	llm.Model
-	as string
-}
-
-func (a aliasModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
-	resp, err := a.Model.Generate(ctx, req)
-	resp.Model = a.as
-	return resp, err
-}
-
-func (a aliasModel) Unwrap() llm.Model { return a.Model }
-
 // TestServedModelsReported: each result names its model and, when the
 // model server answered under another name, that name; the summary warns
 // once with the count.
@@ -174,8 +159,9 @@ func TestServedModelsReported(t *testing.T) {
 		{"same name", "scripted", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := cotConfig(t, qs, goldModel(qs), "cot")
-			cfg.Deps.Model = aliasModel{cfg.Deps.Model, tc.as}
+			model := goldModel(qs)
+			model.Served = tc.as
+			cfg := cotConfig(t, qs, model, "cot")
 			sum, err := Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -52,6 +52,9 @@ type Scripted struct {
 	Latency time.Duration
 	// Name is Response.Model (ScriptedModelName when empty).
 	Name string
+	// Served, when set, is Response.Model instead of Name: a server that
+	// answers under another name than the one configured.
+	Served string
 
 	mu    sync.Mutex
 	calls []Request
@@ -73,9 +76,9 @@ func (s *Scripted) Generate(ctx context.Context, req Request) (Response, error) 
 	if err := sleepCtx(ctx, s.Latency); err != nil {
 		return Response{}, fmt.Errorf("scripted model, task %q: %w", req.Task.Name, err)
 	}
-	name := s.Name
-	if name == "" {
-		name = ScriptedModelName
+	name := s.Describe().Name
+	if s.Served != "" {
+		name = s.Served
 	}
 	usage := Usage{PromptTokens: countWords(requestText(req))}
 	for _, t := range texts {

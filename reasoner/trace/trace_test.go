@@ -381,27 +381,15 @@ func TestBlockedObserverNeverBlocksRun(t *testing.T) {
 	}
 }
 
-// renamed answers as a server that reports another model name than the
-// one asked for.
-type renamed struct {
-	llm.Model
-	as string
-}
-
-func (r renamed) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
-	resp, err := r.Model.Generate(ctx, req)
-	resp.Model = r.as
-	return resp, err
-}
-
 // TestServedModels: the names a model server reports in place of the
 // configured one are listed once in the trace and its summary; the
-// configured names and empty names are not; each call keeps its max
-// tokens.
+// configured name is not; each call keeps its max tokens.
 func TestServedModels(t *testing.T) {
-	asked := &llm.Scripted{Name: "qwen2.5:7b", Default: func(llm.Request, int) (string, error) { return "ok", nil }}
+	ok := func(llm.Request, int) (string, error) { return "ok", nil }
+	asked := &llm.Scripted{Name: "qwen2.5:7b", Default: ok}
+	served := &llm.Scripted{Name: "qwen2.5:7b", Served: "served-7b", Default: ok}
 	r := NewRecorder(Meta{Method: "m", Model: llm.Describe(asked)}, nil)
-	for _, m := range []llm.Model{renamed{asked, "served-7b"}, asked, renamed{asked, ""}, renamed{asked, "served-7b"}} {
+	for _, m := range []llm.Model{served, asked, served} {
 		if _, err := r.WrapModel(m).Generate(t.Context(), llm.Request{Prompt: "p", MaxTokens: 64}); err != nil {
 			t.Fatal(err)
 		}
