@@ -215,6 +215,12 @@ type Feature struct {
 	// Statement is the statement node a qualifier belongs to (see
 	// Edge.Qualifiers); "" for a node's own features.
 	Statement string `json:"statement,omitempty"`
+	// Qualifiers qualify the statements behind a node's own feature
+	// ("population: 67,000,000" with "point in time: 2021"), as
+	// Edge.Qualifiers do an edge: each statement's together, naming its
+	// node; GroupQualifiers groups them. A qualifier has none. Backends
+	// without statement nodes leave it empty.
+	Qualifiers []Feature `json:"qualifiers,omitempty"`
 }
 
 // KG is the interface reasoners use. Every backend (store/engine, a SPARQL

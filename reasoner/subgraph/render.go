@@ -171,7 +171,7 @@ func (g *Graph) writeEdges(b *strings.Builder, indent string, names map[string]s
 			}
 			byAnchor[anchor] = append(byAnchor[anchor], gr)
 		}
-		gr.lines = append(gr.lines, g.endName(names, other, anchor)+qualifiers(e.Qualifiers))
+		gr.lines = append(gr.lines, g.endName(names, other, anchor)+QualifiersText(e.Qualifiers))
 	}
 	for _, a := range anchors {
 		b.WriteString(indent + nameOf(names, store.Entity{ID: a}) + ":\n")
@@ -251,12 +251,12 @@ func relationLabel(e Edge, multi bool) string {
 	return l
 }
 
-// qualifiers renders statement qualifiers, " (start time: 2003; end time:
+// QualifiersText renders statement qualifiers, " (start time: 2003; end time:
 // 2010)", one bracket per statement when a fact has several, numbered
 // with their total: " (statement 1 of 2: start time: 1775; end time:
 // 1788) (statement 2 of 2: start time: 1798)". The qualifiers of two
 // statements are never merged: their dates could not be paired.
-func qualifiers(fs []store.Feature) string {
+func QualifiersText(fs []store.Feature) string {
 	groups := store.GroupQualifiers(fs)
 	var b strings.Builder
 	for n, st := range groups {
@@ -302,7 +302,7 @@ func (g *Graph) EdgeFacts(edges []Edge) []llm.Fact {
 	for i, e := range edges {
 		rel := RelationText(e.Relation, e.RelationLabel, "", store.Out)
 		out[i] = llm.Fact{Subject: g.endName(names, e.Subject, e.Object.ID), Relation: rel,
-			Object: g.endName(names, e.Object, e.Subject.ID) + qualifiers(e.Qualifiers)}
+			Object: g.endName(names, e.Object, e.Subject.ID) + QualifiersText(e.Qualifiers)}
 	}
 	return out
 }
