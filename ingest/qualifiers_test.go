@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grove-kg/grove/store"
@@ -60,5 +61,48 @@ func TestQualifiersPerStatement(t *testing.T) {
 				t.Errorf("statements = %q, want %q", got, tc.statements)
 			}
 		})
+	}
+}
+
+// TestFeatureQualifiers: a node's own literal features keep the
+// qualifiers of the statements that make them, per statement: the United
+// Kingdom's Human Development Index is one value per year, and two years
+// with the same value stay two statements.
+func TestFeatureQualifiers(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	if _, err := Run(ctx, db, []string{datadir.Repo(t, "wikidata-sample-entities.json.gz")}, Options{Graph: "wikidata"}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := db.Features(ctx, "Q145")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, f := range fs {
+		if f.Relation != "P1081" {
+			continue
+		}
+		for _, st := range store.GroupQualifiers(f.Qualifiers) {
+			var qs []string
+			for _, q := range st {
+				qs = append(qs, q.Relation+": "+q.Value)
+			}
+			got[f.Value] = append(got[f.Value], strings.Join(qs, ", "))
+		}
+		slices.Sort(got[f.Value])
+	}
+	for value, want := range map[string][]string{
+		"0.738": {"pq:P585: 1980"},
+		"0.901": {"pq:P585: 2011", "pq:P585: 2012"},
+		"0.907": {"pq:P585: 2014"},
+	} {
+		if !slices.Equal(got[value], want) {
+			t.Errorf("HDI %s: statements %q, want %q", value, got[value], want)
+		}
+	}
+	if len(got) != 10 {
+		t.Errorf("%d HDI values, want 10: %q", len(got), got)
 	}
 }

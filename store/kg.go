@@ -218,8 +218,9 @@ type Feature struct {
 	// Qualifiers qualify the statements behind a node's own feature
 	// ("population: 67,000,000" with "point in time: 2021"), as
 	// Edge.Qualifiers do an edge: each statement's together, naming its
-	// node; GroupQualifiers groups them. A qualifier has none. Backends
-	// without statement nodes leave it empty.
+	// node; GroupQualifiers groups them. A qualifier has none. The
+	// embedded store fills it; the SQL and SPARQL backends leave it empty
+	// (README, "What differs between the backends").
 	Qualifiers []Feature `json:"qualifiers,omitempty"`
 }
 

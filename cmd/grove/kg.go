@@ -233,15 +233,8 @@ func (a *app) kgEdges() *cobra.Command {
 			}
 			return a.emit(edges, func(w io.Writer) error {
 				for _, e := range edges {
-					fmt.Fprintf(w, "%s (%s) -%s-> %s (%s)", e.Subject.Name(), e.Subject.ID, e.RelationLabel, e.Object.Name(), e.Object.ID)
-					for _, st := range e.Statements() { // one bracket per statement
-						qs := make([]string, len(st))
-						for i, q := range st {
-							qs[i] = q.Name + ": " + q.Value
-						}
-						fmt.Fprintf(w, " [%s]", strings.Join(qs, "; "))
-					}
-					fmt.Fprintln(w)
+					fmt.Fprintf(w, "%s (%s) -%s-> %s (%s)%s\n", e.Subject.Name(), e.Subject.ID, e.RelationLabel, e.Object.Name(),
+						e.Object.ID, statementsText(e.Qualifiers))
 				}
 				return nil
 			})
@@ -315,13 +308,27 @@ func (a *app) kgFeatures() *cobra.Command {
 				}
 				return a.emit(fs, func(w io.Writer) error {
 					for _, f := range fs {
-						fmt.Fprintf(w, "%s: %s\n", f.Name, f.Value)
+						fmt.Fprintf(w, "%s: %s%s\n", f.Name, f.Value, statementsText(f.Qualifiers))
 					}
 					return nil
 				})
 			})
 		},
 	}
+}
+
+// statementsText renders qualifiers one bracket per statement:
+// " [start time: 1775; end time: 1788] [start time: 1798]".
+func statementsText(qualifiers []store.Feature) string {
+	var b strings.Builder
+	for _, st := range store.GroupQualifiers(qualifiers) {
+		qs := make([]string, len(st))
+		for i, q := range st {
+			qs[i] = q.Name + ": " + q.Value
+		}
+		fmt.Fprintf(&b, " [%s]", strings.Join(qs, "; "))
+	}
+	return b.String()
 }
 
 func (a *app) kgSameAs() *cobra.Command {

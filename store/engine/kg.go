@@ -276,7 +276,7 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 		if _, ok := slices.BinarySearch(vals, o); !ok {
 			continue
 		}
-		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false)
+		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -294,8 +294,9 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 
 // features lists the literal or entity values of t's predicates accepted
 // by keep, rendered for humans. Qualifier predicates are named after the
-// qualifying property's label.
-func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly bool) ([]store.Feature, error) {
+// qualifying property's label. With quals, a value made by statements
+// carries their qualifiers (store.Feature.Qualifiers).
+func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly, quals bool) ([]store.Feature, error) {
 	var out []store.Feature
 	err := nodeGroups(txn, db.segments(), spaceSPO, t, func(gi groupInfo) error {
 		pi, err := db.pred(txn, gi.b)
@@ -322,6 +323,11 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 			if !e.Literal {
 				f.ValueID = e.ID
 			}
+			if quals && pi.stmt != 0 {
+				if f.Qualifiers, err = db.qualifiers(txn, t, v, pi, gi.g); err != nil {
+					return err
+				}
+			}
 			out = append(out, f)
 		}
 		return nil
@@ -342,7 +348,8 @@ func (db *DB) predLabelByID(txn *badger.Txn, id string) string {
 	return pi.label
 }
 
-// Features returns the literal-valued properties of a node.
+// Features returns the literal-valued properties of a node, each with the
+// qualifiers of the statements that make it.
 func (db *DB) Features(ctx context.Context, id string) ([]store.Feature, error) {
 	var out []store.Feature
 	err := db.view(ctx, func(txn *badger.Txn) error {
@@ -361,7 +368,7 @@ func (db *DB) Features(ctx context.Context, id string) ([]store.Feature, error) 
 		}
 		// Labels and aliases are the entity's name (see Entity), not
 		// features; descriptions and every other literal are.
-		out, err = db.features(txn, tid, func(pid string) bool { return !internalPredicate(pid) && !names[pid] }, true)
+		out, err = db.features(txn, tid, func(pid string) bool { return !internalPredicate(pid) && !names[pid] }, true, true)
 		return err
 	})
 	return out, err
