@@ -41,6 +41,9 @@ type Deps struct {
 	// Redact lists strings (model endpoint, API key, ...) that must never
 	// appear in a response; they are replaced in every error and trace.
 	Redact []string
+	// Listening, when set, is called by Run with the address once the
+	// server accepts connections (the CLI says so on standard error).
+	Listening func(addr string)
 }
 
 // DefaultMethod is used when an ask request names none (if registered).

@@ -201,10 +201,17 @@ func Run(ctx context.Context, cfg Config, deps Deps) (err error) {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("serve: %w: another process listens there; choose another address with --addr "+
+			"(or serve.addr, GROVE_SERVE_ADDR)", err)
+	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if deps.Listening != nil {
+		deps.Listening(ln.Addr().String())
+	}
 	return s.Serve(ctx, ln)
 }

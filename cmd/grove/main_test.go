@@ -129,3 +129,43 @@ func TestNoDatabaseCreated(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigUnknownKeys: a config file key no setting reads is an error
+// naming it (a typo would otherwise fall back to a default silently); flag
+// names and known section keys are accepted.
+func TestConfigUnknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "g.nt")
+	if err := os.WriteFile(nt, []byte(`<a> <http://www.w3.org/2000/01/rdf-schema#label> "A" .`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "--db", filepath.Join(dir, "nodb"), "ingest", "--quiet", nt); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, yaml, want string
+	}{
+		{"top-level typo", "dbb: /x\n", "unknown key(s) dbb"},
+		{"section typo", "sparql:\n  urll: x\n", "unknown key(s) sparql.urll"},
+		{"llm typo", "llm:\n  urll: http://127.0.0.1:9/v1\n", "llm settings: unknown key(s) llm.urll"},
+		{"serve typo", "serve:\n  adr: x\n", ""}, // decoded by serve only
+		{"known keys", "db: " + filepath.Join(dir, "nodb") + "\nmax-memory: 2GiB\nlog-level: warn\nsql:\n  flavor: postgres\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".yaml")
+			if err := os.WriteFile(cfg, []byte(c.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := run(t, "--config", cfg, "--db", filepath.Join(dir, "nodb"), "ask", "Who?")
+			if c.want == "" {
+				if err != nil && strings.Contains(err.Error(), "unknown key") {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+}

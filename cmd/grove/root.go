@@ -153,7 +153,7 @@ func (a *app) readConfig(cmd *cobra.Command) error {
 	if err := a.v.ReadInConfig(); err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	return nil
+	return checkConfigKeys(path, cmd.Root())
 }
 
 // defaultDBDir is <user data dir>/grove/db ($XDG_DATA_HOME or ~/.local/share).

@@ -75,6 +75,9 @@ max_results, ask: {max_model_calls, param_caps, ...}) or from GROVE_SERVE_<KEY>
 			if key := os.Getenv(a.v.GetString("llm.api_key_env")); key != "" {
 				deps.Redact = append(deps.Redact, key)
 			}
+			deps.Listening = func(addr string) {
+				fmt.Fprintf(a.stderr, "grove: serving on http://%s (Ctrl-C stops it)\n", addr)
+			}
 			return server.Run(cmd.Context(), cfg, deps)
 		},
 	}
@@ -124,9 +127,31 @@ func (a *app) decodeSection(section string, out any) error {
 		return err
 	}
 	if err := dec.Decode(a.v.AllSettings()[section]); err != nil {
-		return fmt.Errorf("%s settings: %w", section, err)
+		return fmt.Errorf("%s settings: %s", section, decodeErrorText(section, err))
 	}
 	return nil
+}
+
+// decodeErrorText rewrites mapstructure's "” has invalid keys: a, b"
+// (after a "decoding failed" preamble) as "unknown key(s) section.a,
+// section.b", on one line.
+func decodeErrorText(section string, err error) string {
+	var out []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "decoding failed") {
+			continue
+		}
+		if _, keys, ok := strings.Cut(line, "has invalid keys: "); ok {
+			var named []string
+			for _, k := range strings.Split(keys, ",") {
+				named = append(named, section+"."+strings.TrimSpace(k))
+			}
+			line = "unknown key(s) " + strings.Join(named, ", ")
+		}
+		out = append(out, strings.TrimPrefix(line, "* "))
+	}
+	return strings.Join(out, "; ")
 }
 
 // bindEnvKeys binds prefix.<tag> to GROVE_<PREFIX>_<TAG> for every
