@@ -128,6 +128,17 @@
 // hop is one depth. The graph definition is completed from relation
 // summaries over up to 500 nodes per type (package schema).
 //
+// Statements keep their qualifiers: a NeighbourCheck neighbour and a
+// NodeFeature value carry those of their own statement
+// (subgraph.QualifiersText: "President of the United States (Q11696)
+// (start time: 30 April 1789; end time: 4 March 1797)"), a fact of several
+// statements numbers them ("statement 1 of 2: ..."), and a feature value
+// two statements give is two values, one per statement ("0.901 (point in
+// time: 2011); 0.901 (point in time: 2012)"); qualifiers of different
+// statements are never merged. Relations and features without a label
+// are named by their id followed by subgraph.NoLabel, and an action may
+// name them so.
+//
 // Every list a prompt carries is bounded, and a cut list says how many it
 // left out ("… and 1,234 more triples"). The Knowledge Triples and Entity
 // Attributes sections of the thought, End?, decision and final-answer
