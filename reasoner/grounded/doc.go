@@ -135,9 +135,15 @@
 // statements numbers them ("statement 1 of 2: ..."), and a feature value
 // two statements give is two values, one per statement ("0.901 (point in
 // time: 2011); 0.901 (point in time: 2012)"); qualifiers of different
-// statements are never merged. Relations and features without a label
-// are named by their id followed by subgraph.NoLabel, and an action may
-// name them so.
+// statements are never merged; the exploration's attribute options and
+// attributes give values the same way. Relations and features without a
+// label are named by their id followed by subgraph.NoLabel, and an action
+// may name them so; an attribute option without a label is keyed by its
+// id ("[P18] (no label in the KG): Flag.svg"). The exploration does not
+// offer the features of hidden relations (external ids such as a VIAF
+// ID, which flood a Wikidata item's attributes), and an option whose
+// values pass 200 characters shows those that fit with their total ("…
+// (12 values in all, 3 shown)").
 //
 // Every list a prompt carries is bounded, and a cut list says how many it
 // left out ("… and 1,234 more triples"). The Knowledge Triples and Entity

@@ -114,3 +114,60 @@ func TestAgentWikidataObservations(t *testing.T) {
 		})
 	}
 }
+
+// TestExploreWikidataAttributes: the attribute options name a feature
+// without a label by its id and NoLabel, give each value with its own
+// statement's qualifiers (two statements of one value stay two values),
+// leave out the features of hidden relations (external ids), and a cut
+// value list says how many values there are.
+func TestExploreWikidataAttributes(t *testing.T) {
+	kg := wikidata(t)
+	m := exploreModel(map[string]func(fcall) string{
+		TaskExtract:         always("United Kingdom"),
+		TaskPruneAttributes: always("Human Development Index, P18"),
+	})
+	cfg := cfgWith(Explore, CoT, func(c *Config) { c.AttributeWidth = 1; c.Steps = 1; c.Depth = 1 })
+	answer(t, kg, m, nil, cfg, reasoner.Query{Question: "What is the Human Development Index of the United Kingdom?"})
+	calls := m.calls(TaskPruneAttributes)
+	if len(calls) == 0 {
+		t.Fatal("no attribute pruning call")
+	}
+	prompt := calls[0].Prompt()
+	for _, tc := range []struct {
+		name string
+		want bool
+		text string
+	}{
+		{"values per statement with qualifiers", true,
+			"[Human Development Index] 0.901 (point in time: 2011); 0.901 (point in time: 2012)\n"},
+		{"unlabelled feature keyed by id, named with NoLabel", true,
+			"[P18] (no label in the KG): Flag of the United Kingdom.svg\n"},
+		{"no bare unlabelled id", false, "[P18] Flag"},
+		{"external ids left out", false, "127756949"},
+		{"external ids left out (GND)", false, "GND ID"},
+	} {
+		if strings.Contains(prompt, tc.text) != tc.want {
+			t.Errorf("%s: prompt contains %q = %v, want %v:\n%s", tc.name, tc.text, !tc.want, tc.want, prompt)
+		}
+	}
+	if n := len(calls[0].Req.Task.Options); n != 2 {
+		t.Errorf("%d attribute options, want 2", n)
+	}
+}
+
+func TestValuesText(t *testing.T) {
+	for _, tc := range []struct {
+		vals []string
+		max  int
+		want string
+	}{
+		{[]string{"a", "b"}, 10, "a; b"},
+		{[]string{"aaaa", "bbbb", "cccc"}, 10, "aaaa; bbbb; … (3 values in all, 2 shown)"},
+		{[]string{"aaaaaaaaaaaa", "b"}, 5, "aaaa…; … (2 values in all, 1 shown)"},
+		{[]string{"aaaaaaaaaaaa"}, 5, "aaaa…"},
+	} {
+		if got := valuesText(tc.vals, tc.max); got != tc.want {
+			t.Errorf("valuesText(%q, %d) = %q, want %q", tc.vals, tc.max, got, tc.want)
+		}
+	}
+}
