@@ -95,6 +95,7 @@ func TestAgentWikidataObservations(t *testing.T) {
 				"end time: 23 December 1788) (statement 2 of 2: start time: 13 July 1798)"}},
 		{"one value per statement", "NodeFeature[Q145, Human Development Index]", []string{
 			"The Human Development Index of United Kingdom (Q145) is: 0.901 (point in time: 2011); 0.901 (point in time: 2012)"}},
+		{"a property is no node", "RetrieveNode[capital]", []string{`No node matches "capital".`}},
 		{"a feature without a label", "NodeFeature[Q145, P18]", []string{
 			"The P18 (no label in the KG) of United Kingdom (Q145) is: Flag of the United Kingdom.svg"}},
 	} {
