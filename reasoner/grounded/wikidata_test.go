@@ -172,3 +172,19 @@ func TestValuesText(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerIDNamed: a final answer that is an entity's id is answered
+// with the entity's name.
+func TestAnswerIDNamed(t *testing.T) {
+	kg := wikidata(t)
+	for _, tc := range []struct{ finish, want string }{
+		{"Finish[Q84]", "London"},
+		{"Finish[London]", "London"},
+	} {
+		m := agentModel([]string{"I look at the graph."}, []string{"NeighbourCheck[Q145, capital]", tc.finish}, nil)
+		tr := answer(t, kg, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: "What is the capital of the United Kingdom?"})
+		if tr.Answer.Text != tc.want || !tr.Answer.Found {
+			t.Errorf("%s: answer = %+v", tc.finish, tr.Answer)
+		}
+	}
+}
