@@ -13,6 +13,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -175,7 +176,17 @@ func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string,
 		if err != nil {
 			return "", fmt.Errorf("search %q in %s: %w", keyword, g, err)
 		}
-		cands = append(cands, cs...)
+		for _, cd := range cs {
+			// A property (Wikidata's P36 "capital") is an edge type or a
+			// feature, not a node.
+			prop, err := link.IsProperty(ctx, a.r.KG, cd.Entity)
+			if err != nil {
+				return "", err
+			}
+			if !prop {
+				cands = append(cands, cd)
+			}
+		}
 	}
 	slices.SortStableFunc(cands, func(x, y store.Candidate) int { return cmp.Compare(y.Score, x.Score) })
 	cands = cands[:min(len(cands), a.r.cfg.SearchLimit)]
@@ -252,12 +263,14 @@ func (a *agent) feature(ctx context.Context, c *state, nodeArg, name string) (st
 	var names []string
 	want := normName(name)
 	for _, f := range fs {
-		if !slices.Contains(names, f.Name) {
-			names = append(names, f.Name)
+		text := featureName(f)
+		if !slices.Contains(names, text) {
+			names = append(names, text)
 		}
-		if normName(f.Name) == want || normName(f.Relation) == want || normName(lastSegment(f.Relation)) == want {
-			name = f.Name
-			vals = append(vals, clip(flat(f.Value), maxFeature))
+		if normName(f.Name) == want || normName(f.Relation) == want || normName(lastSegment(f.Relation)) == want ||
+			normName(text) == want {
+			name = text
+			vals = append(vals, featureValues(f, maxFeature)...)
 		}
 	}
 	if len(vals) == 0 && nameFeatures[want] {
@@ -283,8 +296,8 @@ var nameFeatures = map[string]bool{"name": true, "label": true, "title": true}
 // the name is an edge type.
 func (a *agent) noFeature(ctx context.Context, c *state, id, name string, names []string) error {
 	if rel, err := a.relation(ctx, c, id, name); err == nil {
-		return bad("%s is an edge type of %s, not a feature: use NeighbourCheck[%s, %s]", rel.DisplayLabel(),
-			c.describe(id), id, rel.DisplayLabel())
+		return bad("%s is an edge type of %s, not a feature: use NeighbourCheck[%s, %s]", subgraph.RelText(rel),
+			c.describe(id), id, edgeArg(rel))
 	}
 	if len(names) == 0 {
 		return bad("%s has no features", c.describe(id))
@@ -311,6 +324,8 @@ func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.
 		func(r store.Relation) bool { return r.Dir == store.Out && forward(r) },
 		func(r store.Relation) bool { return r.Dir == store.In && normName(r.DisplayLabel()) == want },
 		func(r store.Relation) bool { return r.Dir == store.In && forward(r) },
+		// The text an observation named it by ("P1125 (no label in the KG)").
+		func(r store.Relation) bool { return normName(subgraph.RelText(r)) == want },
 	}
 	for _, p := range passes {
 		if i := slices.IndexFunc(rels, p); i >= 0 {
@@ -319,7 +334,7 @@ func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.
 	}
 	var names []string
 	for _, r := range rels {
-		if l := r.DisplayLabel(); !slices.Contains(names, l) {
+		if l := subgraph.RelText(r); !slices.Contains(names, l) {
 			names = append(names, l)
 		}
 	}
@@ -368,14 +383,17 @@ func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) 
 		default:
 			parts[i] = c.describe(e.Far.ID)
 		}
+		// Each statement's qualifiers ("start time: 1789; end time:
+		// 1797"), never merged across statements.
+		parts[i] += subgraph.QualifiersText(e.Qualifiers)
 	}
-	label := rel.DisplayLabel()
+	label := subgraph.RelText(rel)
 	if len(parts) == 0 {
 		return fmt.Sprintf("All %d %s neighbours of %s were listed before.", page.Total, label, c.describe(id)), nil
 	}
 	note := page.Note()
 	if page.More() {
-		note += fmt.Sprintf("; repeat NeighbourCheck[%s, %s] for the next ones", id, label)
+		note += fmt.Sprintf("; repeat NeighbourCheck[%s, %s] for the next ones", id, edgeArg(rel))
 	}
 	return fmt.Sprintf("The %s neighbours of %s are (%s): %s", label, c.describe(id), note, fmtList(parts)), nil
 }
@@ -390,9 +408,45 @@ func (a *agent) degree(ctx context.Context, c *state, nodeArg, edge string) (str
 	if err != nil {
 		return "", fmt.Errorf("degree of %s along %s: %w", id, rel.ID, err)
 	}
-	c.addAttribute(attribute{entity: c.name(id), name: "number of " + rel.DisplayLabel() + " neighbours",
+	c.addAttribute(attribute{entity: c.name(id), name: "number of " + subgraph.RelText(rel) + " neighbours",
 		value: strconv.FormatInt(n, 10)})
-	return fmt.Sprintf("%s has %d %s neighbours.", c.describe(id), n, rel.DisplayLabel()), nil
+	return fmt.Sprintf("%s has %d %s neighbours.", c.describe(id), n, subgraph.RelText(rel)), nil
+}
+
+// edgeArg is how an action names an edge type: its label in the followed
+// direction, or its text (id followed by subgraph.NoLabel) without one.
+func edgeArg(rel store.Relation) string {
+	if subgraph.HasLabel(rel.ID, rel.Label) {
+		return rel.DisplayLabel()
+	}
+	return subgraph.RelText(rel)
+}
+
+// featureName is how a text names a feature: its name, or its id
+// followed by subgraph.NoLabel.
+func featureName(f store.Feature) string {
+	return subgraph.RelationText(f.Relation, f.Name, "", store.Out)
+}
+
+// featureValues are the texts of a feature's value, each clipped to max
+// runes: one per statement behind it, with that statement's qualifiers
+// (subgraph.QualifiersText), so that two statements of one value (an
+// index of 0.901 in 2011 and in 2012) stay two values whose qualifiers
+// are never merged.
+func featureValues(f store.Feature, max int) []string {
+	v := clip(flat(f.Value), max)
+	if f.ValueID != "" && !subgraph.HasLabel(f.ValueID, f.Value) {
+		v = subgraph.Unlabelled(f.ValueID)
+	}
+	groups := store.GroupQualifiers(f.Qualifiers)
+	if len(groups) == 0 {
+		return []string{v}
+	}
+	out := make([]string, len(groups))
+	for i, st := range groups {
+		out[i] = v + subgraph.QualifiersText(st)
+	}
+	return out
 }
 
 // normName compares names loosely: case, '_' and '-' as spaces, blanks.

@@ -16,7 +16,8 @@
 // The agent (section 4.2.1, Graph-CoT) samples "Thought i:" (a KindFree
 // call), then asks for "Action i:" (a KindAction call whose options are the
 // actions of package action) and carries the action out on the KG:
-// RetrieveNode[keyword] searches every graph of the query, NodeFeature
+// RetrieveNode[keyword] searches every graph of the query (leaving out
+// properties, see link.IsProperty), NodeFeature
 // reads KG.Features, NeighbourCheck follows KG.Edges (adding the edges to
 // G'), NodeDegree calls KG.Degree and Finish[answer] ends the chain. Node
 // arguments are ids or names of nodes the chain has seen; edge types and
@@ -127,6 +128,23 @@
 // them, and the exploration goes on from the entities they join, so a CVT
 // hop is one depth. The graph definition is completed from relation
 // summaries over up to 500 nodes per type (package schema).
+//
+// Statements keep their qualifiers: a NeighbourCheck neighbour and a
+// NodeFeature value carry those of their own statement
+// (subgraph.QualifiersText: "President of the United States (Q11696)
+// (start time: 30 April 1789; end time: 4 March 1797)"), a fact of several
+// statements numbers them ("statement 1 of 2: ..."), and a feature value
+// two statements give is two values, one per statement ("0.901 (point in
+// time: 2011); 0.901 (point in time: 2012)"); qualifiers of different
+// statements are never merged; the exploration's attribute options and
+// attributes give values the same way. Relations and features without a
+// label are named by their id followed by subgraph.NoLabel, and an action
+// may name them so; an attribute option without a label is keyed by its
+// id ("[P18] (no label in the KG): Flag.svg"). The exploration does not
+// offer the features of hidden relations (external ids such as a VIAF
+// ID, which flood a Wikidata item's attributes), and an option whose
+// values pass 200 characters shows those that fit with their total ("…
+// (12 values in all, 3 shown)").
 //
 // Every list a prompt carries is bounded, and a cut list says how many it
 // left out ("… and 1,234 more triples"). The Knowledge Triples and Entity

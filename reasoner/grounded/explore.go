@@ -334,11 +334,17 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 	if err != nil {
 		return out, fmt.Errorf("relations of %s: %w", id, err)
 	}
+	hidden := map[string]bool{}
+	for _, r := range rels {
+		if r.Hidden && r.Dir == store.Out {
+			hidden[r.ID] = true
+		}
+	}
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
 		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.Graphs, r.Graph)
 	})
 	head := headText(c.name(id), rels, x.r.Graphs)
-	literal, err := x.attributes(ctx, c, id, head, &out, b)
+	literal, err := x.attributes(ctx, c, id, head, hidden, &out, b)
 	if err != nil {
 		return out, err
 	}
@@ -381,27 +387,42 @@ func headText(name string, rels []store.Relation, graphs []string) string {
 
 // attributes keeps the entity's relevant attributes in out and returns
 // the ids of its literal-valued relations; head names the entity in the
-// prompt.
-func (x *explorer) attributes(ctx context.Context, c *state, id, head string, out *entityFinds, b *budget) (map[string]bool, error) {
+// prompt. The features of hidden relations (external ids such as a VIAF
+// ID) are not offered. An attribute is keyed by its name, or by its id
+// when it has no label (its text is then the id followed by
+// subgraph.NoLabel); each value carries its statement's qualifiers (see
+// featureValues).
+func (x *explorer) attributes(ctx context.Context, c *state, id, head string, hidden map[string]bool,
+	out *entityFinds, b *budget) (map[string]bool, error) {
 	fs, err := x.r.KG.Features(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("features of %s: %w", id, err)
 	}
 	literal := map[string]bool{}
 	values := map[string][]string{}
+	names := map[string]string{}
 	var opts []llm.Option
 	for _, f := range fs {
 		if !slices.Contains(x.r.Graphs, f.Graph) {
 			continue
 		}
 		literal[f.Relation] = true
-		if _, ok := values[f.Name]; !ok {
-			opts = append(opts, llm.Option{ID: f.Name})
+		if hidden[f.Relation] {
+			continue
 		}
-		values[f.Name] = append(values[f.Name], clip(flat(f.Value), maxFeature))
+		name := featureName(f)
+		key := name
+		if !subgraph.HasLabel(f.Relation, f.Name) {
+			key = flat(f.Relation)
+		}
+		if _, ok := values[key]; !ok {
+			opts = append(opts, llm.Option{ID: key})
+			names[key] = name
+		}
+		values[key] = append(values[key], featureValues(f, maxFeature)...)
 	}
 	for i := range opts {
-		opts[i].Text = opts[i].ID + ": " + clip(strings.Join(values[opts[i].ID], "; "), 200)
+		opts[i].Text = names[opts[i].ID] + ": " + valuesText(values[opts[i].ID], maxAttributeText)
 	}
 	name := c.name(id)
 	keep, err := x.prune(ctx, b, opts, x.r.cfg.AttributeWidth, llm.Task{Name: TaskPruneAttributes, Context: name},
@@ -413,10 +434,36 @@ func (x *explorer) attributes(ctx context.Context, c *state, id, head string, ou
 	}
 	for _, o := range keep {
 		for _, v := range values[o.ID] {
-			out.attrs = append(out.attrs, attribute{entity: name, name: o.ID, value: v})
+			out.attrs = append(out.attrs, attribute{entity: name, name: names[o.ID], value: v})
 		}
 	}
 	return literal, nil
+}
+
+// maxAttributeText bounds the values an attribute option shows.
+const maxAttributeText = 200
+
+// valuesText joins values with "; " within about max runes: the values
+// that fit (the first one clipped if it alone is too long), then, when
+// some are left out, how many there are ("… (12 values in all, 3
+// shown)").
+func valuesText(vals []string, max int) string {
+	text := strings.Join(vals, "; ")
+	if len([]rune(text)) <= max {
+		return text
+	}
+	shown, n := clip(vals[0], max), 1
+	for ; n < len(vals); n++ {
+		next := shown + "; " + vals[n]
+		if len([]rune(next)) > max {
+			break
+		}
+		shown = next
+	}
+	if n == len(vals) {
+		return shown
+	}
+	return fmt.Sprintf("%s; … (%d values in all, %d shown)", shown, len(vals), n)
 }
 
 // pruneRelations keeps the relations relevant to the question; head names

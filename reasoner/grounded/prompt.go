@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/grounded/action"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 )
 
 // The prompts follow the paper's prompt archive (appendix E): the same
@@ -145,11 +146,16 @@ func pruneAttributesPrompt(question, entity string, opts []llm.Option, width int
 // optionLines lists options as "[ID] text", one per line: the brackets
 // keep an id apart from its text whatever either holds (a blank node id
 // "_:film/6873" has a colon, a mediator's text "(actor: ...)" too). A text
-// that starts with "ID: " (an attribute's "name: values") is shown once.
+// that starts with "ID: " (an attribute's "name: values") is shown once,
+// and so is the id of one named by its id followed by subgraph.NoLabel
+// ("[P18] (no label in the KG): Flag.svg").
 func optionLines(opts []llm.Option) string {
 	var b strings.Builder
 	for _, o := range opts {
 		text := strings.TrimPrefix(o.Text, o.ID+": ")
+		if rest, ok := strings.CutPrefix(text, o.ID+" "+subgraph.NoLabel); ok {
+			text = subgraph.NoLabel + rest
+		}
 		if text == "" || text == o.ID {
 			b.WriteString("  [" + o.ID + "]\n")
 		} else {

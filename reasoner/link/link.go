@@ -9,7 +9,9 @@
 //     (llm.KindExtract, one mention per line, read with llm.ParseLines).
 //  2. Search: each mention is searched (store.KG.Search) in every graph of
 //     the query, SearchLimit candidates per graph, merged without
-//     duplicate ids in graph order.
+//     duplicate ids in graph order. Candidates that are relations of the
+//     KG rather than entities (Wikidata properties such as P36 "capital",
+//     see IsProperty) are left out.
 //  3. Choose: the model picks the candidates the mention refers to
 //     (llm.KindSelect, at most one per graph, "none" allowed); a linker
 //     without a select task takes the best non-literal candidate of each
@@ -198,12 +200,37 @@ func (l Linker) search(ctx context.Context, mention string) ([]store.Candidate, 
 			return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
 		}
 		for _, c := range cands {
-			if !slices.ContainsFunc(out, func(o store.Candidate) bool { return o.ID == c.ID }) {
+			if slices.ContainsFunc(out, func(o store.Candidate) bool { return o.ID == c.ID }) {
+				continue
+			}
+			prop, err := IsProperty(ctx, l.KG, c.Entity)
+			if err != nil {
+				return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
+			}
+			if !prop {
 				out = append(out, c)
 			}
 		}
 	}
 	return out, nil
+}
+
+// IsProperty reports whether e is a relation (a property) of the KG rather
+// than an entity a question is about: a Wikidata property (an id, or an
+// IRI ending, "P" and digits, such as P36 "capital") whose grove:nodeType
+// is "property" or that has none. Linking skips properties: they are
+// searched by their labels like items, yet lead nowhere as topic
+// entities. Other ids cost no KG call.
+func IsProperty(ctx context.Context, kg store.KG, e store.Entity) (bool, error) {
+	id := e.ID[strings.LastIndexAny(e.ID, "/#:")+1:]
+	if e.Literal || len(id) < 2 || id[0] != 'P' || strings.Trim(id[1:], "0123456789") != "" {
+		return false, nil
+	}
+	es, err := kg.Edges(ctx, []string{e.ID}, store.GroveNodeType, store.Out, 1)
+	if err != nil {
+		return false, fmt.Errorf("node type of %s: %w", e.ID, err)
+	}
+	return len(es) == 0 || flat(es[0].Object.Name()) == "property", nil
 }
 
 // bestPerGraph keeps the first non-literal candidate of each graph.

@@ -325,3 +325,38 @@ func TestRelationsText(t *testing.T) {
 		t.Errorf("RelationsText = %q, want %q", got, want)
 	}
 }
+
+// TestPropertiesNotLinked: a Wikidata property (P36 "capital", typed or
+// not) is a relation of the KG, not an entity to link; an entity whose id
+// only looks like one (typed otherwise) still is linked.
+func TestPropertiesNotLinked(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"wd": `<P36> <http://www.w3.org/2000/01/rdf-schema#label> "capital" .
+<P36> <grove:nodeType> "property" .
+<P1081> <http://www.w3.org/2000/01/rdf-schema#label> "Human Development Index" .
+<Q145> <http://www.w3.org/2000/01/rdf-schema#label> "United Kingdom" .
+<Q145> <P36> <Q84> .
+<Q145> <P1081> "0.901" .
+<Q84> <http://www.w3.org/2000/01/rdf-schema#label> "London" .
+<Q5119> <http://www.w3.org/2000/01/rdf-schema#label> "capital city" .
+<P7> <http://www.w3.org/2000/01/rdf-schema#label> "Capital in the Twenty-First Century" .
+<P7> <grove:nodeType> "paper" .
+`})
+	for _, tc := range []struct {
+		mention string
+		want    []string
+	}{
+		{"capital", []string{"Q5119@wd"}},
+		{"Human Development Index", nil},
+		{"Capital in the Twenty-First Century", []string{"P7@wd"}},
+		{"United Kingdom", []string{"Q145@wd"}},
+	} {
+		t.Run(tc.mention, func(t *testing.T) {
+			l := linker(db, &llm.Scripted{}, &warnings{}, "wd")
+			l.Tasks.Select = ""
+			got, err := l.Link(t.Context(), "q", tc.mention)
+			if err != nil || !slices.Equal(ids(got), tc.want) {
+				t.Errorf("Link(%q) = %v, %v; want %v", tc.mention, ids(got), err, tc.want)
+			}
+		})
+	}
+}

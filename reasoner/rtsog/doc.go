@@ -56,7 +56,11 @@
 // model answers from the kept paths (llm.KindAnswer); each path is listed
 // with the other tails of its last relation, so that a list answer ("which
 // films did ... direct?") can be read off one path, and with the edges
-// that describe its unlabelled entities. The answer is grounded by
+// that describe its unlabelled entities. Every entity a hop reaches (and
+// every alternative tail) is followed by the qualifiers of its edge, each
+// statement's apart (subgraph.QualifiersText: "George Washington ->
+// position held -> President of the United States (start time: 1789; end
+// time: 1797)"). The answer is grounded by
 // resolving its text against the entities of those paths (path nodes,
 // alternative tails, members of described entities): the answer node is
 // the node of the first answer entity on the highest-weighted path that
@@ -94,7 +98,7 @@
 // that child's value is equation 9 as before. Mediator tails are named by
 // their contents (the shared renderer), a hop onto a mediator does not
 // count towards MaxDepth, and the answer prompt states each relation's
-// true total ("Jerry Lewis directed 13 in all (10 listed)"). When every path dies out without an
+// true total ("Jerry Lewis -> directed: 13 in all (10 listed)"). When every path dies out without an
 // End-of-Search, the sub-questions (or the question) are linked again once
 // and the search goes on from the new topic entities.
 //

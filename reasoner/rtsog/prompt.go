@@ -175,7 +175,7 @@ func answerPrompt(question string, subs []string, paths []weighted, fallback boo
 			b.WriteString("     other " + label(p.node.hop.rel) + ": " + altNames(p.node.alts) + "\n")
 		}
 		if p.node.hop != nil && p.node.total > 0 {
-			fmt.Fprintf(&b, "     %s %s %s\n", name(p.node.parent.entity, p.node.parent.desc), label(p.node.hop.rel),
+			fmt.Fprintf(&b, "     %s -> %s: %s\n", name(p.node.parent.entity, p.node.parent.desc), label(p.node.hop.rel),
 				totalText(p.node.total, 1+len(p.node.alts)))
 		}
 	}
@@ -196,7 +196,7 @@ func totalText(total int64, listed int) string {
 func altNames(alts []candidate) string {
 	names := make([]string, len(alts))
 	for i, a := range alts {
-		names[i] = name(a.entity, a.desc)
+		names[i] = tailText(a)
 	}
 	return strings.Join(names, "; ")
 }

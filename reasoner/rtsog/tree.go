@@ -117,16 +117,33 @@ func name(e store.Entity, desc string) string {
 // label is a relation's label in its followed direction.
 func label(rel store.Relation) string { return subgraph.RelText(rel) }
 
-// pathText renders the reasoning path of n: "A -> r1 -> B -> r2 -> C".
+// pathText renders the reasoning path of n: "A -> r1 -> B -> r2 -> C",
+// each entity reached by a hop followed by the qualifiers of the hop's
+// edge (see reached).
 func pathText(n *node) string {
 	var b strings.Builder
 	for i, v := range n.path() {
 		if i > 0 {
-			b.WriteString(" -> " + arrowSafe(label(v.hop.rel)) + " -> ")
+			b.WriteString(" -> " + arrowSafe(label(v.hop.rel)) + " -> " + arrowSafe(reached(v)))
+			continue
 		}
 		b.WriteString(arrowSafe(name(v.entity, v.desc)))
 	}
 	return b.String()
+}
+
+// reached is the name of a node reached by a hop followed by the
+// qualifiers of the hop's edge, each statement's apart
+// (subgraph.QualifiersText): "President of the United States (start
+// time: 1789; end time: 1797)".
+func reached(v *node) string {
+	return name(v.entity, v.desc) + subgraph.QualifiersText(v.hop.edge.Qualifiers)
+}
+
+// tailText is the name of a candidate tail followed by its edge's
+// qualifiers.
+func tailText(c candidate) string {
+	return name(c.entity, c.desc) + subgraph.QualifiersText(c.edge.Qualifiers)
 }
 
 // extendedText renders n's path extended by relation rel and, when c is
@@ -134,7 +151,7 @@ func pathText(n *node) string {
 func extendedText(n *node, rel store.Relation, c *candidate) string {
 	tail := "?"
 	if c != nil {
-		tail = arrowSafe(name(c.entity, c.desc))
+		tail = arrowSafe(tailText(*c))
 	}
 	return pathText(n) + " -> " + arrowSafe(label(rel)) + " -> " + tail
 }
@@ -167,7 +184,7 @@ func walkFacts(n *node, details bool) []llm.Fact {
 	path := n.path()
 	for i := 1; i < len(path); i++ {
 		prev, v := path[i-1], path[i]
-		out = append(out, llm.Fact{Subject: name(prev.entity, prev.desc), Relation: label(v.hop.rel), Object: name(v.entity, v.desc)})
+		out = append(out, llm.Fact{Subject: name(prev.entity, prev.desc), Relation: label(v.hop.rel), Object: reached(v)})
 		if details {
 			out = append(out, describedFacts(v.entity, v.desc, v.described)...)
 		}
@@ -175,7 +192,7 @@ func walkFacts(n *node, details bool) []llm.Fact {
 	if details && len(path) > 1 {
 		head := path[len(path)-2]
 		for _, a := range n.alts {
-			out = append(out, llm.Fact{Subject: name(head.entity, head.desc), Relation: label(n.hop.rel), Object: name(a.entity, a.desc)})
+			out = append(out, llm.Fact{Subject: name(head.entity, head.desc), Relation: label(n.hop.rel), Object: tailText(a)})
 			out = append(out, describedFacts(a.entity, a.desc, a.described)...)
 		}
 	}

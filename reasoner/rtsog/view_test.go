@@ -59,7 +59,7 @@ func TestCountBeyondCandidates(t *testing.T) {
 		{Name: TaskScoreMore, Repeat: true, Replies: []string{"Score: 0.1"}},
 		{Name: TaskEndOfSearch, Repeat: true, Replies: []string{"Yes, the films are listed."}},
 		{Name: TaskStack, Repeat: true, Replies: []string{"Yes"}},
-		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`Jerry Lewis directed (\d+) in all`))},
+		{Name: TaskAnswer, Func: answerBy(regexp.MustCompile(`Jerry Lewis -> directed: (\d+) in all`))},
 	}}
 	db := kgfixture.Open(t)
 	cfg := DefaultConfig()
@@ -69,7 +69,7 @@ func TestCountBeyondCandidates(t *testing.T) {
 	if tr.Answer.Text != "13" {
 		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
 	}
-	if p := userPrompt(m.CallsFor(TaskAnswer)[0]); !strings.Contains(p, "Jerry Lewis directed 13 in all (10 listed)") {
+	if p := userPrompt(m.CallsFor(TaskAnswer)[0]); !strings.Contains(p, "Jerry Lewis -> directed: 13 in all (10 listed)") {
 		t.Errorf("answer prompt:\n%s", p)
 	}
 }
@@ -98,7 +98,7 @@ func TestCVTTailRankedAndDescribed(t *testing.T) {
 		!tr.Answer.Confident {
 		t.Fatalf("answer %+v\n%s", tr.Answer, tracetest.Render(t, tr))
 	}
-	if p := userPrompt(m.CallsFor(TaskAnswer)[0]); !strings.Contains(p, "Blade Runner starring 133 in all (10 listed)") {
+	if p := userPrompt(m.CallsFor(TaskAnswer)[0]); !strings.Contains(p, "Blade Runner -> starring: 133 in all (10 listed)") {
 		t.Errorf("answer prompt lacks the total:\n%s", p)
 	}
 }

@@ -60,7 +60,10 @@
 // several selected entities, and records the relation's true total: the
 // graph text says "directed (61 in all, 10 shown):", the relation options
 // say how many edges the graph already holds, and choosing the same
-// relation again fetches the next page, so every edge is reachable.
+// relation again fetches the next page, so every edge is reachable. The
+// relation options list those with a label first, each with its id ("R1 -
+// country of citizenship (P27, 1 edge)"), then those without one, named
+// by their id once ("R3 - P102 (no label in the KG) (1 edge)").
 // Mediator (CVT) nodes are named by their contents, "(actor: Harrison
 // Ford; character: Rick Deckard)", and their edges join the graph in the
 // same expansion, so a CVT hop costs one expansion, not three. SEARCH_KG

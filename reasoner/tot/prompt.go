@@ -120,7 +120,13 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 	}
 	b.WriteString(":\n")
 	for _, o := range opts {
-		fmt.Fprintf(&b, "  %s - %s (%s, %d %s", o.ID, relationText(o, multi), o.Rel.ID, o.Rel.Count, plural(o.Rel.Count, "edge"))
+		// The id follows a label; a relation without one is named by its
+		// id already ("P102 (no label in the KG)").
+		id := o.Rel.ID + ", "
+		if !subgraph.HasLabel(o.Rel.ID, o.Rel.Label) {
+			id = ""
+		}
+		fmt.Fprintf(&b, "  %s - %s (%s%d %s", o.ID, relationText(o, multi), id, o.Rel.Count, plural(o.Rel.Count, "edge"))
 		if k := n.shown.Of(n.selected, o.Rel); k > 0 {
 			if int64(k) >= o.Rel.Count {
 				b.WriteString(", all in the graph already")

@@ -215,12 +215,17 @@ func why(err error, text string) string {
 }
 
 // relationOptions lists the visible relations of ids in both directions
-// within the query's graphs, numbered R1, R2, ... in the KG's order.
+// within the query's graphs, numbered R1, R2, ... in the KG's order, those
+// with a label first: the KG sorts by label, and an unlabelled relation
+// (labelled "P102" by its id) would come before every labelled one.
 func (r *run) relationOptions(ctx context.Context, ids []string) ([]relOption, error) {
 	rels, err := r.KG.Relations(ctx, ids, store.Both)
 	if err != nil {
 		return nil, fmt.Errorf("relations of %v: %w", ids, err)
 	}
+	slices.SortStableFunc(rels, func(a, b store.Relation) int {
+		return cmpBool(!subgraph.HasLabel(a.ID, a.Label), !subgraph.HasLabel(b.ID, b.Label))
+	})
 	var out []relOption
 	for _, rel := range rels {
 		if rel.Hidden || rel.Count == 0 || !slices.Contains(r.Graphs, rel.Graph) {
@@ -239,4 +244,15 @@ func relationText(o relOption, multi bool) string {
 		l += " [" + o.Rel.Graph + "]"
 	}
 	return l
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

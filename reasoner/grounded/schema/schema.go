@@ -43,7 +43,10 @@
 //     type's first MemberCap nodes has it.
 //
 // Unnamed nodes (mediators such as Freebase CVTs) appear in examples as
-// "(unnamed node)", never by their ids.
+// "(unnamed node)", never by their ids. Features and edge types are named
+// as subgraph.RelText names relations: a relation without a label by its
+// id followed by subgraph.NoLabel ("P1036 (no label in the KG)", "inverse
+// of P131 (no label in the KG)").
 package schema
 
 import (
@@ -53,6 +56,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -339,8 +343,8 @@ func (d *deriver) features(ctx context.Context, id string, ti int) (map[string]b
 			continue
 		}
 		literal[f.Relation] = true
-		if !slices.Contains(t.Features, f.Name) {
-			t.Features = append(t.Features, f.Name)
+		if name := subgraph.RelationText(f.Relation, f.Name, "", store.Out); !slices.Contains(t.Features, name) {
+			t.Features = append(t.Features, name)
 		}
 	}
 	return literal, nil
@@ -365,10 +369,7 @@ func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relatio
 	if r.Dir == store.In {
 		from, to = to, from
 	}
-	name := strings.TrimSpace(r.DisplayLabel())
-	if name == "" {
-		name = r.ID
-	}
+	name := subgraph.RelText(r)
 	t := &d.def.Types[ti]
 	t.Edges = append(t.Edges, EdgeType{Relation: r.ID, Name: name, Dir: r.Dir,
 		Example: exampleName(from) + " -> " + exampleName(to)})
@@ -466,10 +467,7 @@ func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Rel
 	if len(es) == 0 {
 		return nil
 	}
-	name := strings.TrimSpace(r.DisplayLabel())
-	if name == "" {
-		name = r.ID
-	}
+	name := subgraph.RelText(r)
 	from, to := es[0].Subject, es[0].Object
 	if r.Dir == store.In {
 		from, to = to, from

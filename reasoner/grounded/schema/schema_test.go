@@ -219,3 +219,35 @@ _:p2 </film/performance/special_performance_type> </en/voice> .
 		})
 	}
 }
+
+// TestDeriveUnlabelled: a feature or edge type without a label is named
+// by its id followed by subgraph.NoLabel, never by its bare id, in either
+// direction.
+func TestDeriveUnlabelled(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"wd": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Paris" .
+<Q1> <P131> <Q2> .
+<Q1> <P1036> "944.361" .
+<Q2> <http://www.w3.org/2000/01/rdf-schema#label> "Ile-de-France" .
+<Q2> <P131> <Q3> .
+<Q3> <http://www.w3.org/2000/01/rdf-schema#label> "France" .
+`})
+	d, err := Derive(context.Background(), db, "wd", []string{"Q1", "Q2"}, Options{Probes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := d.Text()
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"P1036 (no label in the KG)", true},
+		{"P131 (no label in the KG)", true},
+		{"inverse of P131 (no label in the KG)", true},
+		{"features: P1036\n", false},
+		{"is P131 of", false},
+	} {
+		if strings.Contains(text, tc.text) != tc.want {
+			t.Errorf("definition contains %q = %v, want %v:\n%s", tc.text, !tc.want, tc.want, text)
+		}
+	}
+}
