@@ -1,7 +1,6 @@
 package grounded
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -11,71 +10,16 @@ import (
 	"github.com/grove-kg/grove/store/storetest"
 )
 
-// wikidata opens the Wikidata-shaped fixture (testdata/wikidata.nq) with
-// the qualifiers of each node's own features filled in (see
-// statementFeatures).
+// wikidata opens the Wikidata-shaped fixture (testdata/wikidata.nq); the
+// embedded store gives each node's own features their statements'
+// qualifiers.
 func wikidata(t testing.TB) store.KG {
 	t.Helper()
 	nq, err := os.ReadFile("testdata/wikidata.nq")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return statementFeatures{storetest.Open(t, map[string]string{"wd": string(nq)})}
-}
-
-// statementFeatures fills store.Feature.Qualifiers from the statement
-// nodes (p:, ps:, pq:) as a backend with statement nodes does: one
-// feature per value, with the qualifiers of every statement of that
-// value, each naming its statement.
-type statementFeatures struct{ store.KG }
-
-func (k statementFeatures) Features(ctx context.Context, id string) ([]store.Feature, error) {
-	fs, err := k.KG.Features(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var out []store.Feature
-	for _, f := range fs {
-		if strings.Contains(f.Relation, ":") {
-			continue
-		}
-		stmts, err := k.KG.Edges(ctx, []string{id}, store.StatementPrefix+f.Relation, store.Out, 0)
-		if err != nil {
-			return nil, err
-		}
-		for _, st := range stmts {
-			rels, err := k.KG.Relations(ctx, []string{st.Object.ID}, store.Out)
-			if err != nil {
-				return nil, err
-			}
-			value := false
-			var qs []store.Feature
-			for _, r := range rels {
-				es, err := k.KG.Edges(ctx, []string{st.Object.ID}, r.ID, store.Out, 0)
-				if err != nil {
-					return nil, err
-				}
-				for _, e := range es {
-					switch pid, ok := strings.CutPrefix(r.ID, store.QualifierPrefix); {
-					case r.ID == store.StatementValuePrefix+f.Relation:
-						value = e.Object.Name() == f.Value
-					case ok:
-						p, err := k.KG.Entity(ctx, pid)
-						if err != nil {
-							return nil, err
-						}
-						qs = append(qs, store.Feature{Relation: r.ID, Name: p.Label, Value: e.Object.Name(),
-							Graph: e.Graph, Statement: st.Object.ID})
-					}
-				}
-			}
-			if value {
-				f.Qualifiers = append(f.Qualifiers, qs...)
-			}
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return storetest.Open(t, map[string]string{"wd": string(nq)})
 }
 
 // TestAgentWikidataObservations: an observation gives each neighbour and
