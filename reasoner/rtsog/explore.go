@@ -226,10 +226,16 @@ func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation,
 	if out.askedMore {
 		calls++
 	}
+	// The names shown beside "more" are read before the candidates are
+	// scored concurrently (which writes their scores).
+	shown := make([]string, len(cands))
+	for i, c := range cands {
+		shown[i] = name(c.entity, c.desc)
+	}
 	err = fanout.Run(ctx, calls, 0, func(ctx context.Context, i int) error {
 		if i == len(out.cands) {
 			var err error
-			out.moreScore, err = r.scoreMore(ctx, leaf, rel, page, out.cands)
+			out.moreScore, err = r.scoreMore(ctx, leaf, rel, page, shown)
 			return err
 		}
 		return r.scoreCandidate(ctx, leaf, rel, &out.cands[i])
@@ -243,15 +249,11 @@ func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation,
 
 // scoreMore has the value model score "more": how likely the tail the
 // question needs is among the tails of rel after page rather than among
-// those shown (cands).
-func (r *run) scoreMore(ctx context.Context, leaf *node, rel store.Relation, page hood.Page, cands []candidate) (float64, error) {
+// those shown (named shown).
+func (r *run) scoreMore(ctx context.Context, leaf *node, rel store.Relation, page hood.Page, shown []string) (float64, error) {
 	rest := page.Ranked - (page.Offset + len(page.Edges))
 	next := min(rest, r.cfg.MaxCandidates)
 	more := fmt.Sprintf("more: show the next %d of the %d tails after %s", next, page.Total, pageSpan(page))
-	shown := make([]string, len(cands))
-	for i, c := range cands {
-		shown[i] = name(c.entity, c.desc)
-	}
 	// The candidate is the open path "A -> r -> ?", so a reply that reads
 	// only the candidate's words never rates "more" above a shown tail.
 	return r.score(ctx, TaskScoreMore, scoreMorePrompt(r.Question, r.subs, leaf, rel, page.Note(), shown, more),
