@@ -78,6 +78,14 @@ func (s *Server) wrap(rt route) http.Handler {
 	name := rt.pattern
 	latency := s.metrics.requestLatency.MustCurryWith(prometheus.Labels{"route": name})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.requests.enter() {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"error":"the server is shutting down"}` + "\n"))
+			return
+		}
+		defer s.requests.leave()
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		id := s.nextRequestID()

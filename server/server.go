@@ -46,6 +46,8 @@ type Server struct {
 	serving   atomic.Bool
 	// runs tracks reasoning runs so shutdown can wait for them.
 	runs sync.WaitGroup
+	// requests tracks requests inside handlers, likewise.
+	requests gate
 }
 
 // New builds a Server over kg. It validates cfg (reading Config.TokenFile),
@@ -159,6 +161,10 @@ func (s *Server) shutdown(srv *http.Server, cancel context.CancelFunc) {
 		_ = srv.Close()
 	}
 	s.runs.Wait()
+	// Handlers still inside the store after Close (which does not wait
+	// for them) finish before Run closes the database: their contexts are
+	// cancelled, so they end at their next check.
+	s.requests.close(func(n int) { s.log.Warn("waiting for requests still running", "requests", n) })
 	s.log.Info("shut down")
 }
 

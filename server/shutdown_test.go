@@ -246,3 +246,65 @@ func TestServeTwice(t *testing.T) {
 		t.Fatalf("second Serve: %v", err)
 	}
 }
+
+// deafKG ignores cancellation in Relations, as a long store scan without
+// a context check would, and records when it returned.
+type deafKG struct {
+	store.KG
+	delay    time.Duration
+	entered  chan struct{}
+	returned chan time.Time
+}
+
+func (k deafKG) Relations(ctx context.Context, ids []string, dir store.Direction) ([]store.Relation, error) {
+	k.entered <- struct{}{}
+	time.Sleep(k.delay)
+	k.returned <- time.Now()
+	return nil, ctx.Err()
+}
+
+// TestShutdownWaitsForHandlers: past the shutdown deadline, Serve returns
+// (and Run closes the database) only after the handlers still inside the
+// store have returned, and a request arriving then is refused without
+// reaching the store.
+func TestShutdownWaitsForHandlers(t *testing.T) {
+	kg := deafKG{KG: testDB(t), delay: 600 * time.Millisecond, entered: make(chan struct{}, 1), returned: make(chan time.Time, 1)}
+	ts := startServer(t, Config{ShutdownTimeout: 50 * time.Millisecond}, kg, Deps{})
+	go func() {
+		if resp, err := http.Get(ts.url + "/v1/relations?id=m1"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-kg.entered
+	if err := ts.stop(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	stopped := time.Now()
+	select {
+	case r := <-kg.returned:
+		if r.After(stopped) {
+			t.Fatalf("Serve returned %v before the handler left the store", r.Sub(stopped))
+		}
+	default:
+		t.Fatal("Serve returned while a handler was still inside the store")
+	}
+}
+
+func TestGateRefusesAfterClose(t *testing.T) {
+	var g gate
+	if !g.enter() {
+		t.Fatal("a fresh gate refused a request")
+	}
+	done := make(chan struct{})
+	go func() { g.close(nil); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("close returned with a request inside")
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.leave()
+	<-done
+	if g.enter() {
+		t.Fatal("a closed gate admitted a request")
+	}
+}
