@@ -186,7 +186,7 @@ func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir stor
 			} else if !ok {
 				continue
 			}
-			if out, err = db.edgesOf(txn, tid, pi, p, dir, limit, out); err != nil {
+			if out, err = db.edgesOf(ctx, txn, tid, pi, p, dir, limit, out); err != nil {
 				return err
 			}
 		}
@@ -195,8 +195,9 @@ func (db *DB) Edges(ctx context.Context, ids []string, relation string, dir stor
 	return out, err
 }
 
-// edgesOf appends the edges of one node along predicate p.
-func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir store.Direction,
+// edgesOf appends the edges of one node along predicate p; a hub's edges
+// stop at ctx's end.
+func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir store.Direction,
 	limit int, out []store.Edge) ([]store.Edge, error) {
 	var space byte = spaceSPO
 	if dir == store.In {
@@ -223,7 +224,12 @@ func (db *DB) edgesOf(txn *badger.Txn, tid uint64, pi predInfo, p uint64, dir st
 		if err != nil {
 			return out, err
 		}
-		for _, m := range members {
+		for i, m := range members {
+			if i%ctxCheckEvery == ctxCheckEvery-1 {
+				if err := ctxErr(ctx); err != nil {
+					return out, err
+				}
+			}
 			other, err := db.entity(txn, m)
 			if err != nil {
 				return out, err

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -169,5 +170,58 @@ func TestSearchMatchedIsOriginalText(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].Matched != c.matched {
 			t.Errorf("search %q = %+v, %v; want matched %q", c.query, got, err, c.matched)
 		}
+	}
+}
+
+// laterCancelled is a context whose Err turns Canceled after n calls: a
+// request abandoned while a long read loop runs.
+type laterCancelled struct {
+	context.Context
+	n int
+}
+
+func (c *laterCancelled) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestLongReadsStopWhenCancelled: the read loops over a hub's edges and
+// over search hits notice a context cancelled while they run.
+func TestLongReadsStopWhenCancelled(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var qs []quad.Quad
+	for i := range 2000 {
+		n := quad.IRI(fmt.Sprintf("n%d", i))
+		qs = append(qs, quad.Quad{Subject: n, Predicate: quad.IRI("type"), Object: quad.IRI("hub")},
+			quad.Quad{Subject: n, Predicate: quad.IRI(store.RDFSLabel), Object: quad.String(fmt.Sprintf("the thing %d", i))})
+	}
+	loadQuads(t, db, "g", qs)
+	for _, c := range []struct {
+		name string
+		call func(ctx context.Context) (int, error)
+	}{
+		{"edges of a hub", func(ctx context.Context) (int, error) {
+			es, err := db.Edges(ctx, []string{"hub"}, "type", store.In, 0)
+			return len(es), err
+		}},
+		{"search hits", func(ctx context.Context) (int, error) {
+			cs, err := db.Search(ctx, "g", "the", 0)
+			return len(cs), err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if n, err := c.call(context.Background()); err != nil || n < 1000 {
+				t.Fatalf("uncancelled: %d results, %v", n, err)
+			}
+			if n, err := c.call(&laterCancelled{Context: context.Background(), n: 3}); !errors.Is(err, context.Canceled) {
+				t.Fatalf("cancelled during the loop: %d results, err %v; want context.Canceled", n, err)
+			}
+		})
 	}
 }

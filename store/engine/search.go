@@ -178,7 +178,12 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 	var out []store.Candidate
 	err := db.view(ctx, func(txn *badger.Txn) error {
 		for i, g := range graphs {
-			for _, h := range searchIndexHits(views[i].view, text, 2*max(limit, 0)) { // 0: every hit
+			for j, h := range searchIndexHits(views[i].view, text, 2*max(limit, 0)) { // 0: every hit
+				if j%ctxCheckEvery == ctxCheckEvery-1 {
+					if err := ctxErr(ctx); err != nil {
+						return err
+					}
+				}
 				c, err := db.candidate(txn, g, h)
 				if errors.Is(err, badger.ErrKeyNotFound) {
 					continue // an entity the snapshot no longer has
