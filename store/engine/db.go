@@ -179,6 +179,24 @@ type DB struct {
 	writeMu sync.Mutex
 }
 
+// checkReplaySpace refuses to open a database whose last writer was
+// killed (it left a memtable log, *.mem, that Badger replays on open
+// through a memory map) on a disk with less than minWriteSpace free: the
+// replay would fault and kill the process (SIGBUS), read-only opens
+// included.
+func checkReplaySpace(dir string, free func(string) (uint64, bool)) error {
+	logs, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil || len(logs) == 0 {
+		return nil
+	}
+	if n, ok := free(dir); ok && n < minWriteSpace {
+		return fmt.Errorf("open database %s: its last writer did not close it, and replaying its log (%s) needs "+
+			"about %d MiB of free disk where %d MiB are free: free some space and retry (no data is lost)",
+			dir, filepath.Base(logs[0]), minWriteSpace>>20, n>>20)
+	}
+	return nil
+}
+
 // openBadger opens Badger. A read-only open of a database whose writer
 // was killed fails until Badger has replayed its log, which needs write
 // access: the log is then replayed by a writable open (an exclusive lock,
@@ -226,6 +244,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	default:
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("open database: %w", err)
+		}
+	}
+	if !opts.InMemory {
+		if err := checkReplaySpace(dir, freeDisk); err != nil {
+			return nil, err
 		}
 	}
 	bdb, err := openBadger(bopts, log)

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -611,6 +613,13 @@ func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 		return LoadStats{Read: l.read}, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}
 	st, err := l.commit(ctx)
+	if err != nil && l.db.dir != "" {
+		if _, serr := os.Stat(filepath.Join(l.db.dir, markerFile)); serr == nil {
+			// The write phase had begun: say what the database holds.
+			return st, fmt.Errorf("bulk load into graph %q stopped while writing: %w; the graph may be partly "+
+				"written (earlier data is intact): re-run the same ingest to complete it", l.opts.Graph, err)
+		}
+	}
 	if err != nil {
 		return st, fmt.Errorf("bulk load into graph %q: %w", l.opts.Graph, err)
 	}

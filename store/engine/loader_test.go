@@ -522,3 +522,42 @@ func TestLongListsSpooled(t *testing.T) {
 		assertSameKeys(t, dumps[0], d)
 	}
 }
+
+// TestCommitCancelledWhileWriting: a load cancelled once its write phase
+// has begun says the graph may be partly written and how to complete it,
+// and re-running it does.
+func TestCommitCancelledWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	qs := synthQuads(5, 20000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := db.NewLoader(LoadOptions{Graph: "g", Progress: func(p LoadProgress) {
+		if p.Phase == "write" {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range qs {
+		if err := l.WriteQuad(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = l.Commit(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "re-run the same ingest to complete it") {
+		t.Fatalf("cancelled while writing: %v", err)
+	}
+	st := loadQuads(t, db, "g", qs)
+	if st.Read != int64(len(qs)) {
+		t.Fatalf("re-run read %d quads, want %d", st.Read, len(qs))
+	}
+	if db.Interrupted() != nil {
+		t.Error("the re-run left the load marked interrupted")
+	}
+}
