@@ -126,6 +126,7 @@ func TestAskValidation(t *testing.T) {
 		{"unknown topic", `{"question":"x","topic_entities":["zz"]}`, `"zz"`, 404},
 		{"param over cap", `{"question":"x","params":{"k":6}}`, `"k" = 6 exceeds this server's cap of 5`, 400},
 		{"param string over cap", `{"question":"x","params":{"max_depth":"11"}}`, "cap of 10", 400},
+		{"max tokens", `{"question":"x","params":{"max_tokens":4096}}`, `"max_tokens" is set by the server (its ask.max_tokens)`, 400},
 		{"param negative", `{"question":"x","params":{"k":-1}}`, "non-negative", 400},
 		{"param not adjustable", `{"question":"x","params":{"zeta":1}}`, `"zeta" is not adjustable`, 400},
 		{"param model", `{"question":"x","params":{"model":"gpt-4o"}}`, "server chooses the model", 400},

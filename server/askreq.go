@@ -134,6 +134,9 @@ func checkParams(p map[string]any, caps map[string]float64) error {
 
 func checkParam(k string, v any, caps map[string]float64) error {
 	lk := strings.ToLower(k)
+	if lk == reasoner.ParamMaxTokens {
+		return badRequest("parameter %q is set by the server (its ask.max_tokens), not by clients", clip(k))
+	}
 	for _, w := range forbiddenParamWords {
 		if strings.Contains(lk, w) {
 			return badRequest("parameter %q cannot be set by clients: the server chooses the model and its endpoint", clip(k))

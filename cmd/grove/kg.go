@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -139,7 +142,7 @@ func (a *app) kgEntity() *cobra.Command {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				e, err := kg.Entity(cmd.Context(), args[0])
 				if err != nil {
-					return err
+					return withSearchHint(err)
 				}
 				return a.emit(e, func(w io.Writer) error {
 					fmt.Fprintf(w, "%s\t%s\n", e.ID, e.Label)
@@ -158,6 +161,57 @@ func (a *app) kgEntity() *cobra.Command {
 			})
 		},
 	}
+}
+
+// withSearchHint adds to a not-found error how to find an entity's id.
+func withSearchHint(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w; ids are exact: `grove kg search TEXT` finds an entity's id by its name", err)
+	}
+	return err
+}
+
+// unknownIDs returns a not-found error naming the ids the KG does not
+// have (a batch call skips them silently), nil when it has them all.
+func unknownIDs(ctx context.Context, kg store.KG, ids []string) error {
+	var missing []string
+	for _, id := range ids {
+		if _, err := kg.Entity(ctx, id); errors.Is(err, store.ErrNotFound) {
+			missing = append(missing, strconv.Quote(id))
+		} else if err != nil {
+			return err
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return withSearchHint(fmt.Errorf("no entity %s in the KG: %w", strings.Join(missing, ", "), store.ErrNotFound))
+}
+
+// noEdges explains an empty edge list: ids the KG does not have, or a
+// relation none of them has in direction d.
+func noEdges(ctx context.Context, kg store.KG, relation string, ids []string, d store.Direction) error {
+	if err := unknownIDs(ctx, kg, ids); err != nil {
+		return err
+	}
+	rels, err := kg.Relations(ctx, ids, d)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, r := range rels {
+		if r.ID == relation {
+			return nil // edges of another graph or beyond a filter: nothing to explain
+		}
+		if !r.Hidden && !slices.Contains(names, r.ID) {
+			names = append(names, r.ID)
+		}
+	}
+	have := "it has none in that direction"
+	if len(names) > 0 {
+		have = "its relations: " + strings.Join(names, ", ")
+	}
+	return fmt.Errorf("no relation %q on %s (direction %s); %s", relation, strings.Join(ids, ", "), d, have)
 }
 
 // scopedBlank splits a graph-scoped blank node id, _:GRAPH/LOCAL.
@@ -192,6 +246,11 @@ func (a *app) kgRelations() *cobra.Command {
 			rels, err := kg.Relations(cmd.Context(), args, d)
 			if err != nil {
 				return err
+			}
+			if len(rels) == 0 {
+				if err := unknownIDs(cmd.Context(), kg, args); err != nil {
+					return err
+				}
 			}
 			var shown []store.Relation
 			for _, r := range rels {
@@ -230,6 +289,11 @@ func (a *app) kgEdges() *cobra.Command {
 			edges, err := kg.Edges(cmd.Context(), args[1:], args[0], d, limit)
 			if err != nil {
 				return err
+			}
+			if len(edges) == 0 {
+				if err := noEdges(cmd.Context(), kg, args[0], args[1:], d); err != nil {
+					return fmt.Errorf("%w (the relation comes first: grove kg edges RELATION ID...)", err)
+				}
 			}
 			return a.emit(edges, func(w io.Writer) error {
 				for _, e := range edges {

@@ -169,3 +169,46 @@ func TestConfigUnknownKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestKGCommandsExplainEmptyAnswers: what would print nothing says why
+// (an unknown id, arguments in the wrong order), and an empty list in
+// JSON is [], as over HTTP.
+func TestKGCommandsExplainEmptyAnswers(t *testing.T) {
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "g.nt")
+	data := `<film> <http://www.w3.org/2000/01/rdf-schema#label> "Blade Runner" .` + "\n" +
+		`<film> <directed_by> <ridley> .` + "\n"
+	if err := os.WriteFile(nt, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	if _, err := run(t, "--db", db, "ingest", "--quiet", nt); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		out  string // wanted in stdout, when no error is wanted
+		err  string
+	}{
+		{"entity by name", []string{"kg", "entity", "Blade Runner"}, "", "grove kg search TEXT"},
+		{"relations of an unknown id", []string{"kg", "relations", "flim"}, "", `no entity "flim" in the KG`},
+		{"edges, arguments swapped", []string{"kg", "edges", "film", "directed_by"}, "", "the relation comes first"},
+		{"edges, no such relation", []string{"kg", "edges", "produced_by", "film"}, "", "its relations: directed_by"},
+		{"edges", []string{"kg", "edges", "directed_by", "film"}, "-directed by->", ""},
+		{"no features in JSON", []string{"--json", "kg", "features", "film"}, "[]", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := run(t, append([]string{"--db", db}, c.args...)...)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, c.out) {
+				t.Fatalf("out %q, err %v; want %q", out, err, c.out)
+			}
+		})
+	}
+}

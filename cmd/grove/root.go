@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -211,8 +212,12 @@ func (a *app) jsonOut() bool { return a.v.GetBool("json") }
 
 // printJSON writes v as indented JSON.
 func (a *app) printJSON(v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+		v = []any{} // an empty list, as the HTTP API answers, not null
+	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // IRIs print as <...>, not \u003c...\u003e
 	return enc.Encode(v)
 }
 

@@ -456,8 +456,9 @@ func (g *wdGen) statement(id string, p int, pQual float64) {
 }
 
 // snakGroup writes "name":{"P..":[snak]...},"name-order":[...] with n
-// snaks on distinct properties.
+// snaks on distinct properties (at most as many as there are).
 func (g *wdGen) snakGroup(name string, n int) {
+	n = min(n, len(g.props))
 	ps := make([]int, 0, n)
 	for len(ps) < n {
 		p := int(g.propZipf.Uint64())

@@ -3,8 +3,10 @@ package synth
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"testing"
+	"time"
 )
 
 type wdEntity struct {
@@ -83,5 +85,28 @@ func TestWikidataDeterministic(t *testing.T) {
 	WriteWikidata(&b, WikidataConfig{Entities: 500, Seed: 3})
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("same seed, different output")
+	}
+}
+
+// TestWikidataFewEntities: a file of a few entities (one property) is
+// written, and quickly: a snak group asked more distinct properties than
+// exist once looped forever.
+func TestWikidataFewEntities(t *testing.T) {
+	for _, n := range []int64{1, 2, 10, 25} {
+		done := make(chan error, 1)
+		var st WikidataStats
+		go func() {
+			var err error
+			st, err = WriteWikidata(io.Discard, WikidataConfig{Entities: n, Seed: 3})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil || st.Entities != n {
+				t.Fatalf("%d entities: wrote %d, %v", n, st.Entities, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d entities: still writing after 20 s", n)
+		}
 	}
 }

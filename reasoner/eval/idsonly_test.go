@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -176,5 +177,22 @@ func TestServedModelsReported(t *testing.T) {
 				t.Errorf("warnings %q, want %q", sum.Warnings, tc.warning)
 			}
 		})
+	}
+}
+
+// TestUnknownGraphFailsFirst: an unknown graph fails the run before any
+// question or results file, naming the graphs there are.
+func TestUnknownGraphFailsFirst(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "Alice" .
+`})
+	qs := []dataset.Question{{ID: "a", Question: "q1", Answers: []string{"x"}}}
+	cfg := cotConfig(t, qs, goldModel(qs), "cot")
+	cfg.Deps.KG, cfg.Graphs = db, []string{"nope"}
+	_, err := Run(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), `graph "nope": not found (have g)`) {
+		t.Fatalf("err %v", err)
+	}
+	if entries, _ := os.ReadDir(cfg.Out); len(entries) > 0 {
+		t.Errorf("results were written in %s: %v", cfg.Out, entries)
 	}
 }

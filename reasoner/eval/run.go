@@ -126,6 +126,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Deps.KG != nil && len(cfg.Graphs) > 0 {
+		// An unknown graph would fail every question; say so once, before
+		// a results directory is written.
+		if _, err := reasoner.ResolveGraphs(ctx, cfg.Deps.KG, reasoner.Query{Graphs: cfg.Graphs}); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+	}
 	if err := checkTopics(ctx, &cfg, qs); err != nil {
 		return nil, err
 	}
