@@ -298,6 +298,45 @@ func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([
 	return out, nil
 }
 
+// statementQualifiers reads the statements of s along pi once and
+// returns their qualifiers by statement value (each statement's together,
+// naming its node), for every value of the predicate at once; qualifiers
+// does it for one value.
+func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g uint64) (map[uint64][]store.Feature, error) {
+	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
+	if err != nil || len(stmts) == 0 {
+		return nil, err
+	}
+	out := map[uint64][]store.Feature{}
+	for _, t := range stmts {
+		vals, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, t, pi.value, g), nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
+		if err != nil || len(fs) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := db.term(txn, t)
+		if err != nil {
+			return nil, err
+		}
+		for i := range fs {
+			fs[i].Statement = nodeID(v)
+		}
+		for _, o := range vals {
+			out[o] = append(out[o], fs...)
+		}
+	}
+	return out, nil
+}
+
 // features lists the literal or entity values of t's predicates accepted
 // by keep, rendered for humans. Qualifier predicates are named after the
 // qualifying property's label. With quals, a value made by statements
@@ -317,6 +356,14 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 		if err != nil {
 			return err
 		}
+		var byValue map[uint64][]store.Feature
+		// Hidden relations (external ids) are looked up, not reasoned
+		// about: their statements' qualifiers are not read.
+		if quals && pi.stmt != 0 && !pi.hidden {
+			if byValue, err = db.statementQualifiers(txn, t, pi, gi.g); err != nil {
+				return err
+			}
+		}
 		for _, v := range vals {
 			e, err := db.entity(txn, v)
 			if err != nil {
@@ -329,11 +376,7 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 			if !e.Literal {
 				f.ValueID = e.ID
 			}
-			if quals && pi.stmt != 0 {
-				if f.Qualifiers, err = db.qualifiers(txn, t, v, pi, gi.g); err != nil {
-					return err
-				}
-			}
+			f.Qualifiers = byValue[v]
 			out = append(out, f)
 		}
 		return nil
