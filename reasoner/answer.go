@@ -56,16 +56,3 @@ func idLike(s string) bool {
 	}
 	return strings.ContainsFunc(s, unicode.IsLetter) && strings.ContainsFunc(s, unicode.IsDigit)
 }
-
-// NamedAnswers wraps a method's Solve so that its answer is settled by
-// NameAnswer over the session's KG: every method run through Run with it
-// answers with an entity's name, not its id.
-func NamedAnswers(solve Solve) Solve {
-	return func(ctx context.Context, s *Session) (trace.Answer, error) {
-		a, err := solve(ctx, s)
-		if err != nil {
-			return a, err
-		}
-		return NameAnswer(ctx, s.KG, a), nil
-	}
-}

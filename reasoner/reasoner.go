@@ -16,9 +16,9 @@
 // call is traced, and hands the method a Session (the traced
 // collaborators, the question, the graphs once resolved, and Warn for
 // recoverable problems); package link is the entity linking the methods
-// share on top of it. The KG methods wrap their Solve in NamedAnswers: a
-// final answer that is exactly an entity id ("Q3247097") is answered with
-// the entity's label, or marked not confident when it has none.
+// share on top of it. Run settles every final answer with NameAnswer: one
+// that is exactly an entity id ("Q3247097") is answered with the entity's
+// label, or marked not confident when it has none.
 //
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods

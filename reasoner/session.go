@@ -77,7 +77,8 @@ type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
 // query's graphs (Session.ResolveGraphs) when it sees fit, so that the KG
 // call can be tagged with the node it serves. The session's models are
 // llm.Bounded by params[ParamMaxTokens] (the MaxTokens of every request
-// that sets none; replies longer than their max tokens explain fail).
+// that sets none; replies longer than their max tokens explain fail), and
+// the answer is settled by NameAnswer (an entity id becomes its name).
 func Run(ctx context.Context, method string, params map[string]any, deps Deps, q Query, solve Solve) (*trace.Trace, error) {
 	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -105,6 +106,7 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 		rec.Flush(ctx)
 		return tr, fmt.Errorf("%s: %w", method, err)
 	}
+	ans = NameAnswer(ctx, s.KG, ans)
 	rec.SetAnswer(ans)
 	tr := rec.Finish(nil)
 	// Live events are delivered off the run's goroutine; give the observer

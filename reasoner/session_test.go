@@ -219,3 +219,19 @@ func TestRunMaxTokens(t *testing.T) {
 		})
 	}
 }
+
+// TestRunNamesIDAnswers: Run answers with an entity's label when a method
+// answers with its id.
+func TestRunNamesIDAnswers(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams" .`})
+	tr, err := Run(t.Context(), "m", nil, Deps{KG: db, Model: lexical.Policy{}}, Query{Question: "q?"},
+		func(context.Context, *Session) (trace.Answer, error) {
+			return trace.Answer{Found: true, Confident: true, Text: "Q42"}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := tr.Answer; a.Text != "Douglas Adams" || !slices.Contains(a.Entities, "Q42") {
+		t.Errorf("answer %+v, want Douglas Adams (Q42)", a)
+	}
+}

@@ -68,7 +68,7 @@ func Register(reg *reasoner.Registry) {
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (g *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	return reasoner.Run(ctx, g.cfg.Method(), g.cfg.Params(), g.deps, q, reasoner.NamedAnswers(func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+	return reasoner.Run(ctx, g.cfg.Method(), g.cfg.Params(), g.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
 		r := &run{Session: s, cfg: g.cfg}
 		if g.cfg.Interaction == Agent {
 			r.inter = &agent{r: r}
@@ -76,7 +76,7 @@ func (g *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, 
 			r.inter = &explorer{r: r}
 		}
 		return r.answer(ctx, q.TopicEntities, g.schemas)
-	}))
+	})
 }
 
 // schemaCache keeps each graph's definition while the graph keeps its

@@ -48,11 +48,11 @@ func (t *Reasoner) Config() Config { return t.cfg }
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (t *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	return reasoner.Run(ctx, Method, t.cfg.Params(), t.deps, q, reasoner.NamedAnswers(func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+	return reasoner.Run(ctx, Method, t.cfg.Params(), t.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
 		if err := s.ResolveGraphs(ctx); err != nil {
 			return trace.Answer{}, err
 		}
 		r := &run{Session: s, cfg: t.cfg, policy: s.Model, value: s.Evaluator}
 		return r.solve(ctx, q.TopicEntities)
-	}))
+	})
 }

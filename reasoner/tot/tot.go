@@ -69,11 +69,11 @@ func (t *Reasoner) Config() Config { return t.cfg }
 // Answer answers q. On failure the partial trace is returned with the
 // error.
 func (t *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, error) {
-	return reasoner.Run(ctx, t.method, t.cfg.Params(), t.deps, q, reasoner.NamedAnswers(func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
+	return reasoner.Run(ctx, t.method, t.cfg.Params(), t.deps, q, func(ctx context.Context, s *reasoner.Session) (trace.Answer, error) {
 		if err := s.ResolveGraphs(ctx); err != nil {
 			return trace.Answer{}, err
 		}
 		r := &run{Session: s, cfg: t.cfg}
 		return r.search(ctx, q.TopicEntities)
-	}))
+	})
 }
