@@ -91,10 +91,13 @@ type Progress struct {
 
 // Result summarises a run.
 type Result struct {
-	Files   []FileResult     `json:"files"`
-	Load    engine.LoadStats `json:"load"`
-	Skipped int64            `json:"skipped"`
-	Samples []string         `json:"skipped_samples,omitempty"`
+	Files []FileResult     `json:"files"`
+	Load  engine.LoadStats `json:"load"`
+	// Applied is, for Incremental, how many quads the run added (or
+	// deleted): the others were there already (or were not there).
+	Applied *int64   `json:"applied,omitempty"`
+	Skipped int64    `json:"skipped"`
+	Samples []string `json:"skipped_samples,omitempty"`
 }
 
 // FileResult is what one file contributed.
@@ -455,17 +458,28 @@ func (r *run) reader(f input.Format, graph, doc string) (source.Reader, error) {
 // updates: each transaction is atomic, the whole run is not. Quads go
 // into the graphs the bulk loader (Run) would put them in: opts.Graph, or
 // with KeepLabels the graph of their own N-Quads label.
-func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (Result, error) {
+func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (res Result, err error) {
 	if len(opts.GraphOf) > 0 {
 		return Result{}, errors.New("ingest: a graph per file needs the bulk loader (not --incremental or --delete)")
 	}
-	qs, res, err := Parse(ctx, files, opts)
-	if err != nil {
+	if del && !opts.KeepLabels && !slices.ContainsFunc(db.GraphMetas(), func(g engine.GraphMeta) bool { return g.Name == opts.Graph }) {
+		return Result{}, fmt.Errorf("ingest --delete: graph %q: %w: nothing to delete from", opts.Graph, store.ErrNotFound)
+	}
+	var qs []quad.Quad
+	if qs, res, err = Parse(ctx, files, opts); err != nil {
 		return res, err
 	}
 	if batch <= 0 {
 		batch = 10000
 	}
+	before := db.Counts().Quads
+	defer func() {
+		n := db.Counts().Quads - before
+		if del {
+			n = -n
+		}
+		res.Applied = &n
+	}()
 	lo := labelling(opts)
 	action := graph.Add
 	if del {

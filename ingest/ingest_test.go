@@ -108,8 +108,17 @@ func TestIncrementalAndDelete(t *testing.T) {
 	db := openDB(t, t.TempDir())
 	defer db.Close()
 	p := write(t, "small.nt", small)
-	if _, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, false, 2); err != nil {
-		t.Fatal(err)
+	if _, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, true, 2); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("delete from a graph that does not exist: %v", err)
+	}
+	for _, want := range []int64{4, 0} { // the second run finds every quad there
+		res, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, false, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Applied == nil || *res.Applied != want {
+			t.Fatalf("applied %v, want %d", res.Applied, want)
+		}
 	}
 	if n := db.Counts().Quads; n != 4 {
 		t.Fatalf("quads = %d, want 4", n)
@@ -118,8 +127,8 @@ func TestIncrementalAndDelete(t *testing.T) {
 	if err != nil || len(c) != 1 || c[0].ID != "b" {
 		t.Fatalf("search after incremental = %+v, %v", c, err)
 	}
-	if _, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, true, 100); err != nil {
-		t.Fatal(err)
+	if res, err := Incremental(ctx, db, []string{p}, Options{Graph: "g"}, true, 100); err != nil || res.Applied == nil || *res.Applied != 4 {
+		t.Fatalf("delete: applied %v, %v; want 4", res.Applied, err)
 	}
 	if st := db.Counts(); st.Quads != 0 || st.Nodes != 0 {
 		t.Fatalf("after delete: %+v", st)

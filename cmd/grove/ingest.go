@@ -123,6 +123,9 @@ transactions instead of the bulk loader.`,
 				if err := printIngest(w, res, graph); err != nil {
 					return err
 				}
+				if res.Applied != nil {
+					printApplied(w, res, graph, keep, del)
+				}
 				if segs > 1 {
 					fmt.Fprintf(w, "node blocks in %d segments: a read of a node makes %d lookups; grove optimize merges them into one\n", segs, segs)
 				}
@@ -314,6 +317,23 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 		}
 	}
 	return nil
+}
+
+// printApplied says how many quads an incremental run added or deleted,
+// and how many of those read changed nothing.
+func printApplied(w io.Writer, res ingest.Result, graph string, keep, del bool) {
+	var read int64
+	for _, f := range res.Files {
+		read += f.Quads
+	}
+	where, verb, rest := fmt.Sprintf("graph %q", graph), "added", "were there already"
+	if keep {
+		where = "the files' graphs"
+	}
+	if del {
+		verb, rest = "deleted", "were not there"
+	}
+	fmt.Fprintf(w, "%s: %d quads %s (%d of the %d read %s)\n", where, *res.Applied, verb, max(0, read-*res.Applied), read, rest)
 }
 
 // isTerminal reports whether w is a character device (a progress bar on a
