@@ -259,12 +259,17 @@ func (a *agent) feature(ctx context.Context, c *state, nodeArg, name string) (st
 		return "", fmt.Errorf("features of %s: %w", id, err)
 	}
 	fs = slices.DeleteFunc(fs, func(f store.Feature) bool { return !slices.Contains(a.r.Graphs, f.Graph) })
+	rels, err := a.r.KG.Relations(ctx, []string{id}, store.Out)
+	if err != nil {
+		return "", fmt.Errorf("relations of %s: %w", id, err)
+	}
+	hidden := hiddenOut(rels)
 	var vals []string
-	var names []string
+	var names []string // offered when the name matches none: external ids are not
 	want := normName(name)
 	for _, f := range fs {
 		text := featureName(f)
-		if !slices.Contains(names, text) {
+		if !hidden[f.Relation] && !slices.Contains(names, text) {
 			names = append(names, text)
 		}
 		if normName(f.Name) == want || normName(f.Relation) == want || normName(lastSegment(f.Relation)) == want ||

@@ -334,12 +334,7 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 	if err != nil {
 		return out, fmt.Errorf("relations of %s: %w", id, err)
 	}
-	hidden := map[string]bool{}
-	for _, r := range rels {
-		if r.Hidden && r.Dir == store.Out {
-			hidden[r.ID] = true
-		}
-	}
+	hidden := hiddenOut(rels)
 	rels = slices.DeleteFunc(rels, func(r store.Relation) bool {
 		return r.Hidden || r.Count == 0 || !slices.Contains(x.r.Graphs, r.Graph)
 	})
@@ -370,6 +365,18 @@ func (x *explorer) exploreEntity(ctx context.Context, c *state, id string, b *bu
 		}
 	}
 	return out, nil
+}
+
+// hiddenOut is the set of rels' hidden outgoing relations (external ids,
+// labels): features along them are looked up by name, never offered.
+func hiddenOut(rels []store.Relation) map[string]bool {
+	hidden := map[string]bool{}
+	for _, r := range rels {
+		if r.Hidden && r.Dir == store.Out {
+			hidden[r.ID] = true
+		}
+	}
+	return hidden
 }
 
 // headText is how the pruning prompts name the entity explored: its name,

@@ -42,6 +42,9 @@ func TestAgentWikidataObservations(t *testing.T) {
 		{"a property is no node", "RetrieveNode[capital]", []string{`No node matches "capital".`}},
 		{"a feature without a label", "NodeFeature[Q145, P18]", []string{
 			"The P18 (no label in the KG) of United Kingdom (Q145) is: Flag of the United Kingdom.svg"}},
+		{"an external id is no feature offered", "NodeFeature[Q145, colour]", []string{
+			`has no feature "colour"; its features are: `, "Human Development Index"}},
+		{"an external id asked by name", "NodeFeature[Q145, VIAF ID]", []string{"is: 127756949"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := agentModel([]string{"I look at the graph."}, []string{tc.action, "Finish[x]"}, nil)
@@ -55,6 +58,9 @@ func TestAgentWikidataObservations(t *testing.T) {
 				if !strings.Contains(obs, w) {
 					t.Errorf("observation\n  %s\nlacks\n  %s", obs, w)
 				}
+			}
+			if strings.Contains(obs, "features are:") && strings.Contains(obs, "VIAF") {
+				t.Errorf("observation offers an external id: %s", obs)
 			}
 		})
 	}
