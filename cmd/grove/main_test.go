@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/reasoner"
 )
 
 // run executes the CLI in-process and returns stdout.
@@ -210,5 +212,13 @@ func TestKGCommandsExplainEmptyAnswers(t *testing.T) {
 				t.Fatalf("out %q, err %v; want %q", out, err, c.out)
 			}
 		})
+	}
+}
+
+// TestVersionFlag: grove --version prints the version traces record.
+func TestVersionFlag(t *testing.T) {
+	out, err := run(t, "--version")
+	if err != nil || out != "grove version "+reasoner.Version()+"\n" {
+		t.Fatalf("--version: %q, %v", out, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/store/engine"
 )
 
@@ -45,6 +46,9 @@ func (a *app) root() *cobra.Command {
 		Short:         "Embedded knowledge-graph database with built-in LLM reasoning",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// grove --version prints the version every trace, manifest and
+		// report records.
+		Version: reasoner.Version(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return a.setup(cmd)
 		},
