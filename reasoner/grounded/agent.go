@@ -176,17 +176,12 @@ func (a *agent) retrieve(ctx context.Context, c *state, keyword string) (string,
 		if err != nil {
 			return "", fmt.Errorf("search %q in %s: %w", keyword, g, err)
 		}
-		for _, cd := range cs {
-			// A property (Wikidata's P36 "capital") is an edge type or a
-			// feature, not a node.
-			prop, err := link.IsProperty(ctx, a.r.KG, cd.Entity)
-			if err != nil {
-				return "", err
-			}
-			if !prop {
-				cands = append(cands, cd)
-			}
+		// A property (Wikidata's P36 "capital") is an edge type or a
+		// feature, not a node.
+		if cs, err = link.WithoutProperties(ctx, a.r.KG, cs); err != nil {
+			return "", fmt.Errorf("search %q in %s: %w", keyword, g, err)
 		}
+		cands = append(cands, cs...)
 	}
 	slices.SortStableFunc(cands, func(x, y store.Candidate) int { return cmp.Compare(y.Score, x.Score) })
 	cands = cands[:min(len(cands), a.r.cfg.SearchLimit)]

@@ -17,7 +17,7 @@
 // call), then asks for "Action i:" (a KindAction call whose options are the
 // actions of package action) and carries the action out on the KG:
 // RetrieveNode[keyword] searches every graph of the query (leaving out
-// properties, see link.IsProperty), NodeFeature
+// properties, see link.WithoutProperties), NodeFeature
 // reads KG.Features, NeighbourCheck follows KG.Edges (adding the edges to
 // G'), NodeDegree calls KG.Degree and Finish[answer] ends the chain. Node
 // arguments are ids or names of nodes the chain has seen; edge types and

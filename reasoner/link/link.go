@@ -11,7 +11,7 @@
 //     the query, SearchLimit candidates per graph, merged without
 //     duplicate ids in graph order. Candidates that are relations of the
 //     KG rather than entities (Wikidata properties such as P36 "capital",
-//     see IsProperty) are left out.
+//     see WithoutProperties) are left out.
 //  3. Choose: the model picks the candidates the mention refers to
 //     (llm.KindSelect, at most one per graph, "none" allowed); a linker
 //     without a select task takes the best non-literal candidate of each
@@ -199,15 +199,11 @@ func (l Linker) search(ctx context.Context, mention string) ([]store.Candidate, 
 		if err != nil {
 			return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
 		}
+		if cands, err = WithoutProperties(ctx, l.KG, cands); err != nil {
+			return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
+		}
 		for _, c := range cands {
-			if slices.ContainsFunc(out, func(o store.Candidate) bool { return o.ID == c.ID }) {
-				continue
-			}
-			prop, err := IsProperty(ctx, l.KG, c.Entity)
-			if err != nil {
-				return nil, fmt.Errorf("search %s in %s: %w", llm.Quote(mention), g, err)
-			}
-			if !prop {
+			if !slices.ContainsFunc(out, func(o store.Candidate) bool { return o.ID == c.ID }) {
 				out = append(out, c)
 			}
 		}
@@ -215,22 +211,30 @@ func (l Linker) search(ctx context.Context, mention string) ([]store.Candidate, 
 	return out, nil
 }
 
-// IsProperty reports whether e is a relation (a property) of the KG rather
-// than an entity a question is about: a Wikidata property (an id, or an
-// IRI ending, "P" and digits, such as P36 "capital") whose grove:nodeType
-// is "property" or that has none. Linking skips properties: they are
-// searched by their labels like items, yet lead nowhere as topic
-// entities. Other ids cost no KG call.
-func IsProperty(ctx context.Context, kg store.KG, e store.Entity) (bool, error) {
-	id := e.ID[strings.LastIndexAny(e.ID, "/#:")+1:]
-	if e.Literal || len(id) < 2 || id[0] != 'P' || strings.Trim(id[1:], "0123456789") != "" {
-		return false, nil
+// WithoutProperties returns cands without the KG's properties: the
+// candidates whose grove:nodeType is "property" (as Grove's Wikidata
+// ingest types P36 "capital"). Search finds them by their labels like
+// items, yet they lead nowhere as entities. The type, not the shape of an
+// id, decides: a private KG's node "P1" is an entity. One KG call.
+func WithoutProperties(ctx context.Context, kg store.KG, cands []store.Candidate) ([]store.Candidate, error) {
+	if len(cands) == 0 {
+		return cands, nil
 	}
-	es, err := kg.Edges(ctx, []string{e.ID}, store.GroveNodeType, store.Out, 1)
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	types, err := kg.Edges(ctx, ids, store.GroveNodeType, store.Out, 0)
 	if err != nil {
-		return false, fmt.Errorf("node type of %s: %w", e.ID, err)
+		return nil, fmt.Errorf("node types: %w", err)
 	}
-	return len(es) == 0 || flat(es[0].Object.Name()) == "property", nil
+	prop := map[string]bool{}
+	for _, e := range types {
+		if flat(e.Object.Name()) == "property" {
+			prop[e.Subject.ID] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(cands), func(c store.Candidate) bool { return prop[c.ID] }), nil
 }
 
 // bestPerGraph keeps the first non-literal candidate of each graph.

@@ -326,9 +326,9 @@ func TestRelationsText(t *testing.T) {
 	}
 }
 
-// TestPropertiesNotLinked: a Wikidata property (P36 "capital", typed or
-// not) is a relation of the KG, not an entity to link; an entity whose id
-// only looks like one (typed otherwise) still is linked.
+// TestPropertiesNotLinked: a node typed as a property (P36 "capital") is a
+// relation of the KG, not an entity to link; a node whose id only looks
+// like a property's (typed otherwise, or not typed) still is linked.
 func TestPropertiesNotLinked(t *testing.T) {
 	db := storetest.Open(t, map[string]string{"wd": `<P36> <http://www.w3.org/2000/01/rdf-schema#label> "capital" .
 <P36> <grove:nodeType> "property" .
@@ -346,7 +346,7 @@ func TestPropertiesNotLinked(t *testing.T) {
 		want    []string
 	}{
 		{"capital", []string{"Q5119@wd"}},
-		{"Human Development Index", nil},
+		{"Human Development Index", []string{"P1081@wd"}},
 		{"Capital in the Twenty-First Century", []string{"P7@wd"}},
 		{"United Kingdom", []string{"Q145@wd"}},
 	} {
