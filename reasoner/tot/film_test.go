@@ -206,7 +206,16 @@ func checkKGCalls(t *testing.T, tr *trace.Trace) {
 	if c := tr.KGCalls[i]; !slices.Equal(c.Args.IDs, []string{"/en/blade_runner"}) || c.Args.Dir != "both" || c.Results < 3 {
 		t.Errorf("relations call = %+v", c)
 	}
-	if c := find("edges"); c.Args.Relation != "/film/film/directed_by" || c.Args.Dir != "out" || c.Args.Limit != hood.DefaultFetchCap ||
+	// Linking looks up the candidates' node types (properties are not
+	// linked) in one edges call of node 1.
+	if c := find("edges"); c.Args.Relation != store.GroveNodeType || c.Node != 1 {
+		t.Errorf("first edges call = %+v, want the candidates' node types", c)
+	}
+	j := slices.IndexFunc(tr.KGCalls, func(c trace.KGCall) bool { return c.Op == "edges" && c.Args.Relation != store.GroveNodeType })
+	if j < 0 {
+		t.Fatalf("no edges call along a relation in %+v", tr.KGCalls)
+	}
+	if c := tr.KGCalls[j]; c.Args.Relation != "/film/film/directed_by" || c.Args.Dir != "out" || c.Args.Limit != hood.DefaultFetchCap ||
 		c.Results != 1 || c.Node != 6 {
 		t.Errorf("edges call = %+v", c)
 	}
