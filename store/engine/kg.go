@@ -224,6 +224,13 @@ func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predI
 		if err != nil {
 			return out, err
 		}
+		// Outgoing edges share their subject's statements: read them once.
+		var byObject map[uint64][]store.Feature
+		if pi.stmt != 0 && dir != store.In {
+			if byObject, err = db.statementQualifiers(txn, tid, pi, gi.g, 0); err != nil {
+				return out, err
+			}
+		}
 		for i, m := range members {
 			if i%ctxCheckEvery == ctxCheckEvery-1 {
 				if err := ctxErr(ctx); err != nil {
@@ -236,14 +243,15 @@ func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predI
 			}
 			e := store.Edge{Subject: self, Relation: pi.id, RelationLabel: pi.label, Object: other,
 				Graph: db.graphName(gi.g)}
-			s, o := tid, m
+			e.Qualifiers = byObject[m]
 			if dir == store.In {
 				e.Subject, e.Object = other, self
-				s, o = m, tid
-			}
-			if pi.stmt != 0 {
-				if e.Qualifiers, err = db.qualifiers(txn, s, o, pi, gi.g); err != nil {
-					return out, err
+				if pi.stmt != 0 {
+					qs, err := db.statementQualifiers(txn, m, pi, gi.g, tid)
+					if err != nil {
+						return out, err
+					}
+					e.Qualifiers = qs[tid]
 				}
 			}
 			out = append(out, e)
@@ -265,44 +273,12 @@ func edgeCount(groups []groupInfo, left int) int {
 	return int(n)
 }
 
-// qualifiers finds the statement nodes of s -p-> o and returns their
-// qualifiers, each statement's together and naming its node (see
-// store.Edge.Qualifiers).
-func (db *DB) qualifiers(txn *badger.Txn, s, o uint64, pi predInfo, g uint64) ([]store.Feature, error) {
-	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
-	if err != nil || len(stmts) == 0 {
-		return nil, err
-	}
-	var out []store.Feature
-	for _, t := range stmts {
-		vals, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, t, pi.value, g), nil)
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := slices.BinarySearch(vals, o); !ok {
-			continue
-		}
-		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
-		if err != nil {
-			return nil, err
-		}
-		v, err := db.term(txn, t)
-		if err != nil {
-			return nil, err
-		}
-		for i := range fs {
-			fs[i].Statement = nodeID(v)
-		}
-		out = append(out, fs...)
-	}
-	return out, nil
-}
-
-// statementQualifiers reads the statements of s along pi once and
-// returns their qualifiers by statement value (each statement's together,
-// naming its node), for every value of the predicate at once; qualifiers
-// does it for one value.
-func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g uint64) (map[uint64][]store.Feature, error) {
+// statementQualifiers reads the statements of s along pi and returns
+// their qualifiers by statement value, each statement's together and
+// naming its node (see store.Edge.Qualifiers): for every value at once, or
+// with only != 0 for that value alone (no other statement's qualifiers
+// are read).
+func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g, only uint64) (map[uint64][]store.Feature, error) {
 	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
 	if err != nil || len(stmts) == 0 {
 		return nil, err
@@ -313,14 +289,20 @@ func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g uint
 		if err != nil {
 			return nil, err
 		}
+		if only != 0 {
+			if _, ok := slices.BinarySearch(vals, only); !ok {
+				continue
+			}
+			vals = []uint64{only}
+		}
 		if len(vals) == 0 {
 			continue
 		}
 		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
-		if err != nil || len(fs) == 0 {
-			if err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
+		}
+		if len(fs) == 0 {
 			continue
 		}
 		v, err := db.term(txn, t)
@@ -360,7 +342,7 @@ func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, li
 		// Hidden relations (external ids) are looked up, not reasoned
 		// about: their statements' qualifiers are not read.
 		if quals && pi.stmt != 0 && !pi.hidden {
-			if byValue, err = db.statementQualifiers(txn, t, pi, gi.g); err != nil {
+			if byValue, err = db.statementQualifiers(txn, t, pi, gi.g, 0); err != nil {
 				return err
 			}
 		}
