@@ -96,7 +96,7 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 	// and replies are checked inside, so that an oversized one is not
 	// recorded.
 	bound := func(m llm.Model) llm.Model {
-		return llm.WithMaxTokens(rec.WrapModel(llm.Bounded(m, maxTokens)), maxTokens)
+		return llm.WithMaxTokens(rec.WrapModel(llm.CheckReplies(m)), maxTokens)
 	}
 	s := &Session{Method: method, Query: q, Question: q.Question, KG: rec.WrapKG(deps.KG),
 		Model: bound(deps.Model), Evaluator: bound(deps.Evaluator), Rec: rec, Log: deps.Logger}

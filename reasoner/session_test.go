@@ -235,3 +235,25 @@ func TestRunNamesIDAnswers(t *testing.T) {
 		t.Errorf("answer %+v, want Douglas Adams (Q42)", a)
 	}
 }
+
+// TestRunDropsOversizedReplies: a reply longer than its max tokens explain
+// fails the call, and the trace never records it.
+func TestRunDropsOversizedReplies(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"g": `<a> <name> "A" .`})
+	huge := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return strings.Repeat("y", 200<<10), nil }}
+	tr, err := Run(t.Context(), "m", map[string]any{ParamMaxTokens: 100}, Deps{KG: db, Model: huge}, Query{Question: "q?"},
+		func(ctx context.Context, s *Session) (trace.Answer, error) {
+			_, err := s.Model.Generate(ctx, llm.Request{Prompt: "p"})
+			return trace.Answer{}, err
+		})
+	if err == nil || !strings.Contains(err.Error(), "over the limit of 65536 bytes for 100 max tokens") {
+		t.Fatalf("err %v", err)
+	}
+	for _, c := range tr.ModelCalls {
+		for _, o := range c.Outputs {
+			if len(o) > 64<<10 {
+				t.Fatalf("the trace recorded a reply of %d bytes", len(o))
+			}
+		}
+	}
+}

@@ -20,11 +20,18 @@ const (
 // every later prompt, the trace and the answer with megabytes. With
 // maxTokens <= 0 a request without MaxTokens goes unbounded. Replies are
 // bounded because they go back into later prompts.
-func Bounded(m Model, maxTokens int) Model {
+func Bounded(m Model, maxTokens int) Model { return WithMaxTokens(CheckReplies(m), maxTokens) }
+
+// CheckReplies returns m failing every call whose reply is longer than its
+// request's MaxTokens explain (see Bounded; a request without MaxTokens is
+// not checked). Bounded is CheckReplies under WithMaxTokens; a recorder
+// that must see the bound sent and never an oversized reply goes between
+// the two.
+func CheckReplies(m Model) Model {
 	if m == nil {
 		return nil
 	}
-	return WithMaxTokens(&replyCheck{inner: m}, maxTokens)
+	return &replyCheck{inner: m}
 }
 
 // replyCheck fails a call whose reply is longer than its request's max
@@ -51,8 +58,7 @@ func (c *replyCheck) Generate(ctx context.Context, req Request) (Response, error
 func (c *replyCheck) Unwrap() Model { return c.inner }
 
 // WithMaxTokens returns m with maxTokens as the MaxTokens of every request
-// that sets none (maxTokens <= 0: m itself). Put it outside a recorder
-// that must see the bound sent, and Bounded inside it.
+// that sets none (maxTokens <= 0: m itself).
 func WithMaxTokens(m Model, maxTokens int) Model {
 	if m == nil || maxTokens <= 0 {
 		return m
