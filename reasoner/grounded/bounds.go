@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Bounds of the lists one prompt carries (see "What the model sees" in
@@ -75,23 +75,11 @@ func writeBounded(b *strings.Builder, title string, lines []string, max int, que
 		return
 	}
 	fmt.Fprintf(b, "%s (%d of %s, those sharing the most words with the question, then the latest):\n", title,
-		len(kept), count(len(lines)))
+		len(kept), literal.Count(len(lines)))
 	for _, l := range kept {
 		b.WriteString(l + "\n")
 	}
-	fmt.Fprintf(b, "… and %s more %s\n", count(more), what)
-}
-
-// count writes n with thousands separators ("1,234").
-func count(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return s
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	fmt.Fprintf(b, "… and %s more %s\n", literal.Count(more), what)
 }
 
 // typeRelations are the relations from a node to its class: RDF's type,

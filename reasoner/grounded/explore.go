@@ -16,6 +16,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // explorer is the automatic graph exploration: a thought, the entities it
@@ -99,9 +100,9 @@ func (x *explorer) ground(ctx context.Context, c *state) error {
 	kept, more := rankLines(found, maxFound, x.r.Question)
 	st.observation = "found: " + fmtList(kept)
 	if more > 0 {
-		st.observation += fmt.Sprintf("; … and %s more (%s in all)", count(more), count(len(found)))
+		st.observation += fmt.Sprintf("; … and %s more (%s in all)", literal.Count(more), literal.Count(len(found)))
 	}
-	st.brief = "found " + count(len(found)) + " " + noun(len(found), "new triple or attribute",
+	st.brief = "found " + literal.Count(len(found)) + " " + noun(len(found), "new triple or attribute",
 		"new triples and attributes")
 	var notes string
 	if len(pages) > 0 {

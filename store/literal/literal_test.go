@@ -306,3 +306,11 @@ func FuzzRender(f *testing.F) {
 		_ = Render(quad.IRI(s), labels)
 	})
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

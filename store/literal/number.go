@@ -102,6 +102,13 @@ func allDigits(s string) bool {
 	return true
 }
 
+// Count writes n with thousands separators ("1,234"), as rendered numbers
+// are: for totals in text a model reads.
+func Count(n int) string {
+	out, _ := formatDecimal(strconv.Itoa(n), 1)
+	return out
+}
+
 // groupDigits inserts "," every three digits from the right when the run
 // has at least minDigits digits.
 func groupDigits(d string, minDigits int) string {
