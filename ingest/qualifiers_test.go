@@ -7,8 +7,21 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
+
+// wikidataSample loads the bundled real Wikidata entities into graph
+// "wikidata" of a new database, closed when the test ends.
+func wikidataSample(t *testing.T) *engine.DB {
+	t.Helper()
+	db := openDB(t, t.TempDir())
+	t.Cleanup(func() { db.Close() })
+	if _, err := Run(context.Background(), db, []string{datadir.Repo(t, "wikidata-sample-entities.json.gz")}, Options{Graph: "wikidata"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
 
 // TestQualifiersPerStatement loads the Wikidata sample and checks that an
 // edge made by several statements keeps each statement's qualifiers
@@ -17,11 +30,7 @@ import (
 // must not be merged into one list.
 func TestQualifiersPerStatement(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t, t.TempDir())
-	defer db.Close()
-	if _, err := Run(ctx, db, []string{datadir.Repo(t, "wikidata-sample-entities.json.gz")}, Options{Graph: "wikidata"}); err != nil {
-		t.Fatal(err)
-	}
+	db := wikidataSample(t)
 	for _, tc := range []struct {
 		subject, relation, object string
 		// statements are the qualifiers of each statement, "P: value".
@@ -70,11 +79,7 @@ func TestQualifiersPerStatement(t *testing.T) {
 // with the same value stay two statements.
 func TestFeatureQualifiers(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t, t.TempDir())
-	defer db.Close()
-	if _, err := Run(ctx, db, []string{datadir.Repo(t, "wikidata-sample-entities.json.gz")}, Options{Graph: "wikidata"}); err != nil {
-		t.Fatal(err)
-	}
+	db := wikidataSample(t)
 	fs, err := db.Features(ctx, "Q145")
 	if err != nil {
 		t.Fatal(err)
