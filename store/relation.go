@@ -51,13 +51,57 @@ func isPropertyID(s string) bool {
 	return true
 }
 
-// InverseLabel names the inverse direction: "directed by" -> "directed",
-// "director" -> "is director of".
+// InverseLabel names the inverse direction of a relation from its label,
+// for relations whose graph gives no inverse label:
+//
+//	"directed by"        -> "directed"
+//	"instance of"        -> "has instance"
+//	"director"           -> "is director of"
+//	"shares border with" -> "inverse of shares border with"
+//
+// A noun phrase gets "is ... of"; a label that starts with a verb or ends
+// in another preposition is not one and would read wrongly that way ("is
+// shares border with of"), so it is marked as the inverse instead.
 func InverseLabel(label string) string {
-	if rest, ok := strings.CutSuffix(label, " by"); ok && rest != "" {
-		return rest
+	words := strings.Fields(label)
+	n := len(words)
+	if n == 0 {
+		return label
+	}
+	last, verb := strings.ToLower(words[n-1]), verbal(words[0])
+	switch {
+	case n > 1 && !verb && last == "by":
+		return strings.Join(words[:n-1], " ")
+	case n > 1 && !verb && last == "of":
+		return "has " + strings.Join(words[:n-1], " ")
+	case verb || preposition(last):
+		return "inverse of " + label
 	}
 	return "is " + label + " of"
+}
+
+// preposition reports the words a relation label ends with when it is a
+// verb or adjective phrase waiting for its object ("located in", "named
+// after", "shares border with").
+func preposition(w string) bool {
+	switch w {
+	case "about", "after", "against", "as", "at", "before", "between", "by", "for", "from", "in", "into",
+		"of", "on", "than", "to", "under", "with", "within":
+		return true
+	}
+	return false
+}
+
+// verbal reports whether a label's first word makes it a verb phrase: an
+// auxiliary ("has part", "is a") or a verb in the third person such as
+// relation labels use ("follows", "contains").
+func verbal(first string) bool {
+	switch strings.ToLower(first) {
+	case "has", "have", "had", "is", "are", "was", "were", "does", "did", "can",
+		"follows", "replaces", "contains", "includes", "uses", "owns", "produces", "shares", "depicts", "located":
+		return true
+	}
+	return false
 }
 
 // CompareRelations is the order of Relations results: graph, direction,

@@ -55,7 +55,7 @@
 // After the last entity the reader writes the property metadata it
 // collected: <P> grove:inverseLabel "label of the inverse"@lang for every
 // property with an inverse property (P1696) when both labels are known in
-// that language (the engine derives "is X of" otherwise), <P> grove:hidden
+// that language (otherwise the engine derives one, store.InverseLabel), <P> grove:hidden
 // "true" for every property whose datatype is external-id (seen on a
 // property entity or on any snak), and a label and hidden mark for the
 // sitelink predicate. These are per Read: split dumps read in separate

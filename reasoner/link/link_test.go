@@ -320,7 +320,7 @@ func TestRelationsText(t *testing.T) {
 		{ID: "other", Label: "other graph", Dir: store.Out, Count: 90, Graph: "h"},
 	}
 	got := RelationsText(rels, []string{"g"})
-	want := "relations: starring (133), P39 (no label in the KG) (7), is directed by of (2)"
+	want := "relations: starring (133), P39 (no label in the KG) (7), directed (2)"
 	if got != want {
 		t.Errorf("RelationsText = %q, want %q", got, want)
 	}

@@ -63,8 +63,8 @@ func EntityText(e store.Entity) string {
 func Unlabelled(id string) string { return flat(id) + " " + NoLabel }
 
 // RelationText is how a text names a relation followed in direction dir:
-// its label (Out) or inverse label (In; "is <label> of" when there is
-// none), or its id followed by NoLabel, marked "inverse of" for In, when
+// its label (Out) or inverse label (In; store.InverseLabel of the label
+// when there is none), or its id followed by NoLabel, marked "inverse of" for In, when
 // it has no label.
 func RelationText(id, label, inverse string, dir store.Direction) string {
 	if !HasLabel(id, label) {
@@ -79,7 +79,7 @@ func RelationText(id, label, inverse string, dir store.Direction) string {
 	if inv := flat(inverse); inv != "" {
 		return inv
 	}
-	return "is " + flat(label) + " of"
+	return store.InverseLabel(flat(label))
 }
 
 // RelText is RelationText of a relation in its own direction.
