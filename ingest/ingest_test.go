@@ -17,7 +17,7 @@ import (
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
-func openDB(t *testing.T, dir string) *engine.DB {
+func openDB(t testing.TB, dir string) *engine.DB {
 	t.Helper()
 	db, err := engine.Open(dir, engine.Options{})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // wikidataSample loads the bundled real Wikidata entities into graph
 // "wikidata" of a new database, closed when the test ends.
-func wikidataSample(t *testing.T) *engine.DB {
+func wikidataSample(t testing.TB) *engine.DB {
 	t.Helper()
 	db := openDB(t, t.TempDir())
 	t.Cleanup(func() { db.Close() })
@@ -109,5 +109,22 @@ func TestFeatureQualifiers(t *testing.T) {
 	}
 	if len(got) != 10 {
 		t.Errorf("%d HDI values, want 10: %q", len(got), got)
+	}
+}
+
+// BenchmarkFeaturesQualified times Features on real Wikidata items of the
+// bundled sample, whose values carry their statements' qualifiers: the
+// United Kingdom (133 features), George Washington (69) and Berlin (71).
+func BenchmarkFeaturesQualified(b *testing.B) {
+	ctx := context.Background()
+	db := wikidataSample(b)
+	for _, id := range []string{"Q145", "Q23", "Q64"} {
+		b.Run(id, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := db.Features(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

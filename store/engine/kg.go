@@ -227,7 +227,7 @@ func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predI
 		// Outgoing edges share their subject's statements: read them once.
 		var byObject map[uint64][]store.Feature
 		if pi.stmt != 0 && dir != store.In {
-			if byObject, err = db.statementQualifiers(txn, tid, pi, gi.g, 0); err != nil {
+			if byObject, err = db.statementQualifiers(txn, tid, nil, pi, gi.g, 0); err != nil {
 				return out, err
 			}
 		}
@@ -247,7 +247,7 @@ func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predI
 			if dir == store.In {
 				e.Subject, e.Object = other, self
 				if pi.stmt != 0 {
-					qs, err := db.statementQualifiers(txn, m, pi, gi.g, tid)
+					qs, err := db.statementQualifiers(txn, m, nil, pi, gi.g, tid)
 					if err != nil {
 						return out, err
 					}
@@ -277,15 +277,28 @@ func edgeCount(groups []groupInfo, left int) int {
 // their qualifiers by statement value, each statement's together and
 // naming its node (see store.Edge.Qualifiers): for every value at once, or
 // with only != 0 for that value alone (no other statement's qualifiers
-// are read).
-func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g, only uint64) (map[uint64][]store.Feature, error) {
-	stmts, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, s, pi.stmt, g), nil)
+// are read). es is s's outgoing node block when the caller has read it
+// (nil: read here).
+func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, es []sumEntry, pi predInfo, g, only uint64) (map[uint64][]store.Feature, error) {
+	if es == nil {
+		var err error
+		if es, err = readSummary(txn, db.segments(), spaceSPO, s); err != nil {
+			return nil, err
+		}
+	}
+	stmts, err := entryMembers(txn, spaceSPO, s, es, pi.stmt, g)
 	if err != nil || len(stmts) == 0 {
 		return nil, err
 	}
 	out := map[uint64][]store.Feature{}
 	for _, t := range stmts {
-		vals, err := readList(txn, db.segments(), groupKey(nil, spaceSPO, t, pi.value, g), nil)
+		// One read of the statement's node block gives both its value and
+		// its qualifiers.
+		tes, err := readSummary(txn, db.segments(), spaceSPO, t)
+		if err != nil {
+			return nil, err
+		}
+		vals, err := entryMembers(txn, spaceSPO, t, tes, pi.value, g)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +311,7 @@ func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g, onl
 		if len(vals) == 0 {
 			continue
 		}
-		fs, err := db.features(txn, t, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
+		fs, err := db.groupFeatures(txn, t, tes, func(pid string) bool { return strings.HasPrefix(pid, store.QualifierPrefix) }, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -324,46 +337,64 @@ func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, pi predInfo, g, onl
 // qualifying property's label. With quals, a value made by statements
 // carries their qualifiers (store.Feature.Qualifiers).
 func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly, quals bool) ([]store.Feature, error) {
+	es, err := readSummary(txn, db.segments(), spaceSPO, t)
+	if err != nil {
+		return nil, err
+	}
+	return db.groupFeatures(txn, t, es, keep, literalsOnly, quals)
+}
+
+// groupFeatures is features of t given its outgoing node block es.
+func (db *DB) groupFeatures(txn *badger.Txn, t uint64, es []sumEntry, keep func(pid string) bool, literalsOnly, quals bool) ([]store.Feature, error) {
 	var out []store.Feature
-	err := nodeGroups(txn, db.segments(), spaceSPO, t, func(gi groupInfo) error {
+	for _, e := range es {
+		gi := groupInfo{a: t, b: e.p, g: e.g, count: e.count, ids: e.ids}
 		pi, err := db.pred(txn, gi.b)
-		if err != nil || !keep(pi.id) {
-			return err
+		if err != nil {
+			return nil, err
 		}
-		name := pi.label
-		if q, ok := strings.CutPrefix(pi.id, store.QualifierPrefix); ok {
-			name = db.predLabelByID(txn, q)
+		if !keep(pi.id) {
+			continue
 		}
 		vals, err := groupMembers(txn, spaceSPO, gi, nil, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var byValue map[uint64][]store.Feature
 		// Hidden relations (external ids) are looked up, not reasoned
 		// about: their statements' qualifiers are not read.
 		if quals && pi.stmt != 0 && !pi.hidden {
-			if byValue, err = db.statementQualifiers(txn, t, pi, gi.g, 0); err != nil {
-				return err
+			if byValue, err = db.statementQualifiers(txn, t, es, pi, gi.g, 0); err != nil {
+				return nil, err
 			}
 		}
 		for _, v := range vals {
-			e, err := db.entity(txn, v)
+			ent, err := db.entity(txn, v)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if literalsOnly && !e.Literal {
+			if literalsOnly && !ent.Literal {
 				continue
 			}
-			f := store.Feature{Relation: pi.id, Name: name, Value: e.Name(), Graph: db.graphName(gi.g)}
-			if !e.Literal {
-				f.ValueID = e.ID
+			f := store.Feature{Relation: pi.id, Name: pi.label, Value: ent.Name(), Graph: db.graphName(gi.g)}
+			if !ent.Literal {
+				f.ValueID = ent.ID
 			}
 			f.Qualifiers = byValue[v]
 			out = append(out, f)
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
+}
+
+// entryMembers returns the members of group (p, g) of node a, given a's
+// node block es in space: nil when a has no such group.
+func entryMembers(txn *badger.Txn, space byte, a uint64, es []sumEntry, p, g uint64) ([]uint64, error) {
+	e, ok := findEntry(es, p, g)
+	if !ok {
+		return nil, nil
+	}
+	return groupMembers(txn, space, groupInfo{a: a, b: p, g: g, count: e.count, ids: e.ids}, nil, 0)
 }
 
 // predLabelByID returns the label of a predicate given by id.

@@ -183,6 +183,10 @@ func (db *DB) pred(txn *badger.Txn, p uint64) (predInfo, error) {
 		return pi, err
 	}
 	pi.label = li.label
+	if q, ok := strings.CutPrefix(pi.id, store.QualifierPrefix); ok {
+		// A qualifier is named after the property it qualifies with.
+		pi.label = db.predLabelByID(txn, q)
+	}
 	if pi.label == "" {
 		pi.label = deriveLabel(pi.id)
 	}
