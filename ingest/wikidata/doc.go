@@ -16,7 +16,8 @@
 // Ids are bare entity ids as IRIs ("Q64", "P17", "L7"). Per entity:
 //
 //	<Q64> grove:nodeType "item" | "property" | "lexeme"
-//	<Q64> rdfs:label "Berlin"@en           (chosen languages; "mul" when none)
+//	<Q64> rdfs:label "Berlin"@en           (chosen languages; when none, one fallback:
+//	                                        "mul", else "en", else the smallest code)
 //	<Q64> schema:description "..."@en
 //	<Q64> skos:altLabel "..."@en           (each alias)
 //	<Q64> <P17> <Q183>                     (each kept statement, see below)

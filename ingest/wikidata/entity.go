@@ -161,16 +161,23 @@ func (e *entity) validate() error {
 }
 
 // parseLangMap reads {"en": {"language": "en", "value": "..."}, ...} and
-// returns the chosen languages in their order; with mul, a "mul" value is
-// returned when no chosen language has one.
-func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, int, error) {
+// returns the chosen languages in their order. With fallback (labels), an
+// entity that has none of them still gets one: its "mul" value, else its
+// English one, else the one of the smallest language code, so that every
+// labelled entity has a name (about a third of Wikidata's items have no
+// English label) whatever the member order.
+func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, error) {
 	found := make([]string, len(langs)+1)
+	var other langCandidate
 	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
-		if i < 0 && mul && keyIs(key, mulLanguage) {
+		if i < 0 && fallback && keyIs(key, mulLanguage) {
 			i = len(langs)
 		}
 		if i < 0 {
+			if fallback {
+				other.offer(key, val, voff)
+			}
 			return nil
 		}
 		s, err := memberString(val, voff, "value")
@@ -180,7 +187,47 @@ func parseLangMap(raw []byte, langs []string, mul bool) ([]langText, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	return collect(found, langs), end, nil
+	out := collect(found, langs)
+	if len(out) == 0 && other.key != nil {
+		s, err := memberString(other.val, other.off, "value")
+		if err != nil {
+			return nil, 0, err
+		}
+		if s != "" {
+			out = append(out, langText{Lang: string(other.key[1 : len(other.key)-1]), Text: s})
+		}
+	}
+	return out, end, nil
+}
+
+// langCandidate is the best label outside the chosen languages seen so far
+// (see parseLangMap): English first, then the smallest language code.
+type langCandidate struct {
+	key, val []byte // raw key (quoted) and value
+	off      int
+}
+
+// offer considers the member key: val, keeping only keys that are plain
+// language codes (a-z, 0-9 and "-"), usable as a language tag.
+func (c *langCandidate) offer(key, val []byte, off int) {
+	if len(key) < 3 || !langCode(key[1:len(key)-1]) {
+		return
+	}
+	better := c.key == nil || keyIs(key, "en") ||
+		(!keyIs(c.key, "en") && string(key) < string(c.key))
+	if better {
+		c.key, c.val, c.off = key, val, off
+	}
+}
+
+// langCode reports whether b looks like a Wikidata language code.
+func langCode(b []byte) bool {
+	for _, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return len(b) > 0 && b[0] != '-'
 }
 
 // collect turns per-language texts (last slot: mul) into langTexts.

@@ -97,6 +97,53 @@ func TestLexemesAndMul(t *testing.T) {
 	}
 }
 
+// TestLabelFallback: an item with no label in the chosen languages is
+// named by its mul label, else its English one, else the one of the
+// smallest language code, whatever the member order; a key that is not a
+// language code is never used, and descriptions do not fall back.
+func TestLabelFallback(t *testing.T) {
+	label := func(lang, text string) string {
+		return `"` + lang + `":{"language":"` + lang + `","value":"` + text + `"}`
+	}
+	line := func(labels ...string) string {
+		return `{"type":"item","id":"Q9","labels":{` + strings.Join(labels, ",") +
+			`},"descriptions":{` + label("fr", "village") + `},"claims":{}}`
+	}
+	for _, c := range []struct {
+		name, line string
+		langs      []string
+		want       string // "" when the item has no label
+	}{
+		{"chosen first", line(label("fr", "Ville"), label("de", "Stadt")), []string{"de"}, `"Stadt"@de`},
+		{"mul before others", line(label("fr", "Ville"), label("mul", "Town"), label("en", "City")), []string{"de"}, `"Town"@mul`},
+		{"English before others", line(label("fr", "Ville"), label("en", "City"), label("ar", "Madina")), []string{"de"}, `"City"@en`},
+		{"smallest code", line(label("zh-hans", "Cheng"), label("fr", "Ville"), label("be-tarask", "Horad")), nil, `"Horad"@be-tarask`},
+		{"smallest code, other order", line(label("be-tarask", "Horad"), label("fr", "Ville")), nil, `"Horad"@be-tarask`},
+		{"not a language code", line(label("X y", "Bad")), nil, ""},
+		{"no labels", line(), nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := mustRun(t, Options{Options: source.Options{Languages: c.langs}}, dump(c.line))
+			var got []string
+			for _, q := range out {
+				if strings.Contains(q, "<"+store.RDFSLabel+">") {
+					got = append(got, q)
+				}
+				if strings.Contains(q, "village") {
+					t.Errorf("description fell back: %s", q)
+				}
+			}
+			var want []string
+			if c.want != "" {
+				want = []string{nq("<Q9>", "<"+store.RDFSLabel+">", c.want)}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("labels %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 func TestValues(t *testing.T) {
 	tests := []struct {
 		name, claims, want string
