@@ -89,6 +89,7 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		if l.db.guardEvery > 0 {
 			ss.bufLimit = int(min(l.db.guardEvery, streamBufLimit))
 		}
+		defer ss.guard.watch(cmp.Or(l.db.guardTick, guardTick))()
 	}
 	st.Writer = "stream"
 	if _, ok := cs.sink.(*batchSink); ok {

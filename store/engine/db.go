@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
@@ -166,6 +167,9 @@ type DB struct {
 	// guardEvery, if set, is the bytes of records between two checks of a
 	// write phase and bounds the stream buffers (tests check small loads).
 	guardEvery int64
+	// guardTick, if set, is the time between two reads of the free
+	// space by a write phase's watcher.
+	guardTick time.Duration
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int

@@ -144,6 +144,9 @@ const streamBufLimit = 4 << 20
 // put buffers one record of a stream, writing the buffer once it holds
 // streamBufLimit bytes.
 func (s *streamSink) put(stream uint32, key, val []byte, meta byte) error {
+	if err := s.guard.err(); err != nil {
+		return err
+	}
 	b := s.stream(stream)
 	putKV(b.buf, key, val, s.versions[stream], meta, stream)
 	n := b.buf.LenNoPadding()

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/quad"
 )
@@ -178,7 +180,9 @@ func TestWriteGuardStopsLoad(t *testing.T) {
 			before := dumpKeys(t, db)
 
 			var checks atomic.Int64
-			db.guardEvery, db.fileLimit = 64<<10, 10000
+			// Checks by bytes written only: the watcher's reads would
+			// shift tc.pass.
+			db.guardEvery, db.fileLimit, db.guardTick = 64<<10, 10000, time.Hour
 			db.freeDisk = func(string) (uint64, bool) {
 				if checks.Add(1) <= 1+tc.pass {
 					return 1 << 40, true // the check before the write phase, and tc.pass
@@ -413,5 +417,60 @@ func TestOpenReadOnlyNoDatabase(t *testing.T) {
 				t.Errorf("directory after the open: %d entries, err %v", len(entries), err)
 			}
 		})
+	}
+}
+
+// stallingSink calls stall once, before its first record.
+type stallingSink struct {
+	kvWriter
+	once  sync.Once
+	stall func()
+}
+
+func (s *stallingSink) Set(stream uint32, key, val []byte) error {
+	s.once.Do(s.stall)
+	return s.kvWriter.Set(stream, key, val)
+}
+
+// TestWriteGuardWatcher: the free space is also read on a timer, so a disk
+// filled while no records reach the guard (the writer waiting on Badger)
+// still stops the load with the guard's error, not a crash, and the
+// temporary files go.
+func TestWriteGuardWatcher(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{LoadMemory: minMaxMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var full atomic.Bool
+	var reads atomic.Int64
+	db.guardEvery, db.guardTick = 1<<40, time.Millisecond // no check by bytes written
+	db.freeDisk = func(string) (uint64, bool) {
+		reads.Add(1)
+		if full.Load() {
+			return 1 << 20, true
+		}
+		return 1 << 40, true
+	}
+	l := startLoad(t, db, LoadOptions{Graph: "b"}, synthQuads(8, 20000))
+	l.wrapSink = func(w kvWriter) kvWriter {
+		return &stallingSink{kvWriter: w, stall: func() {
+			// Another process fills the disk while the first record waits.
+			full.Store(true)
+			n := reads.Load()
+			for deadline := time.Now().Add(10 * time.Second); reads.Load() < n+1 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(5 * time.Millisecond) // the watcher stores what it read
+		}}
+	}
+	_, err = l.Commit(context.Background())
+	l.Close()
+	if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "the load stopped before Badger ran out") {
+		t.Fatalf("commit = %v, want %v from the write guard's watcher", err, errDiskFull)
+	}
+	if d := spillDirs(t, dir); len(d) != 0 {
+		t.Errorf("temporary files left: %v", d)
 	}
 }

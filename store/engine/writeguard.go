@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Badger's StreamWriter cannot fail cleanly once it has started building
@@ -19,11 +20,13 @@ import (
 // guardEvery bytes handed to Badger it reads the free space and the open
 // files (the memory maps when vm.max_map_count is the lower limit), and
 // fails the write phase with errDiskFull or errTooManyFiles while enough is
-// left for the tables Badger is still building. The load is then cancelled
+// left for the tables Badger is still building. Badger keeps writing tables
+// while the writer waits on it, so the free space is also read on a timer
+// (guardTick) between those checks. The load is then cancelled
 // like any failed write phase, and its re-run completes it (commit.go,
-// Interrupted). A disk filled faster than one check interval by another
-// process can still fault a table write; nothing short of changing Badger
-// avoids that. Badger's own memtable flushes and compactions (incremental
+// Interrupted). A disk filled by another process faster than the margin in
+// one tick (over 2 GB/s; an instant fallocate) can still fault a table
+// write; nothing short of changing Badger avoids that. Badger's own memtable flushes and compactions (incremental
 // writes, the compactions after a load) write tables the same way; the
 // transactions that fill memtables (ApplyDeltas, the segment merge) and
 // Flatten refuse to start on a nearly full disk (checkWriteSpace), but a
@@ -32,6 +35,10 @@ import (
 // guardEvery is the bytes of records between two checks: eight stream
 // buffers, at most 16 tables of 2 MiB.
 const guardEvery = 32 << 20
+
+// guardTick is the time between two reads of the free space by the
+// watcher (writeGuard.watch): one statfs, nothing to notice in a load.
+const guardTick = 50 * time.Millisecond
 
 // writeGuard checks the free disk space and open files of a write phase.
 // Its check is safe for concurrent use.
@@ -46,7 +53,8 @@ type writeGuard struct {
 	mostFiles  int64 // the most files the load may need, for the advice
 	limitName  string
 	free       func() (uint64, bool)
-	files      func() int64 // open files, 0 when unknown
+	files      func() int64          // open files, 0 when unknown
+	failed     atomic.Pointer[error] // what the watcher found
 }
 
 // inFlightTables is the number of tables Badger may be building or
@@ -85,8 +93,8 @@ func (db *DB) newWriteGuard(tableSize, read int64, pending int, mostFiles int64)
 
 // wrote counts n bytes handed to Badger and checks once every guardEvery.
 func (g *writeGuard) wrote(n int) error {
-	if g == nil || g.since.Add(int64(n)) < g.every {
-		return nil
+	if err := g.err(); err != nil || g == nil || g.since.Add(int64(n)) < g.every {
+		return err
 	}
 	if !g.mu.TryLock() {
 		return nil // another writer is checking
@@ -96,12 +104,51 @@ func (g *writeGuard) wrote(n int) error {
 	return g.check()
 }
 
+// err returns what the watcher found (nil: nothing, or no guard). It is
+// one atomic load, cheap enough for every record.
+func (g *writeGuard) err() error {
+	if g == nil {
+		return nil
+	}
+	if e := g.failed.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// watch reads the free space every tick until stop is called, and keeps
+// the first shortage for err. Open files are counted only by wrote: the
+// load opens them itself, as it writes.
+func (g *writeGuard) watch(tick time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			g.mu.Lock()
+			err := g.checkDisk()
+			g.mu.Unlock()
+			if err != nil {
+				g.failed.Store(&err)
+				return
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
 // check fails when the free space or the file limit left is under its margin.
 func (g *writeGuard) check() error {
-	if free, ok := g.free(); ok && free < g.diskMargin {
-		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB the tables being built may still "+
-			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest",
-			errDiskFull, free>>20, g.dir, g.diskMargin>>20)
+	if err := g.checkDisk(); err != nil {
+		return err
 	}
 	if g.fileLimit <= 0 {
 		return nil
@@ -115,6 +162,16 @@ func (g *writeGuard) check() error {
 		return fmt.Errorf("%w: %d files or maps open, within %d of the %s of %d (the tables being built and the "+
 			"runs still to merge); the load stopped before Badger ran out of them: raise %s or --max-memory and "+
 			"re-run the same ingest", errTooManyFiles, open, g.fileMargin, g.limitName, g.fileLimit, raise)
+	}
+	return nil
+}
+
+// checkDisk fails when the free space left is under the margin.
+func (g *writeGuard) checkDisk() error {
+	if free, ok := g.free(); ok && free < g.diskMargin {
+		return fmt.Errorf("%w: %d MiB left on the disk of %s, under the %d MiB the tables being built may still "+
+			"take; the load stopped before Badger ran out of space: free space there and re-run the same ingest",
+			errDiskFull, free>>20, g.dir, g.diskMargin>>20)
 	}
 	return nil
 }
