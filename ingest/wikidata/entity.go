@@ -164,8 +164,8 @@ func (e *entity) validate() error {
 // returns the chosen languages in their order. With fallback (labels), an
 // entity that has none of them still gets one: its "mul" value, else its
 // English one, else the one of the smallest language code, so that every
-// labelled entity has a name (about a third of Wikidata's items have no
-// English label) whatever the member order.
+// labelled entity has a name (many Wikidata items have no English label),
+// whatever the member order.
 func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, error) {
 	found := make([]string, len(langs)+1)
 	var other langCandidate
