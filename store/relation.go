@@ -58,6 +58,7 @@ func isPropertyID(s string) bool {
 //	"instance of"        -> "has instance"
 //	"director"           -> "is director of"
 //	"shares border with" -> "inverse of shares border with"
+//	"P27"                -> "inverse of P27" (an id standing for a label)
 //
 // A noun phrase gets "is ... of"; a label that starts with a verb or ends
 // in another preposition is not one and would read wrongly that way ("is
@@ -74,7 +75,7 @@ func InverseLabel(label string) string {
 		return strings.Join(words[:n-1], " ")
 	case n > 1 && !verb && last == "of":
 		return "has " + strings.Join(words[:n-1], " ")
-	case verb || preposition(last):
+	case verb || preposition(last) || isPropertyID(label):
 		return "inverse of " + label
 	}
 	return "is " + label + " of"

@@ -17,6 +17,7 @@ func TestInverseLabel(t *testing.T) {
 		{"has part(s)", "inverse of has part(s)"},
 		{"is followed by", "inverse of is followed by"},
 		{"by", "inverse of by"},
+		{"P27", "inverse of P27"},
 		{"", ""},
 	} {
 		if got := InverseLabel(c.label); got != c.want {
