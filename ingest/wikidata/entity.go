@@ -167,13 +167,10 @@ func (e *entity) validate() error {
 // labelled entity has a name (many Wikidata items have no English label),
 // whatever the member order.
 func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, error) {
-	found := make([]string, len(langs)+1)
+	found := make([]string, len(langs))
 	var other langCandidate
 	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
-		if i < 0 && fallback && keyIs(key, mulLanguage) {
-			i = len(langs)
-		}
 		if i < 0 {
 			if fallback {
 				other.offer(key, val, voff)
@@ -187,7 +184,12 @@ func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	out := collect(found, langs)
+	var out []langText
+	for i, l := range langs {
+		if found[i] != "" {
+			out = append(out, langText{Lang: l, Text: found[i]})
+		}
+	}
 	if len(out) == 0 && other.key != nil {
 		s, err := memberString(other.val, other.off, "value")
 		if err != nil {
@@ -201,23 +203,34 @@ func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, e
 }
 
 // langCandidate is the best label outside the chosen languages seen so far
-// (see parseLangMap): English first, then the smallest language code.
+// (see parseLangMap).
 type langCandidate struct {
 	key, val []byte // raw key (quoted) and value
 	off      int
 }
 
 // offer considers the member key: val, keeping only keys that are plain
-// language codes (a-z, 0-9 and "-"), usable as a language tag.
+// language codes (a-z, 0-9 and "-"), usable as a language tag: "mul"
+// first, then "en", then the smallest code.
 func (c *langCandidate) offer(key, val []byte, off int) {
 	if len(key) < 3 || !langCode(key[1:len(key)-1]) {
 		return
 	}
-	better := c.key == nil || keyIs(key, "en") ||
-		(!keyIs(c.key, "en") && string(key) < string(c.key))
-	if better {
+	if c.key == nil || fallbackRank(key) < fallbackRank(c.key) ||
+		fallbackRank(key) == fallbackRank(c.key) && string(key) < string(c.key) {
 		c.key, c.val, c.off = key, val, off
 	}
+}
+
+// fallbackRank orders fallback label languages: mul, en, any other.
+func fallbackRank(key []byte) int {
+	switch {
+	case keyIs(key, mulLanguage):
+		return 0
+	case keyIs(key, "en"):
+		return 1
+	}
+	return 2
 }
 
 // langCode reports whether b looks like a Wikidata language code.
@@ -228,20 +241,6 @@ func langCode(b []byte) bool {
 		}
 	}
 	return len(b) > 0 && b[0] != '-'
-}
-
-// collect turns per-language texts (last slot: mul) into langTexts.
-func collect(found []string, langs []string) []langText {
-	var out []langText
-	for i, l := range langs {
-		if found[i] != "" {
-			out = append(out, langText{Lang: l, Text: found[i]})
-		}
-	}
-	if len(out) == 0 && found[len(langs)] != "" {
-		out = append(out, langText{Lang: mulLanguage, Text: found[len(langs)]})
-	}
-	return out
 }
 
 // parseAliases reads {"en": [{"language": "en", "value": "..."}, ...]}.

@@ -613,11 +613,11 @@ func (b badgerLogger) Debugf(f string, a ...any) {
 	b.l.Debug(fmt.Sprintf(f, a...), "component", "badger")
 }
 
-// ctxErr returns ctx.Err() without blocking.
 // ctxCheckEvery is how many items a long read loop handles between two
 // checks of its context (a check costs a lock; an item a few lookups).
 const ctxCheckEvery = 64
 
+// ctxErr returns ctx.Err() without blocking.
 func ctxErr(ctx context.Context) error {
 	if ctx == nil {
 		return nil
