@@ -37,13 +37,18 @@ func (a *app) backendFlags(pf *pflag.FlagSet) {
 	pf.Int("sparql-max-in-flight", 0, "concurrent SPARQL requests (default 4)")
 	pf.String("sql-url", "", "database URL for --kg-backend sql, e.g. postgres://user@localhost/grove?sslmode=disable")
 	pf.String("sql-flavor", "postgres", "SQL database: postgres or cockroach")
-	for flag, key := range map[string]string{
+	for flag, key := range backendKeys() {
+		_ = a.v.BindPFlag(key, pf.Lookup(flag))
+	}
+}
+
+// backendKeys maps the backend flags to their settings (config file keys).
+func backendKeys() map[string]string {
+	return map[string]string{
 		"kg-backend": "kg-backend", "sparql-url": "sparql.url", "sparql-dialect": "sparql.dialect",
 		"sparql-graph": "sparql.graphs", "sparql-auth-file": "sparql.auth_file", "sparql-cache": "sparql.cache_dir",
 		"sparql-timeout": "sparql.timeout", "sparql-max-in-flight": "sparql.max_in_flight",
 		"sql-url": "sql.url", "sql-flavor": "sql.flavor",
-	} {
-		_ = a.v.BindPFlag(key, pf.Lookup(flag))
 	}
 }
 

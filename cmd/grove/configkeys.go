@@ -11,14 +11,18 @@ import (
 	"github.com/spf13/viper"
 )
 
-// configSections are the config file's sections and the keys each takes
-// (nil: checked where the section is decoded, strictly, naming the bad
-// key: llm and serve).
-var configSections = map[string][]string{
-	"llm":    nil,
-	"serve":  nil,
-	"sparql": {"url", "dialect", "dialects", "graphs", "auth_file", "cache_dir", "timeout", "max_in_flight"},
-	"sql":    {"url", "flavor"},
+// configSections returns the config file's sections and the keys each
+// takes: the backend settings bound to flags (backendKeys), and
+// sparql.dialects, read from the file alone; nil for llm and serve, which
+// are checked where they are decoded, strictly, naming the bad key.
+func configSections() map[string][]string {
+	sections := map[string][]string{"llm": nil, "serve": nil, "sparql": {"dialects"}}
+	for _, key := range backendKeys() {
+		if section, name, ok := strings.Cut(key, "."); ok {
+			sections[section] = append(sections[section], name)
+		}
+	}
+	return sections
 }
 
 // checkConfigKeys reports the keys of the config file at path that no
@@ -43,9 +47,10 @@ func checkConfigKeys(path string, root *cobra.Command) error {
 		}
 	}
 	walk(root)
+	sections := configSections()
 	var bad []string
 	for key, val := range file.AllSettings() {
-		known, section := configSections[key]
+		known, section := sections[key]
 		switch {
 		case section && known != nil:
 			if m, ok := val.(map[string]any); ok {
@@ -64,5 +69,5 @@ func checkConfigKeys(path string, root *cobra.Command) error {
 	}
 	slices.Sort(bad)
 	return fmt.Errorf("config file %s: unknown key(s) %s (sections: %s; top-level keys are flag names such as db, "+
-		"log-level, kg-backend)", path, strings.Join(bad, ", "), strings.Join(slices.Sorted(maps.Keys(configSections)), ", "))
+		"log-level, kg-backend)", path, strings.Join(bad, ", "), strings.Join(slices.Sorted(maps.Keys(sections)), ", "))
 }
