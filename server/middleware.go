@@ -79,10 +79,10 @@ func (s *Server) wrap(rt route) http.Handler {
 	latency := s.metrics.requestLatency.MustCurryWith(prometheus.Labels{"route": name})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.requests.enter() {
+			// Not writeError: a refusal while shutting down is expected,
+			// not worth a log line each.
 			w.Header().Set("Connection", "close")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"error":"the server is shutting down"}` + "\n"))
+			writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: "the server is shutting down"})
 			return
 		}
 		defer s.requests.leave()
