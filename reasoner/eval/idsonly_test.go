@@ -196,3 +196,28 @@ func TestUnknownGraphFailsFirst(t *testing.T) {
 		t.Errorf("results were written in %s: %v", cfg.Out, entries)
 	}
 }
+
+// TestServedWarningPerModel: with several configured models, each is named
+// with the names its server answered under, never another model's.
+func TestServedWarningPerModel(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		results []Result
+		want    string
+	}{
+		{"none", []Result{{Model: "a"}, {Model: "b"}}, ""},
+		{"one model", []Result{{Model: "a", ServedModels: []string{"x"}}, {Model: "a", ServedModels: []string{"x"}}},
+			`the model server answered as "x" in 2 results, not as the configured "a"`},
+		{"two models interleaved", []Result{
+			{Model: "a", ServedModels: []string{"x"}}, {Model: "b", ServedModels: []string{"y"}},
+			{Model: "a", ServedModels: []string{"z"}}, {Model: "b"}},
+			`the model server answered as "x" in 1 result, "z" in 1 result, not as the configured "a"; ` +
+				`answered as "y" in 1 result, not as the configured "b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := servedWarning(tc.results); got != tc.want {
+				t.Errorf("servedWarning = %q\nwant            %q", got, tc.want)
+			}
+		})
+	}
+}

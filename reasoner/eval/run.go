@@ -15,12 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
-	"golang.org/x/sync/errgroup"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Progress reports how far a run is.
@@ -700,29 +702,37 @@ func setMeta(m map[string]string, k, v string) map[string]string {
 	return m
 }
 
-// servedWarning says which model names the model server reported in place
-// of the configured one, and in how many results; "" when none.
+// servedWarning says, per configured model, which model names the model
+// server reported in its place and in how many results; "" when none.
 func servedWarning(results []Result) string {
-	count := map[string]int{}
-	var names []string
-	asked := ""
+	var asked []string              // configured names, first seen first
+	served := map[string][]string{} // configured -> reported names, likewise
+	count := map[[2]string]int{}
 	for _, r := range results {
 		for _, m := range r.ServedModels {
-			if count[m] == 0 {
-				names = append(names, m)
+			k := [2]string{r.Model, m}
+			if count[k] == 0 {
+				if len(served[r.Model]) == 0 {
+					asked = append(asked, r.Model)
+				}
+				served[r.Model] = append(served[r.Model], m)
 			}
-			count[m]++
-			asked = r.Model
+			count[k]++
 		}
 	}
-	if len(names) == 0 {
+	parts := make([]string, len(asked))
+	for i, a := range asked {
+		as := make([]string, len(served[a]))
+		for j, m := range served[a] {
+			n := count[[2]string{a, m}]
+			as[j] = fmt.Sprintf("%q in %d %s", m, n, literal.Plural(n, "result"))
+		}
+		parts[i] = fmt.Sprintf("answered as %s, not as the configured %q", strings.Join(as, ", "), a)
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	parts := make([]string, len(names))
-	for i, m := range names {
-		parts[i] = fmt.Sprintf("%q in %d results", m, count[m])
-	}
-	return fmt.Sprintf("the model server answered as %s, not as the configured %q", strings.Join(parts, ", "), asked)
+	return "the model server " + strings.Join(parts, "; ")
 }
 
 // MissingTopicsWarning says that n of the questions have a topic entity

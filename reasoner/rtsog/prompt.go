@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Task names: the Task.Name of every model call, for traces, per-step
@@ -74,7 +75,7 @@ func selectRelationsPrompt(question string, subs []string, n *node, rels []store
 	b.WriteString("Relations of the current entity:\n")
 	for i, r := range rels {
 		fmt.Fprintf(&b, "  %s: %s (%s, %s, %d %s)\n", opts[i].ID, opts[i].Text, r.ID, dirWord(r.Dir), r.Count,
-			plural(r.Count, "edge"))
+			literal.Plural(r.Count, "edge"))
 	}
 	fmt.Fprintf(&b, "\nCurrent task: choose the relations most likely to lead to the answer of the question or of a "+
 		"sub-question: as many as are relevant, at most %d. Reply with the chosen relation ids, comma separated, most "+
@@ -206,11 +207,4 @@ func dirWord(d store.Direction) string {
 		return "incoming"
 	}
 	return "outgoing"
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

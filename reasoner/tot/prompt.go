@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Task names: the Task.Name of every model call, for traces, per-step
@@ -126,7 +127,7 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 		if !subgraph.HasLabel(o.Rel.ID, o.Rel.Label) {
 			id = ""
 		}
-		fmt.Fprintf(&b, "  %s - %s (%s%d %s", o.ID, relationText(o, multi), id, o.Rel.Count, plural(o.Rel.Count, "edge"))
+		fmt.Fprintf(&b, "  %s - %s (%s%d %s", o.ID, relationText(o, multi), id, o.Rel.Count, literal.Plural(o.Rel.Count, "edge"))
 		if k := n.shown.Of(n.selected, o.Rel); k > 0 {
 			if int64(k) >= o.Rel.Count {
 				b.WriteString(", all in the graph already")
@@ -139,13 +140,6 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 	b.WriteString("Edges are fetched most relevant to the question first. Reply with exactly one relation id from the " +
 		"list (e.g. R1), or \"none\".\nSelected relation:")
 	return b.String()
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // evaluateTask is the current task of the state-scoring prompt.

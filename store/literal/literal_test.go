@@ -307,6 +307,14 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
+func TestPlural(t *testing.T) {
+	for n, want := range map[int64]string{0: "edges", 1: "edge", 2: "edges"} {
+		if got := Plural(n, "edge"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
 func TestCount(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
 		if got := Count(n); got != want {

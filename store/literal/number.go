@@ -109,6 +109,15 @@ func Count(n int) string {
 	return out
 }
 
+// Plural is word for a count of one and word+"s" otherwise ("1 edge",
+// "3 edges"), for counts in text.
+func Plural[N int | int64](n N, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
 // groupDigits inserts "," every three digits from the right when the run
 // has at least minDigits digits.
 func groupDigits(d string, minDigits int) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Text renders the definition for a prompt. A typed graph lists each node
@@ -37,7 +38,7 @@ func (d *Definition) Text() string {
 		}
 	}
 	fmt.Fprintf(&b, "Graph %s: %d node %s: %s (sampled from %d nodes).\n", d.Graph, len(names),
-		plural(len(names), "type"), strings.Join(names, ", "), d.Nodes)
+		literal.Plural(len(names), "type"), strings.Join(names, ", "), d.Nodes)
 	for _, t := range d.Types {
 		writeType(&b, t, true)
 	}
@@ -87,11 +88,4 @@ func edgeText(e EdgeType, typed bool) string {
 		return e.Name + " -> " + e.Target + " nodes"
 	}
 	return e.Name + " (e.g. " + e.Example + ")"
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
