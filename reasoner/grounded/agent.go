@@ -263,7 +263,7 @@ func (a *agent) feature(ctx context.Context, c *state, nodeArg, name string) (st
 	var names []string // offered when the name matches none: external ids are not
 	want := normName(name)
 	for _, f := range fs {
-		text := featureName(f)
+		text := subgraph.FeatureName(f)
 		if !hidden[f.Relation] && !slices.Contains(names, text) {
 			names = append(names, text)
 		}
@@ -422,22 +422,13 @@ func edgeArg(rel store.Relation) string {
 	return subgraph.RelText(rel)
 }
 
-// featureName is how a text names a feature: its name, or its id
-// followed by subgraph.NoLabel.
-func featureName(f store.Feature) string {
-	return subgraph.RelationText(f.Relation, f.Name, "", store.Out)
-}
-
 // featureValues are the texts of a feature's value, each clipped to max
 // runes: one per statement behind it, with that statement's qualifiers
 // (subgraph.QualifiersText), so that two statements of one value (an
 // index of 0.901 in 2011 and in 2012) stay two values whose qualifiers
 // are never merged.
 func featureValues(f store.Feature, max int) []string {
-	v := clip(flat(f.Value), max)
-	if f.ValueID != "" && !subgraph.HasLabel(f.ValueID, f.Value) {
-		v = subgraph.Unlabelled(f.ValueID)
-	}
+	v := clip(subgraph.FeatureValue(f), max)
 	groups := store.GroupQualifiers(f.Qualifiers)
 	if len(groups) == 0 {
 		return []string{v}

@@ -418,7 +418,7 @@ func (x *explorer) attributes(ctx context.Context, c *state, id, head string, hi
 		if hidden[f.Relation] {
 			continue
 		}
-		name := featureName(f)
+		name := subgraph.FeatureName(f)
 		key := name
 		if !subgraph.HasLabel(f.Relation, f.Name) {
 			key = flat(f.Relation)

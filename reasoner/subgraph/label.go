@@ -109,12 +109,21 @@ func (g *Graph) NamesFor(edges []store.Edge) map[string]string {
 }
 
 // QualifierText is "name: value" of a qualifier or feature, each part
-// named in words (see EntityText and RelationText).
-func QualifierText(f store.Feature) string {
-	name := RelationText(strings.TrimPrefix(f.Relation, store.QualifierPrefix), f.Name, "", store.Out)
-	value := flat(f.Value)
+// named in words (FeatureName, FeatureValue).
+func QualifierText(f store.Feature) string { return FeatureName(f) + ": " + FeatureValue(f) }
+
+// FeatureName is how a text names a feature or qualifier: its name, or
+// its relation's id (without the qualifier prefix) followed by NoLabel
+// (see RelationText).
+func FeatureName(f store.Feature) string {
+	return RelationText(strings.TrimPrefix(f.Relation, store.QualifierPrefix), f.Name, "", store.Out)
+}
+
+// FeatureValue is how a text gives a feature's or qualifier's value: the
+// value, or for an entity without a label its id followed by NoLabel.
+func FeatureValue(f store.Feature) string {
 	if f.ValueID != "" && !HasLabel(f.ValueID, f.Value) {
-		value = Unlabelled(f.ValueID)
+		return Unlabelled(f.ValueID)
 	}
-	return name + ": " + value
+	return flat(f.Value)
 }

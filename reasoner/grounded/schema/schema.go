@@ -343,7 +343,7 @@ func (d *deriver) features(ctx context.Context, id string, ti int) (map[string]b
 			continue
 		}
 		literal[f.Relation] = true
-		if name := subgraph.RelationText(f.Relation, f.Name, "", store.Out); !slices.Contains(t.Features, name) {
+		if name := subgraph.FeatureName(f); !slices.Contains(t.Features, name) {
 			t.Features = append(t.Features, name)
 		}
 	}
