@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
@@ -223,9 +224,7 @@ func (r *run) relationOptions(ctx context.Context, ids []string) ([]relOption, e
 	if err != nil {
 		return nil, fmt.Errorf("relations of %v: %w", ids, err)
 	}
-	slices.SortStableFunc(rels, func(a, b store.Relation) int {
-		return cmpBool(!subgraph.HasLabel(a.ID, a.Label), !subgraph.HasLabel(b.ID, b.Label))
-	})
+	hood.Prefer(rels, func(r store.Relation) bool { return subgraph.HasLabel(r.ID, r.Label) })
 	var out []relOption
 	for _, rel := range rels {
 		if rel.Hidden || rel.Count == 0 || !slices.Contains(r.Graphs, rel.Graph) {
@@ -244,15 +243,4 @@ func relationText(o relOption, multi bool) string {
 		l += " [" + o.Rel.Graph + "]"
 	}
 	return l
-}
-
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }

@@ -27,16 +27,20 @@ const maxNameLookups = 16
 // are written, then longest first.
 func questionNames(question string) []string {
 	runs := wordRuns(question)
-	slices.SortStableFunc(runs, func(a, b string) int {
-		switch ca, cb := capitalised(a), capitalised(b); {
-		case ca && !cb:
-			return -1
-		case cb && !ca:
-			return 1
-		}
-		return 0
-	})
+	Prefer(runs, capitalised)
 	return runs[:min(len(runs), maxNameLookups)]
+}
+
+// Prefer moves the elements of s for which first holds before the others,
+// keeping the order within each part (a stable partition).
+func Prefer[T any](s []T, first func(T) bool) {
+	rank := func(v T) int {
+		if first(v) {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(s, func(a, b T) int { return rank(a) - rank(b) })
 }
 
 // capitalised reports whether every word of a run starts with an upper-case
