@@ -112,8 +112,9 @@ func TestReduceRunsCancelled(t *testing.T) {
 	}
 }
 
-// TestQuadSorterGrow checks that the sort buffer doubles up to the limit,
-// never past it, and keeps every record when it grows.
+// TestQuadSorterGrow checks that the sort buffer starts at the first
+// buffer, then grows to the limit in one step, never past it, and keeps
+// every record when it grows.
 func TestQuadSorterGrow(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -124,8 +125,8 @@ func TestQuadSorterGrow(t *testing.T) {
 	}{
 		{"below first buffer", 1 << 16, 1000, 1 << 16, false},
 		{"first buffer", 1 << 21, 1000, sorterFirstBuf, false},
-		{"doubled", 1 << 22, sorterFirstBuf + 1, 2 * sorterFirstBuf, false},
-		{"capped at limit", 3 << 20, 2*sorterFirstBuf + 1, 3 << 20, false},
+		{"to the limit at once", 10 << 20, sorterFirstBuf + 1, 10 << 20, false},
+		{"first buffer capped at limit", 1<<20 - 5, 1000, 1<<20 - 5, false},
 		{"spills at limit", 1 << 16, 1<<16 + 5, 1 << 16, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
