@@ -14,6 +14,7 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/literal"
 	"github.com/grove-kg/grove/store/query"
 )
 
@@ -115,7 +116,7 @@ func (a *app) kgSearch() *cobra.Command {
 					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "ID\tLABEL\tGRAPH\tMATCH\tSCORE\tDESCRIPTION")
 					for _, c := range cands {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\n", c.ID, c.Label, c.Graph, c.Match, c.Score, clip(c.Description, 60))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\n", c.ID, c.Label, c.Graph, c.Match, c.Score, literal.Clip(c.Description, 60))
 					}
 					return tw.Flush()
 				})
@@ -444,11 +445,4 @@ func (a *app) queryCmd() *cobra.Command {
 	cmd.Flags().StringVar(&lang, "lang", "gizmo", "query language: gizmo, graphql or mql")
 	cmd.Flags().IntVar(&limit, "limit", 100, "maximum results")
 	return cmd
-}
-
-func clip(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

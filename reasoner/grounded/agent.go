@@ -15,6 +15,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // agent is the Graph-CoT interaction: a thought, then one action on the
@@ -79,7 +80,7 @@ func (a *agent) ground(ctx context.Context, c *state) error {
 	reply := first(texts)
 	act, perr := action.Parse(reply)
 	if perr != nil {
-		st.action = clip(flat(reply), 200)
+		st.action = literal.Clip(flat(reply), 200)
 		if st.action == "" {
 			st.action = "(empty)"
 		}
@@ -428,7 +429,7 @@ func edgeArg(rel store.Relation) string {
 // index of 0.901 in 2011 and in 2012) stay two values whose qualifiers
 // are never merged.
 func featureValues(f store.Feature, max int) []string {
-	v := clip(subgraph.FeatureValue(f), max)
+	v := literal.Clip(subgraph.FeatureValue(f), max)
 	groups := store.GroupQualifiers(f.Qualifiers)
 	if len(groups) == 0 {
 		return []string{v}

@@ -11,6 +11,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/fanout"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Task names: the Task.Name of every model call.
@@ -206,7 +207,7 @@ func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 	}
 	th := parseThought(first(texts))
 	if th == "" {
-		r.Warn(ctx, "merge of #%d and #%d: empty thought in %q", a.id, b.id, clip(first(texts), 80))
+		r.Warn(ctx, "merge of #%d and #%d: empty thought in %q", a.id, b.id, literal.Clip(first(texts), 80))
 	}
 	return th, nil
 }
@@ -334,7 +335,7 @@ func (r *run) sampleThoughts(ctx context.Context, prompt string, n int, task llm
 	parsed := make([]string, len(texts))
 	for i, t := range texts {
 		if parsed[i] = parseThought(t); parsed[i] == "" {
-			r.Warn(ctx, "thought sample %d is empty: %q", i+1, clip(t, 80))
+			r.Warn(ctx, "thought sample %d is empty: %q", i+1, literal.Clip(t, 80))
 		}
 	}
 	return dedupe(parsed), nil

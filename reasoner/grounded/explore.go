@@ -460,7 +460,7 @@ func valuesText(vals []string, max int) string {
 	if len([]rune(text)) <= max {
 		return text
 	}
-	shown, n := clip(vals[0], max), 1
+	shown, n := literal.Clip(vals[0], max), 1
 	for ; n < len(vals); n++ {
 		next := shown + "; " + vals[n]
 		if len([]rune(next)) > max {

@@ -14,6 +14,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // interaction grounds thoughts in the KG: the agent or the exploration.
@@ -240,7 +241,7 @@ func (r *run) updateNode(s *state) {
 			n.Extra["action"] = st.action
 		}
 		if st.observation != "" {
-			n.Extra["observation"] = clip(st.observation, maxExtra)
+			n.Extra["observation"] = literal.Clip(st.observation, maxExtra)
 		}
 		if s.evaluated && r.cfg.Evaluator == Select {
 			n.Extra["votes"] = strconv.Itoa(s.votes)

@@ -338,11 +338,3 @@ func arrowSafe(s string) string { return strings.ReplaceAll(flat(s), "->", "-") 
 func indentLines(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
 }
-
-// clip shortens s to n runes.
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 func TestParseThought(t *testing.T) {
@@ -32,7 +33,7 @@ func TestParseThought(t *testing.T) {
 	}
 	for _, tc := range tests {
 		if got := parseThought(tc.in); got != tc.want {
-			t.Errorf("parseThought(%q) = %q, want %q", clip(tc.in, 100), got, tc.want)
+			t.Errorf("parseThought(%q) = %q, want %q", literal.Clip(tc.in, 100), got, tc.want)
 		}
 	}
 }

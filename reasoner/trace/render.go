@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // maxRenderText bounds the characters of a node's text shown by Render.
@@ -43,7 +44,7 @@ func Render(w io.Writer, t *Trace) error {
 }
 
 func renderHeader(w *bufio.Writer, t *Trace) {
-	fmt.Fprintf(w, "%s: %s\n", t.Method, oneLine(t.Question, 0))
+	fmt.Fprintf(w, "%s: %s\n", t.Method, literal.OneLine(t.Question, 0))
 	if len(t.Params) > 0 {
 		keys := slices.Sorted(maps.Keys(t.Params))
 		parts := make([]string, len(keys))
@@ -89,11 +90,11 @@ func nodeLine(n Node, level int) string {
 	}
 	switch {
 	case n.Action != "" && n.Text != "":
-		fmt.Fprintf(&b, " %s: %s", n.Action, oneLine(n.Text, maxRenderText))
+		fmt.Fprintf(&b, " %s: %s", n.Action, literal.OneLine(n.Text, maxRenderText))
 	case n.Action != "":
 		fmt.Fprintf(&b, " %s", n.Action)
 	case n.Text != "":
-		fmt.Fprintf(&b, " %s", oneLine(n.Text, maxRenderText))
+		fmt.Fprintf(&b, " %s", literal.OneLine(n.Text, maxRenderText))
 	}
 	if n.Evaluated {
 		fmt.Fprintf(&b, "  value=%.2f", n.Value)
@@ -113,7 +114,7 @@ func nodeLine(n Node, level int) string {
 		b.WriteString("  (terminal)")
 	}
 	if n.Error != "" {
-		fmt.Fprintf(&b, "  error: %s", oneLine(n.Error, maxRenderText))
+		fmt.Fprintf(&b, "  error: %s", literal.OneLine(n.Error, maxRenderText))
 	}
 	return b.String()
 }
@@ -134,7 +135,7 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 		if !a.Confident {
 			conf = ", below threshold"
 		}
-		fmt.Fprintf(w, "answer: %s (value %.2f at #%d%s)\n", oneLine(a.Text, 0), a.Value, a.Node, conf)
+		fmt.Fprintf(w, "answer: %s (value %.2f at #%d%s)\n", literal.OneLine(a.Text, 0), a.Value, a.Node, conf)
 	default:
 		fmt.Fprintf(w, "answer: none\n")
 	}
@@ -143,7 +144,7 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 	}
 	name := func(e store.Entity) string {
 		if n, ok := a.Names[e.ID]; ok {
-			return oneLine(n, 0)
+			return literal.OneLine(n, 0)
 		}
 		return e.Name()
 	}
@@ -170,22 +171,10 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 		fmt.Fprintf(w, "warnings:\n")
 		for _, wn := range t.Warnings {
 			if wn.Node > 0 {
-				fmt.Fprintf(w, "  #%d: %s\n", wn.Node, oneLine(wn.Message, 0))
+				fmt.Fprintf(w, "  #%d: %s\n", wn.Node, literal.OneLine(wn.Message, 0))
 			} else {
-				fmt.Fprintf(w, "  %s\n", oneLine(wn.Message, 0))
+				fmt.Fprintf(w, "  %s\n", literal.OneLine(wn.Message, 0))
 			}
 		}
 	}
-}
-
-// oneLine collapses whitespace runs (newlines included) to single spaces
-// and shortens s to max runes (0: no limit).
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if max > 0 {
-		if r := []rune(s); len(r) > max {
-			return string(r[:max-1]) + "…"
-		}
-	}
-	return s
 }

@@ -58,6 +58,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Defaults of Options.
@@ -495,16 +496,8 @@ func exampleName(e store.Entity) string {
 	if !e.Literal && strings.TrimSpace(e.Label) == "" {
 		return "(unnamed node)"
 	}
-	return short(e.Name())
+	return literal.OneLine(e.Name(), maxExample)
 }
 
 // maxExample bounds a name in an example.
 const maxExample = 40
-
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxExample {
-		return string(r[:maxExample-1]) + "…"
-	}
-	return s
-}
