@@ -54,6 +54,11 @@ type quadSorter struct {
 	limit int
 	runs  []string
 	fanIn int // runs merged at once; 0 means maxMergeRuns (tests lower it)
+	// tailOut: a record of the buffer came after one it sorts before by
+	// the order's last two fields. The P sorter is fed in subject order
+	// (by the S lists), so its buffers rarely are: they then need only a
+	// radix sort on (p, g) (sortQuads).
+	tailOut bool
 }
 
 // maxMergeRuns bounds the runs one merge reads at once, and runReadBuf is
@@ -79,6 +84,10 @@ func newQuadSorter(sd *spillDir, name string, order quadOrder, budget int64) *qu
 func (s *quadSorter) add(q qids) error {
 	if len(s.buf) == cap(s.buf) {
 		s.grow()
+	}
+	if s.order == orderPGS && len(s.buf) > 0 && !s.tailOut {
+		last := &s.buf[len(s.buf)-1]
+		s.tailOut = q.s < last.s || (q.s == last.s && q.o < last.o)
 	}
 	s.buf = append(s.buf, q)
 	if len(s.buf) >= s.limit {
@@ -125,11 +134,12 @@ func (s *quadSorter) sortBuf() {
 		s.tmp = make([]qids, len(s.buf), cap(s.buf))
 		s.dig = make([]uint16, len(s.buf), cap(s.buf))
 	}
-	sorted := radixSortQuads(s.buf, s.tmp, s.dig, s.order)
+	sorted := sortQuads(s.buf, s.tmp, s.dig, s.order, s.order == orderPGS && !s.tailOut)
 	if &sorted[0] != &s.buf[0] {
 		s.buf, s.tmp = sorted, s.buf
 	}
 	s.buf = slices.Compact(s.buf)
+	s.tailOut = false // the next records start a new buffer
 }
 
 // spill writes the buffer as one sorted run.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -29,6 +30,44 @@ func TestRadixSortQuads(t *testing.T) {
 			got := radixSortQuads(qs, make([]qids, len(qs)), make([]uint16, len(qs)), order)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s order %d: radix sort differs from a comparison sort", tc.name, order)
+			}
+		}
+	}
+}
+
+// TestSortQuads checks the sorter's sort against a comparison sort in
+// every order: objects and subjects that are mostly unique with a few
+// hubs (runs of one first field from 1 to thousands of records), and the
+// P order with input already in (s, o) order (tailSorted).
+func TestSortQuads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		hubs int // records pointing at a few hub ids
+	}{{"tiny", 50, 10}, {"unique", 30000, 0}, {"hubs", 30000, 8000}, {"all one hub", 3000, 3000}} {
+		for _, order := range []quadOrder{orderSPO, orderOPS, orderPGS} {
+			for _, tailSorted := range []bool{false, true} {
+				r := rand.New(rand.NewPCG(uint64(tc.n), uint64(order)))
+				qs := make([]qids, tc.n)
+				for i := range qs {
+					qs[i] = qids{s: r.Uint64N(1<<22) + 1, p: r.Uint64N(300) + 1, o: uint64(i)*7 + 1, g: 1 + uint64(i%5/4)}
+					if i < tc.hubs {
+						qs[i].o, qs[i].s = r.Uint64N(3)+1, r.Uint64N(3)+1
+					}
+				}
+				r.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+				if tailSorted {
+					if order != orderPGS {
+						continue
+					}
+					slices.SortFunc(qs, func(a, b qids) int { return cmp4(a.s, b.s, a.o, b.o, 0, 0, 0, 0) })
+				}
+				want := slices.Clone(qs)
+				slices.SortFunc(want, order.cmp)
+				got := sortQuads(qs, make([]qids, len(qs)), make([]uint16, len(qs)), order, tailSorted)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s order %d tailSorted %v: sortQuads differs from a comparison sort", tc.name, order, tailSorted)
+				}
 			}
 		}
 	}
@@ -196,4 +235,79 @@ func TestSettle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkSortQuads times a sorter's sort of 4M records shaped like the
+// buffers of a 200k-entity Wikidata load: subjects in runs of 2-3
+// (statement nodes) to a few hundred quads (entities); entities and their
+// properties come in numeric order (Q2 before Q10) while term ids follow
+// the IRIs' byte order (Q10 before Q2); 44% of the records with an object
+// of their own, 15% sharing it with one or two others, 30% pointing at a
+// few hundred hubs. It compares sortQuads with the radix sort of every
+// field (the sort before it). On this shape the O order gains little; on
+// the buffers dumped from that load (where a hub's records arrive nearly
+// in subject order) sortQuads took 35% (S), 34% (O) and 39% (P) less time.
+func BenchmarkSortQuads(b *testing.B) {
+	const n, props, subjects = 4 << 20, 2000, 600000
+	pid, sid := byteOrderIDs(props), byteOrderIDs(subjects)
+	r := rand.New(rand.NewPCG(1, 2))
+	qs := make([]qids, 0, n)
+	for subj := 0; len(qs) < n; subj = (subj + 1) % subjects {
+		runLen := []int{2, 2, 3, 3, 3, 8, 8, 40, 150}[r.IntN(9)]
+		prop := r.IntN(props / 4)
+		for range min(runLen, n-len(qs)) {
+			prop = min(prop+r.IntN(4), props-1)
+			q := qids{s: sid[subj], p: pid[prop], g: 1}
+			switch x := r.Float64(); {
+			case x < 0.44:
+				q.o = 1<<22 + uint64(len(qs))
+			case x < 0.59:
+				q.o = r.Uint64N(n*6/100) + 1
+			case x < 0.70:
+				q.o = n + r.Uint64N(n/200)
+			default:
+				q.o = 2*n + r.Uint64N(500)
+			}
+			qs = append(qs, q)
+		}
+	}
+	bySO := slices.Clone(qs)
+	slices.SortFunc(bySO, func(a, b qids) int { return cmp4(a.s, b.s, a.o, b.o, 0, 0, 0, 0) })
+	tmp, dig, work := make([]qids, n), make([]uint16, n), make([]qids, n)
+	for _, bc := range []struct {
+		name  string
+		order quadOrder
+		in    []qids
+		tail  bool
+	}{{"S", orderSPO, qs, false}, {"O", orderOPS, qs, false}, {"P", orderPGS, bySO, true}} {
+		b.Run(bc.name+"/full-radix", func(b *testing.B) {
+			for b.Loop() {
+				copy(work, bc.in)
+				radixSortQuads(work, tmp, dig, bc.order)
+			}
+		})
+		b.Run(bc.name+"/sortQuads", func(b *testing.B) {
+			for b.Loop() {
+				copy(work, bc.in)
+				sortQuads(work, tmp, dig, bc.order, bc.tail)
+			}
+		})
+	}
+}
+
+// byteOrderIDs maps the numbers 0..n-1 (as 1..n) to the ids that the
+// decimal strings get in byte order, as a dictionary numbers Q2 and Q10.
+func byteOrderIDs(n int) []uint64 {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	ids := make([]uint64, n)
+	for i, name := range names {
+		j, _ := slices.BinarySearch(sorted, name)
+		ids[i] = uint64(j) + 1
+	}
+	return ids
 }
