@@ -232,34 +232,67 @@ func (l *Loader) mapInto(ctx context.Context, s *quadSorter, primary bool, relea
 	return nil
 }
 
-// mapBatch feeds one batch's quads file to s through the batch's map.
+// mapBatch feeds one batch's quads file to s through the batch's map. The
+// quads are read a block at a time and then mapped in a loop of lookups
+// only: the map is larger than the CPU cache, and independent loads let
+// the CPU overlap the misses, which a lookup after each read did not.
 func (l *Loader) mapBatch(ctx context.Context, path string, m []uint64, s *quadSorter, primary bool, done *int64) error {
 	r, err := openSpill(path, 1<<20)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	var sub deltaReader
+	var (
+		sub    deltaReader
+		local  [mapBlock]lquad
+		global [mapBlock]qids
+	)
 	n := uint32(len(m))
-	for ; ; *done++ {
-		if *done%(1<<16) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-			if primary {
-				l.progress("map", *done, l.read)
-			}
-		}
-		lq, err := readLocalQuad(r.r, &sub)
-		if errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil || lq.s >= n || lq.p >= n || lq.o >= n || lq.g >= n {
-			return fmt.Errorf("temporary file %s is corrupt: %w", path, cmp.Or(err, errBadRun))
-		}
-		if err := s.add(qids{s: m[lq.s], p: m[lq.p], o: m[lq.o], g: m[lq.g]}); err != nil {
+	for {
+		if err := ctxErr(ctx); err != nil {
 			return err
 		}
+		if primary {
+			l.progress("map", *done, l.read)
+		}
+		k, err := readLocalBlock(r.r, &sub, local[:], n)
+		if err != nil {
+			return fmt.Errorf("temporary file %s is corrupt: %w", path, err)
+		}
+		for i, lq := range local[:k] {
+			global[i] = qids{s: m[lq.s], p: m[lq.p], o: m[lq.o], g: m[lq.g]}
+		}
+		for _, q := range global[:k] {
+			if err := s.add(q); err != nil {
+				return err
+			}
+		}
+		*done += int64(k)
+		if k < mapBlock {
+			return nil
+		}
 	}
+}
+
+// mapBlock is the quads mapBatch reads before it maps them.
+const mapBlock = 1024
+
+// readLocalBlock reads up to len(dst) quads into dst and returns how many;
+// fewer than len(dst) means the end of the file. Every id must be below n.
+func readLocalBlock(r *bufio.Reader, sub *deltaReader, dst []lquad, n uint32) (int, error) {
+	for k := range dst {
+		lq, err := readLocalQuad(r, sub)
+		if errors.Is(err, io.EOF) {
+			return k, nil
+		} else if err != nil {
+			return k, err
+		}
+		if lq.s >= n || lq.p >= n || lq.o >= n || lq.g >= n {
+			return k, errBadRun
+		}
+		dst[k] = lq
+	}
+	return len(dst), nil
 }
 
 // mapLabels reads a batch's label entries in global ids into the graphs'
