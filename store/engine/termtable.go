@@ -120,6 +120,21 @@ func (t *termTable) add(term []byte) uint32 {
 	return uint32(len(t.refs) - 1)
 }
 
+// touch loads the first byte of each term of ids (and its ref) and
+// returns a value depending on the loads. Like prefetch it only issues
+// independent loads, so that a caller about to read terms in an order
+// unrelated to the arena's (the sorted spill) has their cache misses in
+// flight at once rather than one after the other.
+func (t *termTable) touch(ids []uint32) uint64 {
+	var acc uint64
+	for _, id := range ids {
+		if r := t.refs[id]; r.n > 0 {
+			acc += uint64(t.chunks[r.chunk][r.off])
+		}
+	}
+	return acc
+}
+
 // grow doubles the slot table, placing every entry by its stored hash bits.
 func (t *termTable) grow() {
 	old := t.slots

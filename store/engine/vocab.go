@@ -47,9 +47,14 @@ type readBatch struct {
 	// id: dumps list an entity's quads together, so most subjects repeat.
 	lastS   []byte
 	lastSID uint32
+	touch   uint64 // keeps termTable.touch's loads from being optimised away
 }
 
 const quadBlock = 1 << 16
+
+// touchBlock is the terms whose bytes a spill touches (termTable.touch)
+// before encoding them.
+const touchBlock = 64
 
 func (b *readBatch) addQuad(q lquad) {
 	if len(b.quads) == 0 || len(b.quads[len(b.quads)-1]) == quadBlock {
@@ -99,10 +104,14 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
 		var fc frontcode.Encoder
 		var rec []byte
-		for _, id := range order {
-			rec = fc.Append(rec[:0], b.vocab.term(id))
-			if _, err := w.Write(rec); err != nil {
-				return err
+		for i := 0; i < len(order); i += touchBlock {
+			blk := order[i:min(i+touchBlock, len(order))]
+			b.touch += b.vocab.touch(blk)
+			for _, id := range blk {
+				rec = fc.Append(rec[:0], b.vocab.term(id))
+				if _, err := w.Write(rec); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -113,9 +122,12 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 		var sub deltaWriter
 		var rec []byte
 		for i, blk := range b.quads {
+			for j, q := range blk { // lookups only: the CPU overlaps their misses
+				blk[j] = lquad{rank[q.s], rank[q.p], rank[q.o], rank[q.g]}
+			}
 			rec = rec[:0]
 			for _, q := range blk {
-				rec = appendLocalQuad(rec, &sub, lquad{rank[q.s], rank[q.p], rank[q.o], rank[q.g]})
+				rec = appendLocalQuad(rec, &sub, q)
 			}
 			if _, err := w.Write(rec); err != nil {
 				return err
