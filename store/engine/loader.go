@@ -459,6 +459,10 @@ func (l *Loader) spillBatch(async bool) error {
 	}
 	b := l.batch
 	l.batch, l.gLocal = readBatch{}, -1
+	// The next batch will likely hold as many terms: its refs start at
+	// that size instead of growing by copies (pages not yet written cost
+	// no memory).
+	l.batch.vocab.refs = make([]termRef, 0, b.vocab.len())
 	l.batchSeq++ // the local ids of the predicate cache are stale
 	if !async {
 		sb, err := b.spill(l.sd)
