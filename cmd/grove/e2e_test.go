@@ -61,6 +61,31 @@ func TestE2EBinary(t *testing.T) {
 		}
 	})
 
+	t.Run("table compression", func(t *testing.T) {
+		zg := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-zstd"), home: dir}
+		zg.ok("ingest", "--graph", "film", "--table-compression", "zstd", film)
+		recorded := func() string {
+			b, err := os.ReadFile(filepath.Join(zg.db, "COMPRESSION"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimSpace(string(b))
+		}
+		if got := recorded(); got != "zstd" {
+			t.Fatalf("COMPRESSION = %q after ingest --table-compression zstd", got)
+		}
+		mustContain(t, "kg entity (zstd)", zg.ok("kg", "entity", "/en/blade_runner"), "Blade Runner")
+		mustContain(t, "stats (zstd)", zg.ok("stats"), "471705 quads", "zstd tables")
+		zg.ok("ingest", "--graph", "film2", film) // no choice: the database keeps zstd
+		if got := recorded(); got != "zstd" {
+			t.Fatalf("COMPRESSION = %q after an ingest without the flag", got)
+		}
+		bad := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "db-lz4"), home: dir}
+		if _, stderr, err := bad.run("ingest", "--table-compression", "lz4", film); err == nil || !strings.Contains(stderr, `table compression "lz4": want snappy or zstd`) {
+			t.Fatalf("--table-compression lz4: %v, %s", err, stderr)
+		}
+	})
+
 	t.Run("query", func(t *testing.T) {
 		mustContain(t, "gizmo", g.ok("query", `g.V("</en/blade_runner>").Out("</film/film/directed_by>").Out("<name>").All()`),
 			"Ridley Scott")

@@ -51,9 +51,10 @@ func (a *app) statsCmd() *cobra.Command {
 				Interrupted *engine.Interrupted `json:"interrupted_ingest,omitempty"`
 				Segments    int                 `json:"node_block_segments"`
 				Unfinished  bool                `json:"merge_unfinished,omitempty"`
-			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished()}
+				Compression string              `json:"table_compression"`
+			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished(), db.TableCompression()}
 			return a.emit(out, func(w io.Writer) error {
-				fmt.Fprintf(w, "database %s: %d quads, %d nodes\n", out.Dir, out.Counts.Quads, out.Counts.Nodes)
+				fmt.Fprintf(w, "database %s: %d quads, %d nodes, %s tables\n", out.Dir, out.Counts.Quads, out.Counts.Nodes, out.Compression)
 				if out.Segments > 1 {
 					fmt.Fprintf(w, "node blocks in %d segments (one lookup each per node; grove optimize merges them)\n", out.Segments)
 				}

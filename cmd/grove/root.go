@@ -179,9 +179,10 @@ func (a *app) openDB(readOnly bool) (*engine.DB, error) { return a.openDBFor(rea
 // engine's default), which also sizes the tables they write.
 func (a *app) openDBFor(readOnly bool, loadMemory int64) (*engine.DB, error) {
 	dir := a.v.GetString("db")
-	// compress-temp and own-segment are ingest flags (also
-	// GROVE_COMPRESS_TEMP, GROVE_OWN_SEGMENT).
-	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp"), LoadMemory: loadMemory}
+	// compress-temp, table-compression and own-segment are ingest flags
+	// (also GROVE_COMPRESS_TEMP, GROVE_TABLE_COMPRESSION, GROVE_OWN_SEGMENT).
+	opts := engine.Options{Logger: a.log, CompressTemp: a.v.GetBool("compress-temp"), LoadMemory: loadMemory,
+		Compression: a.v.GetString("table-compression")}
 	if a.v.IsSet("own-segment") && !a.v.GetBool("own-segment") {
 		opts.SegmentMinQuads = -1
 	}

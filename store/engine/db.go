@@ -17,7 +17,6 @@ import (
 
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/grove-kg/grove/store"
@@ -59,6 +58,11 @@ type Options struct {
 	// database holding data that gets a node-block segment of its own
 	// (see segment.go): 0 means 2^20 quads, a negative value never.
 	SegmentMinQuads int64
+	// Compression is the compression of the tables this handle writes:
+	// CompressionSnappy or CompressionZSTD; empty means the one the
+	// database recorded, snappy if none. A writable Open records a choice
+	// made here for later opens (see compression.go).
+	Compression string
 	// LoadMemory is the memory budget of the bulk loads run through this
 	// handle (LoadOptions.MaxMemory defaults to it; 0 means
 	// DefaultMaxMemory). It also sizes the tables bulk loads write, which
@@ -121,12 +125,14 @@ type Interrupted struct {
 // dictionary, the posting-list indexes and the label indexes of every graph.
 // It implements store.KG and Cayley's graph.QuadStore.
 type DB struct {
-	dir    string
-	bdb    *badger.DB
-	log    *slog.Logger
-	opts   Options
-	terms  *ristretto.Cache[uint64, quad.Value]
-	labels *ristretto.Cache[uint64, labelInfo]
+	dir  string
+	bdb  *badger.DB
+	log  *slog.Logger
+	opts Options
+	// compression is the table compression this handle writes.
+	compression string
+	terms       *ristretto.Cache[uint64, quad.Value]
+	labels      *ristretto.Cache[uint64, labelInfo]
 	// degrees caches node degrees for search ranking.
 	degrees *ristretto.Cache[uint64, int64]
 	// preds caches predicates and resolved ids, and says when labels
@@ -228,9 +234,12 @@ func Open(dir string, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	bopts := badger.DefaultOptions(dir).
+	compression, chosen, err := tableCompression(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", dir, err)
+	}
+	bopts := withCompression(badger.DefaultOptions(dir), compression).
 		WithLogger(badgerLogger{log}).
-		WithCompression(options.Snappy).
 		WithReadOnly(opts.ReadOnly).
 		WithNumVersionsToKeep(1).
 		WithMetricsEnabled(false).
@@ -261,8 +270,14 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if !opts.InMemory && !opts.ReadOnly {
 		removeStaleSpills(dir, log)
+		if chosen {
+			if err := recordCompression(dir, compression); err != nil {
+				bdb.Close()
+				return nil, fmt.Errorf("open database %s: %w", dir, err)
+			}
+		}
 	}
-	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, graphs: map[string]*GraphMeta{},
+	db := &DB{dir: dir, bdb: bdb, log: log, opts: opts, compression: compression, graphs: map[string]*GraphMeta{},
 		byLabel: map[uint64]*GraphMeta{}, search: map[string]*searchIndex{}}
 	db.segs.Store(1)
 	db.used.Store(1)
