@@ -465,10 +465,13 @@ func (l *Loader) spillBatch(async bool) error {
 	l.batch.vocab.refs = make([]termRef, 0, b.vocab.len())
 	l.batchSeq++ // the local ids of the predicate cache are stale
 	if !async {
+		t := time.Now()
 		sb, err := b.spill(l.sd)
 		if err != nil {
 			return fmt.Errorf("bulk load: %w", err)
 		}
+		l.db.log.Debug("bulk load last batch spilled", "terms", sb.nterms, "quads", sb.nquads,
+			"took", time.Since(t).Round(time.Millisecond))
 		l.batches = append(l.batches, sb)
 		return nil
 	}

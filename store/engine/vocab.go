@@ -100,61 +100,78 @@ func (b *readBatch) spill(sd *spillDir) (spilledBatch, error) {
 		rank[id] = uint32(i)
 	}
 	sb := spilledBatch{nterms: len(order), nquads: int64(b.nquads)}
-	var err error
-	if sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error {
-		var fc frontcode.Encoder
-		var rec []byte
-		for i := 0; i < len(order); i += touchBlock {
-			blk := order[i:min(i+touchBlock, len(order))]
-			b.touch += b.vocab.touch(blk)
-			for _, id := range blk {
-				rec = fc.Append(rec[:0], b.vocab.term(id))
-				if _, err := w.Write(rec); err != nil {
-					return err
-				}
-			}
+	// The vocabulary on one goroutine, the quads and labels on another:
+	// the last batch is spilled while nothing else runs.
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		sb.vocab, err = writeSpill(sd, "vocab", func(w io.Writer) error { return b.writeVocab(w, order) })
+		return err
+	})
+	g.Go(func() (err error) {
+		if sb.quads, err = writeSpill(sd, "quads", func(w io.Writer) error { return b.writeQuads(w, rank) }); err != nil {
+			return err
 		}
-		return nil
-	}); err != nil {
-		return sb, err
-	}
-	if sb.quads, err = writeSpill(sd, "quads", func(w io.Writer) error {
-		var sub deltaWriter
-		var rec []byte
-		for i, blk := range b.quads {
-			for j, q := range blk { // lookups only: the CPU overlaps their misses
-				blk[j] = lquad{rank[q.s], rank[q.p], rank[q.o], rank[q.g]}
-			}
-			rec = rec[:0]
-			for _, q := range blk {
-				rec = appendLocalQuad(rec, &sub, q)
-			}
-			if _, err := w.Write(rec); err != nil {
-				return err
-			}
-			b.quads[i] = nil // written: release the block
-		}
-		return nil
-	}); err != nil {
-		return sb, err
-	}
-	if sb.labels, err = writeSpill(sd, "labels", func(w io.Writer) error {
-		var rec []byte
-		for _, l := range b.labels {
-			rec = binary.AppendUvarint(rec[:0], uint64(rank[l.s]))
-			rec = binary.AppendUvarint(rec, uint64(rank[l.g]))
-			rec = binary.AppendUvarint(rec, uint64(len(l.text)))
-			rec = append(rec, l.text...)
-			if _, err := w.Write(rec); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+		sb.labels, err = writeSpill(sd, "labels", func(w io.Writer) error { return b.writeLabels(w, rank) })
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return sb, err
 	}
 	b.reset()
 	return sb, nil
+}
+
+// writeVocab writes the batch's terms in order, front-coded.
+func (b *readBatch) writeVocab(w io.Writer, order []uint32) error {
+	var fc frontcode.Encoder
+	var rec []byte
+	for i := 0; i < len(order); i += touchBlock {
+		blk := order[i:min(i+touchBlock, len(order))]
+		b.touch += b.vocab.touch(blk)
+		for _, id := range blk {
+			rec = fc.Append(rec[:0], b.vocab.term(id))
+			if _, err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeQuads writes the batch's quads renumbered by rank, releasing each
+// block once written.
+func (b *readBatch) writeQuads(w io.Writer, rank []uint32) error {
+	var sub deltaWriter
+	var rec []byte
+	for i, blk := range b.quads {
+		for j, q := range blk { // lookups only: the CPU overlaps their misses
+			blk[j] = lquad{rank[q.s], rank[q.p], rank[q.o], rank[q.g]}
+		}
+		rec = rec[:0]
+		for _, q := range blk {
+			rec = appendLocalQuad(rec, &sub, q)
+		}
+		if _, err := w.Write(rec); err != nil {
+			return err
+		}
+		b.quads[i] = nil // written: release the block
+	}
+	return nil
+}
+
+// writeLabels writes the batch's label entries renumbered by rank.
+func (b *readBatch) writeLabels(w io.Writer, rank []uint32) error {
+	var rec []byte
+	for _, l := range b.labels {
+		rec = binary.AppendUvarint(rec[:0], uint64(rank[l.s]))
+		rec = binary.AppendUvarint(rec, uint64(rank[l.g]))
+		rec = binary.AppendUvarint(rec, uint64(len(l.text)))
+		rec = append(rec, l.text...)
+		if _, err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeSpill creates a spill file, fills it and returns its path.
