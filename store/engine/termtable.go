@@ -166,7 +166,7 @@ func (t *termTable) sortedOrder() []uint32 {
 	for i := range recs {
 		recs[i].id = uint32(i)
 	}
-	t.sortDepth(recs, make([]termRec, len(recs)), 0)
+	t.sortLevel(recs, make([]termRec, len(recs)), 0, true)
 	order := make([]uint32, len(recs))
 	for i, r := range recs {
 		order[i] = r.id
@@ -183,7 +183,13 @@ type termRec struct {
 
 // sortDepth sorts recs, whose terms are all longer than depth and share
 // their first depth bytes, using tmp (as long as recs) as scratch.
-func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
+func (t *termTable) sortDepth(recs, tmp []termRec, depth int) { t.sortLevel(recs, tmp, depth, false) }
+
+// sortLevel is sortDepth; with split, the groups of equal digits at this
+// level are sorted on two goroutines (each its half of the records and of
+// tmp), for the top level of a large table: the last batch of a load is
+// spilled while nothing else runs.
+func (t *termTable) sortLevel(recs, tmp []termRec, depth int, split bool) {
 	if len(recs) < 2 {
 		return
 	}
@@ -204,6 +210,29 @@ func (t *termTable) sortDepth(recs, tmp []termRec, depth int) {
 		bits = 16
 	}
 	radixSortDigits(recs, tmp, bits)
+	if !split || len(recs) < splitSortMin {
+		t.sortGroups(recs, tmp, depth)
+		return
+	}
+	mid := len(recs) / 2 // moved to the next group boundary
+	for mid < len(recs) && recs[mid].digit == recs[mid-1].digit {
+		mid++
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.sortGroups(recs[mid:], tmp[mid:], depth)
+	}()
+	t.sortGroups(recs[:mid], tmp[:mid], depth)
+	<-done
+}
+
+// splitSortMin is the smallest table whose sort uses two goroutines.
+const splitSortMin = 1 << 16
+
+// sortGroups sorts each run of records with the same digit (sorted by
+// digit) by the bytes after it.
+func (t *termTable) sortGroups(recs, tmp []termRec, depth int) {
 	for i := 0; i < len(recs); {
 		j := i + 1
 		for j < len(recs) && recs[j].digit == recs[i].digit {

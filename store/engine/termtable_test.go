@@ -43,6 +43,12 @@ func TestTermTable(t *testing.T) {
 			return t
 		}, 5000},
 		{"wikidata-shaped", func(r *rand.Rand, i int) []byte { return wikidataTerm(r) }, 50000},
+		// Over splitSortMin distinct terms: the top level is sorted on two
+		// goroutines.
+		{"wikidata-shaped, two goroutines", func(r *rand.Rand, i int) []byte { return wikidataTerm(r) }, 3 * splitSortMin},
+		{"one shared prefix, two goroutines", func(r *rand.Rand, i int) []byte {
+			return fmt.Appendf(nil, "Ihttp://www.wikidata.org/entity/Q%d", r.IntN(1<<20))
+		}, 2 * splitSortMin},
 		{"larger than a chunk", func(r *rand.Rand, i int) []byte {
 			return bytes.Repeat([]byte{byte('a' + i%3)}, termChunk/2+r.IntN(termChunk))
 		}, 12},
