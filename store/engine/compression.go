@@ -35,30 +35,26 @@ const compressionFile = "COMPRESSION"
 // tableCompression returns the compression of the tables an Open with
 // opts writes, and whether opts chose it (it is then recorded).
 func tableCompression(dir string, opts Options) (c string, chosen bool, err error) {
-	switch opts.Compression {
-	case CompressionSnappy, CompressionZSTD:
-		return opts.Compression, true, nil
-	case "":
-	default:
-		return "", false, fmt.Errorf("table compression %q: want %s or %s", opts.Compression, CompressionSnappy, CompressionZSTD)
+	c, from := opts.Compression, "table compression"
+	if c == "" {
+		if opts.InMemory {
+			return CompressionSnappy, false, nil
+		}
+		path := filepath.Join(dir, compressionFile)
+		from = path + ": " + from
+		b, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return CompressionSnappy, false, nil
+		case err != nil:
+			return "", false, fmt.Errorf("read the table compression: %w", err)
+		}
+		c = string(bytes.TrimSpace(b))
 	}
-	if opts.InMemory {
-		return CompressionSnappy, false, nil
+	if c != CompressionSnappy && c != CompressionZSTD {
+		return "", false, fmt.Errorf("%s %q: want %s or %s", from, c, CompressionSnappy, CompressionZSTD)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, compressionFile))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return CompressionSnappy, false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("read the table compression: %w", err)
-	}
-	switch c := string(bytes.TrimSpace(b)); c {
-	case CompressionSnappy, CompressionZSTD:
-		return c, false, nil
-	default:
-		return "", false, fmt.Errorf("%s: unknown table compression %q (want %s or %s)",
-			filepath.Join(dir, compressionFile), c, CompressionSnappy, CompressionZSTD)
-	}
+	return c, opts.Compression != "", nil
 }
 
 // withCompression sets Badger's table compression.

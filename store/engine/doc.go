@@ -68,7 +68,8 @@
 //     back into batch maps (vocabgroup.go), so the phase holds at most
 //     512 files whatever the input size;
 //   - map: each batch's quads go through its array into two external
-//     sorters (radix-sorted runs on disk), the S order on one goroutine
+//     sorters (sorted runs on disk: a radix sort on the first field, then
+//     each run of it by the rest), the S order on one goroutine
 //     and the O order on another; the two take turns, batch by batch, at
 //     adding the labels to the label index builders. A sorter left with
 //     more than 255 runs merges its oldest runs into longer ones first
