@@ -228,10 +228,7 @@ func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation,
 	}
 	// The names shown beside "more" are read before the candidates are
 	// scored concurrently (which writes their scores).
-	shown := make([]string, len(cands))
-	for i, c := range cands {
-		shown[i] = name(c.entity, c.desc)
-	}
+	shown := shownTails(cands)
 	err = fanout.Run(ctx, calls, 0, func(ctx context.Context, i int) error {
 		if i == len(out.cands) {
 			var err error
@@ -245,6 +242,17 @@ func (r *run) candidatePage(ctx context.Context, leaf *node, rel store.Relation,
 	}
 	slices.SortStableFunc(out.cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	return out, nil
+}
+
+// shownTails renders the tails shown beside "more" as the candidates'
+// paths render them, with their qualifiers: two statements of one
+// relation (a value per year) differ only there.
+func shownTails(cands []candidate) []string {
+	shown := make([]string, len(cands))
+	for i, c := range cands {
+		shown[i] = tailText(c)
+	}
+	return shown
 }
 
 // scoreMore has the value model score "more": how likely the tail the

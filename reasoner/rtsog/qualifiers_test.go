@@ -37,6 +37,7 @@ func TestPathQualifiers(t *testing.T) {
 		{"hop fact", facts[0].Object, presQ},
 		{"alternative fact", facts[len(facts)-1].Object, genQ},
 		{"answer prompt: other tails", answerPrompt("q", nil, []weighted{{leaf, 1}}, false), "other position held: " + genQ},
+		{"tails shown beside more", strings.Join(shownTails(leaf.alts), "\n"), genQ},
 		{"answer prompt: total", answerPrompt("q", nil, []weighted{{leaf, 1}}, false), "George Washington -> position held: 2 in all\n"},
 	} {
 		if !strings.Contains(tc.got, tc.want) {
