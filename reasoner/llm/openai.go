@@ -564,10 +564,17 @@ func (m *OpenAI) complete(ctx context.Context, req Request, n int) (batch, error
 	return checkChoices(b)
 }
 
+// checkChoices refuses a reply without choices and makes the server's
+// text valid UTF-8 (each run of invalid bytes one U+FFFD), here, once, so
+// that the answer printed, the trace and the cache hold the same text.
 func checkChoices(b batch) (batch, error) {
 	if len(b.texts) == 0 {
 		return batch{}, errors.New("server returned no choices")
 	}
+	for i, t := range b.texts {
+		b.texts[i] = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	b.model = strings.ToValidUTF8(b.model, "\uFFFD")
 	return b, nil
 }
 

@@ -568,3 +568,40 @@ func TestOpenAIReplyCap(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIInvalidUTF8: a server's text with invalid UTF-8 comes out
+// valid, each run of bad bytes one U+FFFD, on both endpoints, so that the
+// printed answer, the trace and the cache agree.
+func TestOpenAIInvalidUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		endpoint string
+		body     string
+	}{
+		{EndpointChat, `{"id":"x","object":"chat.completion","model":"m` + "\xff" + `","choices":[{"index":0,"finish_reason":"stop",` +
+			`"message":{"role":"assistant","content":"Ridley ` + "\xff\xfe\xc3" + ` Scott"}}]}`},
+		{EndpointCompletions, `{"id":"x","object":"text_completion","model":"m` + "\xff" + `","choices":[{"index":0,` +
+			`"finish_reason":"stop","text":"Ridley ` + "\xff\xfe\xc3" + ` Scott"}]}`},
+	} {
+		t.Run(tc.endpoint, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			m, err := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Endpoint: tc.endpoint})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := m.Generate(t.Context(), Request{Prompt: "p"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Texts[0]; got != "Ridley \uFFFD Scott" {
+				t.Errorf("text %q, want %q", got, "Ridley \uFFFD Scott")
+			}
+			if resp.Model != "m\uFFFD" {
+				t.Errorf("model %q", resp.Model)
+			}
+		})
+	}
+}
