@@ -263,7 +263,7 @@ func (r *run) result(s *state, reason string) trace.Answer {
 		support = append(support, e.Edge)
 	}
 	return reasoner.Settle(trace.Answer{Found: true, Text: s.answer, Entities: ids, Value: s.value,
-		Confident: s.supported(s.answer), Node: s.id, Reason: reason, Support: support,
+		Confident: s.supported(s.answer), Check: "supported by the facts found", Node: s.id, Reason: reason, Support: support,
 		Names: s.sub.NamesFor(support)})
 }
 

@@ -106,7 +106,7 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 	}
 	a := ground(text, use)
 	a.Found, a.Text, a.Reason = true, text, stop
-	a.Confident = a.Node != 0 && !fallback
+	a.Confident, a.Check = a.Node != 0 && !fallback, "named on a path the stack kept"
 	return a, nil
 }
 

@@ -129,7 +129,7 @@ func testTraceContents(t *testing.T, db store.KG) {
 		"*   #2 [selecting-entities] EXPAND_KG: find who Blade Runner was directed by  value=0.90  expanded #2",
 		"    #4 [done] ANSWER: Harrison Ford  value=0.10  (answer)",
 		"*         #7 [done] ANSWER: Ridley Scott  value=1.00  (answer)",
-		"answer: Ridley Scott (value 1.00 at #7)",
+		"answer: Ridley Scott (value 1.00 at #7; value above the threshold 0.80: yes)",
 		"support: Blade Runner -> directed by -> Ridley Scott [film]",
 	} {
 		if !strings.Contains(out, want) {

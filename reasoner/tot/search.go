@@ -186,7 +186,7 @@ func (r *run) result(stop string) trace.Answer {
 	}
 	return reasoner.Settle(trace.Answer{
 		Found: true, Text: best.text, Entities: best.answerIDs, Value: best.value,
-		Confident: best.value > r.cfg.Tau, Node: best.id, Reason: stop, Support: supportEdges(best),
+		Confident: best.value > r.cfg.Tau, Check: fmt.Sprintf("value above the threshold %.2f", r.cfg.Tau), Node: best.id, Reason: stop, Support: supportEdges(best),
 		Names: best.sub.NamesFor(supportEdges(best)),
 	})
 }

@@ -127,15 +127,34 @@ func idList(ids []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// answerNote is what the footer says of a found answer beside its text:
+// its node, its value when that node was evaluated, and the method's check
+// with its outcome, each only where the method has it: " (value 0.91 at
+// #12; value above the threshold 0.80: yes)", " (at #3)", "".
+func answerNote(t *Trace) string {
+	a := t.Answer
+	var parts []string
+	if a.Node > 0 {
+		at := fmt.Sprintf("at #%d", a.Node)
+		if i := slices.IndexFunc(t.Nodes, func(n Node) bool { return n.ID == a.Node }); i >= 0 && t.Nodes[i].Evaluated {
+			at = fmt.Sprintf("value %.2f %s", a.Value, at)
+		}
+		parts = append(parts, at)
+	}
+	if a.Check != "" {
+		parts = append(parts, a.Check+": "+map[bool]string{true: "yes", false: "no"}[a.Confident])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
 func renderFooter(w *bufio.Writer, t *Trace) {
 	a := t.Answer
 	switch {
 	case a.Found:
-		conf := ""
-		if !a.Confident {
-			conf = ", below threshold"
-		}
-		fmt.Fprintf(w, "answer: %s (value %.2f at #%d%s)\n", literal.OneLine(a.Text, 0), a.Value, a.Node, conf)
+		fmt.Fprintf(w, "answer: %s%s\n", literal.OneLine(a.Text, 0), answerNote(t))
 	default:
 		fmt.Fprintf(w, "answer: none\n")
 	}

@@ -159,8 +159,13 @@ type Answer struct {
 	// Entities are the ids of the local-graph entities the answer names.
 	Entities []string `json:"entities,omitempty"`
 	Value    float64  `json:"value"`
-	// Confident is true when the value passed the method's threshold.
+	// Confident is true when the answer passed the method's own check,
+	// which Check names.
 	Confident bool `json:"confident"`
+	// Check says in words what Confident tells ("value above the
+	// threshold 0.80", "supported by the facts found"); empty for methods
+	// that check nothing (Confident is then false).
+	Check string `json:"check,omitempty"`
 	// Node is the node holding the answer, 0 when none.
 	Node int `json:"node,omitempty"`
 	// Reason says why the search stopped.

@@ -247,6 +247,31 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestAnswerNote: the footer names the answer's node, its value only when
+// that node was evaluated, and the method's check only when it has one.
+func TestAnswerNote(t *testing.T) {
+	nodes := []Node{{ID: 3}, {ID: 7, Value: 0.9, Evaluated: true}}
+	for _, tc := range []struct {
+		name string
+		a    Answer
+		want string
+	}{
+		{"evaluated, checked", Answer{Found: true, Value: 0.91, Node: 7, Confident: true, Check: "value above the threshold 0.80"},
+			" (value 0.91 at #7; value above the threshold 0.80: yes)"},
+		{"not evaluated, no check", Answer{Found: true, Node: 3}, " (at #3)"},
+		{"no node, check failed", Answer{Found: true, Check: "named on a path the stack kept"},
+			" (named on a path the stack kept: no)"},
+		{"nothing to say", Answer{Found: true}, ""},
+		{"node not in the trace", Answer{Found: true, Value: 0.5, Node: 9}, " (at #9)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := answerNote(&Trace{Nodes: nodes, Answer: tc.a}); got != tc.want {
+				t.Errorf("answerNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRenderMergeAndNoAnswer(t *testing.T) {
 	r := NewRecorder(Meta{Method: "got", Question: "q"}, nil)
 	r.AddNode(Node{Text: "a"})

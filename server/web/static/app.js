@@ -361,6 +361,19 @@ async function showLocalGraph(id) {
 
 // ---- result and subgraph ----------------------------------------------------
 
+// answerNote says what grove ask's footer says beside an answer (reasoner/trace
+// answerNote): its node, its value only when that node was evaluated, and the
+// method's check only when it has one.
+function answerNote(a, nodes) {
+  const parts = [];
+  if (a.node > 0) {
+    const n = (nodes || []).find((x) => x.id === a.node);
+    parts.push((n && n.evaluated ? `value ${Number(a.value).toFixed(2)} ` : "") + `at #${a.node}`);
+  }
+  if (a.check) parts.push(`${a.check}: ${a.confident ? "yes" : "no"}`);
+  return parts.length ? `  (${parts.join("; ")})` : "";
+}
+
 function showResult(res) {
   for (const n of (res.trace && res.trace.nodes) || []) updateNode(n);
   const a = res.answer || {};
@@ -368,7 +381,7 @@ function showResult(res) {
   box.hidden = false;
   box.replaceChildren(
     el("strong", {}, a.found ? "Answer: " : "No answer"), a.found ? a.text : (a.reason ? ` (${a.reason})` : ""),
-    el("span", { class: "muted small" }, a.found ? `  value ${Number(a.value).toFixed(2)}${a.confident ? " · confident" : ""}` : ""));
+    el("span", { class: "muted small" }, a.found ? answerNote(a, res.trace && res.trace.nodes) : ""));
   if (res.model) {
     // Name the model on every answer; a baseline policy is never taken for an LLM.
     const m = res.model;
