@@ -1,7 +1,7 @@
 // Package eval is Grove's experiment runner: it answers a dataset's
 // questions with one or more reasoning methods and records, per question
 // and method, the answer, the gold answers, the scores, the cost (tokens,
-// model calls, cache hits, KG calls, wall time) and the full trace.
+// model calls, samples, samples from the cache, KG calls, wall time) and the full trace.
 //
 // # Runs
 //

@@ -65,11 +65,14 @@ type Result struct {
 	CompletionTokens int `json:"completion_tokens"`
 	Tokens           int `json:"tokens"`
 	ModelCalls       int `json:"model_calls"`
-	CacheHits        int `json:"cache_hits"`
-	KGCalls          int `json:"kg_calls"`
-	Nodes            int `json:"nodes"`
-	Expansions       int `json:"expansions"`
-	JudgeTokens      int `json:"judge_tokens,omitempty"`
+	// Samples are the texts the method asked for (a call may ask for
+	// several); CacheHits counts the samples the response cache gave.
+	Samples     int `json:"samples"`
+	CacheHits   int `json:"cache_hits"`
+	KGCalls     int `json:"kg_calls"`
+	Nodes       int `json:"nodes"`
+	Expansions  int `json:"expansions"`
+	JudgeTokens int `json:"judge_tokens,omitempty"`
 
 	WallTime time.Duration `json:"wall_time_ns"`
 	// Trace is the trace file, relative to the results file's directory.

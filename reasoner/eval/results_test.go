@@ -94,7 +94,7 @@ func TestOpenLogResumeCutsTornLine(t *testing.T) {
 	}
 	l.close()
 	data, _ := os.ReadFile(path)
-	if got := strings.Count(string(data), "\n"); got != 2 || !strings.HasSuffix(string(data), "\"index\":1,\"question\":\"\",\"answer\":\"y\",\"found\":false,\"value\":0,\"confident\":false,\"gold\":null,\"scores\":{\"em_in\":0},\"prompt_tokens\":0,\"completion_tokens\":0,\"tokens\":0,\"model_calls\":0,\"cache_hits\":0,\"kg_calls\":0,\"nodes\":0,\"expansions\":0,\"wall_time_ns\":0,\"finished\":\"0001-01-01T00:00:00Z\"}\n") {
+	if got := strings.Count(string(data), "\n"); got != 2 || !strings.HasSuffix(string(data), "\"index\":1,\"question\":\"\",\"answer\":\"y\",\"found\":false,\"value\":0,\"confident\":false,\"gold\":null,\"scores\":{\"em_in\":0},\"prompt_tokens\":0,\"completion_tokens\":0,\"tokens\":0,\"model_calls\":0,\"samples\":0,\"cache_hits\":0,\"kg_calls\":0,\"nodes\":0,\"expansions\":0,\"wall_time_ns\":0,\"finished\":\"0001-01-01T00:00:00Z\"}\n") {
 		t.Fatalf("file after resume:\n%s", data)
 	}
 }

@@ -592,7 +592,7 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		res.Fallback = reasoner.UsedFallback(tr)
 		t := tr.Totals
 		res.PromptTokens, res.CompletionTokens, res.Tokens = t.PromptTokens, t.CompletionTokens, t.Tokens
-		res.ModelCalls, res.CacheHits, res.KGCalls = t.ModelCalls, t.CacheHits, t.KGCalls
+		res.ModelCalls, res.Samples, res.CacheHits, res.KGCalls = t.ModelCalls, t.Samples, t.CacheHits, t.KGCalls
 		res.Nodes, res.Expansions = t.Nodes, t.Expansions
 	}
 	if err != nil {

@@ -152,6 +152,7 @@ type MethodRow struct {
 	PromptTokens     float64       `json:"prompt_tokens"`
 	CompletionTokens float64       `json:"completion_tokens"`
 	ModelCalls       float64       `json:"model_calls"`
+	Samples          float64       `json:"samples"`
 	CacheHits        float64       `json:"cache_hits"`
 	KGCalls          float64       `json:"kg_calls"`
 	Expansions       float64       `json:"expansions"`
@@ -428,6 +429,7 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 		row.PromptTokens += float64(r.PromptTokens)
 		row.CompletionTokens += float64(r.CompletionTokens)
 		row.ModelCalls += float64(r.ModelCalls)
+		row.Samples += float64(r.Samples)
 		row.CacheHits += float64(r.CacheHits)
 		row.KGCalls += float64(r.KGCalls)
 		row.Expansions += float64(r.Expansions)
@@ -447,6 +449,7 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 		row.PromptTokens /= n
 		row.CompletionTokens /= n
 		row.ModelCalls /= n
+		row.Samples /= n
 		row.CacheHits /= n
 		row.KGCalls /= n
 		row.Expansions /= n

@@ -131,7 +131,8 @@ func TestReport(t *testing.T) {
 	for _, want := range []string{"| Method | N | EM-in | EM | F1 | Rouge-L | No answer | ->CoT | Errors |",
 		"| tot | 10 |", "## EM-in by question type", "| 1-hop | 6 |", "![answer value vs EM-in](fig5-value.svg)",
 		"![backtracking](fig6-backtracking.svg)", "Model: sim-oracle (simulated, NOT AN LLM)",
-		"not produced by a language model", "Model settings: noise=0.1, p=0.5, recall=0, seed=5", "## Accuracy (scores in %), model: sim-oracle"} {
+		"not produced by a language model",
+		"| Model calls | Samples | Samples from cache |", "Model settings: noise=0.1, p=0.5, recall=0, seed=5", "## Accuracy (scores in %), model: sim-oracle"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
@@ -145,11 +146,12 @@ func checkTable(t *testing.T, rep *Report, rs []eval.Loaded) {
 		t.Fatalf("report rows %+v", rep.Methods)
 	}
 	for _, row := range rep.Methods {
-		sum, tokens, n, none := 0.0, 0, 0, 0
+		sum, tokens, samples, n, none := 0.0, 0, 0, 0, 0
 		for _, r := range rs {
 			if r.Method == row.Method {
 				sum += r.Scores[eval.ScoreEMIn]
 				tokens += r.ModelCalls
+				samples += r.Samples
 				n++
 				if !r.Found {
 					none++
@@ -160,6 +162,14 @@ func checkTable(t *testing.T, rep *Report, rs []eval.Loaded) {
 			math.Abs(row.ModelCalls-float64(tokens)/float64(n)) > 1e-12 || row.NoAnswer != none {
 			t.Errorf("%s: row %+v, want n=%d em_in=%.3f", row.Method, row, n, sum/float64(n))
 		}
+		if math.Abs(row.Samples-float64(samples)/float64(n)) > 1e-12 || row.Samples < row.ModelCalls {
+			t.Errorf("%s: %.1f samples per question for %.1f calls, want %.1f", row.Method, row.Samples, row.ModelCalls,
+				float64(samples)/float64(n))
+		}
+	}
+	// tot asks for k samples per call: more samples than calls.
+	if tot := rep.Methods[0]; tot.Samples <= tot.ModelCalls {
+		t.Errorf("tot: %.1f samples for %.1f calls", tot.Samples, tot.ModelCalls)
 	}
 	if rep.Methods[2].Scores[eval.ScoreEMIn] != 0 || rep.Methods[2].NoAnswer != 10 {
 		t.Errorf("cot without recall answered: %+v", rep.Methods[2])

@@ -354,13 +354,15 @@ func (r *Report) errors() int {
 
 func (r *Report) writeCost(w *bufio.Writer) {
 	fmt.Fprintf(w, "## Cost per question, model: %s\n\n", r.modelNames())
-	head := []string{"Method", "Tokens", "Prompt", "Completion", "Model calls", "Cache hits", "KG calls",
-		"Expansions", "Wall time", "Total time"}
+	// A call may ask for several samples and the cache answers per sample,
+	// so cache hits stand beside samples, not calls.
+	head := []string{"Method", "Tokens", "Prompt", "Completion", "Model calls", "Samples", "Samples from cache",
+		"KG calls", "Expansions", "Wall time", "Total time"}
 	row(w, head...)
 	rule(w, len(head))
 	for _, m := range r.Methods {
 		row(w, m.Method, fmt.Sprintf("%.0f", m.Tokens), fmt.Sprintf("%.0f", m.PromptTokens),
-			fmt.Sprintf("%.0f", m.CompletionTokens), fmt.Sprintf("%.1f", m.ModelCalls), fmt.Sprintf("%.1f", m.CacheHits),
+			fmt.Sprintf("%.0f", m.CompletionTokens), fmt.Sprintf("%.1f", m.ModelCalls), fmt.Sprintf("%.1f", m.Samples), fmt.Sprintf("%.1f", m.CacheHits),
 			fmt.Sprintf("%.1f", m.KGCalls), fmt.Sprintf("%.1f", m.Expansions), round(m.WallTime), round(m.TotalTime))
 	}
 	w.WriteString("\n")
