@@ -160,21 +160,23 @@ func TestObservation(t *testing.T) {
 		return hood.Page{Offset: offset, Edges: make([]hood.Edge, n), Total: total, Ranked: ranked}
 	}
 	for _, tc := range []struct {
-		edges, ents int
-		page        hood.Page
-		want        string
+		edges, ents, values int
+		page                hood.Page
+		want                string
 	}{
-		{1, 1, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 1 new entity; edges shown: 1 in all"},
-		{0, 2, page(0, 2, 2, 2), "OBSERVATION: 0 new edges, 2 new entities; edges shown: 2 in all"},
-		{50, 50, page(0, 50, 133, 133), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 133, ranked by " +
+		{36, 24, 12, page(0, 12, 12, 12), "OBSERVATION: 36 new edges, 24 new entities, 12 new values; edges shown: 12 in all"},
+		{1, 0, 1, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 0 new entities, 1 new value; edges shown: 1 in all"},
+		{1, 1, 0, page(0, 1, 1, 1), "OBSERVATION: 1 new edge, 1 new entity; edges shown: 1 in all"},
+		{0, 2, 0, page(0, 2, 2, 2), "OBSERVATION: 0 new edges, 2 new entities; edges shown: 2 in all"},
+		{50, 50, 0, page(0, 50, 133, 133), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 133, ranked by " +
 			"relevance to the question; choose the same relation again to see the next ones"},
-		{33, 33, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges shown: 101-133 of 133, ranked " +
+		{33, 33, 0, page(100, 33, 133, 133), "OBSERVATION: 33 new edges, 33 new entities; edges shown: 101-133 of 133, ranked " +
 			"by relevance to the question"},
-		{50, 50, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000; only the " +
+		{50, 50, 0, page(0, 50, 30000, 1000), "OBSERVATION: 50 new edges, 50 new entities; edges shown: 1-50 of 30000; only the " +
 			"first 1000 in the store's order were read and ranked by relevance to the question, the other 29000 cannot " +
 			"be listed; choose the same relation again to see the next ones"},
 	} {
-		if got := observation(tc.edges, tc.ents, tc.page); got != tc.want {
+		if got := observation(tc.edges, tc.ents, tc.values, tc.page); got != tc.want {
 			t.Errorf("observation = %q, want %q", got, tc.want)
 		}
 	}

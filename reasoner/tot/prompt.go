@@ -6,6 +6,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/subgraph"
+	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/literal"
 )
 
@@ -128,7 +129,7 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 			id = ""
 		}
 		fmt.Fprintf(&b, "  %s - %s (%s%d %s", o.ID, relationText(o, multi), id, o.Rel.Count, literal.Plural(o.Rel.Count, "edge"))
-		if k := n.shown.Of(n.selected, o.Rel); k > 0 {
+		if k := max(n.shown.Of(n.selected, o.Rel), inGraph(n, o.Rel)); k > 0 {
 			if int64(k) >= o.Rel.Count {
 				b.WriteString(", all in the graph already")
 			} else {
@@ -140,6 +141,16 @@ func selectRelationTask(n *node, opts []relOption, multi bool) string {
 	b.WriteString("Edges are fetched most relevant to the question first. Reply with exactly one relation id from the " +
 		"list (e.g. R1), or \"none\".\nSelected relation:")
 	return b.String()
+}
+
+// inGraph is how many edges of rel from the selected entities the local
+// graph holds, whichever selection of entities fetched them.
+func inGraph(n *node, rel store.Relation) int {
+	k := 0
+	for _, id := range n.selected {
+		k += n.sub.Count(subgraph.GroupKey{Anchor: id, Relation: rel.ID, Graph: rel.Graph, Dir: rel.Dir})
+	}
+	return k
 }
 
 // evaluateTask is the current task of the state-scoring prompt.

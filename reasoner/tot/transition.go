@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/internal/hood"
 	"github.com/grove-kg/grove/reasoner/link"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 )
 
@@ -95,18 +96,19 @@ func (r *run) searchKG(ctx context.Context, c *node, name string) (invalid, err 
 // totals, links the new entities into the other KGs, and records the
 // action and an observation in c's history.
 func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invalid, err error) {
-	page, err := hood.Fetch(ctx, r.KG, c.selected, o.Rel, c.shown.Of(c.selected, o.Rel), r.cfg.MaxEdges,
-		hood.Options{Question: r.Question, Graphs: r.Graphs})
+	sub := c.sub.Clone()
+	before := sub.NumEntities()
+	page, newEdges, err := r.fetchNew(ctx, c, o, sub)
 	if err != nil {
 		return nil, err
 	}
-	sub := c.sub.Clone()
-	before := sub.NumEntities()
-	newEdges := hood.AddTo(sub, page, o.Rel)
-	c.shown = c.shown.With(c.selected, o.Rel, page.Offset+len(page.Edges))
 	var newIDs []string
+	entities := 0
 	for _, e := range sub.Entities()[before:] {
 		newIDs = append(newIDs, e.ID)
+		if !e.Literal {
+			entities++
+		}
 	}
 	if err := r.linkAcross(ctx, sub, newIDs); err != nil {
 		return nil, err
@@ -114,19 +116,49 @@ func (r *run) expandRelation(ctx context.Context, c *node, o *relOption) (invali
 	c.sub = sub
 	label := relationText(*o, len(r.Graphs) > 1)
 	c.addHistory(fmt.Sprintf("%s: %s (%s, %s)", ActionSelectRelation, label, o.Rel.ID, o.Rel.Dir),
-		observation(newEdges, len(newIDs), page))
+		observation(newEdges, entities, len(newIDs)-entities, page))
 	if newEdges == 0 && len(newIDs) == 0 {
 		return errNothingNew{relation: label}, nil
 	}
 	return nil, nil
 }
 
-// observation summarises an expansion for the history: what was new,
-// which part of the relation's edges the graph now shows, and how to see
-// more.
-func observation(newEdges, newEntities int, p hood.Page) string {
-	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s; edges shown: %s", newEdges, noun(newEdges, "edge"), newEntities,
-		noun(newEntities, "entity"), p.Note())
+// maxSkipPages bounds the pages fetchNew reads past edges the local graph
+// already holds.
+const maxSkipPages = 8
+
+// fetchNew adds to sub the next page of c.selected's ranked edges along o
+// and records how far c has read. A page whose edges sub holds already
+// (fetched from another selection of entities: the pages are kept per
+// selection) is passed over for the next, up to maxSkipPages, so that
+// choosing a relation again shows what the graph lacks.
+func (r *run) fetchNew(ctx context.Context, c *node, o *relOption, sub *subgraph.Graph) (hood.Page, int, error) {
+	offset := c.shown.Of(c.selected, o.Rel)
+	for i := 0; ; i++ {
+		page, err := hood.Fetch(ctx, r.KG, c.selected, o.Rel, offset, r.cfg.MaxEdges,
+			hood.Options{Question: r.Question, Graphs: r.Graphs})
+		if err != nil {
+			return hood.Page{}, 0, err
+		}
+		newEdges := hood.AddTo(sub, page, o.Rel)
+		offset = page.Offset + len(page.Edges)
+		c.shown = c.shown.With(c.selected, o.Rel, offset)
+		if newEdges > 0 || !page.More() || len(page.Edges) == 0 || i+1 == maxSkipPages {
+			return page, newEdges, nil
+		}
+	}
+}
+
+// observation summarises an expansion for the history: what was new
+// (entities apart from literal values), which part of the relation's
+// edges the graph now shows, and how to see more.
+func observation(newEdges, newEntities, newValues int, p hood.Page) string {
+	s := fmt.Sprintf("OBSERVATION: %d new %s, %d new %s", newEdges, noun(newEdges, "edge"), newEntities,
+		noun(newEntities, "entity"))
+	if newValues > 0 {
+		s += fmt.Sprintf(", %d new %s", newValues, noun(newValues, "value"))
+	}
+	s += "; edges shown: " + p.Note()
 	if p.More() {
 		s += "; choose the same relation again to see the next ones"
 	}

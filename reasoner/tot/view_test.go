@@ -208,3 +208,36 @@ func TestSupportNamesMediators(t *testing.T) {
 		t.Errorf("answer names = %v", n)
 	}
 }
+
+// TestEdgesFetchedForAnotherSelection: the pages of a relation are kept
+// per selection of entities, but the relation prompt counts the edges the
+// local graph holds whoever fetched them, and choosing the relation for
+// the larger selection passes over the page already there to edges the
+// graph lacks (it added nothing new, and the branch died).
+func TestEdgesFetchedForAnotherSelection(t *testing.T) {
+	policy := &llm.Scripted{Rules: []llm.Rule{
+		{Name: TaskAction, Replies: []string{"EXPAND_KG: find the films directed by Ridley Scott",
+			"EXPAND_KG: find more films directed by Ridley Scott", "ANSWER: Scott Picture 00"}},
+		{Name: TaskSelectEntities, Replies: []string{kgfixture.RidleyScott, kgfixture.RidleyScott + ", /m/a_scott_film_00"}},
+		{Name: TaskSelectRelation, Repeat: true, Func: func(req llm.Request, _ int) (string, error) {
+			for _, o := range req.Task.Options {
+				if strings.Contains(o.Text, "directed") && !strings.Contains(o.Text, "directed by") {
+					return o.ID, nil
+				}
+			}
+			return "none", nil
+		}},
+	}}
+	tr := runChain(t, policy, "Name films of Ridley Scott.", kgfixture.RidleyScott)
+	rels := policy.CallsFor(TaskSelectRelation)
+	if len(rels) != 2 {
+		t.Fatalf("%d relation selections\n%s", len(rels), tracetest.Render(t, tr))
+	}
+	if p := prompt(rels[1]); !strings.Contains(p, "61 edges, 10 in the graph already; choose it again for the next ones") {
+		t.Errorf("the relation prompt for [Ridley Scott, Scott Picture 00] does not count the edges fetched for [Ridley Scott]:\n%s", p)
+	}
+	final := prompt(policy.CallsFor(TaskAction)[2])
+	if strings.Contains(final, "added nothing new") || !strings.Contains(final, "OBSERVATION: 10 new edges") {
+		t.Errorf("the second expansion did not reach edges the graph lacked:\n%s\n%s", final, tracetest.Render(t, tr))
+	}
+}
