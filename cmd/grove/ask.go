@@ -78,6 +78,10 @@ func (a *app) openModel() (llm.Model, io.Closer, error) {
 		fmt.Fprintln(a.stderr, lexicalWarning)
 		return llm.NewStats(lexical.Policy{}), nothingToClose{}, nil
 	}
+	if errors.Is(err, llm.ErrCacheInUse) {
+		return nil, nil, fmt.Errorf("%w: runs side by side need a cache directory each (--cache-dir DIR, "+
+			"GROVE_LLM_CACHE_DIR), or --cache off", err)
+	}
 	return m, closer, err
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner/lexical"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // fakeTotModel answers Tree-of-Traversals prompts the way a competent model
@@ -96,6 +99,34 @@ func TestCLIAskFakeServer(t *testing.T) {
 	}
 	if srv.RequestCount() != calls {
 		t.Fatalf("cached re-run sent %d more requests", srv.RequestCount()-calls)
+	}
+}
+
+// TestCLIAskCacheInUse: a response cache another run holds is refused
+// with the holder named and the flags that let runs go side by side.
+func TestCLIAskCacheInUse(t *testing.T) {
+	db := tinyDB(t)
+	srv := newFakeLLM(t, fakeTotModel)
+	cache := filepath.Join(t.TempDir(), "cache")
+	held, err := llm.OpenCache(&llm.Scripted{}, llm.CacheOptions{Dir: cache, Mode: llm.CacheReadWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	for _, mode := range []string{"readwrite", "read"} {
+		_, err := run(t, "--db", db, "ask", "Who directed Blade Runner?", "--llm", srv.BaseURL(), "--model", "fake",
+			"--cache", mode, "--cache-dir", cache)
+		if !errors.Is(err, llm.ErrCacheInUse) {
+			t.Fatalf("--cache %s beside a writer: %v", mode, err)
+		}
+		for _, want := range []string{fmt.Sprintf("process %d", os.Getpid()), "writing it", "--cache-dir DIR", "--cache off"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("--cache %s: error lacks %q: %v", mode, want, err)
+			}
+		}
+	}
+	if srv.RequestCount() != 0 {
+		t.Errorf("%d requests sent by a run that could not open its cache", srv.RequestCount())
 	}
 }
 

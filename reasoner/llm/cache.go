@@ -14,7 +14,8 @@ package llm
 // Modes: off (pass through), read (use cached samples, never write),
 // readwrite. A read-mode cache opens Badger read-only, so several processes
 // may read one directory at once; a readwrite cache holds Badger's directory
-// lock, so writers must open it one after another. Two concurrent identical
+// lock, so writers must open it one after another (or use directories of
+// their own): a refused open is ErrCacheInUse, naming the holder. Two concurrent identical
 // requests in one process may both miss and both call the model; the later
 // write wins.
 
@@ -32,6 +33,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store/dirlock"
 )
 
 // CacheMode says how a Cache uses its store.
@@ -57,6 +60,11 @@ func ParseCacheMode(s string) (CacheMode, error) {
 	}
 	return "", fmt.Errorf("cache mode %q: want off, read or readwrite", s)
 }
+
+// ErrCacheInUse is returned (wrapped) by OpenCache when another process
+// holds the cache's store: Badger lets one process write it, or several
+// read it once none writes.
+var ErrCacheInUse = errors.New("response cache in use by another process")
 
 // CacheIdentity is the part of a cache key that identifies the model.
 type CacheIdentity struct {
@@ -112,6 +120,12 @@ func OpenCache(inner Model, opts CacheOptions) (*Cache, error) {
 		return c, nil
 	}
 	db, err := badger.Open(badgerOptions(opts.Dir, opts.Mode == CacheRead, c.log))
+	if dirlock.IsLocked(err) {
+		holders := dirlock.Holders(opts.Dir)
+		return nil, fmt.Errorf("%w: response cache %s is held by %s; a readwrite cache serves one process at a time, "+
+			"and a read-mode open waits until no process writes it", ErrCacheInUse, opts.Dir,
+			dirlock.Describe(holders, "another process"))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("response cache %s: open: %w", opts.Dir, err)
 	}

@@ -11,6 +11,3 @@ func openFiles() int64 { return 0 }
 
 // openMaps is unknown on this platform.
 func openMaps() int64 { return 0 }
-
-// lockHolders is unknown on this platform.
-func lockHolders(string) []lockHolder { return nil }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/grove-kg/grove/store/dirlock"
 )
 
 // ErrInUse is returned (wrapped) by Open when another process holds the
@@ -32,37 +33,14 @@ func Exists(dir string) (bool, error) {
 	return false, fmt.Errorf("database %s: %w", dir, err)
 }
 
-// lockHolder is a process holding a database's directory lock.
-type lockHolder struct {
-	pid   int
-	write bool   // exclusive: it opened the database for writing
-	cmd   string // its command line, "" when unknown
-}
-
-// inUseErr names the processes holding the database (nil when unknown).
-func inUseErr(holders []lockHolder) error {
-	var who []string
-	writing := false
-	for _, h := range holders {
-		d := fmt.Sprintf("process %d", h.pid)
-		if h.cmd != "" {
-			d += " (" + h.cmd + ")"
-		}
-		if h.write {
-			d += " writing it"
-			writing = true
-		} else {
-			d += " reading it"
-		}
-		who = append(who, d)
-	}
-	if len(who) == 0 {
-		who = []string{"another process (grove serve, ingest or optimize, or commands reading it)"}
-	}
+// inUseErr names the processes holding the database (nobody when
+// unknown).
+func inUseErr(holders []dirlock.Holder) error {
+	who := dirlock.Describe(holders, "another process (grove serve, ingest or optimize, or commands reading it)")
 	advice := "wait for it or stop it"
-	if writing {
+	if dirlock.AnyWriter(holders) {
 		advice += "; a running grove serve answers the same KG calls over HTTP"
 	}
 	return fmt.Errorf("%w: held by %s; Badger lets one process write a database, or several read it at once: %s",
-		ErrInUse, strings.Join(who, ", "), advice)
+		ErrInUse, who, advice)
 }

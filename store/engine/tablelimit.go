@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/grove-kg/grove/store/dirlock"
 )
 
 // Badger keeps every table of the LSM tree open and memory-mapped while the
@@ -177,8 +179,8 @@ func (db *DB) openLimit() (int64, string) {
 func openErr(dir string, err error) error {
 	// Badger's errors here are text only (its y.Wrapf does not wrap).
 	switch msg := err.Error(); {
-	case strings.Contains(msg, "Cannot acquire directory lock"):
-		return inUseErr(lockHolders(dir))
+	case dirlock.IsLocked(err):
+		return inUseErr(dirlock.Holders(dir))
 	case strings.Contains(msg, "no manifest found"):
 		// A read-only open of a directory Badger never wrote.
 		return fmt.Errorf("%w (no MANIFEST in %s)", ErrNoDatabase, dir)

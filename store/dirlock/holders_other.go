@@ -1,0 +1,6 @@
+//go:build !unix
+
+package dirlock
+
+// Holders is unknown on this platform.
+func Holders(string) []Holder { return nil }
