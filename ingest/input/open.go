@@ -35,6 +35,7 @@ package input
 import (
 	"bufio"
 	"compress/bzip2"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,7 +115,13 @@ func (f *File) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("%s: %w", f.name, os.ErrClosed)
 	}
 	n, err := f.r.Read(p)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == nil || err == io.EOF:
+	case f.comp != None && errors.Is(err, io.ErrUnexpectedEOF):
+		// A decoder's word for a stream cut off: the load fails as
+		// such instead of as a parse error of its last line.
+		err = fmt.Errorf("%s: read %s: the stream ends early (is the file truncated?): %w", f.name, f.comp, err)
+	default:
 		err = fmt.Errorf("%s: read %s: %w", f.name, f.comp, err)
 	}
 	return n, err

@@ -3,11 +3,14 @@ package input
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -95,7 +98,9 @@ func TestOpenRoundTrip(t *testing.T) {
 	zw.Close()
 	// Two concatenated xz streams, as "xz -dc" accepts.
 	xzData := append(xzBytes(t, plain.Bytes()[:half]), xzBytes(t, plain.Bytes()[half:])...)
-	for name, data := range map[string][]byte{"multi.gz": gz.Bytes(), "big.zst": zs.Bytes(), "multi.xz": xzData} {
+	padded := append(slices.Clip(xzData), 0, 0, 0, 0) // stream padding
+	for name, data := range map[string][]byte{"multi.gz": gz.Bytes(), "big.zst": zs.Bytes(), "multi.xz": xzData,
+		"padded.xz": padded} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -226,4 +231,71 @@ func xzBytes(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestOpenTruncated: a compressed stream cut off before its end is an
+// error naming the file and the compression, for every compression, and
+// never a clean end of the data read so far (a truncated dump loaded half
+// its quads and reported success).
+func TestOpenTruncated(t *testing.T) {
+	want := readFile(t, "testdata/sample.nt")
+	dir := t.TempDir()
+	for _, file := range []string{"sample.nt.gz", "sample.nt.zst", "sample.nt.bz2", "sample.nt.xz"} {
+		full := readFile(t, filepath.Join("testdata", file))
+		for _, cut := range []int{len(full) - 1, len(full) - 8, len(full) / 2, 20} {
+			t.Run(fmt.Sprintf("%s/%d of %d bytes", file, cut, len(full)), func(t *testing.T) {
+				p := filepath.Join(dir, fmt.Sprintf("%d-%s", cut, file))
+				if err := os.WriteFile(p, full[:cut], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				f, err := Open(p)
+				if err != nil {
+					if !strings.Contains(err.Error(), p) {
+						t.Errorf("open error does not name the file: %v", err)
+					}
+					return
+				}
+				defer f.Close()
+				data, err := io.ReadAll(f)
+				if err == nil {
+					t.Fatalf("read %d of %d bytes of the data and no error", len(data), len(want))
+				}
+				if !strings.Contains(err.Error(), p+": read ") || len(data) > len(want) {
+					t.Errorf("error %v after %d bytes", err, len(data))
+				}
+			})
+		}
+	}
+}
+
+// TestXzTail: the last two bytes other than zero are kept across reads
+// of any size, so a stream footer ("YZ") followed by padding is told from
+// input cut off before it.
+func TestXzTail(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		footer bool
+	}{
+		{"xxYZ", true},
+		{"xxYZ\x00\x00\x00\x00", true},
+		{"xxY\x00Z", true}, // zeros are skipped wherever they are
+		{"xxYZx", false},
+		{"xxZY", false},
+		{"", false},
+		{"\x00\x00\x00\x00", false},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(tc.in)
+			if oneByte {
+				r = iotest.OneByteReader(r)
+			}
+			tail := &xzTail{r: r}
+			if _, err := io.ReadAll(tail); err != nil {
+				t.Fatal(err)
+			}
+			if tail.footer() != tc.footer {
+				t.Errorf("%q (one byte at a time %v): footer %v, want %v", tc.in, oneByte, tail.footer(), tc.footer)
+			}
+		}
+	}
 }

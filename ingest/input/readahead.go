@@ -50,10 +50,7 @@ func (ra *readAhead) fill(src io.Reader) {
 		case <-ra.done:
 			return
 		}
-		n, err := io.ReadFull(src, buf)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = io.EOF
-		}
+		n, err := readFull(src, buf)
 		select {
 		case ra.full <- chunk{buf: buf, n: n, err: err}:
 		case <-ra.done:
@@ -93,4 +90,20 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 func (ra *readAhead) Close() error {
 	ra.once.Do(func() { close(ra.done) })
 	return nil
+}
+
+// readFull reads until buf is full or src ends. Unlike io.ReadFull it
+// keeps an io.ErrUnexpectedEOF from src — a decoder's word for a
+// truncated gzip, bzip2 or xz stream — as the error it is, and reports a
+// plain end of src after some bytes as io.EOF.
+func readFull(src io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := src.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
