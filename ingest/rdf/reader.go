@@ -110,7 +110,7 @@ func New(opts Options) *Reader {
 func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
 	p := NewParser(rd.opts.Graph, rd.opts.Strict)
 	emit, finish := newEmitter(rd.opts, w)
-	lr := newLineReader(r, rd.opts.MaxLineBytes)
+	lr := newLineReader(ctx, r, rd.opts.MaxLineBytes)
 	for lineNo := int64(1); ; lineNo++ {
 		if lineNo%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -193,21 +193,33 @@ var errLineTooLong = errors.New("line too long")
 // lineReader reads lines from a 1 MiB buffer; lines longer than the buffer
 // are assembled in long.
 type lineReader struct {
+	ctx  context.Context
 	br   *bufio.Reader
 	long []byte
 	max  int
+	// rest is set when the last line was cut at the limit: the next call
+	// discards the rest of it first.
+	rest bool
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
+func newLineReader(ctx context.Context, r io.Reader, max int) *lineReader {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
-	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
+	return &lineReader{ctx: ctx, br: bufio.NewReaderSize(r, readBufSize), max: max}
 }
 
 // next returns the next line including its "\n", valid until the next
-// call. A line over the limit is consumed and reported as errLineTooLong.
+// call. A line over the limit is reported as errLineTooLong as soon as the
+// limit is passed, so that input without a line end (a stream of zeros)
+// fails at the limit instead of being read for ever; a following call
+// discards the rest of that line (watching lr.ctx) before reading on.
 func (lr *lineReader) next() ([]byte, error) {
+	if lr.rest {
+		if err := lr.discardRest(); err != nil {
+			return nil, err
+		}
+	}
 	line, err := lr.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		if len(line) > lr.max {
@@ -216,20 +228,37 @@ func (lr *lineReader) next() ([]byte, error) {
 		return line, err
 	}
 	buf := append(lr.long[:0], line...)
-	for errors.Is(err, bufio.ErrBufferFull) {
+	for errors.Is(err, bufio.ErrBufferFull) && len(buf) <= lr.max {
 		line, err = lr.br.ReadSlice('\n')
-		if len(buf) <= lr.max {
-			buf = append(buf, line...)
-		}
+		buf = append(buf, line...)
 	}
 	lr.long = buf[:0]
 	if len(buf) > lr.max {
-		if err != nil && err != io.EOF {
+		lr.rest = errors.Is(err, bufio.ErrBufferFull)
+		if err != nil && err != io.EOF && !lr.rest {
 			return nil, err
 		}
 		return nil, errLineTooLong // a following call reports any EOF
 	}
 	return buf, err
+}
+
+// discardRest reads past the end of a line cut at the limit.
+func (lr *lineReader) discardRest() error {
+	for i := 0; ; i++ {
+		if i%64 == 0 {
+			if err := lr.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if _, err := lr.br.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
+			lr.rest = false
+			if err == io.EOF {
+				return nil // the next read reports it
+			}
+			return err
+		}
+	}
 }
 
 // languages lower-cases the configured languages, defaulting to English.
