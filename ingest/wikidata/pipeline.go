@@ -148,8 +148,9 @@ func (p *pipeline) produce(ctx context.Context, r io.Reader) {
 	defer close(p.order)
 	br := bufio.NewReaderSize(r, 256<<10)
 	var lineNo int64
+	rest := false
 	for {
-		b := p.fill(br, &lineNo)
+		b := p.fill(ctx, br, &lineNo, &rest)
 		last := b.readErr != nil || len(b.ends) == 0 // b belongs to others once sent
 		if !p.send(ctx, b) || last {
 			return
@@ -157,13 +158,30 @@ func (p *pipeline) produce(ctx context.Context, r io.Reader) {
 	}
 }
 
-// fill reads lines until the batch is full or the input ends.
-func (p *pipeline) fill(br *bufio.Reader, lineNo *int64) *batch {
+// fill reads lines until the batch is full or the input ends. A line over
+// the limit ends the batch, so that it is reported (or skipped) without
+// waiting for its end, which input without line ends never reaches; *rest
+// then says the next fill must first discard the rest of it.
+func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, rest *bool) *batch {
 	opts := &p.rd.opts
 	b := p.newBatch()
+	if *rest {
+		*rest = false
+		if err := discardLine(ctx, br); err != nil && !errors.Is(err, io.EOF) {
+			b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
+			return b
+		}
+	}
 	for len(b.arena) < opts.BatchBytes && len(b.ends) < maxBatchLines {
 		*lineNo++
 		n, tooLong, err := readLine(br, &b.arena, opts.MaxLineBytes)
+		if tooLong && errors.Is(err, bufio.ErrBufferFull) {
+			b.ends = append(b.ends, len(b.arena))
+			b.lineNos = append(b.lineNos, *lineNo)
+			b.tooLong = append(b.tooLong, true)
+			*rest = true
+			return b
+		}
 		if n == 0 && !tooLong && err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
@@ -187,30 +205,41 @@ func (p *pipeline) fill(br *bufio.Reader, lineNo *int64) *batch {
 }
 
 // readLine appends one line (without "\n") to arena and returns its
-// length. A line over max is consumed but dropped (tooLong).
+// length. A line over max is dropped (tooLong) as soon as it passes max:
+// with bufio.ErrBufferFull its rest is left unread, for discardLine (input
+// without line ends is never read for ever); with nil or io.EOF it ended.
 func readLine(br *bufio.Reader, arena *[]byte, max int) (n int, tooLong bool, err error) {
 	start := len(*arena)
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(*arena)-start+len(chunk) > max+1 {
-				tooLong = true
-				*arena = (*arena)[:start]
-			} else {
-				*arena = append(*arena, chunk...)
-			}
-		}
 		n += len(chunk)
+		if len(*arena)-start+len(chunk) > max+1 {
+			*arena = (*arena)[:start]
+			return n, true, err
+		}
+		*arena = append(*arena, chunk...)
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err != nil:
-			return n, tooLong, err
+			return n, false, err
 		}
-		if !tooLong {
-			*arena = (*arena)[:len(*arena)-1]
+		*arena = (*arena)[:len(*arena)-1]
+		return n, false, nil
+	}
+}
+
+// discardLine reads past the end of the current line, watching ctx.
+func discardLine(ctx context.Context, br *bufio.Reader) error {
+	for i := 0; ; i++ {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		return n, tooLong, nil
+		if _, err := br.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
 	}
 }
 
