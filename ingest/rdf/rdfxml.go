@@ -34,7 +34,11 @@ const (
 // It streams: encoding/xml hands over one token at a time and each triple
 // is written as soon as its subject, predicate and object are known, so
 // memory is bounded by the element nesting (at most maxNesting levels) and
-// the longest text node (Options.MaxLineBytes), not by the document.
+// the longest text node (Options.MaxLineBytes), not by the document. The
+// limit is checked on the input before encoding/xml sees it (textGuard),
+// counting each reference to a DOCTYPE entity at its expanded size, since
+// encoding/xml builds a whole text node, entities expanded, before handing
+// it over: a 200 KB document of entity references expanded to gigabytes.
 // Blank nodes are named as by the Turtle reader: rdf:nodeID values are
 // scoped by Options.Graph, nodes without an id get
 // "<graph>/<document>#<n>" (see Options.Document).
@@ -76,9 +80,10 @@ func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w so
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	dec := xml.NewDecoder(br)
+	entities := map[string]string{}
+	dec := xml.NewDecoder(&textGuard{br: br, entities: entities, max: max})
 	dec.CharsetReader = charsetReader
-	dec.Entity = map[string]string{}
+	dec.Entity = entities
 	x := &rdfxml{ctx: ctx, dec: dec, blanks: newBlankNamer(rd.opts.Graph, rd.opts.document(name)), emit: emit, strict: rd.opts.Strict, max: max}
 	if err := x.document(); err != nil {
 		var pe *xmlError
@@ -624,4 +629,65 @@ func (x *rdfxml) reify(sc scope, id string, s, p, o quad.Value) error {
 		}
 	}
 	return nil
+}
+
+// textGuard passes an RDF/XML document through and fails once the text
+// between two '<' (a text node, a tag with its attribute values) would pass
+// max bytes with the references to declared entities expanded, one level
+// as encoding/xml expands them. entities is the decoder's map, filled as
+// the DOCTYPE is read; the guard is an io.ByteReader, which encoding/xml
+// reads byte by byte, so every byte is counted after the declarations
+// before it were read. Bytes of CDATA sections and comments count too: the
+// guard errs on the side of refusing.
+type textGuard struct {
+	br       *bufio.Reader
+	entities map[string]string
+	max      int
+	run      int    // bytes since the last '<', references expanded
+	ref      []byte // the name of a reference being read
+	inRef    bool
+}
+
+// maxRefName bounds the name read after '&': longer is not a reference.
+const maxRefName = 256
+
+// ReadByte is what encoding/xml calls.
+func (g *textGuard) ReadByte() (byte, error) {
+	c, err := g.br.ReadByte()
+	if err != nil {
+		return c, err
+	}
+	switch {
+	case c == '<':
+		g.run, g.inRef = 0, false
+		return c, nil
+	case g.inRef && c == ';':
+		g.inRef = false
+		if v, ok := g.entities[string(g.ref)]; ok {
+			g.run += len(v) - len(g.ref) - 2 // "&name;" counts as v
+		}
+	case g.inRef && len(g.ref) < maxRefName:
+		g.ref = append(g.ref, c)
+	case c == '&':
+		g.inRef, g.ref = true, g.ref[:0]
+	default:
+		g.inRef = false
+	}
+	g.run++
+	if g.run > g.max {
+		return 0, fmt.Errorf("%w: over %d bytes of text between two tags, entities expanded", errTokenTooLong, g.max)
+	}
+	return c, nil
+}
+
+// Read makes textGuard an io.Reader; encoding/xml uses ReadByte.
+func (g *textGuard) Read(p []byte) (int, error) {
+	for i := range p {
+		c, err := g.ReadByte()
+		if err != nil {
+			return i, err
+		}
+		p[i] = c
+	}
+	return len(p), nil
 }

@@ -167,3 +167,43 @@ func FuzzRDFXML(f *testing.F) {
 		}
 	})
 }
+
+// TestRDFXMLTextLimit: the text limit counts entity references at their
+// expanded size and is enforced on the input, before encoding/xml builds
+// the text node (a 200 KB document of references took 4 GB); text within
+// the limit, references expanded, still loads.
+func TestRDFXMLTextLimit(t *testing.T) {
+	doc := func(value string, refs int, text string) []byte {
+		return []byte(`<?xml version="1.0"?>
+<!DOCTYPE rdf:RDF [ <!ENTITY big "` + value + `"> ]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex/">
+<rdf:Description rdf:about="http://ex/a"><ex:q>` + strings.Repeat("&big;", refs) + text + `</ex:q></rdf:Description>
+</rdf:RDF>
+`)
+	}
+	const max = 1 << 16
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		wantErr string
+		wantLen int
+	}{
+		{"references over the limit", doc(strings.Repeat("x", 1000), 100, ""), "entities expanded", 0},
+		{"plain text over the limit", doc("x", 0, strings.Repeat("y", 2*max)), "between two tags", 0},
+		{"references within the limit", doc(strings.Repeat("x", 1000), 60, ""), "", 60000},
+		{"just under the limit", doc(strings.Repeat("x", 1024), 63, strings.Repeat("y", 1024-len("<ex:q>"))), "", 64*1024 - 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{MaxLineBytes: max}), "t.rdf", tc.data)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "t.rdf:") {
+					t.Fatalf("error %v, want one naming the file and %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(qs) != 1 || len(string(qs[0].Object.(quad.String))) != tc.wantLen {
+				t.Fatalf("%d quads, %v", len(qs), err)
+			}
+		})
+	}
+}
