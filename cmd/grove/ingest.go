@@ -236,6 +236,9 @@ func (pl *phaseLogger) done() {
 // parseSize reads a byte size: a number with an optional unit (B, KB, MB,
 // GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024; K, M, G, T
 // as powers of 1024).
+// maxSize bounds the sizes parseSize accepts, far below int64's overflow.
+const maxSize = 1 << 60
+
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
@@ -252,6 +255,9 @@ func parseSize(s string) (int64, error) {
 	m, ok := mult[unit]
 	if !ok {
 		return 0, fmt.Errorf("bad size unit in %q (want B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s)
+	}
+	if f*m >= maxSize {
+		return 0, fmt.Errorf("size %q is too large (at most %d bytes)", s, int64(maxSize))
 	}
 	return int64(f * m), nil
 }

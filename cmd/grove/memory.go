@@ -84,6 +84,17 @@ func readFile(path string) string {
 	return string(b)
 }
 
+// checkUsable refuses a budget above the memory the process may use
+// (usable, 0 when unknown): the load would be killed before it spilled.
+func checkUsable(flag string, n, usable int64) error {
+	if usable > 0 && n > usable {
+		return fmt.Errorf("%s is more than the %.1f GiB this process may use (physical memory, or the cgroup limit "+
+			"it runs under): the load would be killed before it spilled; give at most that, or auto (a sixth of it)",
+			flag, float64(usable)/(1<<30))
+	}
+	return nil
+}
+
 // parseMaxMemory reads a --max-memory value: "auto" (autoMaxMemory) or a
 // size.
 func parseMaxMemory(s string) (int64, error) {
@@ -95,6 +106,11 @@ func parseMaxMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("--max-memory: %w", err)
 	}
 	if err := checkBudget("--max-memory "+strings.TrimSpace(s), n); err != nil {
+		return 0, err
+	}
+	usable := usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
+		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+	if err := checkUsable("--max-memory "+strings.TrimSpace(s), n, usable); err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -67,6 +67,8 @@ func TestParseMaxMemory(t *testing.T) {
 		{"128MiB", 0, true},
 		{"0", 0, true},
 		{"lots", 0, true},
+		{"1024TiB", 0, true}, // more than this machine has
+		{"99999999999GiB", 0, true},
 	} {
 		got, err := parseMaxMemory(tc.in)
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
