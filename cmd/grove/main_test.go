@@ -87,6 +87,57 @@ func TestCLIEnvAndConfig(t *testing.T) {
 	}
 }
 
+// TestFlagsFromEnvAndConfig: every command flag takes its GROVE_*
+// variable or config file key when not given (they were accepted and
+// ignored), a flag beats the environment and the environment the file, and
+// a bad value names its source.
+func TestFlagsFromEnvAndConfig(t *testing.T) {
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "g.nt")
+	if err := os.WriteFile(nt, []byte("<a> <p> <b> .\n<b> <p> <c> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "grove.yaml")
+	if err := os.WriteFile(cfg, []byte("graph: fromfile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	graphs := func(db string) string {
+		out, err := run(t, "--db", db, "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name, env string
+		args      []string
+		want      string
+	}{
+		{"config file", "", nil, "fromfile"},
+		{"environment over file", "fromenv", nil, "fromenv"},
+		{"flag over environment", "fromenv", []string{"--graph", "fromflag"}, "fromflag"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("GROVE_GRAPH", c.env)
+			}
+			db := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			args := append([]string{"--config", cfg, "--db", db, "ingest", "--quiet"}, c.args...)
+			if _, err := run(t, append(args, nt)...); err != nil {
+				t.Fatal(err)
+			}
+			if out := graphs(db); !strings.Contains(out, c.want) {
+				t.Errorf("graphs after the load:\n%s\nwant %s", out, c.want)
+			}
+		})
+	}
+	t.Setenv("GROVE_MAX_MEMORY", "100")
+	_, err := run(t, "--db", filepath.Join(dir, "bad"), "ingest", "--quiet", nt)
+	if err == nil || !strings.Contains(err.Error(), "--max-memory 100 is below") {
+		t.Errorf("GROVE_MAX_MEMORY=100: %v", err)
+	}
+}
+
 // TestNoDatabaseCreated: commands that open the database writable without
 // being meant to create one (optimize, serve) refuse a missing or empty
 // database with the message every reader gives, and write nothing there.

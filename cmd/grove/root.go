@@ -81,6 +81,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 	// Flags bound to a section key (llm.*, serve.*) are not bound under
 	// their own name too: the --llm flag would shadow the llm: section.
 	var bindErr error
+	var byName []*pflag.Flag
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if _, ok := modelFlagKeys()[f.Name]; ok {
 			return
@@ -91,6 +92,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 		if err := a.v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
 			bindErr = err
 		}
+		byName = append(byName, f)
 	})
 	if bindErr != nil {
 		return bindErr
@@ -103,6 +105,9 @@ func (a *app) setup(cmd *cobra.Command) error {
 		}
 	}
 	if err := a.readConfig(cmd); err != nil {
+		return err
+	}
+	if err := a.settleFlags(byName); err != nil {
 		return err
 	}
 	var level slog.Level
@@ -121,6 +126,30 @@ func (a *app) setup(cmd *cobra.Command) error {
 		cobra.OnFinalize(func() { pprof.StopCPUProfile(); f.Close() })
 	}
 	return startTrace(cmd)
+}
+
+// settleFlags gives each flag not set on the command line the value of its
+// GROVE_* variable or config file key, when there is one, so that commands
+// reading their flag variables honour every source the README lists
+// (flags, then the environment, then the config file); a bad value is an
+// error naming its source.
+func (a *app) settleFlags(flags []*pflag.Flag) error {
+	for _, f := range flags {
+		if f.Changed || !a.v.IsSet(f.Name) {
+			continue
+		}
+		var err error
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			err = sv.Replace(a.v.GetStringSlice(f.Name))
+		} else {
+			err = f.Value.Set(a.v.GetString(f.Name))
+		}
+		if err != nil {
+			env := "GROVE_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(f.Name))
+			return fmt.Errorf("--%s from %s or the config file key %q: %w", f.Name, env, f.Name, err)
+		}
+	}
+	return nil
 }
 
 // startTrace starts the execution trace asked for by --exectrace.
