@@ -292,6 +292,8 @@ func TestMalformedLines(t *testing.T) {
 		{"bad entity value id", item("Q2", `"P17":[`+stmt("P17", "normal", "wikibase-item", `{"value":{"id":"Q1 <x>"},"type":"wikibase-entityid"}`, "")+`]`),
 			`x.json:3: claims.P17[0].mainsnak: datavalue: invalid entity id "Q1 <x>"`, Options{}},
 		{"too long", item("Q2", `"P1":[]`), `x.json:3: line longer than 86 bytes`, Options{MaxLineBytes: 86}},
+		{"invalid UTF-8 in a value", item("Q2", `"P1448":[`+stmt("P1448", "normal", "monolingualtext", `{"value":{"text":"a`+"\xff"+`b","language":"en"},"type":"monolingualtext"}`, "")+`]`),
+			`x.json:3: claims.P1448[0].mainsnak: datavalue: value.text: invalid UTF-8 in a string`, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

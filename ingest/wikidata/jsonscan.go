@@ -265,6 +265,9 @@ func shift(err error, off int) error {
 	return err
 }
 
+// errInvalidUTF8 reports a string that is not valid UTF-8.
+var errInvalidUTF8 = errors.New("invalid UTF-8 in a string")
+
 // unquote decodes a raw JSON string token.
 func unquote(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
@@ -273,13 +276,15 @@ func unquote(raw []byte) (string, error) {
 	inner := raw[1 : len(raw)-1]
 	simple, ascii := true, true
 	for _, c := range inner {
-		if c == '\\' || c < 0x20 {
-			simple = false
-			break
-		}
+		simple = simple && c != '\\' && c >= 0x20
 		ascii = ascii && c < utf8.RuneSelf
 	}
-	if simple && (ascii || utf8.Valid(inner)) {
+	// Invalid bytes are refused, as every other reader refuses them; the
+	// JSON decoder would replace them with U+FFFD without a word.
+	if !ascii && !utf8.Valid(inner) {
+		return "", errInvalidUTF8
+	}
+	if simple {
 		return string(inner), nil
 	}
 	var s string
