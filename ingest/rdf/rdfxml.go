@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cayleygraph/quad"
 	"golang.org/x/text/encoding/htmlindex"
@@ -155,7 +157,44 @@ func (x *rdfxml) token() (xml.Token, error) {
 	if errors.As(err, &se) {
 		return nil, &xmlError{line: int64(se.Line), err: fmt.Errorf("XML: %s", se.Msg)}
 	}
+	if el, ok := tok.(xml.StartElement); ok {
+		if err := x.checkNames(el); err != nil {
+			return nil, err
+		}
+	}
 	return tok, err
+}
+
+// checkNames refuses what encoding/xml lets through: a prefix no xmlns
+// declares (it is left as the name's Space, and "nope:p" would become the
+// IRI <nopep>) and an attribute given twice.
+func (x *rdfxml) checkNames(el xml.StartElement) error {
+	if undeclared(el.Name.Space) {
+		return x.errf("namespace prefix %q of <%s:%s> is not declared", el.Name.Space, el.Name.Space, el.Name.Local)
+	}
+	for i, a := range el.Attr {
+		if undeclared(a.Name.Space) && a.Name.Space != "xmlns" {
+			return x.errf("namespace prefix %q of attribute %s:%s is not declared", a.Name.Space, a.Name.Space, a.Name.Local)
+		}
+		for _, b := range el.Attr[:i] {
+			if a.Name == b.Name {
+				return x.errf("attribute %s given twice", qname(a.Name))
+			}
+		}
+	}
+	return nil
+}
+
+// undeclared reports a name space that is a prefix encoding/xml could not
+// translate: every namespace name is an absolute IRI, with a colon.
+func undeclared(space string) bool { return space != "" && !strings.Contains(space, ":") }
+
+// qname is a name as written, its namespace in braces.
+func qname(n xml.Name) string {
+	if n.Space == "" {
+		return n.Local
+	}
+	return "{" + n.Space + "}" + n.Local
 }
 
 // entityDecl matches the internal general entities of a DOCTYPE.
@@ -173,7 +212,11 @@ func (x *rdfxml) document() error {
 		switch t := tok.(type) {
 		case xml.Directive:
 			for _, m := range entityDecl.FindAllSubmatch([]byte("<!"+string(t)+">"), -1) {
-				x.dec.Entity[string(m[1])] = string(m[2]) + string(m[3])
+				v, err := expandEntityValue(string(m[2])+string(m[3]), x.dec.Entity, x.max)
+				if err != nil {
+					return x.errf("entity %s: %v", m[1], err)
+				}
+				x.dec.Entity[string(m[1])] = v
 			}
 		case xml.StartElement:
 			sc := scope{}.with(t, x)
@@ -303,8 +346,8 @@ func (x *rdfxml) subjectOf(el xml.StartElement, sc scope) (quad.Value, error) {
 		return x.iri(sc, "#"+v)
 	}
 	if v, ok := attr(el, "nodeID"); ok {
-		if v == "" {
-			return nil, x.errf("empty rdf:nodeID")
+		if !isNCName(v) {
+			return nil, x.errf("rdf:nodeID %q is not an XML name (NCName)", v)
 		}
 		return x.blanks.labelled([]byte(v)), nil
 	}
@@ -458,6 +501,9 @@ func (x *rdfxml) propertyValue(subj, pred quad.Value, el xml.StartElement, sc sc
 			return nil, err
 		}
 	case hasNode:
+		if !isNCName(node) {
+			return nil, x.errf("rdf:nodeID %q is not an XML name (NCName)", node)
+		}
 		obj = x.blanks.labelled([]byte(node))
 	default:
 		obj = x.blanks.fresh()
@@ -690,4 +736,83 @@ func (g *textGuard) Read(p []byte) (int, error) {
 		p[i] = c
 	}
 	return len(p), nil
+}
+
+// isNCName reports an XML name without a colon, which rdf:nodeID and
+// rdf:ID values must be.
+func isNCName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '_' || unicode.IsLetter(r):
+		case i > 0 && (r == '-' || r == '.' || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) ||
+			r == 0xB7):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// expandEntityValue expands, in an entity's declared value, the character
+// references and the references to the predefined entities and to those
+// declared before it, as an XML processor does when the entity is used
+// (encoding/xml inserts the value as written: "&ex;ns#" stayed so, and a
+// loop of two entities became the text "&b;"). A reference to an entity
+// not declared before (a loop included) is an error; the value is bounded
+// by max bytes.
+func expandEntityValue(v string, declared map[string]string, max int) (string, error) {
+	if !strings.Contains(v, "&") {
+		return v, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(v, '&')
+		if i < 0 {
+			b.WriteString(v)
+			break
+		}
+		b.WriteString(v[:i])
+		end := strings.IndexByte(v[i:], ';')
+		if end < 0 {
+			return "", fmt.Errorf("unterminated reference %q", v[i:])
+		}
+		name := v[i+1 : i+end]
+		v = v[i+end+1:]
+		switch r, ok := charRef(name); {
+		case ok:
+			b.WriteRune(r)
+		case predefined[name] != "":
+			b.WriteString(predefined[name])
+		default:
+			d, ok := declared[name]
+			if !ok {
+				return "", fmt.Errorf("refers to &%s;, which is not declared before it", name)
+			}
+			b.WriteString(d)
+		}
+		if b.Len() > max {
+			return "", fmt.Errorf("%w: over %d bytes once expanded", errTokenTooLong, max)
+		}
+	}
+	return b.String(), nil
+}
+
+// predefined are XML's predefined entities.
+var predefined = map[string]string{"lt": "<", "gt": ">", "amp": "&", "apos": "'", "quot": `"`}
+
+// charRef decodes a character reference's name ("#233", "#xE9").
+func charRef(name string) (rune, bool) {
+	num, ok := strings.CutPrefix(name, "#")
+	if !ok {
+		return 0, false
+	}
+	base := 10
+	if h, ok := strings.CutPrefix(num, "x"); ok {
+		num, base = h, 16
+	}
+	n, err := strconv.ParseUint(num, base, 32)
+	if err != nil || !utf8.ValidRune(rune(n)) || n == 0 {
+		return 0, false
+	}
+	return rune(n), true
 }

@@ -207,3 +207,64 @@ func TestRDFXMLTextLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestRDFXMLNamesAndEntities: entity values are expanded as an XML
+// processor expands them (nested entities, character references), and what
+// rapper refuses is an error naming the line: an entity loop, an
+// undeclared prefix, a bad rdf:nodeID, an attribute given twice.
+func TestRDFXMLNamesAndEntities(t *testing.T) {
+	const head = `<?xml version="1.0"?>
+<!DOCTYPE rdf:RDF [
+<!ENTITY ex "http://ex/">
+<!ENTITY ns "&ex;ns#">
+<!ENTITY cafe "caf&#233; &amp; cr&#xE8;me">
+]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://ex/">
+`
+	for _, tc := range []struct {
+		name, body string
+		want       []string // N-Triples lines, or
+		wantErr    string
+	}{
+		{"nested entities and character references", `<rdf:Description rdf:about="&ns;thing"><ex:q>&cafe;</ex:q></rdf:Description>`,
+			[]string{`<http://ex/ns#thing> -- <http://ex/q> -> "café & crème"`}, ""},
+		{"undeclared element prefix", `<rdf:Description rdf:about="&ns;a"><nope:p>x</nope:p></rdf:Description>`,
+			nil, `t.rdf:8: namespace prefix "nope" of <nope:p> is not declared`},
+		{"undeclared attribute prefix", `<rdf:Description rdf:about="&ns;a" nope:p="x"/>`,
+			nil, `t.rdf:8: namespace prefix "nope" of attribute nope:p is not declared`},
+		{"nodeID not a name", `<rdf:Description rdf:nodeID="1bad"><ex:p>x</ex:p></rdf:Description>`,
+			nil, `t.rdf:8: rdf:nodeID "1bad" is not an XML name`},
+		{"object nodeID not a name", `<rdf:Description rdf:about="&ns;a"><ex:p rdf:nodeID="a b"/></rdf:Description>`,
+			nil, `rdf:nodeID "a b" is not an XML name`},
+		{"attribute twice", `<rdf:Description rdf:about="&ns;a" rdf:about="&ns;b"><ex:p>x</ex:p></rdf:Description>`,
+			nil, `t.rdf:8: attribute {http://www.w3.org/1999/02/22-rdf-syntax-ns#}about given twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			qs, err := readWith(t, NewRDFXML(Options{}), "t.rdf", []byte(head+tc.body+"\n</rdf:RDF>\n"))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, q := range qs {
+				got = append(got, q.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	loop := `<?xml version="1.0"?>
+<!DOCTYPE rdf:RDF [ <!ENTITY a "&b;"> <!ENTITY b "&a;"> ]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>
+`
+	if _, err := readWith(t, NewRDFXML(Options{}), "loop.rdf", []byte(loop)); err == nil ||
+		!strings.Contains(err.Error(), "entity a: refers to &b;, which is not declared before it") {
+		t.Errorf("entity loop: %v", err)
+	}
+}
