@@ -155,7 +155,7 @@ func (a *app) kgEntity() *cobra.Command {
 						fmt.Fprintf(w, "  aliases: %s\n", strings.Join(e.Aliases, "; "))
 					}
 					fmt.Fprintf(w, "  graphs: %s\n", strings.Join(e.Graphs, ", "))
-					if g, local, ok := scopedBlank(e.ID); ok {
+					if g, local, ok := scopedBlank(e.ID, e.Graphs); ok {
 						fmt.Fprintf(w, "  blank node: scoped to graph %s at ingest (the source file's _:%s)\n", g, local)
 					}
 					return nil
@@ -216,14 +216,20 @@ func noEdges(ctx context.Context, kg store.KG, relation string, ids []string, d 
 	return fmt.Errorf("no relation %q on %s (direction %s); %s", relation, strings.Join(ids, ", "), d, have)
 }
 
-// scopedBlank splits a graph-scoped blank node id, _:GRAPH/LOCAL.
-func scopedBlank(id string) (graph, local string, ok bool) {
+// scopedBlank splits a blank node id scoped at ingest, "_:GRAPH/LOCAL",
+// by the graphs the node is in (the longest that prefixes it: a graph name
+// may hold a slash), reporting whether it is one.
+func scopedBlank(id string, graphs []string) (graph, local string, ok bool) {
 	rest, isBlank := strings.CutPrefix(id, "_:")
 	if !isBlank {
 		return "", "", false
 	}
-	graph, local, ok = strings.Cut(rest, "/")
-	return graph, local, ok && graph != "" && local != ""
+	for _, g := range graphs {
+		if l, found := strings.CutPrefix(rest, g+"/"); found && l != "" && g != "" && len(g) > len(graph) {
+			graph, local, ok = g, l, true
+		}
+	}
+	return graph, local, ok
 }
 
 func dirFlag(cmd *cobra.Command, def string) *string {

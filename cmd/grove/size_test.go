@@ -36,3 +36,24 @@ func TestCheckUsable(t *testing.T) {
 		}
 	}
 }
+
+func TestScopedBlank(t *testing.T) {
+	for _, c := range []struct {
+		id           string
+		graphs       []string
+		graph, local string
+		ok           bool
+	}{
+		{"_:film/100000", []string{"film"}, "film", "100000", true},
+		{"_:a/b/b1", []string{"a/b"}, "a/b", "b1", true},
+		{"_:a/b/b1", []string{"a", "a/b"}, "a/b", "b1", true},
+		{"_:b1", []string{"film"}, "", "", false},
+		{"/m/0abc", []string{"fb"}, "", "", false},
+		{"_:film/", []string{"film"}, "", "", false},
+	} {
+		g, l, ok := scopedBlank(c.id, c.graphs)
+		if g != c.graph || l != c.local || ok != c.ok {
+			t.Errorf("scopedBlank(%q, %q) = %q, %q, %v; want %q, %q, %v", c.id, c.graphs, g, l, ok, c.graph, c.local, c.ok)
+		}
+	}
+}

@@ -180,12 +180,18 @@ func (rd *Reader) statement(p *Parser, line []byte, name string, lineNo int64, e
 	}
 	if !rd.opts.KeepLabels {
 		q.Label = nil
+	} else if iri, ok := q.Label.(quad.IRI); ok && iri == "" {
+		// It would make a graph named "" that no command can name.
+		return rd.opts.Skip(&source.Error{File: name, Line: lineNo, Err: errEmptyGraphLabel})
 	}
 	if err := emit(q); err != nil {
 		return fmt.Errorf("%s:%d: %w", name, lineNo, err)
 	}
 	return nil
 }
+
+// errEmptyGraphLabel reports an N-Quads graph label <> kept as a graph.
+var errEmptyGraphLabel = errors.New("graph label <> is empty: a graph kept from a label needs a name")
 
 // errLineTooLong reports a line over the line length limit.
 var errLineTooLong = errors.New("line too long")

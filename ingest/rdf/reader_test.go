@@ -278,3 +278,16 @@ func mustHave(t *testing.T, got []quad.Quad, want quad.Quad) {
 	}
 	t.Errorf("missing %v in %v", want, got)
 }
+
+// TestReaderEmptyGraphLabel: with KeepLabels, the label <> is an error
+// naming the line (it made a graph named "" that no command could name);
+// without, labels are dropped and it loads.
+func TestReaderEmptyGraphLabel(t *testing.T) {
+	text := "<s> <p> <o> <g> .\n<s> <p> <o2> <> .\n"
+	if _, err := readAll(t, Options{KeepLabels: true}, text); err == nil || !strings.Contains(err.Error(), "test.nq:2: graph label <> is empty") {
+		t.Errorf("KeepLabels: error %v", err)
+	}
+	if got, err := readAll(t, Options{}, text); err != nil || len(got) != 2 {
+		t.Errorf("labels dropped: %d quads, %v", len(got), err)
+	}
+}
