@@ -107,7 +107,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 func (a *app) benchCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "bench", Short: "Whole-process benchmarks against baselines run in the same command"}
+	cmd := groupCmd(&cobra.Command{Use: "bench", Short: "Whole-process benchmarks against baselines run in the same command"})
 	cmd.AddCommand(a.benchIngest(), a.benchIngestOne(), a.benchKG(), a.benchHTTP(), a.benchWikidata())
 	return cmd
 }

@@ -57,7 +57,7 @@ transactions instead of the bulk loader.`,
 			}
 			f, err := input.ParseFormat(format)
 			if err != nil {
-				return fmt.Errorf("--format: %w (want one of %s)", err, strings.Join(input.FormatNames(), ", "))
+				return fmt.Errorf("--format: %w", err) // the error lists the formats
 			}
 			budget, err := parseMaxMemory(maxMemory)
 			if err != nil {
@@ -104,6 +104,9 @@ transactions instead of the bulk loader.`,
 			}
 			var res ingest.Result
 			if incremental || del {
+				if err := atLeast("--batch", batch, 1); err != nil {
+					return err
+				}
 				res, err = ingest.Incremental(cmd.Context(), db, files, opts, del, batch)
 			} else {
 				res, err = ingest.Run(cmd.Context(), db, files, opts)

@@ -84,9 +84,31 @@ func printGraphs(w io.Writer, graphs []store.GraphInfo) error {
 }
 
 func (a *app) kgCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)"}
+	cmd := groupCmd(&cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)"})
 	cmd.AddCommand(a.kgSearch(), a.kgEntity(), a.kgRelations(), a.kgEdges(), a.kgNeighbors(),
 		a.kgDegree(), a.kgFeatures(), a.kgSameAs())
+	return cmd
+}
+
+// atLeast refuses a numeric flag below min.
+func atLeast(flag string, v, min int) error {
+	if v < min {
+		return fmt.Errorf("%s %d: want at least %d", flag, v, min)
+	}
+	return nil
+}
+
+// groupCmd makes cmd, a command that only groups others, print its help
+// when run alone and refuse an unknown subcommand with an error (cobra
+// printed the help and exited 0 for "grove kg bogus").
+func groupCmd(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q for %q (see %s --help)", args[0], cmd.CommandPath(), cmd.CommandPath())
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	return cmd
 }
 
@@ -108,6 +130,9 @@ func (a *app) kgSearch() *cobra.Command {
 		Short: "Find entities by label or alias (exact, prefix, fuzzy)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast("--limit", limit, 1); err != nil {
+				return err
+			}
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				cands, err := kg.Search(cmd.Context(), graph, args[0], limit)
 				if err != nil {
@@ -293,6 +318,9 @@ func (a *app) kgEdges() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
 		}
+		if err := atLeast("--limit", limit, 0); err != nil {
+			return err
+		}
 		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			edges, err := kg.Edges(cmd.Context(), args[1:], args[0], d, limit)
 			if err != nil {
@@ -326,6 +354,9 @@ func (a *app) kgNeighbors() *cobra.Command {
 		d, err := store.ParseDirection(*dir)
 		if err != nil {
 			return fmt.Errorf("--dir: %w", err)
+		}
+		if err := atLeast("--limit", limit, 0); err != nil {
+			return err
 		}
 		return a.withKG(cmd.Context(), func(kg store.KG) error {
 			ns, err := kg.Neighbors(cmd.Context(), args[0], rel, d, limit)
@@ -436,6 +467,9 @@ func (a *app) queryCmd() *cobra.Command {
 		Short: "Run a Cayley query (Gizmo, GraphQL or MQL) on the database",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast("--limit", limit, 1); err != nil {
+				return err
+			}
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				qs, err := quadStoreOf(kg)
 				if err != nil {

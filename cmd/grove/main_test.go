@@ -273,3 +273,32 @@ func TestVersionFlag(t *testing.T) {
 		t.Fatalf("--version: %q, %v", out, err)
 	}
 }
+
+// TestCLIRefusesNonsense: unknown subcommands of command groups and
+// numbers out of range are errors naming what was wrong (they printed help
+// and exited 0, or were taken as given).
+func TestCLIRefusesNonsense(t *testing.T) {
+	db := tinyDB(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kg", "bogus"}, `unknown command "bogus" for "grove kg"`},
+		{[]string{"bench", "bogus"}, `unknown command "bogus" for "grove bench"`},
+		{[]string{"kg", "search", "blade", "--limit", "-1"}, "--limit -1: want at least 1"},
+		{[]string{"kg", "edges", "p", "x", "--limit", "-1"}, "--limit -1: want at least 0"},
+		{[]string{"query", "g.V().All()", "--limit", "0"}, "--limit 0: want at least 1"},
+		{[]string{"ingest", "--incremental", "--batch", "0", "x.nt"}, "--batch 0: want at least 1"},
+		{[]string{"ingest", "--format", "banana", "x.nt"}, "want one of auto,"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, err := run(t, append([]string{"--db", db}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "want one of") > 1 {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+	if _, err := run(t, "--db", db, "kg"); err != nil {
+		t.Errorf("grove kg alone (help): %v", err)
+	}
+}
