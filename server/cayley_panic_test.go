@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -55,5 +56,39 @@ func TestCayleyGizmoBadPathArg(t *testing.T) {
 	st, _, body = ts.do("POST", "/cayley/api/v2/query?lang=gizmo", `g.V("<m1>").Out("<directed_by>").All()`, nil)
 	if st != 200 || !strings.Contains(string(body), "<p1>") {
 		t.Fatalf("after the bad query: %d %s", st, body)
+	}
+}
+
+// TestCayleyGizmoHostileQueries sends Gizmo programs that used to end the
+// server (a fatal stack overflow walking a cyclic or deep argument, a
+// fatal out-of-memory in one builtin call) or were answered as crashes
+// (the graph object as an Out argument): each is a 400 saying what was
+// refused, quickly, and the server keeps serving.
+func TestCayleyGizmoHostileQueries(t *testing.T) {
+	ts := cayleyServer(t, Config{})
+	for _, tc := range []struct{ query, want string }{
+		{`var a = {}; a.a = a; g.Emit(a)`, "Emit: argument 1 contains a cycle"},
+		{`var a = []; a.push(a); g.V(a).All()`, "V: argument 1 contains a cycle"},
+		{`var a = []; for (var i = 0; i < 100000; i++) a = [a]; g.Emit(a)`, "Emit: argument 1 is nested deeper than 1000 levels"},
+		{`var a = []; a.length = 4294967295; a.sort(); 1`, "Array.prototype.sort: an array of 4294967295 elements"},
+		{`new Array(1e8).fill(0); 1`, "Array.prototype.fill: an array of 100000000 elements"},
+		{`"x".repeat(1 << 30); 1`, "String.prototype.repeat: a string of 1073741824 characters"},
+		{`function f(n) { return f(n + 1) + 1 }; f(0)`, "stack overflow"},
+		{`g.V().Out(g).All()`, "Out: argument 1 must not be the graph object g"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			start := time.Now()
+			st, _, body := ts.do("POST", "/cayley/api/v2/query?lang=gizmo", tc.query, nil)
+			if st != 400 || !strings.Contains(string(body), tc.want) {
+				t.Fatalf("status %d body %s, want a 400 with %q", st, body, tc.want)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %v", took)
+			}
+		})
+	}
+	st, _, body := ts.do("POST", "/cayley/api/v2/query?lang=gizmo", `g.V("<m1>").Out("<directed_by>").All()`, nil)
+	if st != 200 || !strings.Contains(string(body), "<p1>") {
+		t.Fatalf("after the hostile queries: %d %s", st, body)
 	}
 }

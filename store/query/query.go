@@ -4,17 +4,36 @@
 // sure no query can crash the process: Run recovers panics on the caller's
 // goroutine and runs the query over a Guard, which recovers them inside the
 // goroutine Gizmo evaluates queries in (see Guard).
+//
+// Gizmo programs also run in a sandbox (sandbox.go) that calls Gizmo's
+// native functions behind a recover boundary and refuses, as JavaScript
+// errors, what would kill the process in one step, which no recover can
+// catch (a fatal stack overflow or out-of-memory):
+//
+//   - a value passed to a Gizmo function (g.Emit, g.V, path methods, the
+//     value helpers) or left as the program's last value nested deeper than
+//     maxArgDepth (1000) levels, holding more than maxArgValues (1,048,576)
+//     values, a cycle, a Map or Set, or the graph object g (args.go);
+//   - an Array method, Array.from, Function.prototype.apply, Reflect.apply
+//     or Reflect.construct on an array(-like) longer than maxArrayLength
+//     (10,000,000) elements; String.prototype.repeat, padStart, padEnd,
+//     concat, Array.prototype.join and JSON.stringify making a string over
+//     maxStringLength (64 Mi UTF-16 units); an ArrayBuffer or typed array
+//     over maxBufferBytes (64 MiB) (limits.go);
+//   - a call stack deeper than maxCallStack (10,000) frames, reported as a
+//     stack overflow.
+//
+// These bound single allocations, not the total memory of a program: goja
+// has no memory limit, so many allocations within the limits still add up.
 package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/cayleygraph/cayley/graph"
 	cquery "github.com/cayleygraph/cayley/query"
-	"github.com/dop251/goja"
 
 	// The query languages register themselves with Cayley.
 	_ "github.com/cayleygraph/cayley/query/gizmo"
@@ -60,10 +79,6 @@ func run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]
 		}
 	}
 	if err := it.Err(); err != nil {
-		var so *goja.StackOverflowError
-		if errors.As(err, &so) {
-			return out, fmt.Errorf("%s query: call stack deeper than %d frames: %w", lang, maxCallStack, err)
-		}
 		return out, fmt.Errorf("%s query: %w", lang, err)
 	}
 	return out, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -27,8 +29,11 @@ import (
 // every object a native call returns (paths, morphisms) is wrapped the same
 // way. A recovered panic becomes a JavaScript exception, which ends the
 // program with an error, and is recorded as a *PanicError on the session's
-// Guard. Wrapped objects are unwrapped again when passed as arguments, so
-// Gizmo sees exactly the values it would without the sandbox.
+// Guard. Arguments are checked and copied first (sanitize, args.go: no
+// cycle, bounded depth and size, wrapped objects unwrapped again), so Gizmo
+// sees the values it would without the sandbox, or the program gets a
+// TypeError. The program's builtins are limited (limits.go), and it is run
+// through a runner that bounds its last value too (session.go).
 //
 // The session's JavaScript runtime is a private field of gizmo.Session; it
 // is read by reflection, checking its name and type, so a Cayley upgrade
@@ -64,10 +69,15 @@ func newSandboxedGizmo(qs graph.QuadStore) cquery.Session {
 	if g == nil {
 		g = NewGuard(qs)
 	}
-	if err := sandbox(s, g); err != nil {
+	sb, err := sandbox(s, g)
+	if err != nil {
 		return failedSession{err}
 	}
-	return s
+	ss, err := newSandboxedSession(s, sb)
+	if err != nil {
+		return failedSession{err}
+	}
+	return ss
 }
 
 // failedSession is a session that could not be sandboxed: every query
@@ -91,27 +101,30 @@ func sessionRuntime(s *gizmo.Session) (*goja.Runtime, error) {
 	return vm, nil
 }
 
-// sandbox wraps the session's globals.
-func sandbox(s *gizmo.Session, g *Guard) error {
+// sandbox wraps the session's globals and limits its builtins.
+func sandbox(s *gizmo.Session, g *Guard) (*sandboxVM, error) {
 	vm, err := sessionRuntime(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Unbounded recursion in a program fails with a stack overflow error
 	// instead of growing the heap until the process is killed.
 	vm.SetMaxCallStackSize(maxCallStack)
 	sb := &sandboxVM{vm: vm, g: g, orig: map[*goja.Object]*goja.Object{}}
+	if err := sb.limitBuiltins(); err != nil {
+		return nil, err
+	}
 	for _, name := range sandboxEnv {
 		v := vm.Get(name)
 		if v == nil {
-			return fmt.Errorf("gizmo sandbox: global %q is missing", name)
+			return nil, fmt.Errorf("gizmo sandbox: global %q is missing", name)
 		}
-		if err := vm.Set(name, sb.wrap(v, nil)); err != nil {
-			return err
+		if err := vm.Set(name, sb.wrap(v, nil, name)); err != nil {
+			return nil, err
 		}
 	}
 	// g is graph.
-	return vm.Set("g", vm.Get("graph"))
+	return sb, vm.Set("g", vm.Get("graph"))
 }
 
 // sandboxVM is the sandbox of one session. It is used only by the
@@ -124,10 +137,10 @@ type sandboxVM struct {
 }
 
 // wrap returns v with a recover boundary: a function becomes a guarded
-// function bound to this, and a native Go object a guarded dynamic object.
+// function bound to this (name names it in errors), and a native Go object a guarded dynamic object.
 // Other values (primitives, JavaScript objects and arrays) are returned as
 // they are.
-func (sb *sandboxVM) wrap(v goja.Value, this goja.Value) goja.Value {
+func (sb *sandboxVM) wrap(v goja.Value, this goja.Value, name string) goja.Value {
 	obj, ok := v.(*goja.Object)
 	if !ok || obj == nil {
 		return v
@@ -140,7 +153,7 @@ func (sb *sandboxVM) wrap(v goja.Value, this goja.Value) goja.Value {
 			this = goja.Undefined()
 		}
 		return sb.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-			return sb.call(fn, this, call.Arguments)
+			return sb.call(name, fn, this, call.Arguments)
 		})
 	}
 	if !isNative(obj) {
@@ -159,44 +172,45 @@ func isNative(obj *goja.Object) bool {
 	default:
 		return false
 	}
-	e := obj.Export()
-	return e != nil && reflect.TypeOf(e).Kind() == reflect.Pointer
+	// ExportType, not Export: exporting a JavaScript value walks it.
+	t := obj.ExportType()
+	return t != nil && t.Kind() == reflect.Pointer
 }
 
-// unwrap replaces wrapper objects by the native objects they wrap, also
-// inside an array argument.
+// unwrap replaces a wrapper object by the native object it wraps.
 func (sb *sandboxVM) unwrap(v goja.Value) goja.Value {
-	obj, ok := v.(*goja.Object)
-	if !ok || obj == nil {
-		return v
-	}
-	if o, ok := sb.orig[obj]; ok {
-		return o
-	}
-	if obj.ClassName() == "Array" {
-		n := int(obj.Get("length").ToInteger())
-		items := make([]any, n)
-		for i := range items {
-			items[i] = sb.unwrap(obj.Get(fmt.Sprint(i)))
+	if obj, ok := v.(*goja.Object); ok && obj != nil {
+		if o, ok := sb.orig[obj]; ok {
+			return o
 		}
-		return sb.vm.NewArray(items...)
 	}
 	return v
 }
 
-// call calls a native function behind a recover boundary.
-func (sb *sandboxVM) call(fn goja.Callable, this goja.Value, args []goja.Value) (ret goja.Value) {
+// call calls the native function name behind a recover boundary. Each
+// argument is checked and copied by sanitize first (a refused one is a
+// TypeError); a panic of Gizmo's argument converters (a value of a type
+// the method does not take) is a TypeError too, any other panic is
+// recorded on the Guard and thrown as an error.
+func (sb *sandboxVM) call(name string, fn goja.Callable, this goja.Value, args []goja.Value) (ret goja.Value) {
 	in := make([]goja.Value, len(args))
 	for i, a := range args {
-		in[i] = sb.unwrap(a)
+		v, err := sb.sanitize(a, name, fmt.Sprintf("argument %d", i+1))
+		if err != nil {
+			panic(sb.vm.NewTypeError("%v", err))
+		}
+		in[i] = v
 	}
 	defer func() {
 		if v := recover(); v != nil {
 			if isGojaControl(v) {
 				panic(v)
 			}
-			p := sb.g.recovered(v)
-			panic(sb.vm.NewGoError(p))
+			p := &PanicError{Value: v, Stack: debug.Stack()}
+			if isArgConversion(p) {
+				panic(sb.vm.NewTypeError("%s: bad argument: %v", name, v))
+			}
+			panic(sb.vm.NewGoError(sb.g.recovered(v)))
 		}
 	}()
 	out, err := fn(sb.unwrap(this), in...)
@@ -205,7 +219,21 @@ func (sb *sandboxVM) call(fn goja.Callable, this goja.Value, args []goja.Value) 
 		// argument) or an interruption: pass it on unchanged.
 		panic(err)
 	}
-	return sb.wrap(out, nil)
+	return sb.wrap(out, nil, name)
+}
+
+// argConverters are Gizmo's functions that convert exported arguments and
+// panic (rather than fail) on a value of a type they do not take.
+var argConverters = []string{
+	"github.com/cayleygraph/cayley/query/gizmo.toVia",
+	"github.com/cayleygraph/cayley/query/gizmo.toStrings",
+}
+
+// isArgConversion reports whether a panic was raised by one of Gizmo's
+// argument converters: the program passed a bad argument.
+func isArgConversion(p *PanicError) bool {
+	_, isErr := p.Value.(error)
+	return isErr && slices.Contains(argConverters, p.Origin())
 }
 
 // isGojaControl reports whether a panic value is goja's own control flow
@@ -234,10 +262,10 @@ func (o *guardedObject) Get(key string) goja.Value {
 	if fn, ok := goja.AssertFunction(v); ok && pathArgMethods[strings.ToLower(key)] {
 		return o.sb.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 			o.sb.checkPathArgs(key, call.Arguments)
-			return o.sb.call(fn, o.obj, call.Arguments)
+			return o.sb.call(key, fn, o.obj, call.Arguments)
 		})
 	}
-	return o.sb.wrap(v, o.obj)
+	return o.sb.wrap(v, o.obj, key)
 }
 
 // pathArgMethods are the Gizmo path methods whose arguments are paths.
@@ -254,8 +282,7 @@ func (sb *sandboxVM) checkPathArgs(method string, args []goja.Value) {
 		if !ok || obj == nil {
 			continue
 		}
-		e := obj.Export()
-		t := reflect.TypeOf(e)
+		t := obj.ExportType()
 		if t == nil || t.Kind() != reflect.Pointer || t.Elem().Name() != "pathObject" {
 			panic(sb.vm.NewTypeError("%s: argument %d must be a path or morphism (g.V(...), g.M(...)), not %s",
 				method, i+1, describeArg(obj)))
@@ -265,15 +292,18 @@ func (sb *sandboxVM) checkPathArgs(method string, args []goja.Value) {
 
 // describeArg names a bad argument for an error message.
 func describeArg(obj *goja.Object) string {
-	e := obj.Export()
-	if t := reflect.TypeOf(e); t != nil && t.Kind() == reflect.Pointer && t.Elem().Name() == "graphObject" {
+	if isGraphObject(obj) {
 		return "the graph object g"
 	}
 	return "a " + obj.ClassName()
 }
 
 func (o *guardedObject) Set(key string, val goja.Value) bool {
-	return o.obj.Set(key, o.sb.unwrap(val)) == nil
+	v, err := o.sb.sanitize(val, key, "the value set")
+	if err != nil {
+		panic(o.sb.vm.NewTypeError("%v", err))
+	}
+	return o.obj.Set(key, v) == nil
 }
 
 func (o *guardedObject) Has(key string) bool { return o.obj.Get(key) != nil }

@@ -61,7 +61,7 @@ func TestSandboxContainsNativePanics(t *testing.T) {
 	vm := goja.New()
 	g := NewGuard(nil)
 	sb := &sandboxVM{vm: vm, g: g, orig: map[*goja.Object]*goja.Object{}}
-	if err := vm.Set("b", sb.wrap(vm.ToValue(&boomer{}), nil)); err != nil {
+	if err := vm.Set("b", sb.wrap(vm.ToValue(&boomer{}), nil, "b")); err != nil {
 		t.Fatal(err)
 	}
 	_, err := vm.RunString(`var caught = ""; try { b.Boom() } catch (e) { caught = String(e) }; b.Boom()`)
@@ -82,7 +82,7 @@ func TestSandboxBoundsRecursion(t *testing.T) {
 	db := storetest.Open(t, nil)
 	_, err := Run(context.Background(), db, "gizmo", `function f(n) { return f(n + 1) + 1 }; f(0)`, 10)
 	var so *goja.StackOverflowError
-	if !errors.As(err, &so) || !strings.Contains(err.Error(), "call stack deeper than") {
+	if !errors.As(err, &so) || !strings.Contains(err.Error(), "stack overflow: the call stack is deeper than 10000 frames") {
 		t.Fatalf("Run = %v, want a stack overflow error", err)
 	}
 }

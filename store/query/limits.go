@@ -1,0 +1,204 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dop251/goja"
+)
+
+// Limits on the JavaScript builtins of a Gizmo program. goja has no memory
+// limit, and its builtins run to completion in Go, where neither the query
+// timeout nor vm.Interrupt reaches them: one call on an array whose length
+// was set to 4294967295 (a.sort(), a.fill(0)) allocates that many slots at
+// once, which is fatal, and "x".repeat(n) or JSON.stringify of a deep value
+// likewise. The sandbox replaces the builtins that allocate or loop in
+// proportion to a length by wrappers that refuse, with a RangeError, a
+// length or a result over these limits before calling the original.
+const (
+	// maxArrayLength bounds the length of an array (or array-like) an
+	// Array method, Array.from or Function.prototype.apply works on, and
+	// the length of the array it makes.
+	maxArrayLength = 10_000_000
+	// maxStringLength bounds, in UTF-16 code units, a string made by
+	// String.prototype.repeat, padStart, padEnd, concat,
+	// Array.prototype.join and JSON.stringify.
+	maxStringLength = 64 << 20
+	// maxBufferBytes bounds an ArrayBuffer or typed array made by a
+	// program.
+	maxBufferBytes = 64 << 20
+)
+
+// builtinLimits is the JavaScript that wraps the builtins. It runs once,
+// before the program, and keeps the originals in its closure, so a program
+// cannot reach them. A wrapper reads each length once and calls the
+// original on what it checked where it can (a string, a copy of the
+// arguments).
+const builtinLimits = `(function (MAXLEN, MAXSTR, MAXBUF, checkValue) {
+"use strict";
+var apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty,
+	names = Object.getOwnPropertyNames, isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable,
+	origJoin = Array.prototype.join, origFlat = Array.prototype.flat, origMap = Array.prototype.map,
+	origStringify = JSON.stringify, String_ = String, Number_ = Number, RangeError_ = RangeError;
+function lengthOf(o) {
+	if (o === null || o === undefined) return 0;
+	var n = Number_(o.length);
+	return n > 0 ? Math.floor(n) : 0;
+}
+function tooLong(what, n) {
+	if (n > MAXLEN) throw new RangeError_(what + ": an array of " + n + " elements is over this server's limit of " + MAXLEN);
+}
+function tooBig(what, n) {
+	if (n > MAXSTR) throw new RangeError_(what + ": a string of " + n + " characters is over this server's limit of " + MAXSTR);
+}
+function put(obj, name, fn) {
+	defineProperty(obj, name, {value: fn, writable: true, configurable: true, enumerable: false});
+}
+function guard(obj, name, what, check) {
+	var orig = obj[name];
+	if (typeof orig !== "function") return;
+	put(obj, name, {[name]: function () { return check(orig, this, arguments); }}[name]);
+}
+var AP = Array.prototype;
+names(AP).forEach(function (name) {
+	if (name === "constructor" || typeof AP[name] !== "function") return;
+	guard(AP, name, "Array.prototype." + name, function (orig, self, args) {
+		tooLong("Array.prototype." + name, lengthOf(self));
+		return apply(orig, self, args);
+	});
+});
+guard(AP, "concat", "Array.prototype.concat", function (orig, self, args) {
+	var n = lengthOf(self);
+	for (var i = 0; i < args.length; i++) {
+		var a = args[i];
+		n += (a !== null && typeof a === "object" && (isArray(a) || a[spreadable])) ? lengthOf(a) : 1;
+	}
+	tooLong("Array.prototype.concat", n);
+	return apply(orig, self, args);
+});
+guard(AP, "join", "Array.prototype.join", function (orig, self, args) {
+	var n = lengthOf(self);
+	tooLong("Array.prototype.join", n);
+	var sep = args[0] === undefined ? "," : String_(args[0]), parts = [], total = 0;
+	for (var i = 0; i < n; i++) {
+		var e = self[i], s = (e === null || e === undefined) ? "" : String_(e);
+		total += s.length + (i > 0 ? sep.length : 0);
+		tooBig("Array.prototype.join", total);
+		parts.push(s);
+	}
+	return apply(origJoin, parts, [sep]);
+});
+guard(AP, "flat", "Array.prototype.flat", function (orig, self, args) {
+	var depth = args[0] === undefined ? 1 : Number_(args[0]);
+	var todo = [[self, depth]], total = 0;
+	while (todo.length > 0) {
+		var top = todo.pop(), a = top[0], n = lengthOf(a);
+		tooLong("Array.prototype.flat", total + n);
+		for (var i = 0; i < n; i++) {
+			var e = a[i];
+			if (top[1] >= 1 && isArray(e)) todo.push([e, top[1] - 1]); else total++;
+		}
+		tooLong("Array.prototype.flat", total);
+	}
+	return apply(orig, self, args);
+});
+guard(AP, "flatMap", "Array.prototype.flatMap", function (orig, self, args) {
+	tooLong("Array.prototype.flatMap", lengthOf(self));
+	var mapped = apply(origMap, self, args), total = 0;
+	for (var i = 0; i < mapped.length; i++) total += isArray(mapped[i]) ? lengthOf(mapped[i]) : 1;
+	tooLong("Array.prototype.flatMap", total);
+	return apply(origFlat, mapped, [1]);
+});
+guard(Array, "from", "Array.from", function (orig, self, args) {
+	var src = args[0];
+	if (src !== null && src !== undefined && typeof src !== "string") tooLong("Array.from", lengthOf(src));
+	return apply(orig, self, args);
+});
+function applyArgs(what, list) {
+	if (list !== null && list !== undefined) tooLong(what, lengthOf(list));
+}
+guard(Function.prototype, "apply", "Function.prototype.apply", function (orig, self, args) {
+	applyArgs("Function.prototype.apply", args[1]);
+	return apply(orig, self, args);
+});
+guard(Reflect, "apply", "Reflect.apply", function (orig, self, args) {
+	applyArgs("Reflect.apply", args[2]);
+	return apply(orig, self, args);
+});
+guard(Reflect, "construct", "Reflect.construct", function (orig, self, args) {
+	applyArgs("Reflect.construct", args[1]);
+	return apply(orig, self, args);
+});
+var SP = String.prototype;
+guard(SP, "repeat", "String.prototype.repeat", function (orig, self, args) {
+	var s = String_(self), n = Number_(args[0]);
+	if (n > 0 && s.length > 0) tooBig("String.prototype.repeat", s.length * n);
+	return apply(orig, s, [n]);
+});
+["padStart", "padEnd"].forEach(function (name) {
+	guard(SP, name, "String.prototype." + name, function (orig, self, args) {
+		var s = String_(self), n = Number_(args[0]);
+		tooBig("String.prototype." + name, n);
+		return apply(orig, s, [n, args[1]]);
+	});
+});
+guard(SP, "concat", "String.prototype.concat", function (orig, self, args) {
+	var parts = [String_(self)], total = parts[0].length;
+	for (var i = 0; i < args.length; i++) {
+		parts.push(String_(args[i]));
+		total += parts[i + 1].length;
+	}
+	tooBig("String.prototype.concat", total);
+	return apply(orig, parts[0], parts.slice(1));
+});
+guard(JSON, "stringify", "JSON.stringify", function (orig, self, args) {
+	checkValue(args[0]);
+	var out = apply(orig, self, args);
+	if (out !== undefined) tooBig("JSON.stringify", out.length);
+	return out;
+});
+function checkBuffer(what, n) {
+	if (Number_(n) > MAXBUF) throw new RangeError_(what + ": " + n + " bytes is over this server's limit of " + MAXBUF);
+}
+["ArrayBuffer", "SharedArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
+ "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].forEach(function (name) {
+	var orig = globalThis[name];
+	if (typeof orig !== "function") return;
+	var size = orig.BYTES_PER_ELEMENT || 1;
+	var w = {[name]: function () {
+		var a = arguments[0];
+		if (typeof a === "number") checkBuffer(name, a * size);
+		else if (a !== null && typeof a === "object" && !(a instanceof ArrayBuffer)) checkBuffer(name, lengthOf(a) * size);
+		return construct(orig, arguments, new.target || orig);
+	}}[name];
+	w.prototype = orig.prototype;
+	names(orig).forEach(function (k) { if (k !== "prototype" && k !== "length" && k !== "name") put(w, k, orig[k]); });
+	put(orig.prototype, "constructor", w);
+	Object.setPrototypeOf(w, Object.getPrototypeOf(orig));
+	put(globalThis, name, w);
+});
+})`
+
+// limitBuiltins runs builtinLimits in vm.
+func (sb *sandboxVM) limitBuiltins() error {
+	check := func(call goja.FunctionCall) goja.Value {
+		if _, err := sb.sanitize(call.Argument(0), "JSON.stringify", "argument 1"); err != nil {
+			panic(sb.vm.NewTypeError("%v", err))
+		}
+		return goja.Undefined()
+	}
+	fn, err := sb.vm.RunString(builtinLimits)
+	if err != nil {
+		return fmt.Errorf("gizmo sandbox: limiting builtins: %w", err)
+	}
+	wrapBuiltins, ok := goja.AssertFunction(fn)
+	if !ok {
+		return errors.New("gizmo sandbox: limiting builtins: not a function")
+	}
+	_, err = wrapBuiltins(goja.Undefined(), sb.vm.ToValue(maxArrayLength), sb.vm.ToValue(maxStringLength),
+		sb.vm.ToValue(maxBufferBytes), sb.vm.ToValue(check))
+	if err != nil {
+		return fmt.Errorf("gizmo sandbox: limiting builtins: %w", err)
+	}
+	return nil
+}
