@@ -306,6 +306,11 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 		if !slices.Contains(graphs, g) {
 			graphs = append(graphs, g)
 		}
+		if f.Quads == 0 {
+			// A format given by --format that reads nothing of the file
+			// (wikidata-truthy over Freebase quads) loads nothing quietly.
+			fmt.Fprintf(w, " (warning: nothing loaded from it; is it %s?)", f.Format)
+		}
 		fmt.Fprintln(w)
 	}
 	what := fmt.Sprintf("graph %q", graph)

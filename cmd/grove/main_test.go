@@ -302,3 +302,21 @@ func TestCLIRefusesNonsense(t *testing.T) {
 		t.Errorf("grove kg alone (help): %v", err)
 	}
 }
+
+// TestCLIWarnsNothingLoaded: a file from which the chosen format reads no
+// quad is named with a warning (a wrong --format loaded nothing quietly).
+func TestCLIWarnsNothingLoaded(t *testing.T) {
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "film.nt")
+	if err := os.WriteFile(nt, []byte("<http://ex/a> <http://ex/p> <http://ex/b> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "--db", filepath.Join(dir, "db"), "ingest", "--quiet", "--format", "wikidata-truthy", nt)
+	if err != nil || !strings.Contains(out, nt+": wikidata-truthy, 0 quads (warning: nothing loaded from it") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	out, err = run(t, "--db", filepath.Join(dir, "db2"), "ingest", "--quiet", nt)
+	if err != nil || strings.Contains(out, "warning") {
+		t.Errorf("a file that loads: %v\n%s", err, out)
+	}
+}
