@@ -179,6 +179,11 @@ function checkBuffer(what, n) {
 });
 })`
 
+// limitsProgram is builtinLimits compiled once (a goja.Program is
+// immutable and runs in any runtime): compiling it for every query took
+// about a millisecond.
+var limitsProgram = goja.MustCompile("grove-limits.js", builtinLimits, true)
+
 // limitBuiltins runs builtinLimits in vm.
 func (sb *sandboxVM) limitBuiltins() error {
 	check := func(call goja.FunctionCall) goja.Value {
@@ -187,7 +192,7 @@ func (sb *sandboxVM) limitBuiltins() error {
 		}
 		return goja.Undefined()
 	}
-	fn, err := sb.vm.RunString(builtinLimits)
+	fn, err := sb.vm.RunProgram(limitsProgram)
 	if err != nil {
 		return fmt.Errorf("gizmo sandbox: limiting builtins: %w", err)
 	}
