@@ -113,3 +113,18 @@ func TestTableCompressionErrors(t *testing.T) {
 		t.Errorf("Open with a bad record: %v, want an error naming the file and value", err)
 	}
 }
+
+// TestOpenFile: a database path that is a file is refused as such, read
+// only or not (the error named a COMPRESSION file inside it).
+func TestOpenFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		_, err := Open(file, Options{ReadOnly: ro})
+		if err == nil || !strings.Contains(err.Error(), file+": it is a file, not a database directory") {
+			t.Errorf("read-only %v: %v", ro, err)
+		}
+	}
+}

@@ -234,6 +234,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() && !opts.InMemory {
+		return nil, fmt.Errorf("open database %s: it is a file, not a database directory", dir)
+	}
 	compression, chosen, err := tableCompression(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dir, err)
