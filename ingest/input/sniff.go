@@ -148,6 +148,11 @@ func classify(window []byte, eof bool) (Format, error) {
 	}
 	switch b[0] {
 	case '[':
+		if eof && isEmptyArray(b) {
+			// "[]" alone is an empty Wikidata dump, not a Turtle blank
+			// node waiting for its predicate.
+			return FormatWikidataJSON, nil
+		}
 		if looksTurtle(b) {
 			return FormatTurtle, nil
 		}
@@ -167,6 +172,12 @@ func classify(window []byte, eof bool) (Format, error) {
 		return classifyRDF(b, eof), nil
 	}
 	return FormatAuto, fmt.Errorf("%w: starts with %q", ErrUnknownFormat, firstLine(b))
+}
+
+// isEmptyArray reports a JSON array with nothing in it, "[ ]".
+func isEmptyArray(b []byte) bool {
+	inner, ok := bytes.CutPrefix(bytes.TrimSpace(b), []byte("["))
+	return ok && string(bytes.TrimSpace(inner)) == "]"
 }
 
 // xmlElement matches an XML start tag (not an IRI such as <http://...>).

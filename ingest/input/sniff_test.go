@@ -48,6 +48,8 @@ func TestSniff(t *testing.T) {
 		{"wikidata object only is plain", "<http://dbpedia.org/resource/Berlin> <http://www.w3.org/2002/07/owl#sameAs> <http://www.wikidata.org/entity/Q64> .\n", FormatNTriples},
 		{"wikidata json array", "[\n{\"type\":\"item\",\"id\":\"Q31\",\"labels\":{}},\n", FormatWikidataJSON},
 		{"wikidata json spaced", "[ {\"id\": \"P17\", \"type\": \"property\"} ]", FormatWikidataJSON},
+		{"empty wikidata dump", "[\n]\n", FormatWikidataJSON},
+		{"turtle blank node subject", "[] <http://example.org/p> \"o\" .\n", FormatTurtle},
 		{"wikidata json lines", "{\"type\":\"item\",\"id\":\"Q64\",\"labels\":{\"en\":{\"language\":\"en\",\"value\":\"Berlin\"}}}\n", FormatWikidataJSON},
 		{"grbench", "{\"paper_nodes\": {\"p1\": {\"features\": {\"title\": \"x\"}, \"neighbors\": {}}}}", FormatGRBench},
 		{"grbench bom", "\xef\xbb\xbf{ \"book_nodes\" : {", FormatGRBench},
