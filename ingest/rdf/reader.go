@@ -125,6 +125,11 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 			}
 			continue
 		}
+		if rerr != nil && rerr != io.EOF {
+			// A line cut by a read error (a truncated gzip stream) is
+			// not parsed: the read error is the one to report.
+			return fmt.Errorf("%s:%d: %w", name, lineNo, rerr)
+		}
 		if lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte(utf8BOM))
 		}
@@ -138,9 +143,6 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 				return fmt.Errorf("%s: end of input: %w", name, err)
 			}
 			return nil
-		}
-		if rerr != nil {
-			return fmt.Errorf("%s:%d: %w", name, lineNo, rerr)
 		}
 	}
 }

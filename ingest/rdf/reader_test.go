@@ -3,9 +3,11 @@ package rdf
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/cayleygraph/quad"
 	"github.com/klauspost/compress/gzip"
@@ -206,6 +208,16 @@ func TestReaderEndlessLine(t *testing.T) {
 	err = New(opts).Read(ctx, "zero.nt", in, discard)
 	if !errors.Is(err, context.Canceled) || skipped != 1 {
 		t.Errorf("skipping: error %v after %d bytes, %d lines skipped; want context.Canceled, 1", err, in.read, skipped)
+	}
+}
+
+// TestReaderReadErrorMidLine: a line cut by a read error (a truncated
+// gzip stream) is not parsed; the read error is reported with its line.
+func TestReaderReadErrorMidLine(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("<s> <p> <o> .\n<s> <p> \"cut"), iotest.ErrReader(errors.New("bad gzip")))
+	err := New(Options{}).Read(t.Context(), "x.nt", r, source.WriterFunc(func(quad.Quad) error { return nil }))
+	if err == nil || err.Error() != "x.nt:2: bad gzip" {
+		t.Errorf("err = %v, want x.nt:2: bad gzip", err)
 	}
 }
 

@@ -352,6 +352,14 @@ func TestReadErrorAndCancel(t *testing.T) {
 	if err == nil || err.Error() != "x.json:2: read: bad gzip" {
 		t.Errorf("err = %v", err)
 	}
+	// A line cut by the error is not decoded: the read error is reported,
+	// not "invalid entity JSON".
+	half := item("Q2", "")[:20]
+	r = io.MultiReader(strings.NewReader(item("Q1", "")+",\n"+half), iotest.ErrReader(errors.New("bad gzip")))
+	err = New(Options{}).Read(context.Background(), "x.json", r, source.WriterFunc(func(quad.Quad) error { return nil }))
+	if err == nil || err.Error() != "x.json:2: read: bad gzip" {
+		t.Errorf("cut line: err = %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err = New(Options{}).Read(ctx, "x.json", strings.NewReader(string(sample(t))), source.WriterFunc(func(quad.Quad) error { return nil }))

@@ -174,7 +174,15 @@ func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, re
 	}
 	for len(b.arena) < opts.BatchBytes && len(b.ends) < maxBatchLines {
 		*lineNo++
+		start := len(b.arena)
 		n, tooLong, err := readLine(br, &b.arena, opts.MaxLineBytes)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			// A line cut by a read error (a truncated gzip stream) is
+			// not decoded: the read error is the one to report.
+			b.arena = b.arena[:start]
+			b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
+			return b
+		}
 		if tooLong && errors.Is(err, bufio.ErrBufferFull) {
 			b.ends = append(b.ends, len(b.arena))
 			b.lineNos = append(b.lineNos, *lineNo)
