@@ -23,6 +23,7 @@ import (
 	"github.com/cayleygraph/quad"
 	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
 	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
+	_ "github.com/cayleygraph/quad/pquads" // Cayley's protobuf quads (the store links it; named here so the server's formats do not depend on the store)
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/grove-kg/grove/ingest/rdf"
@@ -365,10 +366,46 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max+1, false
 		rd = b.inflated
 	}
-	if b.format.Name == "nquads" {
+	switch b.format.Name {
+	case "nquads":
 		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
+	case "jsonld":
+		// Never Cayley's reader, which loads remote contexts (jsonld.go).
+		return newJSONLDReader(rd), nil
 	}
-	return b.format.Reader(rd), nil
+	return safeReader(b.format.Name, b.format.Reader, rd)
+}
+
+// safeReader opens a reader of a Cayley quad format (pquads, json) and
+// wraps it so that a panic of the format's decoder on malformed input
+// (pquads panics on an empty value) is an error of the body.
+func safeReader(name string, open func(io.Reader) quad.ReadCloser, rd io.Reader) (qr quad.ReadCloser, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			qr, err = nil, malformedBody(name, v)
+		}
+	}()
+	return recoveringReader{name: name, ReadCloser: open(rd)}, nil
+}
+
+// recoveringReader turns a panic of ReadQuad into an error.
+type recoveringReader struct {
+	name string
+	quad.ReadCloser
+}
+
+func (r recoveringReader) ReadQuad() (q quad.Quad, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			q, err = quad.Quad{}, malformedBody(r.name, v)
+		}
+	}()
+	return r.ReadCloser.ReadQuad()
+}
+
+// malformedBody describes a body its format's decoder panicked on.
+func malformedBody(format string, v any) error {
+	return fmt.Errorf("malformed %s data: the decoder failed (%s)", format, clip(oneLine(fmt.Sprint(v))))
 }
 
 // nquadsReader reads N-Quads and N-Triples with the parser grove ingest
@@ -444,7 +481,11 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		if errors.Is(err, io.EOF) {
 			return b, nil
 		}
-		if err != nil {
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae):
+			return nil, err // already names the body and what was wrong
+		case err != nil:
 			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
 		}
 		if !q.IsValid() {
