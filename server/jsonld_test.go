@@ -63,4 +63,3 @@ func FuzzPQuadsBody(f *testing.F) {
 		_, _ = unmarshalValue(pq, body)
 	})
 }
-
