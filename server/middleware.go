@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,7 +136,7 @@ func (s *Server) finish(latency prometheus.ObserverVec, sw *statusWriter, r *htt
 		status = http.StatusOK
 	}
 	d := time.Since(start)
-	latency.WithLabelValues(r.Method, strconv.Itoa(status)).Observe(d.Seconds())
+	latency.WithLabelValues(methodLabel(r.Method), codeLabel(status)).Observe(d.Seconds())
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
@@ -148,6 +149,31 @@ func (s *Server) finish(latency prometheus.ObserverVec, sw *statusWriter, r *htt
 		slog.Int64("bytes", sw.bytes),
 		slog.Duration("duration", d),
 		slog.String("remote", r.RemoteAddr))
+}
+
+// knownMethods are the methods the latency histogram names; any other
+// method a client sends is counted as "other", so clients cannot grow
+// /metrics by sending made-up methods (the route label is the registered
+// pattern and the code label is set by the server, both bounded too).
+var knownMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodDelete, http.MethodPatch, http.MethodOptions}
+
+// methodLabel is the method label of a request: the method when it is a
+// known one, else "other".
+func methodLabel(m string) string {
+	if slices.Contains(knownMethods, m) {
+		return m
+	}
+	return "other"
+}
+
+// codeLabel is the code label of a status: the code, or "other" outside
+// 100-599.
+func codeLabel(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status)
 }
 
 // nextRequestID returns a process-unique request id.

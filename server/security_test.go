@@ -251,3 +251,70 @@ func TestAccessLog(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsLabelsBounded: clients cannot add series to /metrics by
+// sending made-up methods (with or without a token, on any path): every
+// method outside the known ones is counted as "other".
+func TestMetricsLabelsBounded(t *testing.T) {
+	const token = "metrics-token"
+	ts := startServer(t, Config{Token: token}, testDB(t), Deps{})
+	series := func() (int, string) {
+		st, _, body := ts.do("GET", "/metrics", "", nil)
+		if st != 200 {
+			t.Fatalf("metrics: %d %s", st, body)
+		}
+		n := 0
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "grove_http_request_duration_seconds_count{") {
+				n++
+			}
+		}
+		return n, string(body)
+	}
+	paths := []string{"/v1/graphs", "/healthz", "/cayley/api/v2/read", "/nosuch"}
+	send := func(method string, auth bool) {
+		for _, p := range paths {
+			hdr := map[string]string{}
+			if !auth {
+				hdr["Authorization"] = "Bearer wrong"
+			}
+			ts.do(method, p, "", hdr)
+		}
+	}
+	for i := range 20 {
+		send(fmt.Sprintf("XMETHOD%d", i), i%2 == 0)
+	}
+	series() // the scrape itself is a series
+	before, _ := series()
+	for i := 20; i < 60; i++ {
+		send(fmt.Sprintf("XMETHOD%d", i), i%2 == 0)
+	}
+	after, body := series()
+	if after != before {
+		t.Errorf("40 more made-up methods added %d series", after-before)
+	}
+	if strings.Contains(body, "XMETHOD") {
+		t.Errorf("metrics name a client's method")
+	}
+	if !strings.Contains(body, `method="other"`) || !strings.Contains(body, `method="GET"`) {
+		t.Errorf("metrics lack the other and GET methods")
+	}
+}
+
+func TestMetricLabels(t *testing.T) {
+	for _, c := range []struct {
+		method, want string
+	}{{"GET", "GET"}, {"HEAD", "HEAD"}, {"OPTIONS", "OPTIONS"}, {"get", "other"}, {"PROPFIND", "other"}, {"", "other"}} {
+		if got := methodLabel(c.method); got != c.want {
+			t.Errorf("methodLabel(%q) = %q, want %q", c.method, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		code int
+		want string
+	}{{200, "200"}, {499, "499"}, {599, "599"}, {600, "other"}, {99, "other"}, {-1, "other"}} {
+		if got := codeLabel(c.code); got != c.want {
+			t.Errorf("codeLabel(%d) = %q, want %q", c.code, got, c.want)
+		}
+	}
+}
