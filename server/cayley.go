@@ -142,7 +142,7 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		// over it is a 413 rather than cut short by Cayley's own reader.
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
-			s.writeError(w, r, err)
+			s.writeError(w, r, bodyError(err, "query body"))
 			return
 		}
 		if len(data) > cayleyMaxQuery {
@@ -461,7 +461,7 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (use gzip or none)", enc)}
 	}
 	if b.raw, err = io.ReadAll(r.Body); err != nil {
-		return nil, err
+		return nil, bodyError(err, "request body")
 	}
 	qr, err := b.reader()
 	if err != nil {
@@ -571,7 +571,7 @@ const readTruncatedTrailer = "Grove-Truncated"
 // 400 naming the usable ones rather than a silent N-Quads answer.
 func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
 	if err := r.ParseForm(); err != nil {
-		s.writeError(w, r, badRequest("read parameters: %v", err))
+		s.writeError(w, r, bodyError(err, "read parameters"))
 		return
 	}
 	name := "nquads"

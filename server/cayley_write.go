@@ -95,7 +95,7 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, r, bodyError(err, "request body"))
 		return
 	}
 	v, err := parseNode(f, bytes.TrimSpace(data))

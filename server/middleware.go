@@ -4,8 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -116,10 +121,34 @@ func (s *Server) wrap(rt route) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+			r.Body = timedBody{ReadCloser: http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes), limit: s.cfg.RequestTimeout}
 		}
 		rt.handler(sw, r)
 	})
+}
+
+// timedBody is a request body whose reads past the server's read
+// deadline (http.Server.ReadTimeout, which is RequestTimeout) fail with a
+// 408 naming that limit, on every route alike, rather than a network error
+// each handler would answer differently.
+type timedBody struct {
+	io.ReadCloser
+	limit time.Duration
+}
+
+func (b timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && isTimeout(err) {
+		err = &apiError{http.StatusRequestTimeout, fmt.Sprintf("the request body was not received within %s s",
+			strconv.FormatFloat(b.limit.Seconds(), 'f', -1, 64))}
+	}
+	return n, err
+}
+
+// isTimeout reports whether err is a network read that hit its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 func (s *Server) timeoutFor(rt route) time.Duration {

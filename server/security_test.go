@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -316,5 +317,48 @@ func TestMetricLabels(t *testing.T) {
 		if got := codeLabel(c.code); got != c.want {
 			t.Errorf("codeLabel(%d) = %q, want %q", c.code, got, c.want)
 		}
+	}
+}
+
+// TestSlowBodyIs408: a request body that does not arrive within the read
+// timeout (RequestTimeout) is a 408 saying so on every route that reads a
+// body, where it was a 500, or a 400 quoting the network error.
+func TestSlowBodyIs408(t *testing.T) {
+	const token = "slow-token"
+	db := testDB(t)
+	ts := startServer(t, Config{Token: token, RequestTimeout: 300 * time.Millisecond}, db,
+		Deps{QuadStore: db, Model: newLexicalModel(0), Reasoners: registry()})
+	cases := []struct{ path, ctype string }{
+		{"/cayley/api/v2/write", "application/n-quads"},
+		{"/cayley/api/v2/delete", "application/n-quads"},
+		{"/cayley/api/v2/node/delete", "application/n-quads"},
+		{"/cayley/api/v2/query?lang=gizmo", "text/plain"},
+		{"/cayley/api/v2/query?lang=graphql", "text/plain"},
+		{"/cayley/api/v2/read", "application/x-www-form-urlencoded"},
+		{"/v1/ask", "application/json"},
+		{"/v1/ask/stream", "application/json"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			// The headers announce 100 bytes; 4 come, then nothing.
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\n"+
+				"Content-Length: 100\r\n\r\n{\"qu", c.path, token, c.ctype)
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusRequestTimeout ||
+				!strings.Contains(string(body), "the request body was not received within 0.3 s") {
+				t.Fatalf("status %d body %s", resp.StatusCode, body)
+			}
+		})
 	}
 }
