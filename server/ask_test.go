@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -508,7 +509,8 @@ func TestAskModelTimeout(t *testing.T) {
 	defer silent.Close()
 	defer close(release)
 	slow, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: silent.URL + "/v1", Model: "slow-model",
-		Timeout: 100 * time.Millisecond, MaxRetries: 1, RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond})
+		Timeout: 100 * time.Millisecond, MaxRetries: 1, RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

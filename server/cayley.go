@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -129,6 +130,39 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	}), nil
 }
 
+// checkQueryLanguage answers a query request whose lang parameter is
+// missing, repeated or names no registered language in the server's error
+// shape (Cayley's answers lack the request id), naming the languages.
+func checkQueryLanguage(langs []string) error {
+	known := cquery.Languages()
+	slices.Sort(known)
+	use := strings.Join(known, ", ")
+	switch {
+	case len(langs) == 0 || langs[0] == "":
+		return badRequest("missing query parameter \"lang\" (use %s)", use)
+	case len(langs) > 1:
+		return badRequest("query parameter \"lang\" given %d times", len(langs))
+	case cquery.GetLanguage(langs[0]) == nil:
+		return badRequest("unknown query language %q (use %s)", clip(langs[0]), use)
+	}
+	return nil
+}
+
+// readParams are the parameters of a Cayley read: the quad filters, the
+// format and Cayley's IRI form (iri=short|full).
+var readParams = []string{"sub", "pred", "obj", "label", "format", "iri"}
+
+// checkReadParams rejects a read parameter Cayley would ignore (a
+// mistyped filter read the whole store).
+func checkReadParams(form url.Values) error {
+	for name := range form {
+		if !slices.Contains(readParams, name) {
+			return badRequest("unknown read parameter %q (allowed: %s)", clip(name), strings.Join(readParams, ", "))
+		}
+	}
+	return nil
+}
+
 // cayleyMaxQuery is the largest query body Cayley reads: its reader stops
 // there silently (io.LimitReader), so a longer query would run cut.
 const cayleyMaxQuery = 1 << 20
@@ -136,6 +170,10 @@ const cayleyMaxQuery = 1 << 20
 // serveGuardedQuery runs a Cayley query request into a buffer and sends it
 // unless the guard recovered a panic, which is answered as a 500.
 func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
+	if err := checkQueryLanguage(r.URL.Query()["lang"]); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		// Read the body here, under the server's body limit, so a query
@@ -572,6 +610,10 @@ const readTruncatedTrailer = "Grove-Truncated"
 func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
 	if err := r.ParseForm(); err != nil {
 		s.writeError(w, r, bodyError(err, "read parameters"))
+		return
+	}
+	if err := checkReadParams(r.Form); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	name := "nquads"
