@@ -276,8 +276,26 @@ func (m budgetModel) Generate(ctx context.Context, req llm.Request) (llm.Respons
 	if req.MaxTokens <= 0 || req.MaxTokens > m.lim.MaxTokens {
 		req.MaxTokens = m.lim.MaxTokens
 	}
-	return m.inner.Generate(ctx, req)
+	resp, err := m.inner.Generate(ctx, req)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// The model's own per-call timeout, not the run's deadline.
+		err = &modelTimeoutError{model: llm.Describe(m.inner).Name, err: err}
+	}
+	return resp, err
 }
+
+// modelTimeoutError is a model call that timed out while the run still
+// had time: a failure of the model (502), not the run's time limit (504).
+type modelTimeoutError struct {
+	model string
+	err   error
+}
+
+func (e *modelTimeoutError) Error() string {
+	return fmt.Sprintf("the model %q did not answer within its per-call timeout: %v", e.model, e.err)
+}
+
+func (e *modelTimeoutError) Unwrap() error { return e.err }
 
 // Unwrap returns the bounded model (llm.Describe looks through it).
 func (m budgetModel) Unwrap() llm.Model { return m.inner }
@@ -310,7 +328,9 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 }
 
 // result maps a finished run to a status and body: 200 when the method
-// finished (even without an answer), 504 on timeout, 502 on failure.
+// finished (even without an answer), 504 when the run reached its own
+// deadline (AskTimeout), 502 on failure, a model call that timed out
+// included.
 func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBody) {
 	b := askBody{Trace: tr, Model: a.redact.model(llm.Describe(a.model))}
 	if tr != nil {
@@ -319,13 +339,17 @@ func (a *asker) result(r *http.Request, tr *trace.Trace, err error) (int, askBod
 	if err == nil {
 		return http.StatusOK, b
 	}
+	var mt *modelTimeoutError
 	switch status, msg, internal := classify(err); {
 	case status == 499:
 		return status, b
-	case status == http.StatusGatewayTimeout:
+	case status == http.StatusGatewayTimeout && errors.Is(r.Context().Err(), context.DeadlineExceeded) && !errors.As(err, &mt):
+		// Only the run's own deadline is this server's time limit.
 		b.Error = "the run exceeded this server's time limit of " + a.s.cfg.AskTimeout.String()
 		return status, b
-	case internal:
+	case internal || status == http.StatusGatewayTimeout:
+		// A model that timed out (named, with its per-call timeout in
+		// its error) or another call's own timeout is a failed run.
 		a.s.log.Warn("reasoning run failed", "request_id", requestID(r.Context()), "err", err)
 		b.Error = "reasoning failed: " + oneLine(a.redact.text(err.Error()))
 		return http.StatusBadGateway, b

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -486,6 +488,63 @@ func TestAskMaxTokens(t *testing.T) {
 			for _, c := range res.Trace.ModelCalls {
 				if float64(c.MaxTokens) != tc.want {
 					t.Errorf("model call %d (%s): max tokens %d, want %g", c.Seq, c.Task, c.MaxTokens, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestAskModelTimeout: a model call that times out (the model's own
+// per-call timeout) while the run still has time is a 502 naming the
+// model and the timeout; only the run's own deadline is the 504 of the
+// server's time limit.
+func TestAskModelTimeout(t *testing.T) {
+	release := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // a model server that never answers
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer silent.Close()
+	defer close(release)
+	slow, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: silent.URL + "/v1", Model: "slow-model",
+		Timeout: 100 * time.Millisecond, MaxRetries: 1, RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		cfg    Config
+		model  llm.Model
+		status int
+		want   []string
+	}{
+		{name: "model call timeout", cfg: Config{AskTimeout: time.Minute}, model: slow, status: 502,
+			want: []string{"reasoning failed", `the model \"slow-model\" did not answer within its per-call timeout`,
+				"attempt 2 of 2", "timed out after 100ms"}},
+		{name: "run deadline", cfg: Config{AskTimeout: 300 * time.Millisecond}, model: newLexicalModel(time.Hour),
+			status: 504, want: []string{"the run exceeded this server's time limit of 300ms"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := askServer(t, c.cfg, c.model)
+			for _, path := range []string{"/v1/ask", "/v1/ask/stream"} {
+				st, _, body := ts.do("POST", path, bladeRunner, nil)
+				if path == "/v1/ask/stream" {
+					st = c.status // the stream has begun with 200; its error event says why
+				}
+				for _, w := range c.want {
+					if st != c.status || !strings.Contains(string(body), w) {
+						t.Fatalf("%s: status %d, want %d with %q: %.800s", path, st, c.status, w, body)
+					}
+				}
+				if c.status != 504 && strings.Contains(string(body), "time limit") {
+					t.Errorf("%s: a model timeout reported as the run's time limit: %.500s", path, body)
+				}
+				if strings.Contains(string(body), silent.URL) {
+					t.Errorf("%s: the model endpoint leaks: %.500s", path, body)
 				}
 			}
 		})

@@ -61,9 +61,10 @@ func jsonError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var mbe *http.MaxBytesError
+	var ae *apiError
 	switch {
-	case errors.As(err, &mbe):
-		return err // classify answers 413
+	case errors.As(err, &mbe), errors.As(err, &ae):
+		return err // the body's own errors: 413, or 408 (bodyError)
 	case errors.As(err, &syn):
 		return badRequest("invalid JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):

@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/cayleygraph/quad"
 	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
 	_ "github.com/cayleygraph/quad/nquads" // N-Quads and N-Triples
+	_ "github.com/cayleygraph/quad/pquads" // Cayley's protobuf quads (the store links it; named here so the server's formats do not depend on the store)
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/grove-kg/grove/ingest/rdf"
@@ -128,6 +130,39 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 	}), nil
 }
 
+// checkQueryLanguage answers a query request whose lang parameter is
+// missing, repeated or names no registered language in the server's error
+// shape (Cayley's answers lack the request id), naming the languages.
+func checkQueryLanguage(langs []string) error {
+	known := cquery.Languages()
+	slices.Sort(known)
+	use := strings.Join(known, ", ")
+	switch {
+	case len(langs) == 0 || langs[0] == "":
+		return badRequest("missing query parameter \"lang\" (use %s)", use)
+	case len(langs) > 1:
+		return badRequest("query parameter \"lang\" given %d times", len(langs))
+	case cquery.GetLanguage(langs[0]) == nil:
+		return badRequest("unknown query language %q (use %s)", clip(langs[0]), use)
+	}
+	return nil
+}
+
+// readParams are the parameters of a Cayley read: the quad filters, the
+// format and Cayley's IRI form (iri=short|full).
+var readParams = []string{"sub", "pred", "obj", "label", "format", "iri"}
+
+// checkReadParams rejects a read parameter Cayley would ignore (a
+// mistyped filter read the whole store).
+func checkReadParams(form url.Values) error {
+	for name := range form {
+		if !slices.Contains(readParams, name) {
+			return badRequest("unknown read parameter %q (allowed: %s)", clip(name), strings.Join(readParams, ", "))
+		}
+	}
+	return nil
+}
+
 // cayleyMaxQuery is the largest query body Cayley reads: its reader stops
 // there silently (io.LimitReader), so a longer query would run cut.
 const cayleyMaxQuery = 1 << 20
@@ -135,13 +170,17 @@ const cayleyMaxQuery = 1 << 20
 // serveGuardedQuery runs a Cayley query request into a buffer and sends it
 // unless the guard recovered a panic, which is answered as a 500.
 func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api http.Handler, g *query.Guard) {
+	if err := checkQueryLanguage(r.URL.Query()["lang"]); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		// Read the body here, under the server's body limit, so a query
 		// over it is a 413 rather than cut short by Cayley's own reader.
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
-			s.writeError(w, r, err)
+			s.writeError(w, r, bodyError(err, "query body"))
 			return
 		}
 		if len(data) > cayleyMaxQuery {
@@ -365,10 +404,46 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		b.inflated.r, b.inflated.left, b.inflated.hit = zr, b.inflated.max+1, false
 		rd = b.inflated
 	}
-	if b.format.Name == "nquads" {
+	switch b.format.Name {
+	case "nquads":
 		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
+	case "jsonld":
+		// Never Cayley's reader, which loads remote contexts (jsonld.go).
+		return newJSONLDReader(rd), nil
 	}
-	return b.format.Reader(rd), nil
+	return safeReader(b.format.Name, b.format.Reader, rd)
+}
+
+// safeReader opens a reader of a Cayley quad format (pquads, json) and
+// wraps it so that a panic of the format's decoder on malformed input
+// (pquads panics on an empty value) is an error of the body.
+func safeReader(name string, open func(io.Reader) quad.ReadCloser, rd io.Reader) (qr quad.ReadCloser, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			qr, err = nil, malformedBody(name, v)
+		}
+	}()
+	return recoveringReader{name: name, ReadCloser: open(rd)}, nil
+}
+
+// recoveringReader turns a panic of ReadQuad into an error.
+type recoveringReader struct {
+	name string
+	quad.ReadCloser
+}
+
+func (r recoveringReader) ReadQuad() (q quad.Quad, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			q, err = quad.Quad{}, malformedBody(r.name, v)
+		}
+	}()
+	return r.ReadCloser.ReadQuad()
+}
+
+// malformedBody describes a body its format's decoder panicked on.
+func malformedBody(format string, v any) error {
+	return fmt.Errorf("malformed %s data: the decoder failed (%s)", format, clip(oneLine(fmt.Sprint(v))))
 }
 
 // nquadsReader reads N-Quads and N-Triples with the parser grove ingest
@@ -424,7 +499,7 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		return nil, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported (use gzip or none)", enc)}
 	}
 	if b.raw, err = io.ReadAll(r.Body); err != nil {
-		return nil, err
+		return nil, bodyError(err, "request body")
 	}
 	qr, err := b.reader()
 	if err != nil {
@@ -444,7 +519,11 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		if errors.Is(err, io.EOF) {
 			return b, nil
 		}
-		if err != nil {
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae):
+			return nil, err // already names the body and what was wrong
+		case err != nil:
 			return nil, &apiError{http.StatusBadRequest, fmt.Sprintf("%s body, quad %d: %v", f.Name, n, err)}
 		}
 		if !q.IsValid() {
@@ -530,7 +609,11 @@ const readTruncatedTrailer = "Grove-Truncated"
 // 400 naming the usable ones rather than a silent N-Quads answer.
 func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
 	if err := r.ParseForm(); err != nil {
-		s.writeError(w, r, badRequest("read parameters: %v", err))
+		s.writeError(w, r, bodyError(err, "read parameters"))
+		return
+	}
+	if err := checkReadParams(r.Form); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	name := "nquads"

@@ -47,7 +47,22 @@ func TestCayleyMount(t *testing.T) {
 		{name: "mql", method: "POST", path: "/cayley/api/v2/query?lang=mql",
 			body: `[{"id": "<m2>", "<directed_by>": null}]`, status: 200, contains: []string{"p1"}},
 		{name: "bad query", path: "/cayley/api/v2/query?lang=gizmo&qu=" + url.QueryEscape("g.V(("), status: 400, contains: []string{"error"}},
-		{name: "no language", path: "/cayley/api/v2/query?qu=x", status: 400, contains: []string{"query language not specified"}},
+		// The server's error shape (with request_id), where Cayley's own
+		// answers were {"error":"query language not specified"} and
+		// {"error":"unknown query language"}.
+		{name: "no language", path: "/cayley/api/v2/query?qu=x", status: 400,
+			contains: []string{`missing query parameter \"lang\" (use gizmo, graphql, mql)`, `"request_id"`}},
+		{name: "unknown language", path: "/cayley/api/v2/query?lang=sparql&qu=x", status: 400,
+			contains: []string{`unknown query language \"sparql\" (use gizmo, graphql, mql)`, `"request_id"`}},
+		{name: "unknown language, posted", method: "POST", path: "/cayley/api/v2/query?lang=gremlin", body: "g.V()", status: 400,
+			contains: []string{`unknown query language \"gremlin\"`, `"request_id"`}},
+		{name: "language twice", path: "/cayley/api/v2/query?lang=gizmo&lang=mql&qu=x", status: 400,
+			contains: []string{`\"lang\" given 2 times`}},
+		// A mistyped filter was ignored and the whole store read.
+		{name: "read with an unknown parameter", path: "/cayley/api/v2/read?subj=" + url.QueryEscape("<m1>"), status: 400,
+			contains: []string{`unknown read parameter \"subj\" (allowed: sub, pred, obj, label, format, iri)`, `"request_id"`}},
+		{name: "read with iri", path: "/cayley/api/v2/read?iri=full&sub=" + url.QueryEscape("<m1>"), status: 200,
+			contains: []string{"<m1> <directed_by> <p1>"}},
 		{name: "read", path: "/cayley/api/v2/read?sub=" + url.QueryEscape("<m1>") + "&pred=" + url.QueryEscape("<directed_by>"),
 			status: 200, contains: []string{"<m1> <directed_by> <p1> <movies> ."}},
 		{name: "formats", path: "/cayley/api/v2/formats", status: 200, contains: []string{"nquads"}},
@@ -300,4 +315,30 @@ func TestCayleyRouting(t *testing.T) {
 		{name: "static file missing", path: "/static/nope.js", status: 404, contains: []string{`"error":"no file /static/nope.js"`}},
 		{name: "static file", path: "/static/app.js", status: 200},
 	})
+}
+
+// TestCayleyReadPosted: a posted read takes the same parameters as a GET
+// (an unknown one is a 400) and a body over the limit is a 413 as on every
+// route (it was a 400 quoting "http: request body too large").
+func TestCayleyReadPosted(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxBodyBytes: 1024})
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"filters", "sub=" + url.QueryEscape("<m1>") + "&pred=" + url.QueryEscape("<directed_by>"), 200, "<m1> <directed_by> <p1>"},
+		{"unknown parameter", "subj=" + url.QueryEscape("<m1>"), 400, `unknown read parameter \"subj\"`},
+		{"body over the limit", "sub=" + url.QueryEscape("<m1>") + "&label=" + strings.Repeat("x", 2000), 413,
+			"request body too large (limit 1024 bytes)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, body := ts.do("POST", "/cayley/api/v2/read", c.body, form)
+			if st != c.status || !strings.Contains(string(body), c.want) {
+				t.Fatalf("status %d body %.300s, want %d %q", st, body, c.status, c.want)
+			}
+		})
+	}
 }

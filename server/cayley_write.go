@@ -95,7 +95,7 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeError(w, r, bodyError(err, "request body"))
 		return
 	}
 	v, err := parseNode(f, bytes.TrimSpace(data))
@@ -128,7 +128,7 @@ func parseNode(f *quad.Format, b []byte) (quad.Value, error) {
 		return nil, errNoNode
 	}
 	if f.Name != "nquads" {
-		v, err := f.UnmarshalValue(b)
+		v, err := unmarshalValue(f, b)
 		switch {
 		case err != nil:
 			return nil, badRequest("node: the body is not one %s value: %v", f.Name, err)
@@ -172,6 +172,17 @@ func parseNode(f *quad.Format, b []byte) (quad.Value, error) {
 			clip(body), terms)
 	}
 	return q.Object, nil
+}
+
+// unmarshalValue decodes one value with the format's decoder, whose panic
+// on malformed input (pquads panics on an empty value) is an error.
+func unmarshalValue(f *quad.Format, b []byte) (v quad.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, malformedBody(f.Name, p)
+		}
+	}()
+	return f.UnmarshalValue(b)
 }
 
 // removeNode deletes every quad with v in any position, in transactions of

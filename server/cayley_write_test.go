@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
@@ -432,5 +437,126 @@ func TestCayleyWriteKeepsLexicalForms(t *testing.T) {
 	st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape("<lx>"), "", nil)
 	if st != 200 || !strings.Contains(string(b), `"07"^^`) || strings.Count(string(b), "<lx>") != 1 {
 		t.Fatalf("after deleting \"7\" and the dateTime, <lx> has: %d %s", st, b)
+	}
+}
+
+// TestCayleyWriteJSONLDLoadsNothing: a JSON-LD write never makes the
+// server open a file or fetch a URL (Cayley's reader loaded any context
+// named by reference, with no timeout); such a body is a 400 that writes
+// nothing, an inline context works, and a body that is not a JSON-LD
+// object or array is a 400 rather than "wrote 0 quads".
+func TestCayleyWriteJSONLDLoadsNothing(t *testing.T) {
+	const token = "write-token-jsonld"
+	var hits atomic.Int64
+	release := make(chan struct{})
+	ctxDoc := `{"@context":{"p":"http://x/p"}}`
+	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/hang" {
+			// Long enough to fail the test, bounded so that a server that
+			// does fetch still shuts down.
+			select {
+			case <-release:
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/ld+json")
+		_, _ = io.WriteString(w, ctxDoc)
+	}))
+	defer remote.Close()
+	defer close(release)
+	file := filepath.Join(t.TempDir(), "secret.json")
+	if err := os.WriteFile(file, []byte(ctxDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const refused = "remote JSON-LD contexts are not loaded; inline the context"
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+		subject    string // stored afterwards when status is 200, else not
+	}{
+		{"local file", `{"@context":"` + file + `","@id":"http://x/lfi","p":"v"}`, 400, refused, "<http://x/lfi>"},
+		{"url", `{"@context":"` + remote.URL + `/ctx.jsonld","@id":"http://x/url","p":"v"}`, 400, refused, "<http://x/url>"},
+		{"url that never answers", `{"@context":"` + remote.URL + `/hang","@id":"http://x/hang","p":"v"}`, 400, refused, "<http://x/hang>"},
+		{"url in an array", `{"@context":[{"q":"http://x/q"},"` + remote.URL + `/ctx.jsonld"],"@id":"http://x/arr","q":"v"}`,
+			400, refused, "<http://x/arr>"},
+		{"nested context", `{"@context":{"p":"http://x/p"},"@id":"http://x/nest","p":{"@context":"` + remote.URL +
+			`/ctx.jsonld","@id":"http://x/in"}}`, 400, refused, "<http://x/nest>"},
+		{"import", `{"@context":{"@version":1.1,"@import":"` + remote.URL + `/ctx.jsonld"},"@id":"http://x/imp","p":"v"}`,
+			400, refused, "<http://x/imp>"},
+		{"body is a url", `"` + remote.URL + `/doc.jsonld"`, 400, "the body is a string", ""},
+		{"body is a number", `5`, 400, "the body is a number", ""},
+		{"body is null", `null`, 400, "the body is null", ""},
+		{"empty body", ``, 400, "the body is empty", ""},
+		{"trailing data", `{"@id":"http://x/tr","http://x/p":"v"} {}`, 400, "unexpected data after", "<http://x/tr>"},
+		{"not json", `{"@id":`, 400, "jsonld body: invalid JSON", ""},
+		{"inline context", `{"@context":{"p":"http://x/p"},"@id":"http://x/ok","p":"v"}`, 200, `"count":1`, "<http://x/ok>"},
+	}
+	ts := cayleyServer(t, Config{Token: token})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			st, _, body := ts.do("POST", "/cayley/api/v2/write?format=jsonld", c.body, nil)
+			if st != c.status || !strings.Contains(string(body), c.want) {
+				t.Fatalf("status %d body %s, want %d %q", st, body, c.status, c.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the write took %s", d)
+			}
+			if n := hits.Load(); n != 0 {
+				t.Fatalf("the server fetched %d documents", n)
+			}
+			if strings.Contains(string(body), "Successfully") != (c.status == 200) {
+				t.Errorf("answer: %s", body)
+			}
+			if c.subject == "" {
+				return
+			}
+			st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(c.subject), "", nil)
+			if stored := strings.Contains(string(b), c.subject); st != 200 || stored != (c.status == 200) {
+				t.Fatalf("read back %s: %d stored %v: %s", c.subject, st, stored, b)
+			}
+		})
+	}
+	// The delete route reads the same way.
+	st, _, body := ts.do("POST", "/cayley/api/v2/delete?format=jsonld", `{"@context":"`+file+`","@id":"http://x/ok","p":"v"}`, nil)
+	if st != 400 || !strings.Contains(string(body), refused) || hits.Load() != 0 {
+		t.Fatalf("delete: %d %s", st, body)
+	}
+}
+
+// TestCayleyWriteMalformedPQuads: pquads bodies its decoder panics on
+// (an empty value) are a 400 naming the format, not a 500, and change
+// nothing.
+func TestCayleyWriteMalformedPQuads(t *testing.T) {
+	const token = "write-token-pq"
+	ts := cayleyServer(t, Config{Token: token})
+	before := func() string {
+		_, _, b := ts.do("GET", "/cayley/api/v2/read", "", nil)
+		return string(b)
+	}()
+	cases := []struct {
+		name, path, body string
+	}{
+		{"node delete of junk", "/cayley/api/v2/node/delete?format=pquads", "xx"},
+		{"write with an empty value", "/cayley/api/v2/write?format=pquads", "\x00pq\x00\x01\x00\x00\x00\x02\x10\x01\x02\x0a\x00"},
+		{"delete with an empty value", "/cayley/api/v2/delete?format=pquads", "\x00pq\x00\x01\x00\x00\x00\x02\x10\x01\x02\x0a\x00"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, body := ts.do("POST", c.path, c.body, nil)
+			msg := decode[changeErrorBody](t, body).Error
+			if st != 400 || !strings.Contains(msg, "pquads") || !strings.Contains(msg, "malformed") {
+				t.Fatalf("status %d body %s", st, body)
+			}
+			if strings.Contains(ts.logs.String(), "panic serving request") {
+				t.Errorf("the panic reached the middleware")
+			}
+			if after := func() string { _, _, b := ts.do("GET", "/cayley/api/v2/read", "", nil); return string(b) }(); after != before {
+				t.Errorf("the store changed")
+			}
+		})
 	}
 }

@@ -36,7 +36,10 @@
 // N-Triples or Cayley's JSON, by ?format= or Content-Type, is parsed once
 // before anything is written, so bad input is a 400 (N-Quads by the parser
 // of grove ingest, ingest/rdf, which keeps literals as written, where
-// Cayley's turns "07"^^xsd:integer into 7); it is applied in
+// Cayley's turns "07"^^xsd:integer into 7; JSON-LD with no document
+// loader, jsonld.go, so a context named by URL or path is refused rather
+// than fetched or opened; a panic of Cayley's pquads decoder on malformed
+// input is a 400 naming the format); it is applied in
 // transactions of up to 10,000 quads, split while the store finds one too
 // large; and the store's refusals are classified (507 disk full, 503 out of
 // files, 413, 404 for a missing quad or node), each answer saying how many

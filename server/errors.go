@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,6 +70,24 @@ func classify(err error) (int, string, bool) {
 		return 499, "request cancelled", false
 	}
 	return http.StatusInternalServerError, "internal error", true
+}
+
+// bodyError is the answer to a failed read of the request body: the error
+// itself when it already answers the client (a body not received in time
+// is a 408, a body over the limit a 413), else a 400 saying what was being
+// read. Handlers that parse a body pass its errors through here.
+func bodyError(err error, what string) error {
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ae) || errors.As(err, &mbe):
+		return err
+	case errors.As(err, &ne):
+		// Its text names the connection's addresses; say what happened.
+		return badRequest("%s: the connection failed before the whole body was received", what)
+	}
+	return badRequest("%s: %v", what, oneLine(err.Error()))
 }
 
 // mustLog reports whether the server log needs the full error: the client

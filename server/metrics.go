@@ -34,7 +34,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requestLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "grove_http_request_duration_seconds", Help: "HTTP request latency by route, method and status code.",
+			Name: "grove_http_request_duration_seconds", Help: "HTTP request latency by route, method (other for an unknown method) and status code.",
 			Buckets: latencyBuckets}, []string{"route", "method", "code"}),
 		kgLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "grove_kg_call_duration_seconds", Help: "Knowledge-graph call latency by operation and outcome.",

@@ -4,9 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,10 +121,34 @@ func (s *Server) wrap(rt route) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+			r.Body = timedBody{ReadCloser: http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes), limit: s.cfg.RequestTimeout}
 		}
 		rt.handler(sw, r)
 	})
+}
+
+// timedBody is a request body whose reads past the server's read
+// deadline (http.Server.ReadTimeout, which is RequestTimeout) fail with a
+// 408 naming that limit, on every route alike, rather than a network error
+// each handler would answer differently.
+type timedBody struct {
+	io.ReadCloser
+	limit time.Duration
+}
+
+func (b timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && isTimeout(err) {
+		err = &apiError{http.StatusRequestTimeout, fmt.Sprintf("the request body was not received within %s s",
+			strconv.FormatFloat(b.limit.Seconds(), 'f', -1, 64))}
+	}
+	return n, err
+}
+
+// isTimeout reports whether err is a network read that hit its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 func (s *Server) timeoutFor(rt route) time.Duration {
@@ -135,7 +165,7 @@ func (s *Server) finish(latency prometheus.ObserverVec, sw *statusWriter, r *htt
 		status = http.StatusOK
 	}
 	d := time.Since(start)
-	latency.WithLabelValues(r.Method, strconv.Itoa(status)).Observe(d.Seconds())
+	latency.WithLabelValues(methodLabel(r.Method), codeLabel(status)).Observe(d.Seconds())
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
@@ -148,6 +178,31 @@ func (s *Server) finish(latency prometheus.ObserverVec, sw *statusWriter, r *htt
 		slog.Int64("bytes", sw.bytes),
 		slog.Duration("duration", d),
 		slog.String("remote", r.RemoteAddr))
+}
+
+// knownMethods are the methods the latency histogram names; any other
+// method a client sends is counted as "other", so clients cannot grow
+// /metrics by sending made-up methods (the route label is the registered
+// pattern and the code label is set by the server, both bounded too).
+var knownMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodDelete, http.MethodPatch, http.MethodOptions}
+
+// methodLabel is the method label of a request: the method when it is a
+// known one, else "other".
+func methodLabel(m string) string {
+	if slices.Contains(knownMethods, m) {
+		return m
+	}
+	return "other"
+}
+
+// codeLabel is the code label of a status: the code, or "other" outside
+// 100-599.
+func codeLabel(status int) string {
+	if status < 100 || status > 599 {
+		return "other"
+	}
+	return strconv.Itoa(status)
 }
 
 // nextRequestID returns a process-unique request id.

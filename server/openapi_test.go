@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cayleygraph/quad"
 )
 
 type openAPIDoc struct {
@@ -152,6 +155,52 @@ func TestOpenAPIAskSchemas(t *testing.T) {
 			if _, ok := doc.Components.Schemas[c.schema].Properties[f]; !ok {
 				t.Errorf("schema %s lacks field %q", c.schema, f)
 			}
+		}
+	}
+}
+
+// TestOpenAPIBodyAnswers: every operation that takes a body documents the
+// answers every body can get (408 not received in time, 413 over the
+// limit), and the read formats listed are exactly the ones a read takes.
+func TestOpenAPIBodyAnswers(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					Enum []string `json:"enum"`
+				} `json:"schema"`
+			} `json:"parameters"`
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range doc.Paths {
+		if op, ok := ops["post"]; ok {
+			for _, code := range []string{"408", "413"} {
+				if _, ok := op.Responses[code]; !ok {
+					t.Errorf("POST %s does not document %s", path, code)
+				}
+			}
+		}
+	}
+	var formats []string
+	for _, p := range doc.Paths["/cayley/api/v2/read"]["get"].Parameters {
+		if p.Name == "format" {
+			formats = p.Schema.Enum
+		}
+	}
+	ts := cayleyServer(t, Config{})
+	for _, f := range formats {
+		if st, _, b := ts.do("GET", "/cayley/api/v2/read?sub=%3Cm1%3E&format="+f, "", nil); st != 200 {
+			t.Errorf("documented read format %s: %d %s", f, st, b)
+		}
+	}
+	for _, f := range quad.Formats() {
+		if f.Writer != nil && !slices.Contains(formats, f.Name) {
+			t.Errorf("read format %s is not documented", f.Name)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -249,5 +250,115 @@ func TestAccessLog(t *testing.T) {
 		if !strings.Contains(logs, want) {
 			t.Errorf("access log lacks %s: %s", want, logs)
 		}
+	}
+}
+
+// TestMetricsLabelsBounded: clients cannot add series to /metrics by
+// sending made-up methods (with or without a token, on any path): every
+// method outside the known ones is counted as "other".
+func TestMetricsLabelsBounded(t *testing.T) {
+	const token = "metrics-token"
+	ts := startServer(t, Config{Token: token}, testDB(t), Deps{})
+	series := func() (int, string) {
+		st, _, body := ts.do("GET", "/metrics", "", nil)
+		if st != 200 {
+			t.Fatalf("metrics: %d %s", st, body)
+		}
+		n := 0
+		for _, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "grove_http_request_duration_seconds_count{") {
+				n++
+			}
+		}
+		return n, string(body)
+	}
+	paths := []string{"/v1/graphs", "/healthz", "/cayley/api/v2/read", "/nosuch"}
+	send := func(method string, auth bool) {
+		for _, p := range paths {
+			hdr := map[string]string{}
+			if !auth {
+				hdr["Authorization"] = "Bearer wrong"
+			}
+			ts.do(method, p, "", hdr)
+		}
+	}
+	for i := range 20 {
+		send(fmt.Sprintf("XMETHOD%d", i), i%2 == 0)
+	}
+	series() // the scrape itself is a series
+	before, _ := series()
+	for i := 20; i < 60; i++ {
+		send(fmt.Sprintf("XMETHOD%d", i), i%2 == 0)
+	}
+	after, body := series()
+	if after != before {
+		t.Errorf("40 more made-up methods added %d series", after-before)
+	}
+	if strings.Contains(body, "XMETHOD") {
+		t.Errorf("metrics name a client's method")
+	}
+	if !strings.Contains(body, `method="other"`) || !strings.Contains(body, `method="GET"`) {
+		t.Errorf("metrics lack the other and GET methods")
+	}
+}
+
+func TestMetricLabels(t *testing.T) {
+	for _, c := range []struct {
+		method, want string
+	}{{"GET", "GET"}, {"HEAD", "HEAD"}, {"OPTIONS", "OPTIONS"}, {"get", "other"}, {"PROPFIND", "other"}, {"", "other"}} {
+		if got := methodLabel(c.method); got != c.want {
+			t.Errorf("methodLabel(%q) = %q, want %q", c.method, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		code int
+		want string
+	}{{200, "200"}, {499, "499"}, {599, "599"}, {600, "other"}, {99, "other"}, {-1, "other"}} {
+		if got := codeLabel(c.code); got != c.want {
+			t.Errorf("codeLabel(%d) = %q, want %q", c.code, got, c.want)
+		}
+	}
+}
+
+// TestSlowBodyIs408: a request body that does not arrive within the read
+// timeout (RequestTimeout) is a 408 saying so on every route that reads a
+// body, where it was a 500, or a 400 quoting the network error.
+func TestSlowBodyIs408(t *testing.T) {
+	const token = "slow-token"
+	db := testDB(t)
+	ts := startServer(t, Config{Token: token, RequestTimeout: 300 * time.Millisecond}, db,
+		Deps{QuadStore: db, Model: newLexicalModel(0), Reasoners: registry()})
+	cases := []struct{ path, ctype string }{
+		{"/cayley/api/v2/write", "application/n-quads"},
+		{"/cayley/api/v2/delete", "application/n-quads"},
+		{"/cayley/api/v2/node/delete", "application/n-quads"},
+		{"/cayley/api/v2/query?lang=gizmo", "text/plain"},
+		{"/cayley/api/v2/query?lang=graphql", "text/plain"},
+		{"/cayley/api/v2/read", "application/x-www-form-urlencoded"},
+		{"/v1/ask", "application/json"},
+		{"/v1/ask/stream", "application/json"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			// The headers announce 100 bytes; 4 come, then nothing.
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\n"+
+				"Content-Length: 100\r\n\r\n{\"qu", c.path, token, c.ctype)
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusRequestTimeout ||
+				!strings.Contains(string(body), "the request body was not received within 0.3 s") {
+				t.Fatalf("status %d body %s", resp.StatusCode, body)
+			}
+		})
 	}
 }
