@@ -12,6 +12,7 @@ import (
 	"github.com/cayleygraph/quad"
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/grove-kg/grove/ingest/internal/inputtest"
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
@@ -164,50 +165,26 @@ func TestReaderLongLines(t *testing.T) {
 	}
 }
 
-// endless yields 'x' without a line end, as a stream of zeros would; past
-// limit bytes it fails, so a reader that would read it for ever fails the
-// test instead of hanging it. cancel, when set, runs after after bytes.
-type endless struct {
-	read, limit, after int
-	cancel             func()
-}
-
-var errEndlessExhausted = errors.New("endless input read past the test's limit")
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.read > e.limit {
-		return 0, errEndlessExhausted
-	}
-	for i := range p {
-		p[i] = 'x'
-	}
-	e.read += len(p)
-	if e.cancel != nil && e.read > e.after {
-		e.cancel()
-	}
-	return len(p), nil
-}
-
 // TestReaderEndlessLine: input without a line end fails at the line limit
 // (it was read for ever, ignoring Ctrl-C); skipping invalid lines, the
 // rest of the line is discarded until the context is cancelled.
 func TestReaderEndlessLine(t *testing.T) {
 	const max = 1 << 16
 	discard := source.WriterFunc(func(quad.Quad) error { return nil })
-	in := &endless{limit: 64 * max}
+	in := &inputtest.Endless{Limit: 64 * max}
 	err := New(Options{MaxLineBytes: max}).Read(t.Context(), "zero.nt", in, discard)
-	if !errors.Is(err, errLineTooLong) || in.read > max+2*readBufSize {
-		t.Errorf("error %v after %d bytes, want line too long within %d", err, in.read, max+2*readBufSize)
+	if !errors.Is(err, errLineTooLong) || in.N > max+2*readBufSize {
+		t.Errorf("error %v after %d bytes, want line too long within %d", err, in.N, max+2*readBufSize)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	in = &endless{limit: 1 << 30, after: 8 * max, cancel: cancel}
+	in = &inputtest.Endless{Limit: 1 << 30, After: 8 * max, Cancel: cancel}
 	skipped := 0
 	opts := Options{MaxLineBytes: max, Options: source.Options{SkipInvalid: true, OnSkip: func(*source.Error) { skipped++ }}}
 	err = New(opts).Read(ctx, "zero.nt", in, discard)
 	if !errors.Is(err, context.Canceled) || skipped != 1 {
-		t.Errorf("skipping: error %v after %d bytes, %d lines skipped; want context.Canceled, 1", err, in.read, skipped)
+		t.Errorf("skipping: error %v after %d bytes, %d lines skipped; want context.Canceled, 1", err, in.N, skipped)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/ingest/internal/inputtest"
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
 )
@@ -464,34 +465,6 @@ func TestDedup(t *testing.T) {
 	}
 }
 
-// endless yields '[', a line end, then 'x' without a line end, as a
-// stream of zeros would; past limit bytes it fails, so that a reader that
-// would read it for ever fails the test instead of hanging it. cancel,
-// when set, runs after after bytes.
-type endless struct {
-	read, limit, after int
-	cancel             func()
-}
-
-var errEndlessExhausted = errors.New("endless input read past the test's limit")
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.read > e.limit {
-		return 0, errEndlessExhausted
-	}
-	for i := range p {
-		p[i] = 'x'
-	}
-	if e.read == 0 && len(p) > 2 {
-		p[0], p[1] = '[', '\n'
-	}
-	e.read += len(p)
-	if e.cancel != nil && e.read > e.after {
-		e.cancel()
-	}
-	return len(p), nil
-}
-
 // TestEndlessLine: a line without an end fails at the line limit (it was
 // read for ever, ignoring Ctrl-C); skipping invalid lines, its rest is
 // discarded until the context is cancelled.
@@ -499,17 +472,17 @@ func TestEndlessLine(t *testing.T) {
 	const max = 1 << 16
 	discard := source.WriterFunc(func(quad.Quad) error { return nil })
 	// The reader may discard some of the rest before the error stops it.
-	in := &endless{limit: 1 << 28}
+	in := &inputtest.Endless{Prefix: "[\n", Limit: 1 << 28}
 	err := New(Options{MaxLineBytes: max}).Read(t.Context(), "zero.json", in, discard)
-	if err == nil || !strings.Contains(err.Error(), "zero.json:2: line longer than") || in.read > in.limit {
-		t.Errorf("error %v after %d bytes, want line 2 too long before %d", err, in.read, in.limit)
+	if err == nil || !strings.Contains(err.Error(), "zero.json:2: line longer than") || in.N > in.Limit {
+		t.Errorf("error %v after %d bytes, want line 2 too long before %d", err, in.N, in.Limit)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	in = &endless{limit: 1 << 30, after: 64 * max, cancel: cancel}
+	in = &inputtest.Endless{Prefix: "[\n", Limit: 1 << 30, After: 64 * max, Cancel: cancel}
 	opts := Options{MaxLineBytes: max, Options: source.Options{SkipInvalid: true, OnSkip: func(*source.Error) {}}}
 	if err := New(opts).Read(ctx, "zero.json", in, discard); !errors.Is(err, context.Canceled) {
-		t.Errorf("skipping: error %v after %d bytes, want context.Canceled", err, in.read)
+		t.Errorf("skipping: error %v after %d bytes, want context.Canceled", err, in.N)
 	}
 }
