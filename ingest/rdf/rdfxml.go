@@ -738,14 +738,15 @@ func (g *textGuard) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// isNCName reports an XML name without a colon, which rdf:nodeID and
-// rdf:ID values must be.
+// isNCName reports a name made of the characters of an XML name without a
+// colon, which rdf:nodeID values must be; a leading digit is let through,
+// as rapper's own RDF/XML output writes the N-Triples label _:100000 as
+// rdf:nodeID="100000".
 func isNCName(s string) bool {
-	for i, r := range s {
+	for _, r := range s {
 		switch {
-		case r == '_' || unicode.IsLetter(r):
-		case i > 0 && (r == '-' || r == '.' || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) ||
-			r == 0xB7):
+		case r == '_' || r == '-' || r == '.' || r == 0xB7 || unicode.IsLetter(r) || unicode.IsDigit(r) ||
+			unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
 		default:
 			return false
 		}
