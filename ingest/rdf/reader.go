@@ -11,6 +11,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/ingest/internal/lineread"
 	"github.com/grove-kg/grove/ingest/source"
 )
 
@@ -253,20 +254,12 @@ func (lr *lineReader) next() ([]byte, error) {
 
 // discardRest reads past the end of a line cut at the limit.
 func (lr *lineReader) discardRest() error {
-	for i := 0; ; i++ {
-		if i%64 == 0 {
-			if err := lr.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if _, err := lr.br.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
-			lr.rest = false
-			if err == io.EOF {
-				return nil // the next read reports it
-			}
-			return err
-		}
+	err := lineread.DiscardLine(lr.ctx, lr.br)
+	if err == nil || err == io.EOF {
+		lr.rest = false
+		return nil // the next read reports any EOF
 	}
+	return err
 }
 
 // languages lower-cases the configured languages, defaulting to English.

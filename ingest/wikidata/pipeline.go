@@ -12,6 +12,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/ingest/internal/lineread"
 	"github.com/grove-kg/grove/ingest/source"
 )
 
@@ -167,7 +168,7 @@ func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, re
 	b := p.newBatch()
 	if *rest {
 		*rest = false
-		if err := discardLine(ctx, br); err != nil && !errors.Is(err, io.EOF) {
+		if err := lineread.DiscardLine(ctx, br); err != nil && !errors.Is(err, io.EOF) {
 			b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
 			return b
 		}
@@ -234,20 +235,6 @@ func readLine(br *bufio.Reader, arena *[]byte, max int) (n int, tooLong bool, er
 		}
 		*arena = (*arena)[:len(*arena)-1]
 		return n, false, nil
-	}
-}
-
-// discardLine reads past the end of the current line, watching ctx.
-func discardLine(ctx context.Context, br *bufio.Reader) error {
-	for i := 0; ; i++ {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if _, err := br.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
 	}
 }
 
