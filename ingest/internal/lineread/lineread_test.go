@@ -15,8 +15,8 @@ func TestDiscardLine(t *testing.T) {
 	long := strings.Repeat("x", 100)
 	for _, tc := range []struct {
 		name, in, rest string
-		ctx             context.Context
-		want            error
+		ctx            context.Context
+		want           error
 	}{
 		{"line end", long + "\nnext\n", "next\n", context.Background(), nil},
 		{"end of input", long, "", context.Background(), io.EOF},
