@@ -18,7 +18,7 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	cquery "github.com/cayleygraph/cayley/query"
 	_ "github.com/cayleygraph/cayley/query/gizmo"   // Gizmo (JavaScript) queries
-	_ "github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
+	"github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
 	_ "github.com/cayleygraph/cayley/query/mql"     // MQL queries
 	cayleyhttp "github.com/cayleygraph/cayley/server/http"
 	"github.com/cayleygraph/quad"
@@ -196,12 +196,17 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
 	var qerr error
-	if l := cquery.GetLanguage(r.URL.Query().Get("lang")); l != nil && l.HTTPQuery == nil && l.Session != nil {
+	if l := cquery.GetLanguage(r.URL.Query().Get("lang")); l != nil && l.Session != nil &&
+		(l.HTTPQuery == nil || l.Name == graphql.Name) {
 		qu := r.URL.Query().Get("qu")
 		if r.Method != http.MethodGet {
 			qu = string(body)
 		}
-		qerr = s.runSessionQuery(buf, r.WithContext(ctx), qu, l, g)
+		if l.Name == graphql.Name {
+			qerr = s.runGraphQL(buf, r.WithContext(ctx), qu, l, g)
+		} else {
+			qerr = s.runSessionQuery(buf, r.WithContext(ctx), qu, l, g)
+		}
 	} else {
 		api.ServeHTTP(buf, r.WithContext(ctx))
 	}
@@ -301,6 +306,74 @@ func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, qu stri
 		return answerTooLarge(buf.limit)
 	}
 	return err
+}
+
+// runGraphQL runs a GraphQL query through its session instead of Cayley's
+// handler, which took no query from GET's qu, answered errors (a syntax
+// error, an empty query) with a 200 and a multi-line message, and applied
+// no result cap. The answer keeps Cayley's shape, {"data": ...}; an error is
+// a 400 in the server's shape; a list in the answer longer than the result
+// cap is refused naming GraphQL's first: (a cut list would read as the
+// whole), and the answer is bounded in bytes like every query's.
+func (s *Server) runGraphQL(buf *bufferedResponse, r *http.Request, qu string, l *cquery.Language, qs graph.QuadStore) error {
+	ctx := r.Context()
+	if strings.TrimSpace(qu) == "" {
+		return badRequest("query is empty")
+	}
+	it, err := l.Session(qs).Execute(ctx, qu, cquery.Options{Collation: cquery.JSON})
+	if err != nil {
+		return badRequest("graphql: %s", oneLine(err.Error()))
+	}
+	defer it.Close()
+	var data any
+	if it.Next(ctx) {
+		data = it.Result()
+	}
+	if err := it.Err(); err != nil {
+		return badRequest("graphql: %s", oneLine(err.Error()))
+	}
+	if n := longestList(data); n > s.cfg.MaxResults {
+		return badRequest("graphql: a list in the answer holds %d results, over this server's cap of %d; "+
+			"ask for fewer with first: (and offset:)", n, s.cfg.MaxResults)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"data": data}); err != nil {
+		return fmt.Errorf("graphql: encode the answer: %w", err)
+	}
+	buf.header.Set("Content-Type", "application/json")
+	if _, err := buf.Write(out.Bytes()); errors.Is(err, errAnswerCapped) {
+		return answerTooLarge(buf.limit)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// longestList is the length of the longest list anywhere in a GraphQL
+// answer (maps and slices as Cayley's GraphQL builds them).
+func longestList(v any) int {
+	longest := 0
+	stack := []any{v}
+	for len(stack) > 0 {
+		v, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		switch t := v.(type) {
+		case map[string]any:
+			for _, x := range t {
+				stack = append(stack, x)
+			}
+		case []map[string]any:
+			longest = max(longest, len(t))
+			for _, x := range t {
+				stack = append(stack, x)
+			}
+		case []any:
+			longest = max(longest, len(t))
+			stack = append(stack, t...)
+		}
+	}
+	return longest
 }
 
 // errAnswerCapped stops a Cayley query answer over the byte cap.

@@ -44,6 +44,20 @@ func TestCayleyMount(t *testing.T) {
 			body: `g.V("<m1>").Out("<directed_by>").All()`, status: 200, contains: []string{`"id":"<p1>"`}},
 		{name: "graphql", method: "POST", path: "/cayley/api/v2/query?lang=graphql",
 			body: `{ nodes(id: "<m1>") { id, directed_by: <directed_by> { id } } }`, status: 200, contains: []string{"p1"}},
+		// GraphQL runs through its session: GET's qu, errors in the
+		// server's shape, lists within the result cap (Cayley's handler
+		// took none of these).
+		{name: "graphql get", path: "/cayley/api/v2/query?lang=graphql&qu=" +
+			url.QueryEscape(`{ nodes(id: "<m1>") { id, directed_by: <directed_by> { id } } }`), status: 200,
+			contains: []string{`{"data":{"nodes":`, "p1"}},
+		{name: "graphql syntax error", method: "POST", path: "/cayley/api/v2/query?lang=graphql", body: "{", status: 400,
+			contains: []string{`"error":"graphql: `, `"request_id"`}},
+		{name: "graphql empty", method: "POST", path: "/cayley/api/v2/query?lang=graphql", body: " ", status: 400,
+			contains: []string{"query is empty"}},
+		{name: "graphql over the cap", method: "POST", path: "/cayley/api/v2/query?lang=graphql",
+			body: `{ nodes { id } }`, status: 400, contains: []string{"over this server's cap of 2", "first:"}},
+		{name: "graphql within the cap with first", method: "POST", path: "/cayley/api/v2/query?lang=graphql",
+			body: `{ nodes(first: 2) { id } }`, status: 200, contains: []string{`{"data":{"nodes":[`}},
 		{name: "mql", method: "POST", path: "/cayley/api/v2/query?lang=mql",
 			body: `[{"id": "<m2>", "<directed_by>": null}]`, status: 200, contains: []string{"p1"}},
 		{name: "bad query", path: "/cayley/api/v2/query?lang=gizmo&qu=" + url.QueryEscape("g.V(("), status: 400, contains: []string{"error"}},
