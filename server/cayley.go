@@ -17,9 +17,9 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	cquery "github.com/cayleygraph/cayley/query"
-	_ "github.com/cayleygraph/cayley/query/gizmo"   // Gizmo (JavaScript) queries
+	_ "github.com/cayleygraph/cayley/query/gizmo" // Gizmo (JavaScript) queries
 	"github.com/cayleygraph/cayley/query/graphql" // GraphQL queries
-	_ "github.com/cayleygraph/cayley/query/mql"     // MQL queries
+	_ "github.com/cayleygraph/cayley/query/mql"   // MQL queries
 	cayleyhttp "github.com/cayleygraph/cayley/server/http"
 	"github.com/cayleygraph/quad"
 	_ "github.com/cayleygraph/quad/json"   // Cayley's JSON quad format (reads and writes)
