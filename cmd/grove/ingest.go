@@ -322,7 +322,7 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 	ld := res.Load
 	if ld.Duration > 0 {
 		rate := float64(ld.Read) / ld.Duration.Seconds()
-		fmt.Fprintf(w, "%s: %d quads read, %d new, %d new terms, %d labels indexed in %s (%.0f quads/s, %s writer)\n",
+		fmt.Fprintf(w, "%s: %d quads read, %d new, %d new terms, %d labels and aliases read in %s (%.0f quads/s, %s writer)\n",
 			what, ld.Read, ld.Added, ld.Terms, ld.Labels, ld.Duration.Round(time.Millisecond), rate, ld.Writer)
 	}
 	if res.Skipped > 0 {

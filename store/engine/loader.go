@@ -105,9 +105,13 @@ type LoadProgress struct {
 
 // LoadStats summarises a committed load.
 type LoadStats struct {
-	Read     int64         `json:"read"`
-	Added    int64         `json:"added"`
-	Terms    int64         `json:"new_terms"`
+	Read  int64 `json:"read"`
+	Added int64 `json:"added"`
+	Terms int64 `json:"new_terms"`
+	// Labels counts the label and alias entries read for the label
+	// index; the index keeps one per distinct (normalized name, entity)
+	// pair, which GraphInfo.Labels counts (an entity with "Blade" and the
+	// alias "blade" is two entries read and one pair).
 	Labels   int64         `json:"labels"`
 	Duration time.Duration `json:"duration_ns"`
 	Writer   string        `json:"writer"`
