@@ -300,12 +300,7 @@ func (s *Server) runSessionQuery(buf *bufferedResponse, r *http.Request, qu stri
 		out.WriteByte(']')
 	}
 	out.WriteString("}\n")
-	buf.header.Set("Content-Type", contentType)
-	_, err = buf.Write(out.Bytes())
-	if errors.Is(err, errAnswerCapped) {
-		return answerTooLarge(buf.limit)
-	}
-	return err
+	return buf.answer(contentType, out.Bytes())
 }
 
 // runGraphQL runs a GraphQL query through its session instead of Cayley's
@@ -342,13 +337,7 @@ func (s *Server) runGraphQL(buf *bufferedResponse, r *http.Request, qu string, l
 	if err := enc.Encode(map[string]any{"data": data}); err != nil {
 		return fmt.Errorf("graphql: encode the answer: %w", err)
 	}
-	buf.header.Set("Content-Type", "application/json")
-	if _, err := buf.Write(out.Bytes()); errors.Is(err, errAnswerCapped) {
-		return answerTooLarge(buf.limit)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return buf.answer("application/json", out.Bytes())
 }
 
 // longestList is the length of the longest list anywhere in a GraphQL
@@ -390,6 +379,17 @@ type bufferedResponse struct {
 }
 
 func (b *bufferedResponse) Header() http.Header { return b.header }
+
+// answer buffers a query's whole answer of the given content type, or
+// returns the over-the-limit error the client gets.
+func (b *bufferedResponse) answer(contentType string, body []byte) error {
+	b.header.Set("Content-Type", contentType)
+	_, err := b.Write(body)
+	if errors.Is(err, errAnswerCapped) {
+		return answerTooLarge(b.limit)
+	}
+	return err
+}
 
 func (b *bufferedResponse) WriteHeader(status int) {
 	if b.status == 0 {

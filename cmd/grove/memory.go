@@ -24,12 +24,17 @@ const (
 // autoMaxMemory returns the default bulk-load budget: one sixth of the
 // usable memory, at least 512 MiB; 2 GiB when it cannot be determined.
 func autoMaxMemory() int64 {
-	usable := usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
-		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+	usable := usableHere()
 	if usable <= 0 {
 		return fallbackBudget
 	}
 	return max(usable/autoBudgetFraction, minAutoBudget)
+}
+
+// usableHere is usableMemory of this machine and process.
+func usableHere() int64 {
+	return usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
+		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
 }
 
 // usableMemory is the smaller of physical memory (from /proc/meminfo's
@@ -108,8 +113,7 @@ func parseMaxMemory(s string) (int64, error) {
 	if err := checkBudget("--max-memory "+strings.TrimSpace(s), n); err != nil {
 		return 0, err
 	}
-	usable := usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
-		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+	usable := usableHere()
 	if err := checkUsable("--max-memory "+strings.TrimSpace(s), n, usable); err != nil {
 		return 0, err
 	}

@@ -36,8 +36,7 @@ func TestAutoMaxMemoryBounds(t *testing.T) {
 	if got < minAutoBudget {
 		t.Fatalf("autoMaxMemory = %d, below the %d floor", got, minAutoBudget)
 	}
-	if usable := usableMemory(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max"),
-		readFile("/sys/fs/cgroup/memory/memory.limit_in_bytes")); usable > 0 && got > max(usable/autoBudgetFraction, minAutoBudget) {
+	if usable := usableHere(); usable > 0 && got > max(usable/autoBudgetFraction, minAutoBudget) {
 		t.Fatalf("autoMaxMemory = %d, above a sixth of %d", got, usable)
 	}
 }

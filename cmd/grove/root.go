@@ -76,7 +76,7 @@ func (a *app) root() *cobra.Command {
 // setup reads the config file and environment and builds the logger.
 func (a *app) setup(cmd *cobra.Command) error {
 	a.v.SetEnvPrefix("GROVE")
-	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	a.v.SetEnvKeyReplacer(envKeys())
 	a.v.AutomaticEnv()
 	// Flags bound to a section key (llm.*, serve.*) are not bound under
 	// their own name too: the --llm flag would shadow the llm: section.
@@ -128,6 +128,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 	return startTrace(cmd)
 }
 
+// envKeys maps a setting's key to its environment variable's name after
+// the GROVE_ prefix, as viper looks it up ("max-memory", "llm.url" ->
+// "max_memory", "llm_url").
+func envKeys() *strings.Replacer { return strings.NewReplacer("-", "_", ".", "_") }
+
 // settleFlags gives each flag not set on the command line the value of its
 // GROVE_* variable or config file key, when there is one, so that commands
 // reading their flag variables honour every source the README lists
@@ -145,7 +150,7 @@ func (a *app) settleFlags(flags []*pflag.Flag) error {
 			err = f.Value.Set(a.v.GetString(f.Name))
 		}
 		if err != nil {
-			env := "GROVE_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(f.Name))
+			env := "GROVE_" + strings.ToUpper(envKeys().Replace(f.Name))
 			return fmt.Errorf("--%s from %s or the config file key %q: %w", f.Name, env, f.Name, err)
 		}
 	}

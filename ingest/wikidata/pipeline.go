@@ -184,18 +184,10 @@ func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, re
 			b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
 			return b
 		}
-		if tooLong && errors.Is(err, bufio.ErrBufferFull) {
-			b.ends = append(b.ends, len(b.arena))
-			b.lineNos = append(b.lineNos, *lineNo)
-			b.tooLong = append(b.tooLong, true)
-			*rest = true
-			return b
-		}
-		if n == 0 && !tooLong && err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
-			}
-			if len(b.ends) == 0 && b.readErr == nil {
+		// err is now nil, io.EOF, or bufio.ErrBufferFull for a line cut
+		// at the limit.
+		if n == 0 && err != nil { // the input ended at a line start
+			if len(b.ends) == 0 {
 				b.readErr = io.EOF
 			}
 			return b
@@ -203,10 +195,10 @@ func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, re
 		b.ends = append(b.ends, len(b.arena))
 		b.lineNos = append(b.lineNos, *lineNo)
 		b.tooLong = append(b.tooLong, tooLong)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			*rest = true // the next fill discards the rest of the line
+		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.readErr = fmt.Errorf("%s:%d: read: %w", p.name, *lineNo, err)
-			}
 			return b
 		}
 	}
@@ -215,8 +207,9 @@ func (p *pipeline) fill(ctx context.Context, br *bufio.Reader, lineNo *int64, re
 
 // readLine appends one line (without "\n") to arena and returns its
 // length. A line over max is dropped (tooLong) as soon as it passes max:
-// with bufio.ErrBufferFull its rest is left unread, for discardLine (input
-// without line ends is never read for ever); with nil or io.EOF it ended.
+// with bufio.ErrBufferFull its rest is left unread, for
+// lineread.DiscardLine (input without line ends is never read for ever);
+// with nil or io.EOF it ended.
 func readLine(br *bufio.Reader, arena *[]byte, max int) (n int, tooLong bool, err error) {
 	start := len(*arena)
 	for {

@@ -136,7 +136,7 @@ func answerNote(t *Trace) string {
 	var parts []string
 	if a.Node > 0 {
 		at := fmt.Sprintf("at #%d", a.Node)
-		if i := slices.IndexFunc(t.Nodes, func(n Node) bool { return n.ID == a.Node }); i >= 0 && t.Nodes[i].Evaluated {
+		if n, ok := t.Node(a.Node); ok && n.Evaluated {
 			at = fmt.Sprintf("value %.2f %s", a.Value, at)
 		}
 		parts = append(parts, at)

@@ -250,7 +250,11 @@ func TestRender(t *testing.T) {
 // TestAnswerNote: the footer names the answer's node, its value only when
 // that node was evaluated, and the method's check only when it has one.
 func TestAnswerNote(t *testing.T) {
-	nodes := []Node{{ID: 3}, {ID: 7, Value: 0.9, Evaluated: true}}
+	var nodes []Node
+	for id := 1; id <= 7; id++ {
+		nodes = append(nodes, Node{ID: id})
+	}
+	nodes[6].Value, nodes[6].Evaluated = 0.9, true
 	for _, tc := range []struct {
 		name string
 		a    Answer
