@@ -192,6 +192,8 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
+	ctx, stopWatch := query.WatchHeap(ctx, uint64(s.cfg.MaxQueryHeapBytes))
+	defer stopWatch()
 	buf := &bufferedResponse{header: http.Header{}, limit: s.cfg.MaxCayleyQueryBytes}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
@@ -214,6 +216,10 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		s.logPanic(r, p.Value, p.Stack)
 		s.writeError(w, r, &apiError{http.StatusInternalServerError,
 			"internal error; see the server log for request " + requestID(r.Context())})
+		return
+	}
+	if h := query.HeapLimited(ctx); h != nil {
+		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, h.Error()})
 		return
 	}
 	if err := ctx.Err(); err != nil {

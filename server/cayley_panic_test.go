@@ -92,3 +92,27 @@ func TestCayleyGizmoHostileQueries(t *testing.T) {
 		t.Fatalf("after the hostile queries: %d %s", st, body)
 	}
 }
+
+// TestCayleyQueryHeapLimit: a query that keeps more memory than
+// MaxQueryHeapBytes, though every allocation is within the sandbox's
+// limits, is stopped and answered 413 naming the limit, and the server
+// keeps serving.
+func TestCayleyQueryHeapLimit(t *testing.T) {
+	ts := cayleyServer(t, Config{MaxQueryHeapBytes: 64 << 20, RequestTimeout: 20 * time.Second})
+	for _, tc := range []struct{ name, lang, query string }{
+		{"gizmo", "gizmo", `var a = []; for (var i = 0; i < 4000; i++) a.push("x".repeat(1 << 20) + i); a.length`},
+		{"gizmo doubling", "gizmo", `var s = "xy"; for (var i = 0; i < 30; i++) s += s;
+			var t = Date.now(); while (Date.now() - t < 5000) {}; s.length`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _, body := ts.do("POST", "/cayley/api/v2/query?lang="+tc.lang, tc.query, nil)
+			if st != 413 || !strings.Contains(decode[errorBody](t, body).Error, "over the 64 MiB a query may use") {
+				t.Fatalf("status %d body %.300s, want a 413 naming the limit", st, body)
+			}
+		})
+	}
+	st, _, body := ts.do("POST", "/cayley/api/v2/query?lang=gizmo", `g.V("<m1>").Out("<directed_by>").All()`, nil)
+	if st != 200 || !strings.Contains(string(body), "<p1>") {
+		t.Fatalf("after the stopped queries: %d %s", st, body)
+	}
+}

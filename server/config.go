@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/grove-kg/grove/store/query"
 )
 
 // DefaultAddr is the address `grove serve` listens on by default.
@@ -56,6 +58,12 @@ type Config struct {
 	// held in memory before it is sent (default 16 MiB); a larger answer
 	// is a 413.
 	MaxCayleyQueryBytes int64 `mapstructure:"max_cayley_query_bytes"`
+	// MaxQueryHeapBytes bounds the growth of the live heap while a Cayley
+	// query runs (default 1 GiB, query.DefaultMaxHeapGrowth): the query
+	// languages have no memory limit of their own, so a query past it is
+	// stopped and answered 413 (see query.WatchHeap; the growth is the
+	// process's, concurrent queries count against each other).
+	MaxQueryHeapBytes int64 `mapstructure:"max_query_heap_bytes"`
 
 	// Ask bounds what clients may choose for reasoning runs.
 	Ask AskLimits `mapstructure:"ask"`
@@ -115,6 +123,7 @@ func (c Config) Defaults() Config {
 	setDefault(&c.MaxIDs, 100)
 	setDefault(&c.MaxCayleyReadBytes, 64<<20)
 	setDefault(&c.MaxCayleyQueryBytes, 16<<20)
+	setDefault(&c.MaxQueryHeapBytes, query.DefaultMaxHeapGrowth)
 	if c.Ask.ParamCaps == nil {
 		c.Ask.ParamCaps = DefaultParamCaps()
 	}
@@ -137,7 +146,7 @@ func setDefault[T comparable](p *T, def T) {
 func (c *Config) validate() error {
 	if c.MaxBodyBytes < 0 || c.RequestTimeout < 0 || c.AskTimeout < 0 || c.ShutdownTimeout < 0 ||
 		c.MaxConcurrentRuns < 0 || c.MaxResults < 0 || c.DefaultLimit < 0 || c.MaxIDs < 0 ||
-		c.MaxCayleyReadBytes < 0 || c.MaxCayleyQueryBytes < 0 {
+		c.MaxCayleyReadBytes < 0 || c.MaxCayleyQueryBytes < 0 || c.MaxQueryHeapBytes < 0 {
 		return errors.New("server config: limits and timeouts must not be negative")
 	}
 	for name, v := range c.Ask.ParamCaps {

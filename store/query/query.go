@@ -23,8 +23,10 @@
 //   - a call stack deeper than maxCallStack (10,000) frames, reported as a
 //     stack overflow.
 //
-// These bound single allocations, not the total memory of a program: goja
-// has no memory limit, so many allocations within the limits still add up.
+// These bound single allocations. The total memory of a query, in any
+// language, is bounded by WatchHeap (heap.go): Run stops a query once the
+// live heap has grown by DefaultMaxHeapGrowth (1 GiB) while it ran, since
+// goja has no memory limit and many allocations within the limits add up.
 package query
 
 import (
@@ -66,6 +68,8 @@ func Run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) (ou
 }
 
 func run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]any, error) {
+	ctx, stop := WatchHeap(ctx, DefaultMaxHeapGrowth)
+	defer stop()
 	it, err := cquery.Execute(ctx, qs, lang, q, cquery.Options{Limit: limit, Collation: cquery.JSON})
 	if err != nil {
 		return nil, fmt.Errorf("%s query: %w", lang, err)
@@ -77,6 +81,9 @@ func run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]
 		if len(out) >= limit {
 			break
 		}
+	}
+	if h := HeapLimited(ctx); h != nil {
+		return nil, fmt.Errorf("%s query: %w", lang, h)
 	}
 	if err := it.Err(); err != nil {
 		return out, fmt.Errorf("%s query: %w", lang, err)
