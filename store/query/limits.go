@@ -3,6 +3,10 @@ package query
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dlclark/regexp2"
 
 	"github.com/dop251/goja"
 )
@@ -27,14 +31,40 @@ const (
 	// maxBufferBytes bounds an ArrayBuffer or typed array made by a
 	// program.
 	maxBufferBytes = 64 << 20
+	// maxRegexpMatch bounds one match of a regular expression run by
+	// regexp2, goja's backtracking engine (see limitRegexps).
+	maxRegexpMatch = 5 * time.Second
 )
+
+// limitRegexps bounds every regexp2 match in the process by
+// maxRegexpMatch. goja runs a regular expression on Go's regexp (linear
+// time) when it can, and on regexp2, a backtracking engine, when the
+// pattern needs it (back-references, look-around) or a match starts past
+// index 0 (a global or sticky regexp's lastIndex, split): there a pattern
+// like /^(a+)+\1$/ takes exponential time in the input, inside one Go call
+// that neither vm.Interrupt nor the query's timeout reaches, so a query
+// answered 504 would keep a core busy for hours. regexp2's only bound is
+// the match timeout each pattern takes from regexp2.DefaultMatchTimeout
+// when it is compiled (goja sets none), a package variable set here once,
+// before any Gizmo session exists (regexp2 has no other user in Grove).
+// goja reports a timed-out match as no match, so the sandbox wraps
+// RegExp.prototype.exec and test (builtinLimits), through which every
+// match then runs (a changed exec turns goja's fast paths for match,
+// replace, search, split and matchAll into the standard ones that call
+// exec), and turns a failed match that took that long into a RangeError
+// rather than a wrong answer.
+var limitRegexps = sync.OnceFunc(func() {
+	if regexp2.DefaultMatchTimeout > maxRegexpMatch {
+		regexp2.DefaultMatchTimeout = maxRegexpMatch
+	}
+})
 
 // builtinLimits is the JavaScript that wraps the builtins. It runs once,
 // before the program, and keeps the originals in its closure, so a program
 // cannot reach them. A wrapper reads each length once and calls the
 // original on what it checked where it can (a string, a copy of the
 // arguments).
-const builtinLimits = `(function (MAXLEN, MAXSTR, MAXBUF, checkValue) {
+const builtinLimits = `(function (MAXLEN, MAXSTR, MAXBUF, MAXMATCHMS, checkValue) {
 "use strict";
 var apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty,
 	names = Object.getOwnPropertyNames, isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable,
@@ -157,6 +187,16 @@ guard(JSON, "stringify", "JSON.stringify", function (orig, self, args) {
 	if (out !== undefined) tooBig("JSON.stringify", out.length);
 	return out;
 });
+var now = Date.now;
+["exec", "test"].forEach(function (name) {
+	guard(RegExp.prototype, name, "RegExp.prototype." + name, function (orig, self, args) {
+		var start = now(), r = apply(orig, self, args);
+		if ((r === null || r === false) && now() - start >= MAXMATCHMS) throw new RangeError_("RegExp.prototype." +
+			name + ": a match of " + String_(self) + " ran for over " + MAXMATCHMS / 1000 +
+			" s and was stopped (catastrophic backtracking?): simplify the regular expression");
+		return r;
+	});
+});
 function checkBuffer(what, n) {
 	if (Number_(n) > MAXBUF) throw new RangeError_(what + ": " + n + " bytes is over this server's limit of " + MAXBUF);
 }
@@ -201,7 +241,7 @@ func (sb *sandboxVM) limitBuiltins() error {
 		return errors.New("gizmo sandbox: limiting builtins: not a function")
 	}
 	_, err = wrapBuiltins(goja.Undefined(), sb.vm.ToValue(maxArrayLength), sb.vm.ToValue(maxStringLength),
-		sb.vm.ToValue(maxBufferBytes), sb.vm.ToValue(check))
+		sb.vm.ToValue(maxBufferBytes), sb.vm.ToValue(maxRegexpMatch.Milliseconds()), sb.vm.ToValue(check))
 	if err != nil {
 		return fmt.Errorf("gizmo sandbox: limiting builtins: %w", err)
 	}

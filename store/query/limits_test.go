@@ -77,6 +77,15 @@ func TestSandboxRefusesHostileQueries(t *testing.T) {
 		{"huge typed array", `new Uint8Array(1e10); 1`, "Uint8Array: 10000000000 bytes"},
 		{"huge Float64Array", `new Float64Array(1e9); 1`, "Float64Array: 8000000000 bytes"},
 		{"huge ArrayBuffer", `new ArrayBuffer(1e10); 1`, "ArrayBuffer: 10000000000 bytes"},
+		// Catastrophic backtracking in regexp2: a back-reference, and a
+		// match from lastIndex (regexp2 even for a pattern Go's regexp
+		// could run), each a few hours unbounded.
+		{"backtracking back-reference", `/^(a+)+\1$/.test("a".repeat(40) + "!")`,
+			"RegExp.prototype.test: a match of /^(a+)+\\1$/ ran for over 5 s and was stopped"},
+		{"backtracking in String.prototype.match", `("a".repeat(40) + "!").match(/^(a+)+\1$/)`,
+			"RegExp.prototype.exec: a match of /^(a+)+\\1$/ ran for over 5 s"},
+		{"backtracking from lastIndex", `var r = /(a+)+b/g; r.lastIndex = 1; r.exec("x" + "a".repeat(40))`,
+			"ran for over 5 s and was stopped (catastrophic backtracking?)"},
 		// Recursion.
 		{"unbounded recursion", `function f(n) { return f(n + 1) + 1 }; f(0)`, "stack overflow"},
 	} {
@@ -146,6 +155,9 @@ func TestSandboxKeepsBuiltins(t *testing.T) {
 		{`g.Emit(Array.from("abc").length + Array.from({length: 2}).length)`, "5"},
 		{`var t = new Float64Array([1, 2]); g.Emit([t instanceof Float64Array, t.length, new Uint8Array(new ArrayBuffer(4)).length])`, "[true 2 4]"},
 		{`g.Emit(Array.prototype.slice.call({length: 2, 0: "p", 1: "q"}).join(""))`, "pq"},
+		{`g.Emit(["a-b-c".replace(/-/g, "+"), "x1y2".match(/\d/g).join(), /(a)\1/.test("aa"), "a,b".split(/,/).length,
+			"xy".search(/y/), Array.from("a1a2".matchAll(/a(\d)/g)).length, /^(a+)+\1$/.test("a".repeat(12) + "!")])`,
+			"[a+b+c 1,2 true 2 1 2 false]"},
 		{`g.Emit(g.V("<a>").Out(["<knows>"]).ToArray())`, "[<b>]"},
 		{`g.Emit(g.V("<a>").Out(g.V("<knows>")).ToArray())`, "[<b>]"},
 	} {

@@ -21,7 +21,10 @@
 //     maxStringLength (64 Mi UTF-16 units); an ArrayBuffer or typed array
 //     over maxBufferBytes (64 MiB) (limits.go);
 //   - a call stack deeper than maxCallStack (10,000) frames, reported as a
-//     stack overflow.
+//     stack overflow;
+//   - one regular-expression match on regexp2, goja's backtracking engine,
+//     running over maxRegexpMatch (5 s), which no interrupt reaches
+//     (limits.go, limitRegexps).
 //
 // These bound single allocations. The total memory of a query, in any
 // language, is bounded by WatchHeap (heap.go): Run stops a query once the

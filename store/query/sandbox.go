@@ -43,6 +43,7 @@ import (
 // language whose sessions are sandboxed. It runs once, after Cayley's own
 // registration (this package imports query/gizmo).
 var registerGizmo = sync.OnceFunc(func() {
+	limitRegexps()
 	l := cquery.GetLanguage(gizmo.Name)
 	if l == nil {
 		return
