@@ -197,6 +197,86 @@ var now = Date.now;
 		return r;
 	});
 });
+// A replacement string is expanded by the builtin in one Go call, up to
+// the input's length times the replacement's ($& repeats each match). When
+// the expansion could pass MAXSTR, the replace first runs with a function
+// that measures what each match would expand to and returns "" (each call
+// a point where a stopped program stops), and runs again with the string
+// only if the whole stays within the limit.
+function expansionSize(R, m, hasGroups) {
+	// R is read as GetSubstitution reads it: $$, $&, $\u0060, $', $n, $nn, $<name>.
+	var lit = 0, amp = 0, before = 0, after = 0, refs = [];
+	for (var i = 0; i < R.length; i++) {
+		var d = R[i + 1];
+		if (R[i] !== "$" || d === undefined) { lit++; continue; }
+		if (d === "$") { lit++; i++; }
+		else if (d === "&") { amp++; i++; }
+		else if (d === "\u0060") { before++; i++; }
+		else if (d === "'") { after++; i++; }
+		else if (d >= "0" && d <= "9" && R[i + 2] >= "0" && R[i + 2] <= "9" &&
+			Number_(R.slice(i + 1, i + 3)) >= 1 && Number_(R.slice(i + 1, i + 3)) <= m) {
+			refs.push(Number_(R.slice(i + 1, i + 3)) - 1); i += 2;
+		}
+		else if (d >= "1" && d <= "9" && Number_(d) <= m) { refs.push(Number_(d) - 1); i++; }
+		else if (d === "<" && hasGroups && R.indexOf(">", i + 2) >= 0) {
+			refs.push(R.slice(i + 2, R.indexOf(">", i + 2))); i = R.indexOf(">", i + 2);
+		}
+		else lit++;
+	}
+	return function (matched, position, str, captures, groups) {
+		var n = lit + amp * matched.length + before * position + after * (str.length - position - matched.length);
+		for (var j = 0; j < refs.length; j++) {
+			var v = typeof refs[j] === "number" ? captures[refs[j]] : groups[refs[j]];
+			if (v !== undefined) n += String_(v).length;
+		}
+		return n;
+	};
+}
+function checkedReplace(what, str, R, rx, run) {
+	if (typeof R === "function") return run(R);
+	R = String_(R);
+	var dollars = R.split("$").length - 1;
+	if (str.length + (str.length + 1) * (R.length + dollars * str.length) > MAXSTR) {
+		var total = str.length, size = null, lastIndex = rx !== null ? rx.lastIndex : undefined;
+		run(function (matched) {
+			var n = arguments.length, groups = typeof arguments[n - 1] === "string" ? undefined : arguments[n - 1],
+				last = groups === undefined ? n - 1 : n - 2, captures = [];
+			for (var i = 1; i < last - 1; i++) captures.push(arguments[i]);
+			if (size === null) size = expansionSize(R, captures.length, groups !== undefined);
+			total += size(matched, arguments[last - 1], str, captures, groups) - matched.length;
+			tooBig(what, total);
+			return "";
+		});
+		if (rx !== null) rx.lastIndex = lastIndex;
+	}
+	return run(R);
+}
+function regexpOf(v) { return v !== null && typeof v === "object" && "lastIndex" in v ? v : null; }
+["replace", "replaceAll"].forEach(function (name) {
+	guard(SP, name, "String.prototype." + name, function (orig, self, args) {
+		var s = String_(self), search = args[0];
+		// A regexp replaces through its Symbol.replace, checked below.
+		if (search !== null && search !== undefined && typeof search[Symbol.replace] === "function") {
+			return apply(orig, s, args);
+		}
+		return checkedReplace("String.prototype." + name, s, args[1], null, function (R) {
+			return apply(orig, s, [args[0], R]);
+		});
+	});
+});
+guard(RegExp.prototype, Symbol.replace, "RegExp.prototype[Symbol.replace]", function (orig, self, args) {
+	var s = String_(args[0]);
+	return checkedReplace("RegExp.prototype[Symbol.replace]", s, args[1], regexpOf(self), function (R) {
+		return apply(orig, self, [s, R]);
+	});
+});
+// Iterators step in JavaScript, so that a spread (f(...a), [...a], new
+// Set(a)), which goja runs as one Go loop, and a spread call is quadratic
+// there (3M elements: 80 s), stops when the program is stopped.
+[[][Symbol.iterator](), ""[Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator]()].forEach(function (it) {
+	var proto = Object.getPrototypeOf(it), next = proto.next;
+	put(proto, "next", {next: function () { return apply(next, this, []); }}.next);
+});
 function checkBuffer(what, n) {
 	if (Number_(n) > MAXBUF) throw new RangeError_(what + ": " + n + " bytes is over this server's limit of " + MAXBUF);
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cayleygraph/quad"
+	"github.com/dop251/goja"
 
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -77,6 +78,14 @@ func TestSandboxRefusesHostileQueries(t *testing.T) {
 		{"huge typed array", `new Uint8Array(1e10); 1`, "Uint8Array: 10000000000 bytes"},
 		{"huge Float64Array", `new Float64Array(1e9); 1`, "Float64Array: 8000000000 bytes"},
 		{"huge ArrayBuffer", `new ArrayBuffer(1e10); 1`, "ArrayBuffer: 10000000000 bytes"},
+		// A replacement string expanded over the string limit in one call:
+		// 2^16 matches times 2^16 characters.
+		{"replace expanding $&", `"x".repeat(1 << 16).replace(/x/g, "$&".repeat(1 << 15)).length`,
+			"RegExp.prototype[Symbol.replace]: a string of 67"},
+		{"replaceAll expanding", `"x".repeat(1 << 16).replaceAll("x", "y".repeat(1 << 16)).length`,
+			"String.prototype.replaceAll: a string of 67"},
+		{"Symbol.replace expanding", `/x/g[Symbol.replace]("x".repeat(1 << 16), "$'$'").length`,
+			"RegExp.prototype[Symbol.replace]: a string of 67"},
 		// Catastrophic backtracking in regexp2: a back-reference, and a
 		// match from lastIndex (regexp2 even for a pattern Go's regexp
 		// could run), each a few hours unbounded.
@@ -111,6 +120,82 @@ func TestSandboxRefusesHostileQueries(t *testing.T) {
 				t.Fatalf("Run = %v, want an error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSandboxReplaceSubstitutes checks the sandbox's own expansion of
+// replacement strings (used where the builtin's could pass the string
+// limit) against goja's: every $ pattern, with and without captures and
+// named groups, for regexps and strings, gives the same string.
+func TestSandboxReplaceSubstitutes(t *testing.T) {
+	db := storetest.Open(t, nil)
+	storetest.Load(t, db, "g", []quad.Quad{quad.MakeIRI("a", "knows", "b", "")})
+	const str = `("ab".repeat(5000) + "xc")`
+	var exprs []string
+	for _, r := range []string{"$&", "$1-$2", "$01$10$3$0$9", "$$", "$", "a$", "$<y>", "$<nope", "$<z>", "[$`|$']", "plain"} {
+		for _, search := range []string{`/(a)(b)?/g`, `/(?<y>b)/g`, `/c/`, `"xc"`, `/q/g`} {
+			for _, method := range []string{"replace", "replaceAll"} {
+				if method == "replaceAll" && search == `/c/` {
+					continue // a non-global regexp is a TypeError there
+				}
+				if strings.Contains(r, "$'") && strings.HasSuffix(search, "/g") {
+					continue // 5,000 copies of the rest: over the string limit, refused
+				}
+				exprs = append(exprs, fmt.Sprintf("%s.%s(%s, %q)", str, method, search, r))
+			}
+		}
+	}
+	// A sticky regexp starts at lastIndex and moves it: the measuring run
+	// must leave it where it was.
+	exprs = append(exprs, `(function () { var r = /b/y; r.lastIndex = 1; var s = `+str+`.replace(r, "[$&]");
+		return s.length + " " + s.slice(0, 6) + " " + r.lastIndex })()`)
+	for _, e := range exprs {
+		t.Run(e, func(t *testing.T) {
+			want, err := goja.New().RunString(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), db, "gizmo", "g.Emit("+e+")", 10)
+			if err != nil || len(res) != 1 || res[0] != want.Export() {
+				got := fmt.Sprint(res)
+				t.Fatalf("sandboxed = %.200s (%d characters), %v; goja = %.200s (%d)", got, len(got), err,
+					want.String(), len(want.String()))
+			}
+		})
+	}
+}
+
+// TestSandboxReplaceAtTheLimit checks the measure of each kind of
+// reference in a replacement string: an expansion to exactly the string
+// limit is made, one character more is refused.
+func TestSandboxReplaceAtTheLimit(t *testing.T) {
+	db := storetest.Open(t, nil)
+	storetest.Load(t, db, "g", []quad.Quad{quad.MakeIRI("a", "knows", "b", "")})
+	// Each replace makes 3k characters from the reference (k = 2^26 / 3
+	// rounded down, 3k = 2^26 - 1) and 1 + over more: 2^26 + over. ($<name>
+	// is not here: this goja passes no groups to a replace, so it is
+	// literal text, as TestSandboxReplaceSubstitutes checks.)
+	for _, tc := range []struct{ name, str, re, repl string }{
+		{"$'", `"a" + "b".repeat(k)`, `/a/`, `"$'$'"`},
+		{"$\u0060", `"b".repeat(k) + "a"`, `/a/`, `"$\u0060$\u0060"`},
+		{"$&", `"a".repeat(k)`, `/a+/`, `"$&$&$&"`},
+		{"$1", `"a".repeat(k) + "q"`, `/(a+)q/`, `"$1$1$1"`},
+		{"$01", `"a".repeat(k) + "q"`, `/(a+)q/`, `"$01$01$01"`},
+	} {
+		for _, over := range []int{0, 1} {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, over), func(t *testing.T) {
+				q := fmt.Sprintf("var k = Math.floor((1 << 26) / 3); g.Emit((%s).replace(%s, %s + \"x\".repeat(1 + %d)).length)",
+					tc.str, tc.re, tc.repl, over)
+				res, err := Run(context.Background(), db, "gizmo", q, 10)
+				if over == 0 {
+					if err != nil || len(res) != 1 || fmt.Sprint(res[0]) != fmt.Sprint(1<<26) {
+						t.Fatalf("Run = %v, %v; want a string of %d characters", res, err, 1<<26)
+					}
+				} else if err == nil || !strings.Contains(err.Error(), "a string of 67108865 characters") {
+					t.Fatalf("Run = %v, %v; want the string limit", res, err)
+				}
+			})
+		}
 	}
 }
 

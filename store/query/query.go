@@ -24,7 +24,12 @@
 //     stack overflow;
 //   - one regular-expression match on regexp2, goja's backtracking engine,
 //     running over maxRegexpMatch (5 s), which no interrupt reaches
-//     (limits.go, limitRegexps).
+//     (limits.go, limitRegexps);
+//   - a replacement string expanding past maxStringLength, measured match
+//     by match before the builtin makes it.
+//
+// Array, string, Map and Set iterators step through a JavaScript function,
+// so a spread, which goja runs in one Go loop, stops with the program.
 //
 // These bound single allocations. The total memory of a query, in any
 // language, is bounded by WatchHeap (heap.go): Run stops a query once the
