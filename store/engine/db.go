@@ -176,6 +176,9 @@ type DB struct {
 	// guardTick, if set, is the time between two reads of the free
 	// space by a write phase's watcher.
 	guardTick time.Duration
+	// nodeDeleteSize, if set, is the most quads one node-delete
+	// transaction takes (tests delete nodes in several; nodedelete.go).
+	nodeDeleteSize int
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int
