@@ -436,6 +436,14 @@ func (db *DB) init() error {
 	if err := db.checkMarker(); err != nil {
 		return err
 	}
+	recs, err := db.UnfinishedNodeDeletes()
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		db.log.Warn("an earlier node delete did not finish; every count is consistent, delete the node again to finish it",
+			"node", r.Node, "deleted", r.Deleted)
+	}
 	return db.checkLabelFiles(context.Background())
 }
 
