@@ -76,3 +76,54 @@ func TestLabelChoiceIgnoresHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptiedGraphNotListed: a graph whose quads were all deleted is not
+// listed (a fresh load of the remaining quads has no such graph), and
+// quads added to it again list it with its counts.
+func TestEmptiedGraphNotListed(t *testing.T) {
+	ctx := context.Background()
+	g1 := []quad.Quad{{Subject: quad.IRI("a"), Predicate: quad.IRI("p"), Object: quad.IRI("b"), Label: quad.IRI("g1")}}
+	g2 := []quad.Quad{
+		{Subject: quad.IRI("a"), Predicate: quad.IRI("q"), Object: quad.IRI("c"), Label: quad.IRI("g2")},
+		{Subject: quad.IRI("c"), Predicate: quad.IRI(store.RDFSLabel), Object: quad.String("C"), Label: quad.IRI("g2")},
+	}
+	graphs := func(db *DB) string {
+		gs, err := db.Graphs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%+v", gs)
+	}
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loadOpts(t, db, LoadOptions{Graph: "g1", KeepLabels: true}, append(slices.Clone(g1), g2...))
+	full := graphs(db)
+	applyOne(t, db, graph.Delete, g2...)
+	if got, want := graphs(db), bulkGraphs(t, g1); got != want {
+		t.Errorf("after emptying g2: %s; a fresh load: %s", got, want)
+	}
+	applyOne(t, db, graph.Add, g2...)
+	if got := graphs(db); got != full {
+		t.Errorf("after refilling g2: %s; before: %s", got, full)
+	}
+}
+
+// bulkGraphs bulk-loads qs (keeping their labels) into a fresh database
+// and returns its Graphs, formatted.
+func bulkGraphs(t *testing.T, qs []quad.Quad) string {
+	t.Helper()
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	loadOpts(t, db, LoadOptions{Graph: "g1", KeepLabels: true}, qs)
+	gs, err := db.Graphs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%+v", gs)
+}
