@@ -430,6 +430,7 @@ var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "tex
 type quadBody struct {
 	format *quad.Format
 	raw    []byte // as sent, bounded by the server's body limit
+	quads  int    // the quads it holds (readQuadBody counts them)
 	gzip   bool
 	// inflated bounds a gzip body once decompressed.
 	inflated *inflateLimit
@@ -596,6 +597,7 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 			return nil, b.inflated.tooLarge()
 		}
 		if errors.Is(err, io.EOF) {
+			b.quads = n - 1
 			return b, nil
 		}
 		var ae *apiError

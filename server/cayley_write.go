@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,15 +14,21 @@ import (
 
 	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
 )
 
 // Cayley's write routes are served here rather than by Cayley's handler,
 // which answers every store error as a 500 carrying the error text (the
 // database directory included) and does not say how much of the body was
-// applied. These handlers keep Cayley's request and response shapes and
-// its batching (quad.DefaultBatch quads per transaction, split further
-// while the store finds a batch too large), stop between batches when the
-// request is cancelled, and answer errors through the server's classify
+// applied. These handlers keep Cayley's request and response shapes, but
+// not its batching of quad.DefaultBatch quads per transaction, which made a
+// body of more quads half-applied when a later batch failed (a delete's
+// missing quad at line 10,001 left the first 10,000 deleted): a body of up
+// to writeTxnQuads quads is one transaction, whole or not at all (the
+// default body limit, 1 MiB, holds fewer), split further only while the
+// store finds it too large; a longer one is applied in transactions of
+// writeTxnQuads, and the handlers stop between them when the request is
+// cancelled. Errors are answered through the server's classify
 // (errors.go):
 //
 //   - the store's disk is full (store.ErrDiskFull): 507, nothing of the
@@ -33,8 +40,22 @@ import (
 //   - anything else: 500 with the request id, the error in the server log.
 //
 // Every error answer of a write or delete carries "count", the quads
-// applied before the failing batch. A node delete is served the same way
-// (removeNode), where Cayley's deletes a node's quads one transaction each.
+// applied before the failing batch. A node delete is served by the
+// engine's DeleteNode where the store is the engine (one transaction for a
+// node of up to 65,536 quads; a larger node's delete, if stopped part-way,
+// is recorded and reported until it is run again) and otherwise the same
+// way as a delete (removeNode), where Cayley's deletes a node's quads one
+// transaction each.
+
+// writeTxnQuads is the most quads of a write or delete body, or of a node
+// delete by a store other than the engine, applied in one transaction.
+const writeTxnQuads = 1 << 16
+
+// nodeDeleter is a store that deletes a node's quads itself, atomically
+// where it can (engine.DB.DeleteNode).
+type nodeDeleter interface {
+	DeleteNode(ctx context.Context, v quad.Value) (int, error)
+}
 
 // changeResult is the answer to a successful write or delete, as
 // Cayley's; a node delete adds the quads it deleted.
@@ -70,10 +91,10 @@ func (s *Server) serveQuadChange(w http.ResponseWriter, r *http.Request, h *grap
 	if remove {
 		dst, verb, done = graph.NewRemover(h.QuadWriter), "deleted", "deleted"
 	}
-	n, err := quad.CopyBatch(&ctxBatchWriter{ctx: r.Context(), w: dst}, qr, quad.DefaultBatch)
-	if err == nil {
-		err = dst.Close()
-	}
+	// dst is written by WriteQuads only, so it buffers nothing and needs
+	// no Close (Cayley's writer would flush an empty batch: a transaction
+	// that writes nothing and empties the store's caches).
+	n, err := quad.CopyBatch(&ctxBatchWriter{ctx: r.Context(), w: dst}, qr, min(writeTxnQuads, max(body.quads, 1)))
 	if err != nil {
 		s.writeChangeError(w, r, err, n, done)
 		return
@@ -185,11 +206,15 @@ func unmarshalValue(f *quad.Format, b []byte) (v quad.Value, err error) {
 	return f.UnmarshalValue(b)
 }
 
-// removeNode deletes every quad with v in any position, in transactions of
-// up to quad.DefaultBatch quads (split further while the store finds one
-// too large), and returns how many it deleted. Cayley's own RemoveNode
-// deletes them one transaction per quad and cannot say how far it got.
+// removeNode deletes every quad with v in any position and returns how
+// many it deleted: through the store's own DeleteNode if it has one, else
+// in transactions of up to writeTxnQuads quads (split further while the
+// store finds one too large). Cayley's own RemoveNode deletes them one
+// transaction per quad and cannot say how far it got.
 func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error) {
+	if nd, ok := h.QuadStore.(nodeDeleter); ok {
+		return nd.DeleteNode(ctx, v)
+	}
 	ref, err := h.QuadStore.ValueOf(v)
 	if err != nil {
 		return 0, err
@@ -199,26 +224,24 @@ func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error)
 	}
 	del := &ctxBatchWriter{ctx: ctx, w: graph.NewRemover(h.QuadWriter)}
 	total := 0
-	for _, d := range quad.Directions {
-		var last quad.Quad
-		for {
-			batch, err := nodeQuads(ctx, h.QuadStore, d, ref)
-			if err != nil || len(batch) == 0 {
-				if err != nil {
-					return total, err
-				}
-				break
-			}
-			if batch[0] == last {
-				// A store that reports a delete it did not make would loop.
-				return total, fmt.Errorf("node %s: quad %v still stored after its delete", v, last)
-			}
-			last = batch[0]
-			n, err := del.WriteQuads(batch)
-			total += n
-			if err != nil {
-				return total, err
-			}
+	var last quad.Quad
+	for {
+		batch, err := nodeQuads(ctx, h.QuadStore, ref)
+		if err != nil {
+			return total, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if batch[0] == last {
+			// A store that reports a delete it did not make would loop.
+			return total, fmt.Errorf("node %s: quad %v still stored after its delete", v, last)
+		}
+		last = batch[0]
+		n, err := del.WriteQuads(batch)
+		total += n
+		if err != nil {
+			return total, err
 		}
 	}
 	if total == 0 {
@@ -227,25 +250,30 @@ func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error)
 	return total, nil
 }
 
-// nodeQuads reads up to quad.DefaultBatch distinct quads with ref in
-// direction d (a quad with the node in two positions is listed once).
-func nodeQuads(ctx context.Context, qs graph.QuadStore, d quad.Direction, ref graph.Ref) ([]quad.Quad, error) {
-	it := qs.QuadIterator(d, ref).Iterate()
-	defer it.Close()
+// nodeQuads reads up to writeTxnQuads distinct quads with ref in any
+// direction (a quad with the node in two positions is listed once), so
+// that a node's quads go into as few transactions as fit.
+func nodeQuads(ctx context.Context, qs graph.QuadStore, ref graph.Ref) ([]quad.Quad, error) {
 	seen := map[quad.Quad]bool{}
 	var out []quad.Quad
-	for len(out) < quad.DefaultBatch && it.Next(ctx) {
-		q, err := qs.Quad(it.Result())
+	for _, d := range quad.Directions {
+		it := qs.QuadIterator(d, ref).Iterate()
+		for len(out) < writeTxnQuads && it.Next(ctx) {
+			q, err := qs.Quad(it.Result())
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+		}
+		err := it.Err()
+		it.Close()
 		if err != nil {
 			return nil, err
 		}
-		if !seen[q] {
-			seen[q] = true
-			out = append(out, q)
-		}
-	}
-	if err := it.Err(); err != nil {
-		return nil, err
 	}
 	// An iterator may end early on a cancelled context without an error.
 	return out, ctx.Err()
@@ -268,11 +296,16 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 		msg = "internal error; see the server log for request " + id
 	}
 	body := changeErrorBody{Error: msg, Count: done, RequestID: id}
-	if done == 0 {
+	switch {
+	case done == 0:
 		body.Error += "; nothing was " + verb
-	} else {
+	case errors.Is(err, engine.ErrNodeDeleteUnfinished):
+		body.Error += fmt.Sprintf("; %d of the node's quads were deleted before it (it has too many for one "+
+			"transaction; each was whole or not at all); the rest are stored and the unfinished delete is "+
+			"recorded: delete the node again to finish", done)
+	default:
 		body.Error += fmt.Sprintf("; %d quads were %s before it (in transactions of up to %d quads, "+
-			"each whole or not at all)", done, verb, quad.DefaultBatch)
+			"each whole or not at all)", done, verb, writeTxnQuads)
 	}
 	writeJSON(w, status, body)
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 // TestCayleyWriteFormats writes through /cayley/api/v2/write in each
@@ -102,6 +104,26 @@ func (f *failingStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) erro
 	return f.QuadStore.ApplyDeltas(in, opts)
 }
 
+// failingEngine is a failingStore that keeps the engine's own methods
+// (DeleteNode).
+type failingEngine struct {
+	*engine.DB
+	f *failingStore
+}
+
+func (e failingEngine) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	return e.f.ApplyDeltas(in, opts)
+}
+
+// deltas makes one delta of action per quad.
+func deltas(action graph.Procedure, qs []quad.Quad) []graph.Delta {
+	ds := make([]graph.Delta, len(qs))
+	for i, q := range qs {
+		ds[i] = graph.Delta{Quad: q, Action: action}
+	}
+	return ds
+}
+
 // TestCayleyWriteErrors checks how writes and deletes that the store
 // refuses are answered: the status, a message that names the client's quad
 // or node but never the database's directory, how many quads were applied
@@ -116,10 +138,12 @@ func TestCayleyWriteErrors(t *testing.T) {
 	}
 	cases := []struct {
 		name, path, body string
-		failAt           int   // ApplyDeltas call that fails; 0: none
-		err              error // its error
-		maxBatch         int   // larger batches are too big for the store; 0: no limit, -1: all
-		noDelete         bool  // the store reports deletes it does not make
+		failAt           int    // ApplyDeltas call that fails; 0: none
+		err              error  // its error
+		maxBatch         int    // larger batches are too big for the store; 0: no limit, -1: all
+		noDelete         bool   // the store reports deletes it does not make
+		setup            string // N-Quads written to the store first
+		engine           bool   // the failing store keeps the engine's own methods
 		status           int
 		want             []string // in the body
 		count            int
@@ -136,10 +160,20 @@ func TestCayleyWriteErrors(t *testing.T) {
 		{name: "disk full in the first batch", path: "/api/v2/write", body: "<d1> <directed_by> <p1> .\n",
 			failAt: 1, err: diskFull, status: 507, want: []string{"disk is full", "nothing was written"},
 			gone: []string{"<d1>"}, logged: true},
-		{name: "disk full in the second batch", path: "/api/v2/write", body: big.String(),
-			failAt: 2, err: diskFull, status: 507,
-			want:  []string{"the server's disk is full", "10000 quads were written before it"},
-			count: quad.DefaultBatch, stored: []string{"<big0>", "<big9999>"}, gone: []string{"<big10000>", "<big20004>"}, logged: true},
+		// A body of more than Cayley's batch of 10,000 quads is one
+		// transaction: a failure writes none of it, where Cayley's batches
+		// left the first 10,000 written.
+		{name: "disk full writing a body of 20,005 quads", path: "/api/v2/write", body: big.String(),
+			failAt: 1, err: diskFull, status: 507, want: []string{"the server's disk is full", "nothing was written"},
+			gone: []string{"<big0>", "<big9999>", "<big20004>"}, logged: true},
+		{name: "a missing quad after 10,000 deletes nothing", path: "/api/v2/delete", setup: big.String(),
+			body:   big.String() + "<nosuch> <directed_by> <p1> .\n",
+			status: 404, want: []string{"<nosuch> -- <directed_by> -> <p1>", "quad does not exist", "nothing was deleted"},
+			stored: []string{"<big0>", "<big9999>", "<big20004>"}},
+		{name: "a body too big for one transaction is split; disk full in its second part", path: "/api/v2/write",
+			body: big.String(), maxBatch: 12000, failAt: 3, err: diskFull, status: 507,
+			want:  []string{"the server's disk is full", "10002 quads were written before it"},
+			count: 10002, stored: []string{"<big0>", "<big10001>"}, gone: []string{"<big10002>", "<big20004>"}, logged: true},
 		{name: "out of files", path: "/api/v2/delete", body: "<m1> <directed_by> <p1> .\n",
 			failAt: 1, err: fmt.Errorf("open %s/000001.sst: %w", secret, store.ErrTooManyFiles), status: 503,
 			want: []string{"out of open files", "nothing was deleted"}, stored: []string{"<m1>"}, logged: true},
@@ -150,8 +184,16 @@ func TestCayleyWriteErrors(t *testing.T) {
 		// p1 is the subject of one quad (its label) and the object of three.
 		{name: "delete a node in two positions", path: "/api/v2/node/delete", body: "<p1>",
 			status: 200, want: []string{`"count":1`, `"quads":4`}, gone: []string{"<p1>"}, stored: []string{"<m1>", "<m3>"}},
-		{name: "disk full deleting a node", path: "/api/v2/node/delete", body: "<p1>", failAt: 2, err: diskFull,
-			status: 507, want: []string{"disk is full", "1 quads were deleted before it"}, count: 1, logged: true},
+		// A store other than the engine gets a node's quads in one delete
+		// (they were deleted direction by direction, each its own batch).
+		{name: "disk full deleting a node", path: "/api/v2/node/delete", body: "<p1>", failAt: 1, err: diskFull,
+			status: 507, want: []string{"disk is full", "nothing was deleted"}, stored: []string{"<p1>", "<m1>"}, logged: true},
+		// The engine deletes a node in one transaction of its own, never
+		// through the Cayley writer's batches: a failure that would hit
+		// the writer's second batch does not happen.
+		{name: "the engine deletes a node of 20,009 quads at once", path: "/api/v2/node/delete", body: "<p1>",
+			setup: big.String(), engine: true, failAt: 2, err: diskFull,
+			status: 200, want: []string{`"quads":20009`}, gone: []string{"<p1>", "<big0>", "<big20004>"}, stored: []string{"<m1>"}},
 		{name: "a node delete the store does not make", path: "/api/v2/node/delete", body: "<m1>", noDelete: true,
 			status: 500, want: []string{"internal error; see the server log"}, count: 6, stored: []string{"<m1>"}},
 		{name: "any other error", path: "/api/v2/write", body: "<e1> <directed_by> <p1> .\n",
@@ -161,9 +203,22 @@ func TestCayleyWriteErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := testDB(t)
+			if c.setup != "" {
+				qs, err := storetest.Parse("", strings.NewReader(c.setup))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := db.ApplyDeltas(deltas(graph.Add, qs), graph.IgnoreOpts{}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var qs graph.QuadStore = db
 			if c.failAt > 0 || c.maxBatch != 0 || c.noDelete {
-				qs = &failingStore{QuadStore: db, failAt: c.failAt, err: c.err, maxBatch: c.maxBatch, noDelete: c.noDelete}
+				f := &failingStore{QuadStore: db, failAt: c.failAt, err: c.err, maxBatch: c.maxBatch, noDelete: c.noDelete}
+				qs = f
+				if c.engine {
+					qs = failingEngine{DB: db, f: f}
+				}
 			}
 			ts := startServer(t, Config{Token: token}, db, Deps{QuadStore: qs})
 			st, _, body := ts.do("POST", "/cayley"+c.path, c.body, nil)

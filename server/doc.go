@@ -39,9 +39,11 @@
 // Cayley's turns "07"^^xsd:integer into 7; JSON-LD with no document
 // loader, jsonld.go, so a context named by URL or path is refused rather
 // than fetched or opened; a panic of Cayley's pquads decoder on malformed
-// input is a 400 naming the format); it is applied in
-// transactions of up to 10,000 quads, split while the store finds one too
-// large; and the store's refusals are classified (507 disk full, 503 out of
+// input is a 400 naming the format); it is applied in one transaction
+// if it holds up to 65,536 quads (else one per 65,536), split while the
+// store finds one too large, and a node delete is the engine's DeleteNode
+// (one transaction up to 65,536 quads, a recorded unfinished delete past
+// that); and the store's refusals are classified (507 disk full, 503 out of
 // files, 413, 404 for a missing quad or node), each answer saying how many
 // quads were applied before it, never the store's own error text.
 //

@@ -197,6 +197,69 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 	t.Run("second graph in a segment", func(t *testing.T) { testE2ESegments(t, bin, dir) })
 	t.Run("serve", func(t *testing.T) { testE2EServe(t, g) })
 	t.Run("shared reads", func(t *testing.T) { testE2ESharedReads(t, bin, dir, film) })
+	t.Run("node delete killed", func(t *testing.T) { testE2ENodeDeleteKilled(t, bin, dir, film) })
+}
+
+// testE2ENodeDeleteKilled: grove serve killed (SIGKILL) while it deletes
+// a node of 44,956 quads (</people/person>, the type of every person)
+// leaves either all of them or none: the node's degree and grove stats
+// agree with one of the two (it was deleted in batches of 10,000 quads, so
+// a kill part-way left some deleted and some not); a restarted server
+// deletes it whole.
+func testE2ENodeDeleteKilled(t *testing.T, bin, dir, film string) {
+	g := &groveCLI{t: t, bin: bin, db: filepath.Join(dir, "nodedel-db"), home: dir}
+	g.ok("ingest", "--quiet", "--graph", "film", film)
+	const node, all, people = "/people/person", 471705, 44956
+	check := func(when string) bool {
+		t.Helper()
+		out, stderr, err := g.run("kg", "degree", node, "--dir", "in")
+		degree := strings.TrimSpace(out)
+		if err != nil && strings.Contains(stderr, "not found") {
+			degree = "0"
+		} else if err != nil {
+			t.Fatalf("%s: kg degree: %v %s", when, err, stderr)
+		}
+		stats := g.ok("stats")
+		switch {
+		case degree == fmt.Sprint(people) && strings.Contains(stats, fmt.Sprint(all, " quads")):
+			return false
+		case degree == "0" && strings.Contains(stats, fmt.Sprint(all-people, " quads")) && !strings.Contains(stats, "warning"):
+			return true
+		}
+		t.Fatalf("%s: a node delete left part of the node: degree %s, stats:\n%s", when, degree, stats)
+		return false
+	}
+	p := startServe(t, g)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, err := http.NewRequest("POST", p.base+"/cayley/api/v2/node/delete", strings.NewReader("<"+node+">"))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+p.token)
+		if resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	time.Sleep(600 * time.Millisecond) // the delete takes about a second
+	if err := p.stop(t, syscall.SIGKILL); err == nil {
+		t.Fatal("serve exited cleanly after SIGKILL")
+	}
+	<-done
+	if check("after the kill") {
+		return
+	}
+	p = startServe(t, g)
+	if st, body := p.call(t, "POST", "/cayley/api/v2/node/delete", "", "<"+node+">"); st != 200 || !strings.Contains(body, fmt.Sprintf(`"quads":%d`, people)) {
+		t.Fatalf("node delete: %d %s", st, body)
+	}
+	if err := p.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("serve exited with %v after SIGTERM; output:\n%s", err, p.output.String())
+	}
+	if !check("after the delete") {
+		t.Fatalf("%s is still stored after its delete", node)
+	}
 }
 
 // testE2ESharedReads: commands that only read open the database read-only,

@@ -44,15 +44,20 @@ func (a *app) statsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			nodeDeletes, err := db.UnfinishedNodeDeletes()
+			if err != nil {
+				return err
+			}
 			out := struct {
-				Dir         string              `json:"dir"`
-				Counts      engine.Stats        `json:"counts"`
-				Graphs      []store.GraphInfo   `json:"graphs"`
-				Interrupted *engine.Interrupted `json:"interrupted_ingest,omitempty"`
-				Segments    int                 `json:"node_block_segments"`
-				Unfinished  bool                `json:"merge_unfinished,omitempty"`
-				Compression string              `json:"table_compression"`
-			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished(), db.TableCompression()}
+				Dir         string                    `json:"dir"`
+				Counts      engine.Stats              `json:"counts"`
+				Graphs      []store.GraphInfo         `json:"graphs"`
+				Interrupted *engine.Interrupted       `json:"interrupted_ingest,omitempty"`
+				Segments    int                       `json:"node_block_segments"`
+				Unfinished  bool                      `json:"merge_unfinished,omitempty"`
+				Compression string                    `json:"table_compression"`
+				NodeDeletes []engine.NodeDeleteRecord `json:"unfinished_node_deletes,omitempty"`
+			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished(), db.TableCompression(), nodeDeletes}
 			return a.emit(out, func(w io.Writer) error {
 				fmt.Fprintf(w, "database %s: %d quads, %d nodes, %s tables\n", out.Dir, out.Counts.Quads, out.Counts.Nodes, out.Compression)
 				if out.Segments > 1 {
@@ -66,6 +71,10 @@ func (a *app) statsCmd() *cobra.Command {
 				}
 				if out.Unfinished {
 					fmt.Fprintln(w, "warning: a grove optimize run did not finish; reads are correct, writes are refused until it is run again")
+				}
+				for _, r := range out.NodeDeletes {
+					fmt.Fprintf(w, "warning: a delete of node %s stopped after %d of its quads; every count is consistent, "+
+						"delete the node again to finish it\n", r.Node, r.Deleted)
 				}
 				return nil
 			})

@@ -176,6 +176,9 @@ type DB struct {
 	// guardTick, if set, is the time between two reads of the free
 	// space by a write phase's watcher.
 	guardTick time.Duration
+	// nodeDeleteSize, if set, is the most quads one node-delete
+	// transaction takes (tests delete nodes in several; nodedelete.go).
+	nodeDeleteSize int
 	// mergeStretch, if set, is the number of nodes a merge walks from one
 	// snapshot (tests take several).
 	mergeStretch int
@@ -432,6 +435,14 @@ func (db *DB) init() error {
 	}
 	if err := db.checkMarker(); err != nil {
 		return err
+	}
+	recs, err := db.UnfinishedNodeDeletes()
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		db.log.Warn("an earlier node delete did not finish; every count is consistent, delete the node again to finish it",
+			"node", r.Node, "deleted", r.Deleted)
 	}
 	return db.checkLabelFiles(context.Background())
 }

@@ -25,6 +25,16 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
+	return db.applyDeltas(in, opts, nil)
+}
+
+// applyDeltas is ApplyDeltas for a caller holding writeMu; extra, if not
+// nil, adds its own writes to the batch's transaction (after the batch's
+// own), so they commit or fail with it.
+func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*badger.Txn) error) error {
+	if db.opts.ReadOnly {
+		return errors.New("apply deltas: database is read-only")
+	}
 	if err := db.checkWritable(); err != nil {
 		return fmt.Errorf("apply deltas: %w", err)
 	}
@@ -64,7 +74,13 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 		if err := u.stageLabels(in); err != nil {
 			return err
 		}
-		return u.writeMeta()
+		if err := u.writeMeta(); err != nil {
+			return err
+		}
+		if extra != nil {
+			return extra(txn)
+		}
+		return nil
 	})
 	if err != nil {
 		u.dropStagedLabels()

@@ -86,13 +86,19 @@ func (db *DB) cachedTermID(txn *badger.Txn, v quad.Value) (uint64, bool, error) 
 	return tid, ok, err
 }
 
-// Graphs lists the named graphs.
+// Graphs lists the named graphs that hold quads.
 func (db *DB) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	if err := db.usable(ctx); err != nil {
 		return nil, err
 	}
 	var out []store.GraphInfo
 	for _, g := range db.GraphMetas() {
+		if g.Quads == 0 {
+			// A graph whose quads were all deleted keeps its record (its
+			// label configuration, for quads added to it later) but is
+			// listed no more than in a fresh load of the same quads.
+			continue
+		}
 		out = append(out, store.GraphInfo{Name: g.Name, Quads: g.Quads, Relations: g.Relations, Labels: g.Labels})
 	}
 	return out, nil

@@ -94,7 +94,12 @@ func (db *DB) readInfo(txn *badger.Txn, id uint64) (labelInfo, error) {
 }
 
 // readLabels collects the label-like literals of a node. English (or
-// untagged) text wins over other languages.
+// untagged) text wins over other languages; between labels (or
+// descriptions) of the same rank the smallest text wins, so that the
+// choice depends on the quads alone, not on the order their terms got ids
+// in (a label added by a later write or load has a larger id than one
+// loaded earlier, where a fresh load of the same quads numbers terms in
+// their sort order). Aliases are sorted for the same reason.
 func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 	preds := db.labelPreds(txn)
 	var li labelInfo
@@ -116,12 +121,12 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 			text, rank := literalText(v), langRank(v)
 			switch {
 			case text == "":
-			case kind == kindLabel && (li.label == "" || rank > labelRank):
+			case kind == kindLabel && (li.label == "" || rank > labelRank || rank == labelRank && text < li.label):
 				if li.label != "" {
 					li.aliases = append(li.aliases, li.label)
 				}
 				li.label, labelRank = text, rank
-			case kind == kindDesc && (li.desc == "" || rank > descRank):
+			case kind == kindDesc && (li.desc == "" || rank > descRank || rank == descRank && text < li.desc):
 				li.desc, descRank = text, rank
 			case kind != kindDesc && !slices.Contains(li.aliases, text) && text != li.label:
 				li.aliases = append(li.aliases, text)
@@ -129,6 +134,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 		}
 		return nil
 	})
+	slices.Sort(li.aliases) // in an order of their own, as the label
 	return li, err
 }
 
