@@ -108,6 +108,14 @@ g.V().Has("<name>", "The Net").Follow(actors).Intersect(g.V().Has("<name>", "Spe
 			strings.Contains(stderr, "goroutine ") {
 			t.Fatalf("crashing query: %v\n%s", err, stderr)
 		}
+		// A program keeping 1.4 GB in strings each within the builtin
+		// limits is stopped by the heap watch (1 GiB of growth), not run
+		// until the process is killed.
+		_, stderr, err = g.run("query", `var a = []; for (var i = 0; i < 1400; i++) a.push("x".repeat(1 << 20) + i); a.length`)
+		if !errors.As(err, &ee) || ee.ExitCode() <= 0 || !strings.Contains(stderr, "the live heap grew by") ||
+			!strings.Contains(stderr, "over the 1024 MiB a query may use") {
+			t.Fatalf("memory-hungry query: %v\n%s", err, stderr)
+		}
 	})
 
 	srv := newFakeLLM(t, fakeTotModel)
