@@ -192,8 +192,6 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	ctx, stopWatch := query.WatchHeap(ctx, uint64(s.cfg.MaxQueryHeapBytes))
-	defer stopWatch()
 	buf := &bufferedResponse{header: http.Header{}, limit: s.cfg.MaxCayleyQueryBytes}
 	// Cayley's error answers set no content type.
 	buf.header.Set("Content-Type", "application/json")
@@ -204,6 +202,11 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		if r.Method != http.MethodGet {
 			qu = string(body)
 		}
+		// A query's memory is watched (the languages have no limit of their
+		// own); reads and writes are bounded by their byte and batch caps.
+		qctx, stopWatch := query.WatchHeap(ctx, uint64(s.cfg.MaxQueryHeapBytes))
+		defer stopWatch()
+		ctx = qctx
 		if l.Name == graphql.Name {
 			qerr = s.runGraphQL(buf, r.WithContext(ctx), qu, l, g)
 		} else {
