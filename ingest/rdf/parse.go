@@ -205,6 +205,9 @@ func (p *Parser) iri(b []byte, i int, term string) (string, int, error) {
 			if err != nil {
 				return "", j, err
 			}
+			if r, _ := hexRune(b[j+2 : j+n]); iriEscapeBad(r) {
+				return "", j, errAt(j, term, "escaped character U+%04X not allowed in IRI", r)
+			}
 			escaped = true
 			j += n - 1
 		}
@@ -463,6 +466,15 @@ var iriBad = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// iriEscapeBad reports whether r, written as a \u or \U escape in an
+// IRIREF, stands for a character the IRI may not hold: one that may not
+// appear there unescaped, or '>' and '\\' (serdi and rapper refuse
+// <a:b\u0020c> as they refuse <a:b c>; an IRI with a space, a quote or
+// angle brackets could not be written back as N-Triples or SPARQL).
+func iriEscapeBad(r rune) bool {
+	return r < 0x80 && (iriBad[r] || r == '>' || r == '\\')
+}
 
 // hasScheme reports whether s starts with an IRI scheme and ':'.
 func hasScheme(s string) bool {

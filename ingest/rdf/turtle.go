@@ -468,6 +468,9 @@ func (t *turtle) iriRef() (string, error) {
 			if err != nil {
 				return "", err
 			}
+			if iriEscapeBad(r) {
+				return "", t.errf("escaped character U+%04X not allowed in IRI", r)
+			}
 			t.tok = utf8.AppendRune(t.tok, r)
 			continue
 		case iriBad[c]:

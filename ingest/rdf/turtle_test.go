@@ -132,6 +132,8 @@ func TestTurtleErrors(t *testing.T) {
 		{"literal subject", "\"x\" <http://a/p> <http://a/o> .\n", "a literal cannot be a subject"},
 		{"bad escape", "<http://a/s> <http://a/p> \"\\q\" .\n", "bad escape"},
 		{"bad IRI", "<http://a/s t> <http://a/p> <http://a/o> .\n", "not allowed in IRI"},
+		{"escaped space in IRI", "<http://a/s\\u0020t> <http://a/p> <http://a/o> .\n", "escaped character U+0020 not allowed in IRI"},
+		{"escaped quote in IRI", "@prefix a: <http://a/\\u0022> .\n", "escaped character U+0022 not allowed in IRI"},
 		{"unclosed list", "<http://a/s> <http://a/p> [ <http://a/q> 1 .\n", "']' closing"},
 		{"unclosed collection", "<http://a/s> <http://a/p> ( 1 2\n", "')' closing the collection"},
 		{"relative without base", "<s> <p> <o> .\n", "relative IRI <s> without a base IRI"},
