@@ -27,35 +27,35 @@ func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	}
 	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs ORDER BY name`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	var out []store.GraphInfo
 	for rows.Next() {
 		var gi store.GraphInfo
 		if err := rows.Scan(&gi.Name, &gi.Quads, &gi.Relations); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, gi)
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func (k *KG) graphNames(ctx context.Context) ([]string, error) {
 	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs ORDER BY name`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, n)
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 // homeGraphs lists the graphs where h has edges through predicates other
@@ -65,14 +65,14 @@ func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]stri
 		UNION SELECT DISTINCT label_hash FROM quads WHERE object_hash = $1 AND NOT predicate_hash = ANY($2)`,
 		h, pq.ByteaArray(append([][]byte{}, exclude...))) // never NULL: NOT x = ANY(NULL) is NULL
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	var hs [][]byte
 	for rows.Next() {
 		var l []byte
 		if err := rows.Scan(&l); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		hs = append(hs, l)
 	}
@@ -102,7 +102,7 @@ func (k *KG) exists(ctx context.Context, id string) ([]byte, error) {
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
 	}
-	return h, k.wrap(err)
+	return h, k.wrap(ctx, err)
 }
 
 // Entity returns a node's names and graphs.
@@ -138,7 +138,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		  AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false)`,
 		pq.ByteaArray(hashes), pq.ByteaArray(preds))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -146,7 +146,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		var text string
 		var lang sql.NullString
 		if err := rows.Scan(&s, &p, &text, &lang); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		n := out[string(s)]
 		if i := indexHash(k.labelH, p); i >= 0 {
@@ -158,7 +158,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		}
 		out[string(s)] = n
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func indexHash(hs [][]byte, h []byte) int {
@@ -206,18 +206,18 @@ func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
 	rows, err := k.db.QueryContext(ctx, `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
 		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	out := slices.Clone(k.hiddenH)
 	for rows.Next() {
 		var h []byte
 		if err := rows.Scan(&h); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, h)
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func (k *KG) hiddenID(id string) bool {
@@ -265,14 +265,14 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		rows, err := k.db.QueryContext(ctx, `SELECT predicate_hash, label_hash, count(*) FROM quads WHERE `+self+` = ANY($1) GROUP BY 1, 2`,
 			pq.ByteaArray(hs))
 		if err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		for rows.Next() {
 			var p, g []byte
 			var n int64
 			if err := rows.Scan(&p, &g, &n); err != nil {
 				rows.Close()
-				return nil, k.wrap(err)
+				return nil, k.wrap(ctx, err)
 			}
 			counts[key{string(p), string(g), d}] += n
 			refs = append(refs, p, g)
@@ -322,7 +322,7 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	rows, err := k.db.QueryContext(ctx, `SELECT `+self+`, `+other+`, label_hash FROM quads WHERE `+self+` = ANY($1) AND predicate_hash = $2`+order+` LIMIT $3`,
 		pq.ByteaArray(hs), hashOf(quad.IRI(relation)), limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type edge struct{ a, b, g []byte }
 	var es []edge
@@ -331,14 +331,14 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 		var e edge
 		if err := rows.Scan(&e.a, &e.b, &e.g); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		es = append(es, e)
 		refs = append(refs, e.a, e.b, e.g)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
@@ -402,14 +402,14 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 		JOIN nodes v ON v.hash = x.n WHERE coalesce(v.iri, false) OR coalesce(v.bnode, false) LIMIT $3`
 	rows, err := k.db.QueryContext(ctx, q, h, arg, limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	var hs [][]byte
 	for rows.Next() {
 		var n []byte
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		hs = append(hs, n)
 	}
@@ -447,7 +447,7 @@ func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Directio
 		self, _ := cols(d)
 		var n int64
 		if err := k.db.QueryRowContext(ctx, `SELECT count(*) FROM quads WHERE `+self+` = $1 AND `+cond, h, arg).Scan(&n); err != nil {
-			return 0, k.wrap(err)
+			return 0, k.wrap(ctx, err)
 		}
 		total += n
 	}
@@ -467,7 +467,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.subject_hash = $1 AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false) ORDER BY q.horizon`, h)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type feat struct {
 		p, g []byte
@@ -480,7 +480,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		var r row
 		if err := rows.Scan(&f.p, &f.g, &r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		f.v = r.value()
 		fs = append(fs, f)
@@ -532,7 +532,7 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 	rows, err := k.db.QueryContext(ctx, `SELECT object_hash, predicate_hash FROM quads WHERE subject_hash = $1 AND predicate_hash = ANY($2)
 		UNION SELECT subject_hash, predicate_hash FROM quads WHERE object_hash = $1 AND predicate_hash = ANY($2)`, h, pq.ByteaArray(links))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type link struct{ t, p []byte }
 	var ls []link
@@ -541,7 +541,7 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 		var l link
 		if err := rows.Scan(&l.t, &l.p); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		ls = append(ls, l)
 		refs = append(refs, l.t, l.p)
@@ -619,20 +619,20 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	} {
 		rows, err := k.db.QueryContext(ctx, q.sql, q.args...)
 		if err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		for rows.Next() {
 			var h hit
 			if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
 				rows.Close()
-				return nil, k.wrap(err)
+				return nil, k.wrap(ctx, err)
 			}
 			hits = append(hits, h)
 			refs = append(refs, h.x, h.g)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 	}
 	vals, err := k.values(ctx, refs)
