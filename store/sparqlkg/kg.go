@@ -60,6 +60,10 @@ type Config struct {
 	HubCap int
 	// Batch is the number of ids per VALUES block (default 100).
 	Batch int
+	// MaxResponseBytes bounds the size of one response (default 256
+	// MiB; <= 0 means the default); a larger answer fails the call rather
+	// than exhaust memory.
+	MaxResponseBytes int64
 	// HTTP is the client to use (default: a new http.Client).
 	HTTP   *http.Client
 	Logger *slog.Logger
@@ -99,10 +103,14 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		endpoint: cfg.URL, host: u.Host, auth: cfg.Auth, http: hc,
 		sem:     make(chan struct{}, cmp.Or(cfg.MaxInFlight, 4)),
 		timeout: cmp.Or(cfg.Timeout, 60*time.Second), retries: cmp.Or(cfg.Retries, 4),
+		maxBody: cmp.Or(cfg.MaxResponseBytes, 256<<20),
 		log: log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
 	}
 	if cfg.Retries < 0 {
 		k.c.retries = 0
+	}
+	if k.c.maxBody <= 0 {
+		k.c.maxBody = 256 << 20
 	}
 	// A probe that bypasses the cache: an unreachable or non-SPARQL
 	// endpoint, or wrong credentials, fail here with a clear error.
