@@ -104,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		sem:     make(chan struct{}, cmp.Or(cfg.MaxInFlight, 4)),
 		timeout: cmp.Or(cfg.Timeout, 60*time.Second), retries: cmp.Or(cfg.Retries, 4),
 		maxBody: cmp.Or(cfg.MaxResponseBytes, 256<<20),
-		log: log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
+		log:     log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
 	}
 	if cfg.Retries < 0 {
 		k.c.retries = 0
