@@ -77,6 +77,9 @@ func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]stri
 		hs = append(hs, l)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	vals, err := k.values(ctx, hs)
 	if err != nil {
 		return nil, err
@@ -201,15 +204,34 @@ func isNode(v quad.Value) bool {
 }
 
 // hiddenPreds is every predicate hash that "" relations skip: label and
-// link predicates and Grove's own and statement-node predicates.
+// link predicates, Grove's own and statement-node predicates, and the
+// relations marked grove:hidden (see relationMeta).
 func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
 	rows, err := k.db.QueryContext(ctx, `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
 		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
 	if err != nil {
 		return nil, k.wrap(ctx, err)
 	}
-	defer rows.Close()
 	out := slices.Clone(k.hiddenH)
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return nil, k.wrap(ctx, err)
+		}
+		out = append(out, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
+	// Relations whose node says grove:hidden "true" (external ids).
+	rows, err = k.db.QueryContext(ctx, `SELECT q.subject_hash FROM quads q JOIN nodes n ON n.hash = q.object_hash
+		WHERE q.predicate_hash = $1 AND (n.value_string = 'true' OR coalesce(n.value_bool, false))`, k.groveHiddenH)
+	if err != nil {
+		return nil, k.wrap(ctx, err)
+	}
+	defer rows.Close()
 	for rows.Next() {
 		var h []byte
 		if err := rows.Scan(&h); err != nil {
@@ -278,17 +300,28 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 			refs = append(refs, p, g)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, k.wrap(ctx, err)
+		}
 	}
 	vals, err := k.values(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	relIDs := make([]string, 0, len(counts))
+	for kk := range counts {
+		relIDs = append(relIDs, idOf(vals[kk.p]))
+	}
+	meta, err := k.relationMeta(ctx, relIDs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]store.Relation, 0, len(counts))
 	for kk, n := range counts {
 		id := idOf(vals[kk.p])
-		label := store.DeriveLabel(id)
-		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.d,
-			Graph: graphName(vals[kk.g]), Count: n, Hidden: k.hiddenID(id)})
+		m := meta[id]
+		out = append(out, store.Relation{ID: id, Label: m.label, InverseLabel: m.inverse, Dir: kk.d,
+			Graph: graphName(vals[kk.g]), Count: n, Hidden: m.hidden})
 	}
 	slices.SortFunc(out, store.CompareRelations)
 	return out, nil
@@ -344,26 +377,45 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	if err != nil {
 		return nil, err
 	}
-	label := store.DeriveLabel(relation)
+	// The graphs' names in one read (not one per edge).
+	var gs [][]byte
+	for _, e := range es {
+		gs = append(gs, e.g)
+	}
+	graphs, err := k.values(ctx, gs)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := k.relationMeta(ctx, []string{relation})
+	if err != nil {
+		return nil, err
+	}
+	label := meta[relation].label
+	var subjects [][]byte
+	for _, e := range es {
+		if dir == store.In {
+			subjects = append(subjects, e.b)
+		} else {
+			subjects = append(subjects, e.a)
+		}
+	}
+	quals, err := k.qualifiers(ctx, subjects, []string{relation})
+	if err != nil {
+		return nil, err
+	}
+	ph := string(hashOf(quad.IRI(relation)))
 	out := make([]store.Edge, 0, len(es))
 	for _, e := range es {
 		s, o := ents[string(e.a)], ents[string(e.b)]
+		sh, oh := e.a, e.b
 		if dir == store.In {
 			s, o = o, s
+			sh, oh = oh, sh
 		}
 		out = append(out, store.Edge{Subject: s, Relation: relation, RelationLabel: label, Object: o,
-			Graph: graphName(k.valueOrNil(ctx, e.g))})
+			Graph: graphName(graphs[string(e.g)]), Qualifiers: slices.Clone(quals[qualKey{string(sh), ph, string(oh), string(e.g)}])})
 	}
 	return out, nil
-}
-
-// valueOrNil reads one node value (graph labels; cached by Postgres).
-func (k *KG) valueOrNil(ctx context.Context, h []byte) quad.Value {
-	vals, err := k.values(ctx, [][]byte{h})
-	if err != nil {
-		return nil
-	}
-	return vals[string(h)]
 }
 
 // predFilter is the SQL condition on predicate_hash for relation ("" =
@@ -414,6 +466,9 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 		hs = append(hs, n)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	ents, err := k.entities(ctx, hs)
 	if err != nil {
 		return nil, err
@@ -470,8 +525,8 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		return nil, k.wrap(ctx, err)
 	}
 	type feat struct {
-		p, g []byte
-		v    quad.Value
+		p, g, o []byte
+		v       quad.Value
 	}
 	var fs []feat
 	var refs [][]byte
@@ -482,16 +537,21 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 			rows.Close()
 			return nil, k.wrap(ctx, err)
 		}
-		f.v = r.value()
+		f.v, f.o = r.value(), r.hash
 		fs = append(fs, f)
 		refs = append(refs, f.p, f.g)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	vals, err := k.values(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
 	var out []store.Feature
+	var rels []string
+	var keys []qualKey
 	for _, f := range fs {
 		if indexHash(k.labelH, f.p) >= 0 || indexHash(k.aliasH, f.p) >= 0 {
 			continue
@@ -501,8 +561,31 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 			strings.HasPrefix(rel, store.StatementValuePrefix) || strings.HasPrefix(rel, store.QualifierPrefix) {
 			continue
 		}
-		out = append(out, store.Feature{Relation: rel, Name: store.DeriveLabel(rel), Value: literal.Render(f.v, nil),
+		rels = append(rels, rel)
+		keys = append(keys, qualKey{string(h), string(f.p), string(f.o), string(f.g)})
+		out = append(out, store.Feature{Relation: rel, Value: literal.Render(f.v, nil),
 			Graph: graphName(vals[string(f.g)])})
+	}
+	meta, err := k.relationMeta(ctx, rels)
+	if err != nil {
+		return nil, err
+	}
+	// The statements behind a feature qualify it, as they do an edge;
+	// hidden relations (external ids) are looked up, not reasoned about:
+	// their qualifiers are not read (as in the engine).
+	var qualified []string
+	for _, rel := range rels {
+		if !meta[rel].hidden && !slices.Contains(qualified, rel) {
+			qualified = append(qualified, rel)
+		}
+	}
+	quals, err := k.qualifiers(ctx, [][]byte{h}, qualified)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Name = meta[out[i].Relation].label
+		out[i].Qualifiers = slices.Clone(quals[keys[i]])
 	}
 	return out, nil
 }
@@ -547,6 +630,9 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 		refs = append(refs, l.t, l.p)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,9 @@ type KG struct {
 	closed atomic.Bool
 
 	labelH, aliasH, descH, hiddenH [][]byte
+	// groveHiddenH and groveInverseH are the hashes of grove:hidden and
+	// grove:inverseLabel.
+	groveHiddenH, groveInverseH []byte
 }
 
 var _ store.KG = (*KG)(nil)
@@ -102,6 +105,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	k.labelH, k.aliasH, k.descH = hashIRIs(k.labels.Label), hashIRIs(k.labels.Alias), hashIRIs(k.labels.Description)
 	k.hiddenH = slices.Concat(k.labelH, k.aliasH, k.descH, hashIRIs([]string{store.OWLSameAs, store.GroveSameAs,
 		store.GroveHidden, store.GroveInverseLabel, store.GroveNodeType, store.GroveTextFeature}))
+	k.groveHiddenH, k.groveInverseH = hashOf(quad.IRI(store.GroveHidden)), hashOf(quad.IRI(store.GroveInverseLabel))
 	return k, nil
 }
 
