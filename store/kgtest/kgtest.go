@@ -149,6 +149,18 @@ func (s *suite) search(t *testing.T) {
 			t.Fatalf("limit 0 (no limit): %d candidates, %v", len(all), err)
 		}
 	})
+	t.Run("stray bytes", func(t *testing.T) {
+		// A mention with a NUL, a control character or invalid UTF-8 is
+		// searched for, not an error of the backend's encoding.
+		for _, text := range []string{"Blade\x00Runner", "Blade\x01Runner", "Blade Runner\xff"} {
+			got, err := s.kg.Search(ctx(), FilmGraph, text, 5)
+			if err != nil {
+				t.Errorf("search %q: %v", text, err)
+			} else if !slices.ContainsFunc(got, func(c store.Candidate) bool { return c.ID == BladeRunner }) {
+				t.Errorf("search %q = %+v; want Blade Runner among them", text, got)
+			}
+		}
+	})
 	t.Run("unknown graph", func(t *testing.T) {
 		if _, err := s.kg.Search(ctx(), "no-such-graph", "Blade Runner", 5); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("search in an unknown graph: %v, want ErrNotFound", err)
