@@ -490,6 +490,17 @@ func (s *suite) unknown(t *testing.T) {
 			t.Errorf("%s(unknown id) = %v, want ErrNotFound", name, err)
 		}
 	}
+	// A relation id occurs in the database (as a predicate): it is an
+	// entity, with no edges of its own in the film sample.
+	if e, err := s.kg.Entity(ctx(), DirectedBy); err != nil || e.ID != DirectedBy {
+		t.Errorf("Entity(a relation id) = %+v, %v; want the entity (it occurs as a predicate)", e, err)
+	}
+	if n, err := s.kg.Degree(ctx(), DirectedBy, "", store.Both); err != nil || n != 0 {
+		t.Errorf("Degree(a relation id) = %d, %v; want 0", n, err)
+	}
+	if fs, err := s.kg.Features(ctx(), DirectedBy); err != nil || len(fs) != 0 {
+		t.Errorf("Features(a relation id) = %+v, %v; want none", fs, err)
+	}
 	rels, err := s.kg.Relations(ctx(), []string{NoSuchID, BladeRunner}, store.Out)
 	if err != nil {
 		t.Fatalf("one unknown id failed the batch: %v", err)

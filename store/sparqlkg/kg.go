@@ -359,7 +359,9 @@ func (k *KG) homeGraphs(ctx context.Context, node string, exclude []string) ([]s
 	return out, nil
 }
 
-// exists resolves an id to its term, or returns ErrNotFound.
+// exists resolves an id to its term, or returns ErrNotFound when no
+// triple (of the configured graphs) has it as subject, object or
+// predicate.
 func (k *KG) exists(ctx context.Context, id string) (string, error) {
 	node, err := k.nodeTerm(id)
 	if err != nil {
@@ -370,9 +372,25 @@ func (k *KG) exists(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	if len(gs) == 0 {
-		return "", fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		pred, err := k.isPredicate(ctx, node)
+		if err != nil {
+			return "", err
+		}
+		if !pred {
+			return "", fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		}
 	}
 	return node, nil
+}
+
+// isPredicate reports whether node is the predicate of a triple: a
+// relation id is a node of the database, as in the engine.
+func (k *KG) isPredicate(ctx context.Context, node string) (bool, error) {
+	r, err := k.c.query(ctx, "SELECT ?s WHERE { "+k.inGraphs("?s "+node+" ?o")+" } LIMIT 1")
+	if err != nil {
+		return false, err
+	}
+	return len(r.Results.Bindings) > 0, nil
 }
 
 // Entity returns a node's name, description, aliases and graphs.
@@ -389,7 +407,9 @@ func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
 		return store.Entity{}, err
 	}
 	if len(gs) == 0 {
-		return store.Entity{}, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		if _, err := k.exists(ctx, id); err != nil {
+			return store.Entity{}, err
+		}
 	}
 	names, err := k.describe(ctx, []string{node})
 	if err != nil {

@@ -94,14 +94,17 @@ func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]stri
 	return out, nil
 }
 
-// exists returns the hash of id, or ErrNotFound.
+// exists returns the hash of id, or ErrNotFound when no quad has it as
+// subject, object or predicate.
 func (k *KG) exists(ctx context.Context, id string) ([]byte, error) {
 	if id == "" {
 		return nil, fmt.Errorf("empty id: %w", store.ErrNotFound)
 	}
 	h := hashOf(valueOfID(id))
 	var one int
-	err := k.db.QueryRowContext(ctx, `SELECT 1 FROM quads WHERE subject_hash = $1 UNION ALL SELECT 1 FROM quads WHERE object_hash = $1 LIMIT 1`, h).Scan(&one)
+	// A predicate is a node too (the engine describes relation ids).
+	err := k.db.QueryRowContext(ctx, `SELECT 1 FROM quads WHERE subject_hash = $1 UNION ALL SELECT 1 FROM quads WHERE object_hash = $1
+		UNION ALL SELECT 1 FROM quads WHERE predicate_hash = $1 LIMIT 1`, h).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
 	}
