@@ -219,8 +219,8 @@ type Feature struct {
 	// ("population: 67,000,000" with "point in time: 2021"), as
 	// Edge.Qualifiers do an edge: each statement's together, naming its
 	// node; GroupQualifiers groups them. A qualifier has none. The
-	// embedded store fills it; the SQL and SPARQL backends leave it empty
-	// (README, "What differs between the backends").
+	// embedded store and the SQL backend fill it; the SPARQL backend
+	// leaves it empty (README, "What differs between the backends").
 	Qualifiers []Feature `json:"qualifiers,omitempty"`
 }
 

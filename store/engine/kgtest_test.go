@@ -26,8 +26,10 @@ func TestKGConformance(t *testing.T) {
 	}
 	storetest.Load(t, db, kgtest.FilmGraph, film)
 	storetest.Load(t, db, kgtest.ExtraGraph, kgtest.ExtraQuads())
+	storetest.Load(t, db, kgtest.StatementsGraph, kgtest.StatementsQuads())
 	kgtest.Run(t, kgtest.Harness{
-		KG: db,
+		KG:         db,
+		Statements: true,
 		Write: func(ctx context.Context, graph string, qs []quad.Quad) error {
 			return db.Apply(ctx, graph, qs, nil)
 		},

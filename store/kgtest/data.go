@@ -175,3 +175,47 @@ func nodeKey(v quad.Value) string {
 	}
 	return quad.StringOf(v)
 }
+
+// StatementsGraph is the graph of StatementsNQuads.
+const StatementsGraph = "statements"
+
+// StatementsNQuads is a graph laid out as Grove's Wikidata ingest lays out
+// statements (see store.StatementPrefix): a fact held twice (two
+// statements with their own dates), a qualified literal feature, a
+// relation named by its own node, and an external id that grove:hidden
+// hides.
+const StatementsNQuads = `<washington> <http://www.w3.org/2000/01/rdf-schema#label> "George Washington" .
+<washington> <heldPosition> <commander> .
+<washington> <p:heldPosition> <washington-s1> .
+<washington-s1> <ps:heldPosition> <commander> .
+<washington-s1> <pq:startTime> "1775"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<washington-s1> <pq:endTime> "1783"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<washington> <p:heldPosition> <washington-s2> .
+<washington-s2> <ps:heldPosition> <commander> .
+<washington-s2> <pq:startTime> "1798"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<washington-s2> <pq:replaces> <pinckney> .
+<washington> <height> "1.88 m" .
+<washington> <p:height> <washington-s3> .
+<washington-s3> <ps:height> "1.88 m" .
+<washington-s3> <pq:pointInTime> "1799"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<washington> <extId> "n79-1234" .
+<washington> <p:extId> <washington-s4> .
+<washington-s4> <ps:extId> "n79-1234" .
+<washington-s4> <pq:pointInTime> "2020"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<extId> <grove:hidden> "true" .
+<extId> <http://www.w3.org/2000/01/rdf-schema#label> "external id" .
+<heldPosition> <http://www.w3.org/2000/01/rdf-schema#label> "position held" .
+<heldPosition> <grove:inverseLabel> "holder of position" .
+<startTime> <http://www.w3.org/2000/01/rdf-schema#label> "start time" .
+<commander> <http://www.w3.org/2000/01/rdf-schema#label> "Commander-in-Chief" .
+<pinckney> <http://www.w3.org/2000/01/rdf-schema#label> "Charles Cotesworth Pinckney" .
+`
+
+// StatementsQuads returns the StatementsGraph's quads.
+func StatementsQuads() []quad.Quad {
+	qs, err := ParseNQuads(StatementsGraph, strings.NewReader(StatementsNQuads))
+	if err != nil {
+		panic(err) // a constant: covered by every test that loads it
+	}
+	return qs
+}

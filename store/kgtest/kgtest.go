@@ -41,6 +41,12 @@ type Harness struct {
 	OpenClosed func(t *testing.T) store.KG
 	// NoFuzzy says Search has no fuzzy phase (exact and prefix only).
 	NoFuzzy bool
+	// Statements says KG also holds StatementsNQuads in graph
+	// StatementsGraph, loaded the way its users load data; the suite
+	// then checks statement qualifiers, relation names from relation
+	// nodes and grove:hidden. A backend that cannot hold that layout
+	// (a SPARQL dialect without statement prefixes) leaves it false.
+	Statements bool
 }
 
 // Run checks the store.KG contract on h.
@@ -61,6 +67,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("HubLimits", s.hubLimits)
 	t.Run("Features", s.features)
 	t.Run("SameAs", s.sameAs)
+	if h.Statements {
+		t.Run("Statements", s.statements)
+	}
 	t.Run("UnknownIDs", s.unknown)
 	t.Run("Ownership", s.ownership)
 	t.Run("Cancelled", s.cancelled)
@@ -138,6 +147,18 @@ func (s *suite) search(t *testing.T) {
 		all, err := s.kg.Search(ctx(), FilmGraph, "Blade", 0)
 		if err != nil || len(all) <= 1 {
 			t.Fatalf("limit 0 (no limit): %d candidates, %v", len(all), err)
+		}
+	})
+	t.Run("stray bytes", func(t *testing.T) {
+		// A mention with a NUL, a control character or invalid UTF-8 is
+		// searched for, not an error of the backend's encoding.
+		for _, text := range []string{"Blade\x00Runner", "Blade\x01Runner", "Blade Runner\xff"} {
+			got, err := s.kg.Search(ctx(), FilmGraph, text, 5)
+			if err != nil {
+				t.Errorf("search %q: %v", text, err)
+			} else if !slices.ContainsFunc(got, func(c store.Candidate) bool { return c.ID == BladeRunner }) {
+				t.Errorf("search %q = %+v; want Blade Runner among them", text, got)
+			}
 		}
 	})
 	t.Run("unknown graph", func(t *testing.T) {
@@ -469,6 +490,17 @@ func (s *suite) unknown(t *testing.T) {
 			t.Errorf("%s(unknown id) = %v, want ErrNotFound", name, err)
 		}
 	}
+	// A relation id occurs in the database (as a predicate): it is an
+	// entity, with no edges of its own in the film sample.
+	if e, err := s.kg.Entity(ctx(), DirectedBy); err != nil || e.ID != DirectedBy {
+		t.Errorf("Entity(a relation id) = %+v, %v; want the entity (it occurs as a predicate)", e, err)
+	}
+	if n, err := s.kg.Degree(ctx(), DirectedBy, "", store.Both); err != nil || n != 0 {
+		t.Errorf("Degree(a relation id) = %d, %v; want 0", n, err)
+	}
+	if fs, err := s.kg.Features(ctx(), DirectedBy); err != nil || len(fs) != 0 {
+		t.Errorf("Features(a relation id) = %+v, %v; want none", fs, err)
+	}
 	rels, err := s.kg.Relations(ctx(), []string{NoSuchID, BladeRunner}, store.Out)
 	if err != nil {
 		t.Fatalf("one unknown id failed the batch: %v", err)
@@ -644,5 +676,110 @@ func (s *suite) close(t *testing.T) {
 		if err := call(); !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close = %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// statements checks what a model is shown of Wikidata-style statements
+// (StatementsNQuads): relations named by their own nodes, relations that
+// grove:hidden hides (from listings, "" degrees and neighbours), and the
+// qualifiers of every statement behind an edge or a literal feature,
+// grouped per statement and named in words.
+func (s *suite) statements(t *testing.T) {
+	const w = "washington"
+	rels, err := s.kg.Relations(ctx(), []string{w}, store.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, label, inverse string
+		hidden             bool
+	}{
+		{"heldPosition", "position held", "holder of position", false},
+		{"extId", "external id", "", true},
+		{"height", "height", "", false},
+		{"p:heldPosition", "", "", true},
+	} {
+		r, ok := relation(rels, c.id, store.Out)
+		if !ok {
+			t.Errorf("relations of %s lack %s: %+v", w, c.id, rels)
+			continue
+		}
+		if r.Hidden != c.hidden || c.label != "" && r.Label != c.label || c.inverse != "" && r.InverseLabel != c.inverse {
+			t.Errorf("relation %s = %+v; want label %q inverse %q hidden %v", c.id, r, c.label, c.inverse, c.hidden)
+		}
+	}
+	// "" follows the visible relations only: heldPosition and height.
+	if n, err := s.kg.Degree(ctx(), w, "", store.Out); err != nil || n != 2 {
+		t.Errorf("degree of %s along every visible relation = %d, %v; want 2 (external ids and statements hidden)", w, n, err)
+	}
+	if ns, err := s.kg.Neighbors(ctx(), w, "", store.Out, 0); err != nil || len(ns) != 1 || ns[0].ID != "commander" {
+		t.Errorf("neighbors of %s = %+v, %v; want [commander]", w, ns, err)
+	}
+	// Both statements of the one fact, each with its own dates.
+	want := map[string][]string{
+		"washington-s1": {"end time=1783", "start time=1775"},
+		"washington-s2": {"replaces=Charles Cotesworth Pinckney", "start time=1798"},
+	}
+	for _, c := range []struct {
+		id  string
+		dir store.Direction
+	}{{w, store.Out}, {"commander", store.In}} {
+		es, err := s.kg.Edges(ctx(), []string{c.id}, "heldPosition", c.dir, 0)
+		if err != nil || len(es) != 1 {
+			t.Fatalf("edges of %s = %+v, %v; want one", c.id, es, err)
+		}
+		e := es[0]
+		if e.RelationLabel != "position held" || e.Object.Label != "Commander-in-Chief" || e.Subject.ID != w {
+			t.Errorf("edge %+v; want %s -position held-> Commander-in-Chief", e, w)
+		}
+		checkStatements(t, "edge "+c.id+" "+c.dir.String(), e.Qualifiers, want)
+		for _, q := range e.Qualifiers {
+			if q.Relation == "pq:replaces" && q.ValueID != "pinckney" {
+				t.Errorf("a node-valued qualifier names its node: %+v", q)
+			}
+		}
+	}
+	fs, err := s.kg.Features(ctx(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var height, ext *store.Feature
+	for i := range fs {
+		switch fs[i].Relation {
+		case "height":
+			height = &fs[i]
+		case "extId":
+			ext = &fs[i]
+		}
+	}
+	if height == nil || height.Value != "1.88 m" {
+		t.Fatalf("features of %s = %+v; want height 1.88 m", w, fs)
+	}
+	checkStatements(t, "feature height", height.Qualifiers, map[string][]string{"washington-s3": {"point in time=1799"}})
+	if ext == nil || ext.Name != "external id" || len(ext.Qualifiers) != 0 {
+		t.Errorf("external-id feature = %+v; want named \"external id\", its statements not read (hidden)", ext)
+	}
+}
+
+// checkStatements compares qualifiers with "name=value" lists per
+// statement node: every qualifier names its statement, and each
+// statement's qualifiers are consecutive.
+func checkStatements(t *testing.T, what string, qs []store.Feature, want map[string][]string) {
+	t.Helper()
+	got := map[string][]string{}
+	for _, g := range store.GroupQualifiers(qs) {
+		st := g[0].Statement
+		if _, seen := got[st]; seen {
+			t.Errorf("%s: the qualifiers of statement %q are not consecutive: %+v", what, st, qs)
+		}
+		var xs []string
+		for _, q := range g {
+			xs = append(xs, q.Name+"="+q.Value)
+		}
+		slices.Sort(xs)
+		got[st] = xs
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: qualifiers by statement = %v; want %v", what, got, want)
 	}
 }

@@ -35,6 +35,7 @@ type client struct {
 	sem      chan struct{}
 	timeout  time.Duration
 	retries  int
+	maxBody  int64 // bytes a response may have
 	log      *slog.Logger
 	cacheDir string
 
@@ -133,18 +134,28 @@ func (c *client) cached(ctx context.Context, q string, fetch func(context.Contex
 	}
 	key := cacheKey(q)
 	c.mu.Lock()
-	if b, ok := c.mem[key]; ok {
-		c.mu.Unlock()
-		return b, nil
-	}
-	if cl, ok := c.inflight[key]; ok {
+	for {
+		if b, ok := c.mem[key]; ok {
+			c.mu.Unlock()
+			return b, nil
+		}
+		cl, ok := c.inflight[key]
+		if !ok {
+			break
+		}
 		c.mu.Unlock()
 		select {
 		case <-cl.done:
-			return cl.body, cl.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		// The fetch ran under its first caller's context: when that
+		// caller gave up, the others (their contexts alive) fetch anew
+		// rather than fail with a cancellation that is not theirs.
+		if cl.err == nil || !isContextErr(cl.err) || ctx.Err() != nil {
+			return cl.body, cl.err
+		}
+		c.mu.Lock()
 	}
 	cl := &call{done: make(chan struct{})}
 	c.inflight[key] = cl
@@ -159,6 +170,11 @@ func (c *client) cached(ctx context.Context, q string, fetch func(context.Contex
 	c.mu.Unlock()
 	close(cl.done)
 	return cl.body, cl.err
+}
+
+// isContextErr reports a cancellation or deadline error.
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // forget drops a response that turned out to be unusable.
@@ -292,9 +308,23 @@ func (c *client) once(ctx context.Context, q string, build func(context.Context)
 		return nil, 0, &Error{Host: c.host, Err: scrub(err, c.endpoint)}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	// The body is read under the request's deadline and up to maxBody
+	// bytes: an endpoint that stalls mid-answer is not waited for again
+	// (no retry), and one that streams without end cannot exhaust memory.
+	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, -1, fmt.Errorf("sparql endpoint %s: %w", c.host, ctx.Err())
+		}
+		if rctx.Err() != nil {
+			return nil, -1, &Error{Host: c.host, Status: resp.StatusCode, Query: snippet(q),
+				Err: fmt.Errorf("the answer did not arrive within %v: %w", c.timeout, rctx.Err())}
+		}
 		return nil, 0, &Error{Host: c.host, Status: resp.StatusCode, Err: fmt.Errorf("reading the response: %w", scrub(err, c.endpoint))}
+	}
+	if int64(len(b)) > c.maxBody {
+		return nil, -1, &Error{Host: c.host, Status: resp.StatusCode, Query: snippet(q),
+			Err: fmt.Errorf("the answer is larger than %d bytes (Config.MaxResponseBytes): ask for less", c.maxBody)}
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:

@@ -60,6 +60,10 @@ type Config struct {
 	HubCap int
 	// Batch is the number of ids per VALUES block (default 100).
 	Batch int
+	// MaxResponseBytes bounds the size of one response (default 256
+	// MiB; <= 0 means the default); a larger answer fails the call rather
+	// than exhaust memory.
+	MaxResponseBytes int64
 	// HTTP is the client to use (default: a new http.Client).
 	HTTP   *http.Client
 	Logger *slog.Logger
@@ -99,10 +103,14 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		endpoint: cfg.URL, host: u.Host, auth: cfg.Auth, http: hc,
 		sem:     make(chan struct{}, cmp.Or(cfg.MaxInFlight, 4)),
 		timeout: cmp.Or(cfg.Timeout, 60*time.Second), retries: cmp.Or(cfg.Retries, 4),
-		log: log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
+		maxBody: cmp.Or(cfg.MaxResponseBytes, 256<<20),
+		log:     log, cacheDir: cfg.CacheDir, mem: map[string][]byte{}, inflight: map[string]*call{},
 	}
 	if cfg.Retries < 0 {
 		k.c.retries = 0
+	}
+	if k.c.maxBody <= 0 {
+		k.c.maxBody = 256 << 20
 	}
 	// A probe that bypasses the cache: an unreachable or non-SPARQL
 	// endpoint, or wrong credentials, fail here with a clear error.
@@ -351,7 +359,9 @@ func (k *KG) homeGraphs(ctx context.Context, node string, exclude []string) ([]s
 	return out, nil
 }
 
-// exists resolves an id to its term, or returns ErrNotFound.
+// exists resolves an id to its term, or returns ErrNotFound when no
+// triple (of the configured graphs) has it as subject, object or
+// predicate.
 func (k *KG) exists(ctx context.Context, id string) (string, error) {
 	node, err := k.nodeTerm(id)
 	if err != nil {
@@ -362,9 +372,25 @@ func (k *KG) exists(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	if len(gs) == 0 {
-		return "", fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		pred, err := k.isPredicate(ctx, node)
+		if err != nil {
+			return "", err
+		}
+		if !pred {
+			return "", fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		}
 	}
 	return node, nil
+}
+
+// isPredicate reports whether node is the predicate of a triple: a
+// relation id is a node of the database, as in the engine.
+func (k *KG) isPredicate(ctx context.Context, node string) (bool, error) {
+	r, err := k.c.query(ctx, "SELECT ?s WHERE { "+k.inGraphs("?s "+node+" ?o")+" } LIMIT 1")
+	if err != nil {
+		return false, err
+	}
+	return len(r.Results.Bindings) > 0, nil
 }
 
 // Entity returns a node's name, description, aliases and graphs.
@@ -381,7 +407,9 @@ func (k *KG) Entity(ctx context.Context, id string) (store.Entity, error) {
 		return store.Entity{}, err
 	}
 	if len(gs) == 0 {
-		return store.Entity{}, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
+		if _, err := k.exists(ctx, id); err != nil {
+			return store.Entity{}, err
+		}
 	}
 	names, err := k.describe(ctx, []string{node})
 	if err != nil {

@@ -36,6 +36,7 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	if graph != "" && !slices.Contains(k.d.graphNames(), graph) {
 		return nil, fmt.Errorf("graph %q: %w", graph, store.ErrNotFound)
 	}
+	text = remote.CleanText(text)
 	norm := labelindex.Normalize(text)
 	if norm == "" {
 		return nil, nil

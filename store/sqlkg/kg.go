@@ -27,35 +27,35 @@ func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	}
 	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs ORDER BY name`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	var out []store.GraphInfo
 	for rows.Next() {
 		var gi store.GraphInfo
 		if err := rows.Scan(&gi.Name, &gi.Quads, &gi.Relations); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, gi)
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func (k *KG) graphNames(ctx context.Context) ([]string, error) {
 	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs ORDER BY name`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, n)
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 // homeGraphs lists the graphs where h has edges through predicates other
@@ -65,18 +65,21 @@ func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]stri
 		UNION SELECT DISTINCT label_hash FROM quads WHERE object_hash = $1 AND NOT predicate_hash = ANY($2)`,
 		h, pq.ByteaArray(append([][]byte{}, exclude...))) // never NULL: NOT x = ANY(NULL) is NULL
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	var hs [][]byte
 	for rows.Next() {
 		var l []byte
 		if err := rows.Scan(&l); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		hs = append(hs, l)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	vals, err := k.values(ctx, hs)
 	if err != nil {
 		return nil, err
@@ -91,18 +94,21 @@ func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]stri
 	return out, nil
 }
 
-// exists returns the hash of id, or ErrNotFound.
+// exists returns the hash of id, or ErrNotFound when no quad has it as
+// subject, object or predicate.
 func (k *KG) exists(ctx context.Context, id string) ([]byte, error) {
 	if id == "" {
 		return nil, fmt.Errorf("empty id: %w", store.ErrNotFound)
 	}
 	h := hashOf(valueOfID(id))
 	var one int
-	err := k.db.QueryRowContext(ctx, `SELECT 1 FROM quads WHERE subject_hash = $1 UNION ALL SELECT 1 FROM quads WHERE object_hash = $1 LIMIT 1`, h).Scan(&one)
+	// A predicate is a node too (the engine describes relation ids).
+	err := k.db.QueryRowContext(ctx, `SELECT 1 FROM quads WHERE subject_hash = $1 UNION ALL SELECT 1 FROM quads WHERE object_hash = $1
+		UNION ALL SELECT 1 FROM quads WHERE predicate_hash = $1 LIMIT 1`, h).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil, fmt.Errorf("entity %q: %w", id, store.ErrNotFound)
 	}
-	return h, k.wrap(err)
+	return h, k.wrap(ctx, err)
 }
 
 // Entity returns a node's names and graphs.
@@ -138,7 +144,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		  AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false)`,
 		pq.ByteaArray(hashes), pq.ByteaArray(preds))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -146,7 +152,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		var text string
 		var lang sql.NullString
 		if err := rows.Scan(&s, &p, &text, &lang); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		n := out[string(s)]
 		if i := indexHash(k.labelH, p); i >= 0 {
@@ -158,7 +164,7 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		}
 		out[string(s)] = n
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func indexHash(hs [][]byte, h []byte) int {
@@ -201,23 +207,42 @@ func isNode(v quad.Value) bool {
 }
 
 // hiddenPreds is every predicate hash that "" relations skip: label and
-// link predicates and Grove's own and statement-node predicates.
+// link predicates, Grove's own and statement-node predicates, and the
+// relations marked grove:hidden (see relationMeta).
 func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
 	rows, err := k.db.QueryContext(ctx, `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
 		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
-	defer rows.Close()
 	out := slices.Clone(k.hiddenH)
 	for rows.Next() {
 		var h []byte
 		if err := rows.Scan(&h); err != nil {
-			return nil, k.wrap(err)
+			rows.Close()
+			return nil, k.wrap(ctx, err)
 		}
 		out = append(out, h)
 	}
-	return out, k.wrap(rows.Err())
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
+	// Relations whose node says grove:hidden "true" (external ids).
+	rows, err = k.db.QueryContext(ctx, `SELECT q.subject_hash FROM quads q JOIN nodes n ON n.hash = q.object_hash
+		WHERE q.predicate_hash = $1 AND (n.value_string = 'true' OR coalesce(n.value_bool, false))`, k.groveHiddenH)
+	if err != nil {
+		return nil, k.wrap(ctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			return nil, k.wrap(ctx, err)
+		}
+		out = append(out, h)
+	}
+	return out, k.wrap(ctx, rows.Err())
 }
 
 func (k *KG) hiddenID(id string) bool {
@@ -265,30 +290,41 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		rows, err := k.db.QueryContext(ctx, `SELECT predicate_hash, label_hash, count(*) FROM quads WHERE `+self+` = ANY($1) GROUP BY 1, 2`,
 			pq.ByteaArray(hs))
 		if err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		for rows.Next() {
 			var p, g []byte
 			var n int64
 			if err := rows.Scan(&p, &g, &n); err != nil {
 				rows.Close()
-				return nil, k.wrap(err)
+				return nil, k.wrap(ctx, err)
 			}
 			counts[key{string(p), string(g), d}] += n
 			refs = append(refs, p, g)
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, k.wrap(ctx, err)
+		}
 	}
 	vals, err := k.values(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	relIDs := make([]string, 0, len(counts))
+	for kk := range counts {
+		relIDs = append(relIDs, idOf(vals[kk.p]))
+	}
+	meta, err := k.relationMeta(ctx, relIDs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]store.Relation, 0, len(counts))
 	for kk, n := range counts {
 		id := idOf(vals[kk.p])
-		label := store.DeriveLabel(id)
-		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.d,
-			Graph: graphName(vals[kk.g]), Count: n, Hidden: k.hiddenID(id)})
+		m := meta[id]
+		out = append(out, store.Relation{ID: id, Label: m.label, InverseLabel: m.inverse, Dir: kk.d,
+			Graph: graphName(vals[kk.g]), Count: n, Hidden: m.hidden})
 	}
 	slices.SortFunc(out, store.CompareRelations)
 	return out, nil
@@ -322,7 +358,7 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	rows, err := k.db.QueryContext(ctx, `SELECT `+self+`, `+other+`, label_hash FROM quads WHERE `+self+` = ANY($1) AND predicate_hash = $2`+order+` LIMIT $3`,
 		pq.ByteaArray(hs), hashOf(quad.IRI(relation)), limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type edge struct{ a, b, g []byte }
 	var es []edge
@@ -331,39 +367,58 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 		var e edge
 		if err := rows.Scan(&e.a, &e.b, &e.g); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		es = append(es, e)
 		refs = append(refs, e.a, e.b, e.g)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
-	label := store.DeriveLabel(relation)
+	// The graphs' names in one read (not one per edge).
+	var gs [][]byte
+	for _, e := range es {
+		gs = append(gs, e.g)
+	}
+	graphs, err := k.values(ctx, gs)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := k.relationMeta(ctx, []string{relation})
+	if err != nil {
+		return nil, err
+	}
+	label := meta[relation].label
+	var subjects [][]byte
+	for _, e := range es {
+		if dir == store.In {
+			subjects = append(subjects, e.b)
+		} else {
+			subjects = append(subjects, e.a)
+		}
+	}
+	quals, err := k.qualifiers(ctx, subjects, []string{relation})
+	if err != nil {
+		return nil, err
+	}
+	ph := string(hashOf(quad.IRI(relation)))
 	out := make([]store.Edge, 0, len(es))
 	for _, e := range es {
 		s, o := ents[string(e.a)], ents[string(e.b)]
+		sh, oh := e.a, e.b
 		if dir == store.In {
 			s, o = o, s
+			sh, oh = oh, sh
 		}
 		out = append(out, store.Edge{Subject: s, Relation: relation, RelationLabel: label, Object: o,
-			Graph: graphName(k.valueOrNil(ctx, e.g))})
+			Graph: graphName(graphs[string(e.g)]), Qualifiers: slices.Clone(quals[qualKey{string(sh), ph, string(oh), string(e.g)}])})
 	}
 	return out, nil
-}
-
-// valueOrNil reads one node value (graph labels; cached by Postgres).
-func (k *KG) valueOrNil(ctx context.Context, h []byte) quad.Value {
-	vals, err := k.values(ctx, [][]byte{h})
-	if err != nil {
-		return nil
-	}
-	return vals[string(h)]
 }
 
 // predFilter is the SQL condition on predicate_hash for relation ("" =
@@ -402,18 +457,21 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 		JOIN nodes v ON v.hash = x.n WHERE coalesce(v.iri, false) OR coalesce(v.bnode, false) LIMIT $3`
 	rows, err := k.db.QueryContext(ctx, q, h, arg, limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	var hs [][]byte
 	for rows.Next() {
 		var n []byte
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		hs = append(hs, n)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	ents, err := k.entities(ctx, hs)
 	if err != nil {
 		return nil, err
@@ -447,7 +505,7 @@ func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Directio
 		self, _ := cols(d)
 		var n int64
 		if err := k.db.QueryRowContext(ctx, `SELECT count(*) FROM quads WHERE `+self+` = $1 AND `+cond, h, arg).Scan(&n); err != nil {
-			return 0, k.wrap(err)
+			return 0, k.wrap(ctx, err)
 		}
 		total += n
 	}
@@ -467,11 +525,11 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.subject_hash = $1 AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false) ORDER BY q.horizon`, h)
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type feat struct {
-		p, g []byte
-		v    quad.Value
+		p, g, o []byte
+		v       quad.Value
 	}
 	var fs []feat
 	var refs [][]byte
@@ -480,18 +538,23 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		var r row
 		if err := rows.Scan(&f.p, &f.g, &r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
-		f.v = r.value()
+		f.v, f.o = r.value(), r.hash
 		fs = append(fs, f)
 		refs = append(refs, f.p, f.g)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	vals, err := k.values(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
 	var out []store.Feature
+	var rels []string
+	var keys []qualKey
 	for _, f := range fs {
 		if indexHash(k.labelH, f.p) >= 0 || indexHash(k.aliasH, f.p) >= 0 {
 			continue
@@ -501,8 +564,31 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 			strings.HasPrefix(rel, store.StatementValuePrefix) || strings.HasPrefix(rel, store.QualifierPrefix) {
 			continue
 		}
-		out = append(out, store.Feature{Relation: rel, Name: store.DeriveLabel(rel), Value: literal.Render(f.v, nil),
+		rels = append(rels, rel)
+		keys = append(keys, qualKey{string(h), string(f.p), string(f.o), string(f.g)})
+		out = append(out, store.Feature{Relation: rel, Value: literal.Render(f.v, nil),
 			Graph: graphName(vals[string(f.g)])})
+	}
+	meta, err := k.relationMeta(ctx, rels)
+	if err != nil {
+		return nil, err
+	}
+	// The statements behind a feature qualify it, as they do an edge;
+	// hidden relations (external ids) are looked up, not reasoned about:
+	// their qualifiers are not read (as in the engine).
+	var qualified []string
+	for _, rel := range rels {
+		if !meta[rel].hidden && !slices.Contains(qualified, rel) {
+			qualified = append(qualified, rel)
+		}
+	}
+	quals, err := k.qualifiers(ctx, [][]byte{h}, qualified)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Name = meta[out[i].Relation].label
+		out[i].Qualifiers = slices.Clone(quals[keys[i]])
 	}
 	return out, nil
 }
@@ -532,7 +618,7 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 	rows, err := k.db.QueryContext(ctx, `SELECT object_hash, predicate_hash FROM quads WHERE subject_hash = $1 AND predicate_hash = ANY($2)
 		UNION SELECT subject_hash, predicate_hash FROM quads WHERE object_hash = $1 AND predicate_hash = ANY($2)`, h, pq.ByteaArray(links))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	type link struct{ t, p []byte }
 	var ls []link
@@ -541,12 +627,15 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 		var l link
 		if err := rows.Scan(&l.t, &l.p); err != nil {
 			rows.Close()
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		ls = append(ls, l)
 		refs = append(refs, l.t, l.p)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
 		return nil, err
@@ -582,6 +671,7 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	if graph != "" && !slices.Contains(names, graph) {
 		return nil, fmt.Errorf("graph %q: %w", graph, store.ErrNotFound)
 	}
+	text = remote.CleanText(text)
 	norm := labelindex.Normalize(text)
 	if norm == "" {
 		return nil, nil
@@ -619,20 +709,20 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	} {
 		rows, err := k.db.QueryContext(ctx, q.sql, q.args...)
 		if err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		for rows.Next() {
 			var h hit
 			if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
 				rows.Close()
-				return nil, k.wrap(err)
+				return nil, k.wrap(ctx, err)
 			}
 			hits = append(hits, h)
 			refs = append(refs, h.x, h.g)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 	}
 	vals, err := k.values(ctx, refs)

@@ -23,7 +23,7 @@ func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, err
 	}
 	tx, err := k.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
 	n, err := k.load(ctx, tx, graph, qs)
@@ -31,7 +31,7 @@ func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, err
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	// Fresh statistics let the planner use the label and hash indexes
 	// right away instead of after autovacuum's next pass.
@@ -48,7 +48,7 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA) ON COMMIT DROP`,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return 0, k.wrap(err)
+			return 0, k.wrap(ctx, err)
 		}
 	}
 	label := quad.IRI(graph)
@@ -78,7 +78,7 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 			ON CONFLICT (hash) DO UPDATE SET refs = nodes.refs + EXCLUDED.refs WHERE EXCLUDED.refs > 0`,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return 0, k.wrap(err)
+			return 0, k.wrap(ctx, err)
 		}
 	}
 	k.log.Debug("sql load: nodes inserted", "took", time.Since(start))
@@ -87,11 +87,11 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 	// per-row foreign-key triggers of Cayley's schema only cost time: skip
 	// them when the role may (superuser); otherwise they run.
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT grove_fk`); err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	if _, err := tx.ExecContext(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
 		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT grove_fk`); err != nil {
-			return 0, k.wrap(err)
+			return 0, k.wrap(ctx, err)
 		}
 		k.log.Debug("sql load: foreign-key checks stay on (not a superuser)", "err", err)
 	}
@@ -100,11 +100,11 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 	res, err := tx.ExecContext(ctx, `INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash)
 		SELECT s, p, o, l FROM grove_new ORDER BY s, p, o ON CONFLICT DO NOTHING`)
 	if err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	added, err := res.RowsAffected()
 	if err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	k.log.Debug("sql load: quads inserted", "added", added, "took", time.Since(start))
 	// Graph counts are kept here so that Graphs costs O(graphs): reasoners
@@ -113,7 +113,7 @@ func (k *KG) load(ctx context.Context, tx *sql.Tx, graph string, qs []quad.Quad)
 		VALUES ($1, $2, (SELECT count(DISTINCT predicate_hash) FROM quads WHERE label_hash = $3))
 		ON CONFLICT (name) DO UPDATE SET quads = grove_graphs.quads + EXCLUDED.quads, relations = EXCLUDED.relations`,
 		graph, added, hashOf(label)); err != nil {
-		return 0, k.wrap(err)
+		return 0, k.wrap(ctx, err)
 	}
 	return added, nil
 }
@@ -123,7 +123,7 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label qu
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tn", "hash", "value_string", "datatype", "language", "iri", "bnode",
 		"value_int", "value_bool", "value_float", "value_time"))
 	if err != nil {
-		return k.wrap(err)
+		return k.wrap(ctx, err)
 	}
 	seen := map[string]bool{}
 	add := func(v quad.Value) error {
@@ -141,7 +141,7 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label qu
 	}
 	if err := add(label); err != nil {
 		stmt.Close()
-		return k.wrap(err)
+		return k.wrap(ctx, err)
 	}
 	for i, q := range qs {
 		for _, v := range []quad.Value{q.Subject, q.Predicate, q.Object} {
@@ -157,29 +157,29 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label qu
 	}
 	if _, err := stmt.ExecContext(ctx); err != nil {
 		stmt.Close()
-		return k.wrap(err)
+		return k.wrap(ctx, err)
 	}
-	return k.wrap(stmt.Close())
+	return k.wrap(ctx, stmt.Close())
 }
 
 // copyQuads COPYs the hashes of qs, labelled with the graph.
 func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, qs []quad.Quad, label quad.Value) error {
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tq", "s", "p", "o", "l"))
 	if err != nil {
-		return k.wrap(err)
+		return k.wrap(ctx, err)
 	}
 	l := hashOf(label)
 	for _, q := range qs {
 		if _, err := stmt.ExecContext(ctx, hashOf(q.Subject), hashOf(q.Predicate), hashOf(q.Object), l); err != nil {
 			stmt.Close()
-			return k.wrap(err)
+			return k.wrap(ctx, err)
 		}
 	}
 	if _, err := stmt.ExecContext(ctx); err != nil {
 		stmt.Close()
-		return k.wrap(err)
+		return k.wrap(ctx, err)
 	}
-	return k.wrap(stmt.Close())
+	return k.wrap(ctx, stmt.Close())
 }
 
 // nodeColumns are the value columns of v, as Cayley's schema stores them.

@@ -43,14 +43,18 @@ func TestPostgres(t *testing.T) {
 	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := kg.Load(ctx, kgtest.StatementsGraph, kgtest.StatementsQuads()); err != nil {
+		t.Fatal(err)
+	}
 	// Loading the same quads again adds nothing.
 	if n, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil || n != 0 {
 		t.Errorf("reload added %d quads, %v", n, err)
 	}
 	checkRefs(t, pg.URL)
 	kgtest.Run(t, kgtest.Harness{
-		KG:      kg,
-		NoFuzzy: true,
+		KG:         kg,
+		NoFuzzy:    true,
+		Statements: true,
 		Write: func(ctx context.Context, graph string, qs []quad.Quad) error {
 			_, err := kg.Load(ctx, graph, qs)
 			return err

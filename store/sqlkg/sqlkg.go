@@ -57,6 +57,9 @@ type KG struct {
 	closed atomic.Bool
 
 	labelH, aliasH, descH, hiddenH [][]byte
+	// groveHiddenH and groveInverseH are the hashes of grove:hidden and
+	// grove:inverseLabel.
+	groveHiddenH, groveInverseH []byte
 }
 
 var _ store.KG = (*KG)(nil)
@@ -77,10 +80,13 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 			return nil, fmt.Errorf("sql: %w", scrub(err, cfg.URL))
 		}
 	}
-	db, err := sql.Open("postgres", cfg.URL)
+	conn, err := newConnector(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
+	// ctx bounds every call's network I/O, the connection's startup
+	// included (see connector).
+	db := sql.OpenDB(conn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
@@ -99,6 +105,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	k.labelH, k.aliasH, k.descH = hashIRIs(k.labels.Label), hashIRIs(k.labels.Alias), hashIRIs(k.labels.Description)
 	k.hiddenH = slices.Concat(k.labelH, k.aliasH, k.descH, hashIRIs([]string{store.OWLSameAs, store.GroveSameAs,
 		store.GroveHidden, store.GroveInverseLabel, store.GroveNodeType, store.GroveTextFeature}))
+	k.groveHiddenH, k.groveInverseH = hashOf(quad.IRI(store.GroveHidden)), hashOf(quad.IRI(store.GroveInverseLabel))
 	return k, nil
 }
 
@@ -341,25 +348,31 @@ func (k *KG) values(ctx context.Context, hashes [][]byte) (map[string]quad.Value
 	}
 	rows, err := k.db.QueryContext(ctx, `SELECT `+nodeCols+` FROM nodes WHERE hash = ANY($1)`, pq.ByteaArray(hashes))
 	if err != nil {
-		return nil, k.wrap(err)
+		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r row
 		if err := r.scan(rows); err != nil {
-			return nil, k.wrap(err)
+			return nil, k.wrap(ctx, err)
 		}
 		out[string(r.hash)] = r.value()
 	}
-	return out, k.wrap(rows.Err())
+	return out, k.wrap(ctx, rows.Err())
 }
 
-func (k *KG) wrap(err error) error {
+// wrap makes a driver error a backend error: ErrClosed after Close, and
+// an error wrapping ctx.Err() when ctx ended (the driver may report only
+// the socket's timeout).
+func (k *KG) wrap(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	if k.closed.Load() {
 		return fmt.Errorf("%w: %v", store.ErrClosed, err)
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("sql: %w (%v)", cerr, err)
 	}
 	return fmt.Errorf("sql: %w", err)
 }

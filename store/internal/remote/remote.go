@@ -107,6 +107,21 @@ func EditDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
+// CleanText is search text fit for a remote query: invalid UTF-8 and
+// control characters (NUL above all, which PostgreSQL text and SPARQL
+// string literals cannot hold) become spaces, so that a mention
+// with stray bytes is searched for, as the engine does, rather than
+// failing with the server's encoding error.
+func CleanText(s string) string {
+	s = strings.ToValidUTF8(s, " ")
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // Directions expands Both into Out and In and rejects invalid values.
 func Directions(dir store.Direction) ([]store.Direction, error) {
 	switch dir {

@@ -1,0 +1,171 @@
+package sqlkg_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/internal/testserver"
+	"github.com/grove-kg/grove/store/kgtest"
+	"github.com/grove-kg/grove/store/sqlkg"
+)
+
+// stallProxy forwards TCP connections to target until stall is set; then
+// it keeps every connection open and forwards nothing more, like a
+// server that stopped answering (a stopped process, a dead link).
+type stallProxy struct {
+	ln    net.Listener
+	stall atomic.Bool
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startStallProxy(t *testing.T, target string) *stallProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &stallProxy{ln: ln}
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, c := range p.conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c)
+			p.mu.Unlock()
+			if target == "" {
+				continue // accept and never answer
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, up)
+			p.mu.Unlock()
+			go p.pipe(c, up)
+			go p.pipe(up, c)
+		}
+	}()
+	return p
+}
+
+func (p *stallProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			for p.stall.Load() {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				return
+			}
+			return
+		}
+	}
+}
+
+// within runs f and fails the test when it has not returned after d.
+func within(t *testing.T, d time.Duration, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("%s hangs past its context (still running after %v)", what, d)
+		return nil
+	}
+}
+
+// TestOpenSilentServer: a server that accepts the connection and never
+// answers fails Open when its context ends, with an error wrapping the
+// context's.
+func TestOpenSilentServer(t *testing.T) {
+	p := startStallProxy(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := within(t, 5*time.Second, "Open", func() error {
+		kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: "postgres://grove@" + p.ln.Addr().String() + "/grove?sslmode=disable"})
+		if err == nil {
+			kg.Close()
+		}
+		return err
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Open on a silent server: %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+}
+
+// TestStalledServer: once the server stops answering, every call returns
+// when its context ends, with an error wrapping the context's; Load too.
+func TestStalledServer(t *testing.T) {
+	pg := testserver.StartPostgres(t)
+	u, err := url.Parse(pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startStallProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	ctx := context.Background()
+	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: u.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kg.Close()
+	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := kg.Entity(ctx, "beatles"); err != nil || e.Label != "The Beatles" {
+		t.Fatalf("entity before the stall = %+v, %v", e, err)
+	}
+	p.stall.Store(true)
+	calls := map[string]func(context.Context) error{
+		"Entity": func(ctx context.Context) error { _, err := kg.Entity(ctx, "beatles"); return err },
+		"Relations": func(ctx context.Context) error {
+			_, err := kg.Relations(ctx, []string{"beatles"}, store.Both)
+			return err
+		},
+		"Search": func(ctx context.Context) error { _, err := kg.Search(ctx, "", "Beatles", 5); return err },
+		"Load": func(ctx context.Context) error {
+			_, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads())
+			return err
+		},
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := within(t, 15*time.Second, name, func() error { return call(ctx) })
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s on a stalled server: %v, want an error wrapping context.DeadlineExceeded", name, err)
+			}
+		})
+	}
+}
