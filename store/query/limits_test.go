@@ -95,6 +95,13 @@ func TestSandboxRefusesHostileQueries(t *testing.T) {
 			"RegExp.prototype.exec: a match of /^(a+)+\\1$/ ran for over 5 s"},
 		{"backtracking from lastIndex", `var r = /(a+)+b/g; r.lastIndex = 1; r.exec("x" + "a".repeat(40))`,
 			"ran for over 5 s and was stopped (catastrophic backtracking?)"},
+		// Source nesting that overflowed goja's parser stack (fatal): an
+		// 800 KB program of parentheses ended the server.
+		{"deep parentheses", "g.Emit(" + strings.Repeat("(", 400000) + "1" + strings.Repeat(")", 400000) + ")",
+			"the program has 400001 brackets and arrows"},
+		{"deep arrows", strings.Repeat("x=>", 200000) + "1", "the program has 200000 brackets and arrows"},
+		{"program over 1 MiB", "var s = '" + strings.Repeat("x", 1<<20) + "'; 1", "over the limit of 1048576"},
+		{"many calls are fine", strings.Repeat(`g.V("<a>").Out("<knows>").All();`, 5000), ""},
 		// Recursion.
 		{"unbounded recursion", `function f(n) { return f(n + 1) + 1 }; f(0)`, "stack overflow"},
 	} {

@@ -26,7 +26,10 @@
 //     running over maxRegexpMatch (5 s), which no interrupt reaches
 //     (limits.go, limitRegexps);
 //   - a replacement string expanding past maxStringLength, measured match
-//     by match before the builtin makes it.
+//     by match before the builtin makes it;
+//   - a program's source over maxProgramBytes (1 MiB) or with more than
+//     maxProgramNesting (50,000) brackets and arrows, which goja's
+//     recursive parser could overflow its stack on (source.go).
 //
 // Array, string, Map and Set iterators step through a JavaScript function,
 // so a spread, which goja runs in one Go loop, stops with the program.

@@ -63,6 +63,9 @@ func (ss *sandboxedSession) run(goja.FunctionCall) goja.Value {
 // Execute runs qu through the runner; the iterator reports a stack
 // overflow as one.
 func (ss *sandboxedSession) Execute(ctx context.Context, qu string, opt cquery.Options) (cquery.Iterator, error) {
+	if err := checkSource(qu); err != nil {
+		return nil, err
+	}
 	// A syntax error is an error of Execute, as without the runner.
 	if _, err := goja.Compile("", qu, false); err != nil {
 		return nil, err
