@@ -64,7 +64,7 @@ var limitRegexps = sync.OnceFunc(func() {
 // cannot reach them. A wrapper reads each length once and calls the
 // original on what it checked where it can (a string, a copy of the
 // arguments).
-const builtinLimits = `(function (MAXLEN, MAXSTR, MAXBUF, MAXMATCHMS, checkValue) {
+const builtinLimits = `(function (MAXLEN, MAXSTR, MAXBUF, MAXMATCHMS, checkValue, sourceError, jsonError) {
 "use strict";
 var apply = Reflect.apply, construct = Reflect.construct, defineProperty = Object.defineProperty,
 	names = Object.getOwnPropertyNames, isArray = Array.isArray, spreadable = Symbol.isConcatSpreadable,
@@ -277,6 +277,43 @@ guard(RegExp.prototype, Symbol.replace, "RegExp.prototype[Symbol.replace]", func
 	var proto = Object.getPrototypeOf(it), next = proto.next;
 	put(proto, "next", {next: function () { return apply(next, this, []); }}.next);
 });
+// Source parsed at run time goes through the same checks as the program
+// (source.go): goja's parsers recurse on nesting, and eval, the Function
+// constructors and JSON.parse of a deep string overflowed the stack. Each
+// checks the string it was given and passes that same string on (a value's
+// toString could answer differently a second time). eval becomes an
+// indirect eval: it runs in the global scope.
+function checked(what, s, errorOf) {
+	var e = errorOf(s);
+	if (e !== "") throw new RangeError_(what + ": " + e);
+	return s;
+}
+(function () {
+	var origEval = globalThis.eval;
+	put(globalThis, "eval", {eval: function (x) {
+		return origEval(typeof x === "string" ? checked("eval", x, sourceError) : x);
+	}}.eval);
+	function guardCtor(F) {
+		var name = F.name, w = {[name]: function () {
+			var parts = [];
+			for (var i = 0; i < arguments.length; i++) parts.push(String_(arguments[i]));
+			checked(name, apply(origJoin, parts, [","]), sourceError);
+			return construct(F, parts, new.target || F);
+		}}[name];
+		w.prototype = F.prototype;
+		names(F).forEach(function (k) { if (k !== "prototype" && k !== "length" && k !== "name") put(w, k, F[k]); });
+		put(F.prototype, "constructor", w);
+		Object.setPrototypeOf(w, Object.getPrototypeOf(F));
+		return w;
+	}
+	put(globalThis, "Function", guardCtor(Function));
+	[function* () {}, async function () {}].forEach(function (f) {
+		guardCtor(Object.getPrototypeOf(f).constructor);
+	});
+})();
+guard(JSON, "parse", "JSON.parse", function (orig, self, args) {
+	return apply(orig, self, [checked("JSON.parse", String_(args[0]), jsonError), args[1]]);
+});
 function checkBuffer(what, n) {
 	if (Number_(n) > MAXBUF) throw new RangeError_(what + ": " + n + " bytes is over this server's limit of " + MAXBUF);
 }
@@ -320,8 +357,18 @@ func (sb *sandboxVM) limitBuiltins() error {
 	if !ok {
 		return errors.New("gizmo sandbox: limiting builtins: not a function")
 	}
+	// sourceError and jsonError answer "" or why a string may not be parsed.
+	errText := func(check func(string) error) func(string) string {
+		return func(s string) string {
+			if err := check(s); err != nil {
+				return err.Error()
+			}
+			return ""
+		}
+	}
 	_, err = wrapBuiltins(goja.Undefined(), sb.vm.ToValue(maxArrayLength), sb.vm.ToValue(maxStringLength),
-		sb.vm.ToValue(maxBufferBytes), sb.vm.ToValue(maxRegexpMatch.Milliseconds()), sb.vm.ToValue(check))
+		sb.vm.ToValue(maxBufferBytes), sb.vm.ToValue(maxRegexpMatch.Milliseconds()), sb.vm.ToValue(check),
+		sb.vm.ToValue(errText(checkSource)), sb.vm.ToValue(errText(checkJSONDepth)))
 	if err != nil {
 		return fmt.Errorf("gizmo sandbox: limiting builtins: %w", err)
 	}

@@ -101,6 +101,16 @@ func TestSandboxRefusesHostileQueries(t *testing.T) {
 			"the program has 400001 brackets and arrows"},
 		{"deep arrows", strings.Repeat("x=>", 200000) + "1", "the program has 200000 brackets and arrows"},
 		{"program over 1 MiB", "var s = '" + strings.Repeat("x", 1<<20) + "'; 1", "over the limit of 1048576"},
+		// The same nesting parsed at run time.
+		{"deep eval", `eval("(".repeat(400000) + "1" + ")".repeat(400000))`, "eval: the program has 400000 brackets"},
+		{"deep Function", `Function("return " + "[".repeat(400000) + "]".repeat(400000))`, "Function: the program has 400000 brackets"},
+		{"deep Function via a function's constructor", `(function () {}).constructor("x=>".repeat(200000) + "1")`,
+			"Function: the program has 200000 brackets"},
+		{"deep GeneratorFunction", `Object.getPrototypeOf(function* () {}).constructor("yield " + "(".repeat(400000) + ")".repeat(400000))`,
+			"GeneratorFunction: the program has 400000 brackets"},
+		{"deep AsyncFunction", `Object.getPrototypeOf(async function () {}).constructor("{".repeat(400000) + "}".repeat(400000))`,
+			"AsyncFunction: the program has 400000 brackets"},
+		{"deep JSON.parse", `JSON.parse("[".repeat(3000000) + "]".repeat(3000000))`, "JSON.parse: the text nests deeper than 10000 levels"},
 		{"many calls are fine", strings.Repeat(`g.V("<a>").Out("<knows>").All();`, 5000), ""},
 		// Recursion.
 		{"unbounded recursion", `function f(n) { return f(n + 1) + 1 }; f(0)`, "stack overflow"},
@@ -250,6 +260,10 @@ func TestSandboxKeepsBuiltins(t *testing.T) {
 		{`g.Emit(["a-b-c".replace(/-/g, "+"), "x1y2".match(/\d/g).join(), /(a)\1/.test("aa"), "a,b".split(/,/).length,
 			"xy".search(/y/), Array.from("a1a2".matchAll(/a(\d)/g)).length, /^(a+)+\1$/.test("a".repeat(12) + "!")])`,
 			"[a+b+c 1,2 true 2 1 2 false]"},
+		{`g.Emit([eval("1 + 2"), Function("a", "b", "return a + b")(1, 2), (function () {}).constructor("return 5")(),
+			Object.getPrototypeOf(function* () {}).constructor("yield 7")().next().value, new Function("return this")() === globalThis,
+			JSON.parse('{"a": [1, {"b": "]]\\"{"}]}').a[1].b, JSON.parse("[1, 2]", function (k, v) { return typeof v === "number" ? v * 2 : v })])`,
+			`[3 3 5 7 true ]]"{ [2 4]]`},
 		{`g.Emit(g.V("<a>").Out(["<knows>"]).ToArray())`, "[<b>]"},
 		{`g.Emit(g.V("<a>").Out(g.V("<knows>")).ToArray())`, "[<b>]"},
 	} {

@@ -29,7 +29,9 @@
 //     by match before the builtin makes it;
 //   - a program's source over maxProgramBytes (1 MiB) or with more than
 //     maxProgramNesting (50,000) brackets and arrows, which goja's
-//     recursive parser could overflow its stack on (source.go).
+//     recursive parser could overflow its stack on (source.go), and the
+//     same for source given to eval and the Function constructors at run
+//     time, and JSON.parse text nested deeper than 10,000 levels.
 //
 // Array, string, Map and Set iterators step through a JavaScript function,
 // so a spread, which goja runs in one Go loop, stops with the program.

@@ -35,3 +35,30 @@ func checkSource(src string) error {
 	}
 	return nil
 }
+
+// maxJSONDepth bounds the nesting of a string given to JSON.parse, as
+// encoding/json bounds its own: goja's JSON parser recurses on it.
+const maxJSONDepth = 10_000
+
+// checkJSONDepth refuses JSON text nested deeper than maxJSONDepth. It
+// reads brackets outside strings only; whether the text is valid JSON is
+// left to the parser.
+func checkJSONDepth(s string) error {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > maxJSONDepth {
+				return fmt.Errorf("the text nests deeper than %d levels", maxJSONDepth)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
+}
