@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/grove-kg/grove/store/dirlock"
 )
 
 // Results files are JSON Lines, one Result per line, appended and synced
@@ -74,34 +75,68 @@ type resultLog struct {
 	path string
 }
 
-// openLog opens path for appending. With resume, the records already
-// there are returned and a torn last line is cut off; without it, a
+// ErrRunInUse is returned (wrapped) by Run when another run, in this
+// process or another, is writing the same results file: two runs
+// appending to one file would mix their results (of different models,
+// say) under one manifest, or run the same questions twice.
+var ErrRunInUse = errors.New("the results file is being written by another run")
+
+// errLocked is lockFile's refusal.
+var errLocked = errors.New("locked")
+
+// openLog opens path for appending and locks it for the life of the log,
+// so that one run at a time writes it (ErrRunInUse otherwise). With
+// resume, the records already there are returned with the offset where a
+// torn last line starts (cut is called to cut it off); without it, a
 // non-empty file is an error.
-func openLog(path string, resume bool) (*resultLog, []Result, error) {
-	var prev []Result
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, nil, fmt.Errorf("results file: %w", err)
-	case st.Size() > 0 && !resume:
-		return nil, nil, fmt.Errorf("%s already has results: resume the run (--resume) or choose another output directory", path)
-	case st.Size() > 0:
-		var torn int64
-		if prev, torn, err = ReadResults(path); err != nil {
-			return nil, nil, err
-		}
-		if torn < st.Size() {
-			if err := os.Truncate(path, torn); err != nil {
-				return nil, nil, fmt.Errorf("cut the torn last line of %s: %w", path, err)
-			}
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+func openLog(path string, resume bool) (*resultLog, []Result, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open results file: %w", err)
+		return nil, nil, 0, fmt.Errorf("open results file: %w", err)
 	}
-	return &resultLog{f: f, path: path}, prev, nil
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, nil, 0, fmt.Errorf("%w: %s is held by %s; wait for that run to end, or write to another "+
+				"output directory (--out)", ErrRunInUse, path, dirlock.Describe(dirlock.Holders(path), "another process"))
+		}
+		return nil, nil, 0, fmt.Errorf("lock %s: %w", path, err)
+	}
+	l := &resultLog{f: f, path: path}
+	st, err := f.Stat()
+	if err != nil {
+		l.close()
+		return nil, nil, 0, fmt.Errorf("results file: %w", err)
+	}
+	if st.Size() == 0 {
+		return l, nil, 0, nil
+	}
+	if !resume {
+		l.close()
+		return nil, nil, 0, fmt.Errorf("%s already has results: resume the run (--resume) or choose another output directory", path)
+	}
+	prev, torn, err := ReadResults(path)
+	if err != nil {
+		l.close()
+		return nil, nil, 0, err
+	}
+	return l, prev, torn, nil
+}
+
+// cut cuts the file at off, the start of a torn last line (nothing when
+// off is the file's length). The caller holds the lock (openLog).
+func (l *resultLog) cut(off int64) error {
+	st, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("results file: %w", err)
+	}
+	if off >= st.Size() {
+		return nil
+	}
+	if err := l.f.Truncate(off); err != nil {
+		return fmt.Errorf("cut the torn last line of %s: %w", l.path, err)
+	}
+	return nil
 }
 
 // append writes r as one line and syncs the file. The caller holds mu.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -205,18 +204,21 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	}
 	mpath := filepath.Join(cfg.Out, manifestName(cfg.Shard))
 	rpath := filepath.Join(cfg.Out, resultsName(cfg.Shard))
+	// The results file is locked first: reading it, cutting a torn line
+	// and rewriting the manifest are for one run at a time.
+	rl, prev, torn, err := openLog(rpath, cfg.Resume)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var warnings []string
 	if cfg.Resume {
-		prev, _, err := ReadResults(rpath)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil, err
-		}
 		if m, warnings, err = reconcile(mpath, m, shardQs, prev); err != nil {
+			rl.close()
 			return nil, nil, nil, err
 		}
 	}
-	rl, prev, err := openLog(rpath, cfg.Resume)
-	if err != nil {
+	if err := rl.cut(torn); err != nil {
+		rl.close()
 		return nil, nil, nil, err
 	}
 	if err := writeManifest(mpath, m); err != nil {
