@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store/dirlock"
 )
 
@@ -197,15 +198,23 @@ func (l Loaded) TracePath() string {
 }
 
 // Load reads the results files of the given directories and returns one
-// result per (method, question): a later record replaces an earlier one,
-// except that an error record never replaces a successful one. Two
-// records of one (method, id) whose question texts differ come from
-// different datasets, and Load refuses them. Results are ordered by
-// question index, then method name.
+// result per (model, method, question): a later record replaces an
+// earlier one, except that an error record never replaces a successful
+// one. The model of a results file is the one its manifest names
+// (run.json for results.jsonl, run.shard-i-of-n.json for a shard's). When
+// the files are of more than one model, every result's Method is suffixed
+// with its model's name, "cot (Qwen2.5-7B)", so that results of one method
+// under different models are kept, and reported, apart. Two records of
+// one key whose question texts differ come from different datasets, and
+// Load refuses them. Results are ordered by question index, then method
+// name.
 func Load(dirs ...string) ([]Loaded, error) {
-	byKey := map[string]Loaded{}
-	from := map[string]string{}
-	var order []string
+	type file struct {
+		dir, path string
+		model     llm.Info
+	}
+	var files []file
+	var models []llm.Info
 	for _, dir := range dirs {
 		paths, err := ResultFiles(dir)
 		if err != nil {
@@ -215,28 +224,49 @@ func Load(dirs ...string) ([]Loaded, error) {
 			return nil, fmt.Errorf("no results*.jsonl in %s", dir)
 		}
 		for _, p := range paths {
-			rs, _, err := ReadResults(p)
-			if err != nil {
-				return nil, err
+			info := resultsModel(p)
+			if !slices.ContainsFunc(models, info.Same) {
+				models = append(models, info)
 			}
-			for _, r := range rs {
-				if !r.Found {
-					// Results written before non-answers scored 0 may
-					// credit them (an "unknown" containing a gold "No").
-					zero(r.Scores)
-				}
-				k := r.Key()
-				old, seen := byKey[k]
-				if !seen {
-					order = append(order, k)
-				} else if old.Question != r.Question {
-					return nil, fmt.Errorf("question id %q of method %s is a different question in %s (%q) and %s (%q): "+
-						"these are results of different datasets", r.ID, r.Method, from[k], old.Question, p, r.Question)
-				}
-				if !seen || r.Error == "" || old.Error != "" {
-					byKey[k] = Loaded{Result: r, Dir: dir}
-					from[k] = p
-				}
+			files = append(files, file{dir, p, info})
+		}
+	}
+	label := func(info llm.Info) string {
+		for _, o := range models {
+			if o.Name == info.Name && !o.Same(info) {
+				return info.String() // two settings of one model name
+			}
+		}
+		return info.Name
+	}
+	byKey := map[string]Loaded{}
+	from := map[string]string{}
+	var order []string
+	for _, f := range files {
+		rs, _, err := ReadResults(f.path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if !r.Found {
+				// Results written before non-answers scored 0 may
+				// credit them (an "unknown" containing a gold "No").
+				zero(r.Scores)
+			}
+			if len(models) > 1 {
+				r.Method += " (" + label(f.model) + ")"
+			}
+			k := r.Key()
+			old, seen := byKey[k]
+			if !seen {
+				order = append(order, k)
+			} else if old.Question != r.Question {
+				return nil, fmt.Errorf("question id %q of method %s is a different question in %s (%q) and %s (%q): "+
+					"these are results of different datasets", r.ID, r.Method, from[k], old.Question, f.path, r.Question)
+			}
+			if !seen || r.Error == "" || old.Error != "" {
+				byKey[k] = Loaded{Result: r, Dir: f.dir}
+				from[k] = f.path
 			}
 		}
 	}
@@ -251,4 +281,16 @@ func Load(dirs ...string) ([]Loaded, error) {
 		return strings.Compare(a.Method, b.Method)
 	})
 	return out, nil
+}
+
+// resultsModel is the model named by the manifest of a results file
+// (results.jsonl: run.json; results.shard-i-of-n.jsonl:
+// run.shard-i-of-n.json), or an "unknown" model when there is none.
+func resultsModel(path string) llm.Info {
+	suffix := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "results"), ".jsonl")
+	m, err := ReadManifest(filepath.Join(filepath.Dir(path), "run"+suffix+".json"))
+	if err != nil || m.Model.Name == "" {
+		return llm.Info{Name: "unknown model", Provider: "unknown"}
+	}
+	return m.Model
 }
