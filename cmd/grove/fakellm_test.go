@@ -15,6 +15,7 @@ import (
 
 // fakeRequest is one chat request as the fake server received it.
 type fakeRequest struct {
+	Model       string   // the model name asked for
 	Text        string   // the messages' contents joined by newlines
 	N           int      // choices asked for (1 when absent)
 	Temperature *float64 // nil when not sent
@@ -65,7 +66,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad body"}}`, http.StatusBadRequest)
 		return
 	}
-	req := fakeRequest{N: 1, Temperature: body.Temperature}
+	req := fakeRequest{Model: body.Model, N: 1, Temperature: body.Temperature}
 	if body.N != nil {
 		req.N = max(*body.N, 1)
 	}

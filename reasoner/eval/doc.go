@@ -27,10 +27,12 @@
 // so shards may share a directory). A finished job first writes its trace
 // atomically (temporary file, sync, rename), then appends its result line
 // and syncs the file, under one lock. A crash or a Ctrl-C therefore loses
-// only the jobs in flight; at worst the last line is torn. Resuming reads
+// only the jobs in flight; at worst the last line is torn. A run locks its
+// results file while it runs, so a second run into the same place fails
+// (ErrRunInUse) instead of appending to it. Resuming reads
 // the results file, cuts a torn last line, checks the manifest (a changed
-// question set, graph list or parameter set is refused, new methods are
-// allowed) and skips every (method, question id) already recorded; with
+// question set, graph list, store, model, judge or parameter set is
+// refused, new methods are allowed) and skips every (method, question id) already recorded; with
 // RetryErrors, jobs that ended in an error run again and their new record
 // supersedes the old one. Cancelled jobs are never recorded, so nothing is
 // lost or duplicated. Merge combines shard directories into one.

@@ -196,7 +196,19 @@ func reconcile(path string, m Manifest, qs []dataset.Question, prev []Result) (M
 		diffs = append(diffs, fmt.Sprintf("topic entities %v (were %v)", m.TopicEntities, old.TopicEntities))
 	}
 	if old.Model.Name != "" && !old.Model.Same(m.Model) {
-		diffs = append(diffs, fmt.Sprintf("model %s (was %s)", m.Model, old.Model))
+		diffs = append(diffs, fmt.Sprintf("model %s (was %s)", describeModel(m.Model, old.Model), describeModel(old.Model, m.Model)))
+	}
+	if old.KG != "" && m.KG != "" && old.KG != m.KG {
+		diffs = append(diffs, fmt.Sprintf("knowledge graph store %s (was %s)", m.KG, old.KG))
+	}
+	switch {
+	case old.Judge == nil && m.Judge == nil:
+	case old.Judge == nil:
+		diffs = append(diffs, fmt.Sprintf("judge %s (the run so far had none: its answers were not judged)", m.Judge))
+	case m.Judge == nil:
+		diffs = append(diffs, fmt.Sprintf("no judge (was %s: resume with --judge)", old.Judge))
+	case !old.Judge.Same(*m.Judge):
+		diffs = append(diffs, fmt.Sprintf("judge %s (was %s)", describeModel(*m.Judge, *old.Judge), describeModel(*old.Judge, *m.Judge)))
 	}
 	diffs = append(diffs, paramDiffs(old, m)...)
 	if len(diffs) > 0 {
@@ -217,6 +229,17 @@ func reconcile(path string, m Manifest, qs []dataset.Question, prev []Result) (M
 	}
 	m.Started = old.Started
 	return m, warnings, nil
+}
+
+// describeModel describes a for a message comparing it with b: its name,
+// provider and endpoint, and its settings (Params) when those are all that
+// differ.
+func describeModel(a, b llm.Info) string {
+	if a.String() != b.String() {
+		return a.String()
+	}
+	p, _ := json.Marshal(a.Params)
+	return fmt.Sprintf("%s with settings %s", a, p)
 }
 
 // paramDiffs lists the methods, used by both runs, whose parameters

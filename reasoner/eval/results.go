@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/store/dirlock"
 )
 
 // Results files are JSON Lines, one Result per line, appended and synced
@@ -74,34 +76,68 @@ type resultLog struct {
 	path string
 }
 
-// openLog opens path for appending. With resume, the records already
-// there are returned and a torn last line is cut off; without it, a
+// ErrRunInUse is returned (wrapped) by Run when another run, in this
+// process or another, is writing the same results file: two runs
+// appending to one file would mix their results (of different models,
+// say) under one manifest, or run the same questions twice.
+var ErrRunInUse = errors.New("the results file is being written by another run")
+
+// errLocked is lockFile's refusal.
+var errLocked = errors.New("locked")
+
+// openLog opens path for appending and locks it for the life of the log,
+// so that one run at a time writes it (ErrRunInUse otherwise). With
+// resume, the records already there are returned with the offset where a
+// torn last line starts (cut is called to cut it off); without it, a
 // non-empty file is an error.
-func openLog(path string, resume bool) (*resultLog, []Result, error) {
-	var prev []Result
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, nil, fmt.Errorf("results file: %w", err)
-	case st.Size() > 0 && !resume:
-		return nil, nil, fmt.Errorf("%s already has results: resume the run (--resume) or choose another output directory", path)
-	case st.Size() > 0:
-		var torn int64
-		if prev, torn, err = ReadResults(path); err != nil {
-			return nil, nil, err
-		}
-		if torn < st.Size() {
-			if err := os.Truncate(path, torn); err != nil {
-				return nil, nil, fmt.Errorf("cut the torn last line of %s: %w", path, err)
-			}
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+func openLog(path string, resume bool) (*resultLog, []Result, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open results file: %w", err)
+		return nil, nil, 0, fmt.Errorf("open results file: %w", err)
 	}
-	return &resultLog{f: f, path: path}, prev, nil
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, nil, 0, fmt.Errorf("%w: %s is held by %s; wait for that run to end, or write to another "+
+				"output directory (--out)", ErrRunInUse, path, dirlock.Describe(dirlock.Holders(path), "another process"))
+		}
+		return nil, nil, 0, fmt.Errorf("lock %s: %w", path, err)
+	}
+	l := &resultLog{f: f, path: path}
+	st, err := f.Stat()
+	if err != nil {
+		l.close()
+		return nil, nil, 0, fmt.Errorf("results file: %w", err)
+	}
+	if st.Size() == 0 {
+		return l, nil, 0, nil
+	}
+	if !resume {
+		l.close()
+		return nil, nil, 0, fmt.Errorf("%s already has results: resume the run (--resume) or choose another output directory", path)
+	}
+	prev, torn, err := ReadResults(path)
+	if err != nil {
+		l.close()
+		return nil, nil, 0, err
+	}
+	return l, prev, torn, nil
+}
+
+// cut cuts the file at off, the start of a torn last line (nothing when
+// off is the file's length). The caller holds the lock (openLog).
+func (l *resultLog) cut(off int64) error {
+	st, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("results file: %w", err)
+	}
+	if off >= st.Size() {
+		return nil
+	}
+	if err := l.f.Truncate(off); err != nil {
+		return fmt.Errorf("cut the torn last line of %s: %w", l.path, err)
+	}
+	return nil
 }
 
 // append writes r as one line and syncs the file. The caller holds mu.
@@ -162,15 +198,23 @@ func (l Loaded) TracePath() string {
 }
 
 // Load reads the results files of the given directories and returns one
-// result per (method, question): a later record replaces an earlier one,
-// except that an error record never replaces a successful one. Two
-// records of one (method, id) whose question texts differ come from
-// different datasets, and Load refuses them. Results are ordered by
-// question index, then method name.
+// result per (model, method, question): a later record replaces an
+// earlier one, except that an error record never replaces a successful
+// one. The model of a results file is the one its manifest names
+// (run.json for results.jsonl, run.shard-i-of-n.json for a shard's). When
+// the files are of more than one model, every result's Method is suffixed
+// with its model's name, "cot (Qwen2.5-7B)", so that results of one method
+// under different models are kept, and reported, apart. Two records of
+// one key whose question texts differ come from different datasets, and
+// Load refuses them. Results are ordered by question index, then method
+// name.
 func Load(dirs ...string) ([]Loaded, error) {
-	byKey := map[string]Loaded{}
-	from := map[string]string{}
-	var order []string
+	type file struct {
+		dir, path string
+		model     llm.Info
+	}
+	var files []file
+	var models []llm.Info
 	for _, dir := range dirs {
 		paths, err := ResultFiles(dir)
 		if err != nil {
@@ -180,28 +224,49 @@ func Load(dirs ...string) ([]Loaded, error) {
 			return nil, fmt.Errorf("no results*.jsonl in %s", dir)
 		}
 		for _, p := range paths {
-			rs, _, err := ReadResults(p)
-			if err != nil {
-				return nil, err
+			info := resultsModel(p)
+			if !slices.ContainsFunc(models, info.Same) {
+				models = append(models, info)
 			}
-			for _, r := range rs {
-				if !r.Found {
-					// Results written before non-answers scored 0 may
-					// credit them (an "unknown" containing a gold "No").
-					zero(r.Scores)
-				}
-				k := r.Key()
-				old, seen := byKey[k]
-				if !seen {
-					order = append(order, k)
-				} else if old.Question != r.Question {
-					return nil, fmt.Errorf("question id %q of method %s is a different question in %s (%q) and %s (%q): "+
-						"these are results of different datasets", r.ID, r.Method, from[k], old.Question, p, r.Question)
-				}
-				if !seen || r.Error == "" || old.Error != "" {
-					byKey[k] = Loaded{Result: r, Dir: dir}
-					from[k] = p
-				}
+			files = append(files, file{dir, p, info})
+		}
+	}
+	label := func(info llm.Info) string {
+		for _, o := range models {
+			if o.Name == info.Name && !o.Same(info) {
+				return info.String() // two settings of one model name
+			}
+		}
+		return info.Name
+	}
+	byKey := map[string]Loaded{}
+	from := map[string]string{}
+	var order []string
+	for _, f := range files {
+		rs, _, err := ReadResults(f.path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if !r.Found {
+				// Results written before non-answers scored 0 may
+				// credit them (an "unknown" containing a gold "No").
+				zero(r.Scores)
+			}
+			if len(models) > 1 {
+				r.Method += " (" + label(f.model) + ")"
+			}
+			k := r.Key()
+			old, seen := byKey[k]
+			if !seen {
+				order = append(order, k)
+			} else if old.Question != r.Question {
+				return nil, fmt.Errorf("question id %q of method %s is a different question in %s (%q) and %s (%q): "+
+					"these are results of different datasets", r.ID, r.Method, from[k], old.Question, f.path, r.Question)
+			}
+			if !seen || r.Error == "" || old.Error != "" {
+				byKey[k] = Loaded{Result: r, Dir: f.dir}
+				from[k] = f.path
 			}
 		}
 	}
@@ -216,4 +281,16 @@ func Load(dirs ...string) ([]Loaded, error) {
 		return strings.Compare(a.Method, b.Method)
 	})
 	return out, nil
+}
+
+// resultsModel is the model named by the manifest of a results file
+// (results.jsonl: run.json; results.shard-i-of-n.jsonl:
+// run.shard-i-of-n.json), or an "unknown" model when there is none.
+func resultsModel(path string) llm.Info {
+	suffix := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "results"), ".jsonl")
+	m, err := ReadManifest(filepath.Join(filepath.Dir(path), "run"+suffix+".json"))
+	if err != nil || m.Model.Name == "" {
+		return llm.Info{Name: "unknown model", Provider: "unknown"}
+	}
+	return m.Model
 }

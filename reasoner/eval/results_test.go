@@ -81,9 +81,12 @@ func TestOpenLogResumeCutsTornLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(rec1+"\n"+rec2[:30]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, prev, err := openLog(path, true)
+	l, prev, torn, err := openLog(path, true)
 	if err != nil || len(prev) != 1 {
 		t.Fatalf("prev %d, err %v", len(prev), err)
+	}
+	if err := l.cut(torn); err != nil {
+		t.Fatal(err)
 	}
 	var r Result
 	if err := json.Unmarshal([]byte(rec2), &r); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
+	"github.com/grove-kg/grove/reasoner/eval/metric"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // TestResumeRefusesChangedContent: a resume whose questions keep their ids
@@ -79,5 +81,87 @@ func dropContentHash(t *testing.T, path string) {
 	data, _ = json.Marshal(m)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// described is a model naming itself with the given Info.
+type described struct {
+	llm.Model
+	info llm.Info
+}
+
+func (d described) Describe() llm.Info { return d.info }
+
+// TestResumeRefusesChangedRunSettings: a resume that would add results
+// read from another KG store, judged by another judge (or by none, or
+// judged where the first part was not), or answered by the model under
+// other settings is refused, saying what changed; a resume with the same
+// settings runs. Store and judge used to be taken over silently, the
+// manifest then naming only the new ones.
+func TestResumeRefusesChangedRunSettings(t *testing.T) {
+	qs := loadDemo(t)[:2]
+	model := func(params map[string]any) llm.Model {
+		return described{goldModel(qs), llm.Info{Name: "m", Provider: llm.ProviderOpenAI, Params: params}}
+	}
+	judge := func(name string) *metric.Judge {
+		return &metric.Judge{Model: described{&llm.Scripted{Default: llm.Reply("Yes")},
+			llm.Info{Name: name, Provider: llm.ProviderOpenAI}}}
+	}
+	chat := map[string]any{"endpoint": "chat"}
+	for _, tc := range []struct {
+		name string
+		// change alters the configuration of the resumed run.
+		change func(cfg *Config)
+		want   string // "" when the resume runs
+	}{
+		{"same settings", func(*Config) {}, ""},
+		{"another store", func(cfg *Config) { cfg.KG = "badger /data/other" },
+			"knowledge graph store badger /data/other (was badger /data/db)"},
+		{"judge added", func(cfg *Config) { cfg.Judge = judge("j1") }, "judge j1 (openai-compatible) (the run so far had none"},
+		{"model settings", func(cfg *Config) { cfg.Deps.Model = model(map[string]any{"endpoint": "completions"}) },
+			`settings {"endpoint":"completions"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, model(chat), "cot")
+			cfg.KG = "badger /data/db"
+			if _, err := Run(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Resume = true
+			tc.change(&cfg)
+			_, err := Run(t.Context(), cfg)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "cannot resume") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+	// A judged run resumed without its judge or with another one.
+	for _, tc := range []struct {
+		name  string
+		judge *metric.Judge
+		want  string
+	}{
+		{"judge dropped", nil, "no judge (was j1 (openai-compatible): resume with --judge)"},
+		{"judge changed", judge("j2"), "judge j2 (openai-compatible) (was j1 (openai-compatible))"},
+		{"same judge", judge("j1"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, model(chat), "cot")
+			cfg.Judge = judge("j1")
+			if _, err := Run(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Resume, cfg.Judge = true, tc.judge
+			_, err := Run(t.Context(), cfg)
+			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -205,18 +205,21 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	}
 	mpath := filepath.Join(cfg.Out, manifestName(cfg.Shard))
 	rpath := filepath.Join(cfg.Out, resultsName(cfg.Shard))
+	// The results file is locked first: reading it, cutting a torn line
+	// and rewriting the manifest are for one run at a time.
+	rl, prev, torn, err := openLog(rpath, cfg.Resume)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var warnings []string
 	if cfg.Resume {
-		prev, _, err := ReadResults(rpath)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil, err
-		}
 		if m, warnings, err = reconcile(mpath, m, shardQs, prev); err != nil {
+			rl.close()
 			return nil, nil, nil, err
 		}
 	}
-	rl, prev, err := openLog(rpath, cfg.Resume)
-	if err != nil {
+	if err := rl.cut(torn); err != nil {
+		rl.close()
 		return nil, nil, nil, err
 	}
 	if err := writeManifest(mpath, m); err != nil {
@@ -270,6 +273,12 @@ func loadQuestions(ctx context.Context, cfg *Config) ([]indexed, int, error) {
 			return nil, 0, err
 		}
 	}
+	// The records of each id, in the dataset's order, to name duplicates
+	// by (the positions below are after sampling).
+	records := map[string][]string{}
+	for i, q := range qs {
+		records[q.ID] = append(records[q.ID], strconv.Itoa(i+1))
+	}
 	if cfg.Limit > 0 {
 		qs = dataset.Sample(qs, cfg.Limit, cfg.seed())
 	} else {
@@ -289,8 +298,13 @@ func loadQuestions(ctx context.Context, cfg *Config) ([]indexed, int, error) {
 			skipped++
 			continue
 		}
-		if j, dup := seen[q.ID]; dup {
-			return nil, 0, fmt.Errorf("dataset: question id %q is used twice (questions %d and %d)", q.ID, j+1, i+1)
+		if _, dup := seen[q.ID]; dup {
+			where := "the questions given"
+			if cfg.Dataset != "" {
+				where = cfg.Dataset
+			}
+			return nil, 0, fmt.Errorf("dataset %s: question id %q is used by more than one question (records %s): "+
+				"results are kept by id, so ids must be unique", where, q.ID, strings.Join(records[q.ID], ", "))
 		}
 		seen[q.ID] = i
 		out = append(out, indexed{q: q, index: len(out)})

@@ -313,8 +313,15 @@ func TestLoadQuestions(t *testing.T) {
 	if err != nil || len(got) != 3 || strings.Join(got[1].q.Answers, ",") != "Q1,Q2,Q9" {
 		t.Errorf("without a KG the ids are the answers: %+v, %v", got, err)
 	}
+	// A duplicate id is named with its records' positions in the dataset,
+	// also when --limit shuffled them (positions after the shuffle were
+	// given before).
 	cfg.Questions = append(qs, dataset.Question{ID: "a", Question: "again", Answers: []string{"z"}})
-	if _, _, err := loadQuestions(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), `"a" is used twice (questions 1 and 5)`) {
-		t.Errorf("duplicate ids: err = %v", err)
+	for _, limit := range []int{0, 5} {
+		cfg.Limit = limit
+		if _, _, err := loadQuestions(t.Context(), cfg); err == nil ||
+			!strings.Contains(err.Error(), `question id "a" is used by more than one question (records 1, 5)`) {
+			t.Errorf("duplicate ids, limit %d: err = %v", limit, err)
+		}
 	}
 }

@@ -180,7 +180,7 @@ func TestBadInput(t *testing.T) {
 			if se.File != "bad.txt" || se.Line != tt.line || se.Field != tt.field {
 				t.Errorf("got %s (line %d field %q), want line %d field %q", err, se.Line, se.Field, tt.line, tt.field)
 			}
-			if strings.HasPrefix(tt.name, "qald one line") && !strings.Contains(err.Error(), "(record 1)") {
+			if strings.HasPrefix(tt.name, "qald one line") && !strings.Contains(err.Error(), "(record 2)") {
 				t.Errorf("%v does not name the record", err)
 			}
 		})

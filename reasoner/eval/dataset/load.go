@@ -56,7 +56,8 @@ var readers = map[Format]func(name string, data []byte) ([]Question, error){
 }
 
 // record is one element of a JSON array (or one JSON Lines line) with the
-// 1-based line it starts on and its 0-based position.
+// 1-based line it starts on and its 0-based position (messages name it
+// 1-based, "record 4", as a reader counts).
 type record struct {
 	raw   json.RawMessage
 	line  int64
@@ -185,7 +186,7 @@ func decodeRecord(name string, r record, v any) error {
 		if errors.As(err, &te) {
 			return Errorf(name, r.line, te.Field, "got JSON %s, want %s", te.Value, te.Type)
 		}
-		return Errorf(name, r.line, "", "record %d: %v", r.index, err)
+		return Errorf(name, r.line, "", "record %d: %v", r.index+1, err)
 	}
 	return nil
 }
@@ -327,7 +328,7 @@ func decodeQuestion[T any](name string, r record, question func(*T) string) (*T,
 
 func requireQuestion(name string, r record, field, q string) error {
 	if strings.TrimSpace(q) == "" {
-		return Errorf(name, r.line, field, "missing or empty question (record %d)", r.index)
+		return Errorf(name, r.line, field, "missing or empty question (record %d)", r.index+1)
 	}
 	return nil
 }
@@ -335,5 +336,5 @@ func requireQuestion(name string, r record, field, q string) error {
 // fieldError positions an error about one field of record r; the record's
 // index tells records apart in a file holding one long line.
 func fieldError(name string, r record, field string, err error) error {
-	return Errorf(name, r.line, field, "%v (record %d)", err, r.index)
+	return Errorf(name, r.line, field, "%v (record %d)", err, r.index+1)
 }

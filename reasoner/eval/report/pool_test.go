@@ -2,12 +2,14 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/grove-kg/grove/reasoner/eval"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // writeRun writes a run directory: a manifest (unless m is nil) and one
@@ -204,6 +206,64 @@ func TestErroredRunsNotAveraged(t *testing.T) {
 			rep.WriteMarkdown(&md)
 			if got := strings.Contains(md.String(), "ended in an error**: they are counted in Errors and left out"); got != tc.wantErrorsNote {
 				t.Errorf("errors note %v, want %v:\n%s", got, tc.wantErrorsNote, md.String())
+			}
+		})
+	}
+}
+
+// TestReportKeepsModelsApart: runs of one question set by different models
+// are reported side by side, one row per model and method, each with its
+// own scores; they used to share the method's row, in which the last run
+// read replaced the others' results under a title naming every model.
+func TestReportKeepsModelsApart(t *testing.T) {
+	run := func(model llm.Info, em float64) string {
+		m := &eval.Manifest{Dataset: "/d/q.jsonl", Format: "jsonl", Model: model, Methods: []string{"cot"}}
+		dir := writeRun(t, m, "cot", "q0", "q1")
+		data, _ := os.ReadFile(filepath.Join(dir, eval.ResultsFile))
+		out := strings.ReplaceAll(string(data), `"em_in":1`, fmt.Sprintf(`"em_in":%g`, em))
+		if err := os.WriteFile(filepath.Join(dir, eval.ResultsFile), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	qwen := llm.Info{Name: "Qwen", Provider: llm.ProviderOpenAI, Endpoint: "http://<host>:8000/v1"}
+	qwen2 := llm.Info{Name: "Qwen", Provider: llm.ProviderOpenAI, Endpoint: "http://<host>:9000/v1"}
+	llama := llm.Info{Name: "Llama", Provider: llm.ProviderOpenAI, Endpoint: "http://<host>:8000/v1"}
+	for _, tc := range []struct {
+		name   string
+		a, b   llm.Info
+		want   map[string]float64 // method row -> EM-in
+		wantMd []string
+	}{
+		// One model: a later record of a (method, question) replaces an earlier one.
+		{"one model", qwen, qwen, map[string]float64{"cot": 0}, []string{"| cot | 2 |"}},
+		{"two models", qwen, llama, map[string]float64{"cot (Qwen)": 1, "cot (Llama)": 0},
+			[]string{"| cot (Qwen) | 2 | 100.0 |", "| cot (Llama) | 2 | 0.0 |"}},
+		{"one name, two endpoints", qwen, qwen2, map[string]float64{
+			"cot (" + qwen.String() + ")": 1, "cot (" + qwen2.String() + ")": 0}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := run(tc.a, 1), run(tc.b, 0)
+			rep, err := Build(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, m := range rep.Methods {
+				got[m.Method] = m.Scores[eval.ScoreEMIn]
+				if tc.name != "one model" && m.N != 2 {
+					t.Errorf("%s: N %d, want 2", m.Method, m.N)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("EM-in by row %v, want %v", got, tc.want)
+			}
+			var md strings.Builder
+			rep.WriteMarkdown(&md)
+			for _, w := range tc.wantMd {
+				if !strings.Contains(md.String(), w) {
+					t.Errorf("report.md lacks %q:\n%s", w, md.String())
+				}
 			}
 		})
 	}

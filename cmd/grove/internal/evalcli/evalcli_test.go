@@ -374,3 +374,52 @@ func TestExitStatusOnErrors(t *testing.T) {
 		})
 	}
 }
+
+// stoppingModel answers zero-shot calls and, on its second call, stops the
+// run as Ctrl-C would (cancelling its context).
+type stoppingModel struct {
+	calls  *int
+	cancel context.CancelFunc
+}
+
+func (m stoppingModel) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if *m.calls++; *m.calls == 2 {
+		m.cancel()
+		return llm.Response{}, ctx.Err()
+	}
+	return llm.Response{Texts: []string{"Answer: Ridley Scott"}}, nil
+}
+
+// TestSummaryOfStoppedRun: the summary of a run stopped part-way says how
+// many runs were not run, in text and JSON; it used to list only the
+// resumed, ran and failed counts, which read as a finished run.
+func TestSummaryOfStoppedRun(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(t.Context())
+		calls := 0
+		app, stdout, _, qfile := testApp(t, stoppingModel{&calls, cancel})
+		app.JSON = func() bool { return asJSON }
+		cmd := Command(app)
+		cmd.SetArgs([]string{"--dataset", qfile, "--method", "zeroshot", "--concurrency", "1", "--quiet",
+			"--out", filepath.Join(t.TempDir(), "run")})
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SilenceUsage = true
+		if err := cmd.ExecuteContext(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if asJSON {
+			var sum struct {
+				Jobs, Ran int
+				NotRun    int `json:"not_run"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil || sum.Jobs != 4 || sum.Ran != 1 || sum.NotRun != 3 {
+				t.Errorf("JSON summary %+v (%v), want 4 jobs, 1 ran, 3 not run:\n%s", sum, err, stdout)
+			}
+			continue
+		}
+		if !strings.Contains(stdout.String(), "4 runs: 0 resumed, 1 ran, 0 errors, 3 NOT RUN (the run was stopped; --resume runs them)") {
+			t.Errorf("summary:\n%s", stdout)
+		}
+	}
+}

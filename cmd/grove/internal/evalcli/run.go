@@ -247,31 +247,34 @@ func describe(p eval.Progress) string {
 
 // summary is the JSON form of a run summary (without the results).
 type summary struct {
-	Dir           string             `json:"dir"`
-	ResultsFile   string             `json:"results_file"`
-	Model         llm.Info           `json:"model"`
-	Dataset       string             `json:"dataset"`
-	Graphs        []string           `json:"graphs"`
-	KG            string             `json:"kg,omitempty"`
-	Questions     int                `json:"questions"`
-	Skipped       int                `json:"skipped"`
-	GoldIDsOnly   int                `json:"gold_ids_only"`
-	MissingTopics int                `json:"missing_topics"`
-	Jobs          int                `json:"jobs"`
-	Resumed       int                `json:"resumed"`
-	Ran           int                `json:"ran"`
-	Errors        int                `json:"errors"`
-	Judge         *llm.Info          `json:"judge,omitempty"`
-	Judged        int                `json:"judged,omitempty"`
-	JudgeErrors   int                `json:"judge_errors,omitempty"`
-	EMIn          map[string]float64 `json:"em_in"`
-	Elapsed       string             `json:"elapsed"`
-	Warnings      []string           `json:"warnings,omitempty"`
+	Dir           string   `json:"dir"`
+	ResultsFile   string   `json:"results_file"`
+	Model         llm.Info `json:"model"`
+	Dataset       string   `json:"dataset"`
+	Graphs        []string `json:"graphs"`
+	KG            string   `json:"kg,omitempty"`
+	Questions     int      `json:"questions"`
+	Skipped       int      `json:"skipped"`
+	GoldIDsOnly   int      `json:"gold_ids_only"`
+	MissingTopics int      `json:"missing_topics"`
+	Jobs          int      `json:"jobs"`
+	Resumed       int      `json:"resumed"`
+	Ran           int      `json:"ran"`
+	Errors        int      `json:"errors"`
+	// NotRun counts the runs neither resumed nor run: the run was stopped
+	// (Ctrl-C, SIGTERM, a failed write) before them.
+	NotRun      int                `json:"not_run"`
+	Judge       *llm.Info          `json:"judge,omitempty"`
+	Judged      int                `json:"judged,omitempty"`
+	JudgeErrors int                `json:"judge_errors,omitempty"`
+	EMIn        map[string]float64 `json:"em_in"`
+	Elapsed     string             `json:"elapsed"`
+	Warnings    []string           `json:"warnings,omitempty"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, MissingTopics: s.MissingTopics, Jobs: s.Jobs,
-		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, Judge: s.Judge, Judged: s.Judged,
+		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, NotRun: s.Jobs - s.Resumed - s.Ran, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
 	n := map[string]int{}
@@ -308,8 +311,12 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	if out.Judge != nil {
 		fmt.Fprintf(&b, "judge: %s\n", out.Judge)
 	}
-	fmt.Fprintf(&b, "%d questions (%d skipped without gold), %d runs: %d resumed, %d ran, %d errors, in %s\n",
-		out.Questions, out.Skipped, out.Jobs, out.Resumed, out.Ran, out.Errors, out.Elapsed)
+	fmt.Fprintf(&b, "%d questions (%d skipped without gold), %d runs: %d resumed, %d ran, %d errors",
+		out.Questions, out.Skipped, out.Jobs, out.Resumed, out.Ran, out.Errors)
+	if out.NotRun > 0 {
+		fmt.Fprintf(&b, ", %d NOT RUN (the run was stopped; --resume runs them)", out.NotRun)
+	}
+	fmt.Fprintf(&b, ", in %s\n", out.Elapsed)
 	if out.Judge != nil {
 		fmt.Fprintf(&b, "judge failed on %d of %d answers (no judge score for them)\n", out.JudgeErrors, out.Judged)
 	}
