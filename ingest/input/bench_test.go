@@ -14,6 +14,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/store/storetest/cputime"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkOpenAndParse(b *testing.B) {
 	}
 	for _, o := range openers {
 		b.Run(o.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				parseFilm(b, o.open)
 			}
@@ -74,7 +75,7 @@ func parseFilm(b *testing.B, open func() (io.ReadCloser, error)) {
 
 // reportCPU reports the process CPU time per operation since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkGunzip decodes the film sample to io.Discard: klauspost/compress
@@ -93,7 +94,7 @@ func BenchmarkGunzip(b *testing.B) {
 	}
 	for _, d := range decoders {
 		b.Run(d.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				zr, err := d.new(bytes.NewReader(data))
 				if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/grove-kg/grove/store/storetest/cputime"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
@@ -38,11 +39,11 @@ func BenchmarkDecompress(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(len(raw)))
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				decompressFile(b, path, int64(len(raw)))
 			}
-			b.ReportMetric(float64(len(raw))*float64(b.N)/1e6/(cpuTime()-cpu).Seconds(), "MB/cpu-s")
+			b.ReportMetric(float64(len(raw))*float64(b.N)/1e6/(cputime.Process()-cpu).Seconds(), "MB/cpu-s")
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/store/storetest/cputime"
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
 
@@ -66,7 +67,7 @@ func BenchmarkParse(b *testing.B) {
 		lines := int64(bytes.Count(data, []byte("\n")))
 		b.Run(name+"/grove", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				n := countGrove(b, data)
 				if n != lines {
@@ -78,7 +79,7 @@ func BenchmarkParse(b *testing.B) {
 		})
 		b.Run(name+"/cayley", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				countCayley(b, data)
 			}
@@ -122,7 +123,7 @@ func BenchmarkDialect(b *testing.B) {
 	}{{"plain", nil}, {"truthy", WikidataTruthy{}}, {"freebase", Freebase{}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				w := source.WriterFunc(func(quad.Quad) error { return nil })
 				if err := New(Options{Dialect: c.d}).Read(context.Background(), "bench", bytes.NewReader(data), w); err != nil {
@@ -137,5 +138,5 @@ func BenchmarkDialect(b *testing.B) {
 
 // reportCPU reports the process CPU time per operation since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 }

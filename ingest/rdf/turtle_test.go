@@ -10,6 +10,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/ingest/source"
+	"github.com/grove-kg/grove/store/storetest/cputime"
 )
 
 // TestTurtleMatchesSerdi converts the fixtures with serdi and with the
@@ -241,7 +242,7 @@ func BenchmarkTurtle(b *testing.B) {
 			var n int
 			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
 			b.SetBytes(int64(len(c.data)))
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if err := c.rd.Read(b.Context(), "bench", strings.NewReader(c.data), sink); err != nil {
 					b.Fatal(err)
@@ -249,7 +250,7 @@ func BenchmarkTurtle(b *testing.B) {
 			}
 			reportCPU(b, cpu)
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
-			b.ReportMetric(float64(n)/(cpuTime()-cpu).Seconds(), "quads/cpu-s")
+			b.ReportMetric(float64(n)/(cputime.Process()-cpu).Seconds(), "quads/cpu-s")
 		})
 	}
 }

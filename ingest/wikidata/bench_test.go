@@ -5,7 +5,6 @@ import (
 	"context"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/ingest/synth"
+	"github.com/grove-kg/grove/store/storetest/cputime"
 )
 
 // repeatedSample is the sample's entity lines repeated n times as one dump.
@@ -37,16 +37,6 @@ func repeatedSample(b *testing.B, n int) (dump []byte, lines [][]byte) {
 	return buf.Bytes(), all
 }
 
-// cpuTime is the process's user+system CPU time: on a shared machine,
-// entities per CPU-second is steadier than wall-clock throughput.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // report adds entities/s (wall clock) and entities/cpu-s metrics.
 func report(b *testing.B, entities float64, cpu time.Duration) {
 	b.ReportMetric(entities*float64(b.N)/b.Elapsed().Seconds(), "entities/s")
@@ -68,7 +58,7 @@ func compareReader(b *testing.B, name string, dump []byte, lines [][]byte) {
 	perOp := float64(len(lines))
 	b.Run("baseline=goccy-decode/workers=1", func(b *testing.B) {
 		b.SetBytes(int64(len(dump)))
-		start := cpuTime(b)
+		start := cputime.Process()
 		for b.Loop() {
 			for _, l := range lines {
 				var e PlainEntity
@@ -77,7 +67,7 @@ func compareReader(b *testing.B, name string, dump []byte, lines [][]byte) {
 				}
 			}
 		}
-		report(b, perOp, cpuTime(b)-start)
+		report(b, perOp, cputime.Process()-start)
 	})
 	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run("reader/workers="+strconv.Itoa(w), func(b *testing.B) {
@@ -85,13 +75,13 @@ func compareReader(b *testing.B, name string, dump []byte, lines [][]byte) {
 			var n int64
 			sink := source.WriterFunc(func(quad.Quad) error { n++; return nil })
 			b.SetBytes(int64(len(dump)))
-			start := cpuTime(b)
+			start := cputime.Process()
 			for b.Loop() {
 				if err := rd.Read(context.Background(), name, bytes.NewReader(dump), sink); err != nil {
 					b.Fatal(err)
 				}
 			}
-			report(b, perOp, cpuTime(b)-start)
+			report(b, perOp, cputime.Process()-start)
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "quads/s")
 		})
 	}

@@ -13,13 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agnivade/levenshtein"
 	vlev "github.com/blevesearch/vellum/levenshtein"
+
+	"github.com/grove-kg/grove/store/storetest/cputime"
 )
 
 // syllables make pronounceable synthetic words, so that keys share prefixes
@@ -272,7 +273,7 @@ func benchBuildSpill(b *testing.B, n int, budget int64) {
 	defer bld.Close()
 	runtime.GC()
 	peak := sampleHeap()
-	start, cpu0 := time.Now(), cpuTime(b)
+	start, cpu0 := time.Now(), cputime.Process()
 	var sb []byte
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range n {
@@ -291,7 +292,7 @@ func benchBuildSpill(b *testing.B, n int, budget int64) {
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	took, cpu := time.Since(start), cpuTime(b)-cpu0
+	took, cpu := time.Since(start), cputime.Process()-cpu0
 	heap, live := peak()
 	size, _ := f.Seek(0, io.SeekCurrent)
 	b.ReportMetric(float64(took.Nanoseconds())/float64(n), "ns/label")
@@ -300,16 +301,6 @@ func benchBuildSpill(b *testing.B, n int, budget int64) {
 	b.ReportMetric(float64(live)/(1<<20), "peak-live-MiB")
 	b.ReportMetric(float64(bld.Runs()), "runs")
 	b.ReportMetric(float64(size)/(1<<20), "blob-MiB")
-}
-
-// cpuTime is the user and system CPU time of the process so far, which
-// on a shared machine varies less than wall time.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // appendLabel appends a generated label of one to three pseudo-words.

@@ -5,11 +5,11 @@ package query
 import (
 	"context"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/store/storetest/cputime"
 )
 
 // TestSandboxSpreadStops checks that a spread, which goja runs in one Go
@@ -44,15 +44,7 @@ func TestSandboxSpreadStops(t *testing.T) {
 // cpuOver is the CPU time (user and system, all threads) the process uses
 // during d.
 func cpuOver(d time.Duration) time.Duration {
-	start := cpuTime()
+	start := cputime.Process()
 	time.Sleep(d)
-	return cpuTime() - start
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cputime.Process() - start
 }

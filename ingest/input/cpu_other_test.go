@@ -1,8 +1,0 @@
-//go:build !unix
-
-package input
-
-import "time"
-
-// cpuTime is unavailable here; benchmarks then report 0 CPU time.
-func cpuTime() time.Duration { return 0 }
