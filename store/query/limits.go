@@ -3,7 +3,6 @@ package query
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -46,18 +45,19 @@ const (
 // answered 504 would keep a core busy for hours. regexp2's only bound is
 // the match timeout each pattern takes from regexp2.DefaultMatchTimeout
 // when it is compiled (goja sets none), a package variable set here once,
-// before any Gizmo session exists (regexp2 has no other user in Grove).
+// by registerGizmo at init, before any Gizmo session exists (regexp2 has no
+// other user in Grove).
 // goja reports a timed-out match as no match, so the sandbox wraps
 // RegExp.prototype.exec and test (builtinLimits), through which every
 // match then runs (a changed exec turns goja's fast paths for match,
 // replace, search, split and matchAll into the standard ones that call
 // exec), and turns a failed match that took that long into a RangeError
 // rather than a wrong answer.
-var limitRegexps = sync.OnceFunc(func() {
+func limitRegexps() {
 	if regexp2.DefaultMatchTimeout > maxRegexpMatch {
 		regexp2.DefaultMatchTimeout = maxRegexpMatch
 	}
-})
+}
 
 // builtinLimits is the JavaScript that wraps the builtins. It runs once,
 // before the program, and keeps the originals in its closure, so a program
@@ -84,7 +84,7 @@ function tooBig(what, n) {
 function put(obj, name, fn) {
 	defineProperty(obj, name, {value: fn, writable: true, configurable: true, enumerable: false});
 }
-function guard(obj, name, what, check) {
+function guard(obj, name, check) {
 	var orig = obj[name];
 	if (typeof orig !== "function") return;
 	put(obj, name, {[name]: function () { return check(orig, this, arguments); }}[name]);
@@ -92,12 +92,12 @@ function guard(obj, name, what, check) {
 var AP = Array.prototype;
 names(AP).forEach(function (name) {
 	if (name === "constructor" || typeof AP[name] !== "function") return;
-	guard(AP, name, "Array.prototype." + name, function (orig, self, args) {
+	guard(AP, name, function (orig, self, args) {
 		tooLong("Array.prototype." + name, lengthOf(self));
 		return apply(orig, self, args);
 	});
 });
-guard(AP, "concat", "Array.prototype.concat", function (orig, self, args) {
+guard(AP, "concat", function (orig, self, args) {
 	var n = lengthOf(self);
 	for (var i = 0; i < args.length; i++) {
 		var a = args[i];
@@ -106,7 +106,7 @@ guard(AP, "concat", "Array.prototype.concat", function (orig, self, args) {
 	tooLong("Array.prototype.concat", n);
 	return apply(orig, self, args);
 });
-guard(AP, "join", "Array.prototype.join", function (orig, self, args) {
+guard(AP, "join", function (orig, self, args) {
 	var n = lengthOf(self);
 	tooLong("Array.prototype.join", n);
 	var sep = args[0] === undefined ? "," : String_(args[0]), parts = [], total = 0;
@@ -118,7 +118,7 @@ guard(AP, "join", "Array.prototype.join", function (orig, self, args) {
 	}
 	return apply(origJoin, parts, [sep]);
 });
-guard(AP, "flat", "Array.prototype.flat", function (orig, self, args) {
+guard(AP, "flat", function (orig, self, args) {
 	var depth = args[0] === undefined ? 1 : Number_(args[0]);
 	var todo = [[self, depth]], total = 0;
 	while (todo.length > 0) {
@@ -132,14 +132,14 @@ guard(AP, "flat", "Array.prototype.flat", function (orig, self, args) {
 	}
 	return apply(orig, self, args);
 });
-guard(AP, "flatMap", "Array.prototype.flatMap", function (orig, self, args) {
+guard(AP, "flatMap", function (orig, self, args) {
 	tooLong("Array.prototype.flatMap", lengthOf(self));
 	var mapped = apply(origMap, self, args), total = 0;
 	for (var i = 0; i < mapped.length; i++) total += isArray(mapped[i]) ? lengthOf(mapped[i]) : 1;
 	tooLong("Array.prototype.flatMap", total);
 	return apply(origFlat, mapped, [1]);
 });
-guard(Array, "from", "Array.from", function (orig, self, args) {
+guard(Array, "from", function (orig, self, args) {
 	var src = args[0];
 	if (src !== null && src !== undefined && typeof src !== "string") tooLong("Array.from", lengthOf(src));
 	return apply(orig, self, args);
@@ -147,32 +147,32 @@ guard(Array, "from", "Array.from", function (orig, self, args) {
 function applyArgs(what, list) {
 	if (list !== null && list !== undefined) tooLong(what, lengthOf(list));
 }
-guard(Function.prototype, "apply", "Function.prototype.apply", function (orig, self, args) {
+guard(Function.prototype, "apply", function (orig, self, args) {
 	applyArgs("Function.prototype.apply", args[1]);
 	return apply(orig, self, args);
 });
-guard(Reflect, "apply", "Reflect.apply", function (orig, self, args) {
+guard(Reflect, "apply", function (orig, self, args) {
 	applyArgs("Reflect.apply", args[2]);
 	return apply(orig, self, args);
 });
-guard(Reflect, "construct", "Reflect.construct", function (orig, self, args) {
+guard(Reflect, "construct", function (orig, self, args) {
 	applyArgs("Reflect.construct", args[1]);
 	return apply(orig, self, args);
 });
 var SP = String.prototype;
-guard(SP, "repeat", "String.prototype.repeat", function (orig, self, args) {
+guard(SP, "repeat", function (orig, self, args) {
 	var s = String_(self), n = Number_(args[0]);
 	if (n > 0 && s.length > 0) tooBig("String.prototype.repeat", s.length * n);
 	return apply(orig, s, [n]);
 });
 ["padStart", "padEnd"].forEach(function (name) {
-	guard(SP, name, "String.prototype." + name, function (orig, self, args) {
+	guard(SP, name, function (orig, self, args) {
 		var s = String_(self), n = Number_(args[0]);
 		tooBig("String.prototype." + name, n);
 		return apply(orig, s, [n, args[1]]);
 	});
 });
-guard(SP, "concat", "String.prototype.concat", function (orig, self, args) {
+guard(SP, "concat", function (orig, self, args) {
 	var parts = [String_(self)], total = parts[0].length;
 	for (var i = 0; i < args.length; i++) {
 		parts.push(String_(args[i]));
@@ -181,7 +181,7 @@ guard(SP, "concat", "String.prototype.concat", function (orig, self, args) {
 	tooBig("String.prototype.concat", total);
 	return apply(orig, parts[0], parts.slice(1));
 });
-guard(JSON, "stringify", "JSON.stringify", function (orig, self, args) {
+guard(JSON, "stringify", function (orig, self, args) {
 	checkValue(args[0]);
 	var out = apply(orig, self, args);
 	if (out !== undefined) tooBig("JSON.stringify", out.length);
@@ -189,7 +189,7 @@ guard(JSON, "stringify", "JSON.stringify", function (orig, self, args) {
 });
 var now = Date.now;
 ["exec", "test"].forEach(function (name) {
-	guard(RegExp.prototype, name, "RegExp.prototype." + name, function (orig, self, args) {
+	guard(RegExp.prototype, name, function (orig, self, args) {
 		var start = now(), r = apply(orig, self, args);
 		if ((r === null || r === false) && now() - start >= MAXMATCHMS) throw new RangeError_("RegExp.prototype." +
 			name + ": a match of " + String_(self) + " ran for over " + MAXMATCHMS / 1000 +
@@ -253,7 +253,7 @@ function checkedReplace(what, str, R, rx, run) {
 }
 function regexpOf(v) { return v !== null && typeof v === "object" && "lastIndex" in v ? v : null; }
 ["replace", "replaceAll"].forEach(function (name) {
-	guard(SP, name, "String.prototype." + name, function (orig, self, args) {
+	guard(SP, name, function (orig, self, args) {
 		var s = String_(self), search = args[0];
 		// A regexp replaces through its Symbol.replace, checked below.
 		if (search !== null && search !== undefined && typeof search[Symbol.replace] === "function") {
@@ -264,7 +264,7 @@ function regexpOf(v) { return v !== null && typeof v === "object" && "lastIndex"
 		});
 	});
 });
-guard(RegExp.prototype, Symbol.replace, "RegExp.prototype[Symbol.replace]", function (orig, self, args) {
+guard(RegExp.prototype, Symbol.replace, function (orig, self, args) {
 	var s = String_(args[0]);
 	return checkedReplace("RegExp.prototype[Symbol.replace]", s, args[1], regexpOf(self), function (R) {
 		return apply(orig, self, [s, R]);
@@ -311,7 +311,7 @@ function checked(what, s, errorOf) {
 		guardCtor(Object.getPrototypeOf(f).constructor);
 	});
 })();
-guard(JSON, "parse", "JSON.parse", function (orig, self, args) {
+guard(JSON, "parse", function (orig, self, args) {
 	return apply(orig, self, [checked("JSON.parse", String_(args[0]), jsonError), args[1]]);
 });
 function checkBuffer(what, n) {

@@ -111,7 +111,14 @@ func sandbox(s *gizmo.Session, g *Guard) (*sandboxVM, error) {
 	// Unbounded recursion in a program fails with a stack overflow error
 	// instead of growing the heap until the process is killed.
 	vm.SetMaxCallStackSize(maxCallStack)
-	sb := &sandboxVM{vm: vm, g: g, orig: map[*goja.Object]*goja.Object{}}
+	// The runner evaluates the program with the original eval: the
+	// program's source was checked by Execute, and the eval programs call
+	// is replaced by limitBuiltins.
+	eval, ok := goja.AssertFunction(vm.Get("eval"))
+	if !ok {
+		return nil, errors.New("gizmo sandbox: the runtime has no eval")
+	}
+	sb := &sandboxVM{vm: vm, g: g, orig: map[*goja.Object]*goja.Object{}, eval: eval}
 	if err := sb.limitBuiltins(); err != nil {
 		return nil, err
 	}
@@ -135,6 +142,8 @@ type sandboxVM struct {
 	g  *Guard
 	// orig maps each wrapper object to the native object it wraps.
 	orig map[*goja.Object]*goja.Object
+	// eval is the runtime's global eval as goja made it.
+	eval goja.Callable
 }
 
 // wrap returns v with a recover boundary: a function becomes a guarded

@@ -25,19 +25,13 @@ const runnerName = "__groveRun"
 type sandboxedSession struct {
 	s  *gizmo.Session
 	sb *sandboxVM
-	// eval is the runtime's original global eval.
-	eval goja.Callable
 	// src is the program of the current Execute.
 	src string
 }
 
 // newSandboxedSession installs the runner in the sandboxed session s.
 func newSandboxedSession(s *gizmo.Session, sb *sandboxVM) (*sandboxedSession, error) {
-	eval, ok := goja.AssertFunction(sb.vm.Get("eval"))
-	if !ok {
-		return nil, errors.New("gizmo sandbox: the runtime has no eval")
-	}
-	ss := &sandboxedSession{s: s, sb: sb, eval: eval}
+	ss := &sandboxedSession{s: s, sb: sb}
 	if err := sb.vm.Set(runnerName, ss.run); err != nil {
 		return nil, err
 	}
@@ -49,7 +43,7 @@ func newSandboxedSession(s *gizmo.Session, sb *sandboxVM) (*sandboxedSession, er
 // placeholder (a null result), so a value sanitize refuses is replaced by
 // a string saying so rather than failing a program that ran.
 func (ss *sandboxedSession) run(goja.FunctionCall) goja.Value {
-	v, err := ss.eval(goja.Undefined(), ss.sb.vm.ToValue(ss.src))
+	v, err := ss.sb.eval(goja.Undefined(), ss.sb.vm.ToValue(ss.src))
 	if err != nil {
 		panic(err)
 	}
