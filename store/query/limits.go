@@ -89,6 +89,18 @@ function guard(obj, name, check) {
 	if (typeof orig !== "function") return;
 	put(obj, name, {[name]: function () { return check(orig, this, arguments); }}[name]);
 }
+// replaceCtor returns a constructor standing for F: it passes its
+// arguments through checkArgs and constructs F with what that returns. It
+// takes F's place as its prototype's constructor and keeps F's static
+// members and prototype chain; the caller puts it where F was global.
+function replaceCtor(F, checkArgs) {
+	var w = {[F.name]: function () { return construct(F, checkArgs(arguments), new.target || F); }}[F.name];
+	w.prototype = F.prototype;
+	names(F).forEach(function (k) { if (k !== "prototype" && k !== "length" && k !== "name") put(w, k, F[k]); });
+	put(F.prototype, "constructor", w);
+	Object.setPrototypeOf(w, Object.getPrototypeOf(F));
+	return w;
+}
 var AP = Array.prototype;
 names(AP).forEach(function (name) {
 	if (name === "constructor" || typeof AP[name] !== "function") return;
@@ -293,22 +305,17 @@ function checked(what, s, errorOf) {
 	put(globalThis, "eval", {eval: function (x) {
 		return origEval(typeof x === "string" ? checked("eval", x, sourceError) : x);
 	}}.eval);
-	function guardCtor(F) {
-		var name = F.name, w = {[name]: function () {
+	function sourceCheckedCtor(F) {
+		return replaceCtor(F, function (args) {
 			var parts = [];
-			for (var i = 0; i < arguments.length; i++) parts.push(String_(arguments[i]));
-			checked(name, apply(origJoin, parts, [","]), sourceError);
-			return construct(F, parts, new.target || F);
-		}}[name];
-		w.prototype = F.prototype;
-		names(F).forEach(function (k) { if (k !== "prototype" && k !== "length" && k !== "name") put(w, k, F[k]); });
-		put(F.prototype, "constructor", w);
-		Object.setPrototypeOf(w, Object.getPrototypeOf(F));
-		return w;
+			for (var i = 0; i < args.length; i++) parts.push(String_(args[i]));
+			checked(F.name, apply(origJoin, parts, [","]), sourceError);
+			return parts;
+		});
 	}
-	put(globalThis, "Function", guardCtor(Function));
+	put(globalThis, "Function", sourceCheckedCtor(Function));
 	[function* () {}, async function () {}].forEach(function (f) {
-		guardCtor(Object.getPrototypeOf(f).constructor);
+		sourceCheckedCtor(Object.getPrototypeOf(f).constructor);
 	});
 })();
 guard(JSON, "parse", function (orig, self, args) {
@@ -322,17 +329,12 @@ function checkBuffer(what, n) {
 	var orig = globalThis[name];
 	if (typeof orig !== "function") return;
 	var size = orig.BYTES_PER_ELEMENT || 1;
-	var w = {[name]: function () {
-		var a = arguments[0];
+	put(globalThis, name, replaceCtor(orig, function (args) {
+		var a = args[0];
 		if (typeof a === "number") checkBuffer(name, a * size);
 		else if (a !== null && typeof a === "object" && !(a instanceof ArrayBuffer)) checkBuffer(name, lengthOf(a) * size);
-		return construct(orig, arguments, new.target || orig);
-	}}[name];
-	w.prototype = orig.prototype;
-	names(orig).forEach(function (k) { if (k !== "prototype" && k !== "length" && k !== "name") put(w, k, orig[k]); });
-	put(orig.prototype, "constructor", w);
-	Object.setPrototypeOf(w, Object.getPrototypeOf(orig));
-	put(globalThis, name, w);
+		return args;
+	}));
 });
 })`
 
