@@ -296,6 +296,22 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
+// DescribeCacheSources lists cache origins with their sample counts:
+// `12 samples from "m" at http://<host>:9000/v1, 3 from an unknown server`.
+func DescribeCacheSources(sources []CacheSource) string {
+	parts := make([]string, len(sources))
+	for i, s := range sources {
+		unit := "samples "
+		if i > 0 {
+			unit = ""
+		} else if s.Samples == 1 {
+			unit = "sample "
+		}
+		parts[i] = fmt.Sprintf("%d %sfrom %s", s.Samples, unit, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // serveHit puts the cached sample s at index i of resp and accounts for
 // its usage and origin.
 func serveHit(resp *Response, i int, s cachedSample) {
