@@ -94,6 +94,9 @@ type CacheOptions struct {
 	// Endpoint is the redacted base URL (RedactEndpoint) of the server
 	// behind the cache, recorded in every entry written as its origin.
 	Endpoint string
+	// Server is ServerID of the base URL, recorded beside Endpoint so that
+	// two hosts behind the same redacted endpoint are told apart.
+	Server string
 	// Logger receives Badger warnings and cache write failures (nil:
 	// slog.Default()).
 	Logger *slog.Logger
@@ -216,14 +219,18 @@ type cachedSample struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// Endpoint is the redacted base URL of the server that produced it.
 	Endpoint string `json:"endpoint,omitempty"`
+	// Server is ServerID of the producing server's base URL.
+	Server string `json:"server,omitempty"`
 }
 
 // CacheSource counts the samples served from the response cache that one
 // origin produced: the redacted base URL of the server (Endpoint; empty for
 // entries written by older Groves, which did not record it) and the model
-// name that server reported.
+// name that server reported. Server (ServerID) tells apart two hosts
+// whose redacted endpoints read the same.
 type CacheSource struct {
 	Endpoint string `json:"endpoint,omitempty"`
+	Server   string `json:"server,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Samples  int    `json:"samples"`
 }
@@ -232,9 +239,11 @@ type CacheSource struct {
 func (s CacheSource) Known() bool { return s.Endpoint != "" }
 
 // From reports whether the samples came from the model info describes: its
-// endpoint, answering under its configured name.
+// endpoint (the same server, when both record ServerID), answering under
+// its configured name.
 func (s CacheSource) From(info Info) bool {
-	return s.Known() && s.Endpoint == info.Endpoint && s.Model == info.Name
+	return s.Known() && s.Endpoint == info.Endpoint && s.Model == info.Name &&
+		(s.Server == "" || info.Server == "" || s.Server == info.Server)
 }
 
 // String describes the origin: `"m" at http://<host>:8000/v1`, or "an
@@ -246,6 +255,9 @@ func (s CacheSource) String() string {
 		}
 		return fmt.Sprintf("%q at an unknown server", s.Model)
 	}
+	if s.Server != "" {
+		return fmt.Sprintf("%q at %s (server %s)", s.Model, s.Endpoint, s.Server)
+	}
 	return fmt.Sprintf("%q at %s", s.Model, s.Endpoint)
 }
 
@@ -253,7 +265,9 @@ func (s CacheSource) String() string {
 // origins are appended in order.
 func AddCacheSources(sources []CacheSource, add ...CacheSource) []CacheSource {
 	for _, a := range add {
-		i := slices.IndexFunc(sources, func(s CacheSource) bool { return s.Endpoint == a.Endpoint && s.Model == a.Model })
+		i := slices.IndexFunc(sources, func(s CacheSource) bool {
+			return s.Endpoint == a.Endpoint && s.Server == a.Server && s.Model == a.Model
+		})
 		if i < 0 {
 			sources = append(sources, a)
 			continue
@@ -322,7 +336,7 @@ func serveHit(resp *Response, i int, s cachedSample) {
 	} else {
 		resp.CacheUnknownUsage++
 	}
-	resp.CacheSources = AddCacheSources(resp.CacheSources, CacheSource{Endpoint: s.Endpoint, Model: s.Model, Samples: 1})
+	resp.CacheSources = AddCacheSources(resp.CacheSources, CacheSource{Endpoint: s.Endpoint, Server: s.Server, Model: s.Model, Samples: 1})
 }
 
 // fill asks the inner model for the missing samples and stores them.
@@ -427,7 +441,7 @@ func (c *Cache) store(keys [][]byte, missing []int, r Response) error {
 	return c.db.Update(func(txn *badger.Txn) error {
 		for j, i := range missing {
 			v, err := json.Marshal(cachedSample{Text: r.Texts[j], Model: r.Model, Created: now, Usage: &shares[j],
-				Endpoint: c.opts.Endpoint})
+				Endpoint: c.opts.Endpoint, Server: c.opts.Server})
 			if err != nil {
 				return err
 			}

@@ -305,15 +305,16 @@ func TestCacheRecordsUsageAndOrigin(t *testing.T) {
 	ctx := context.Background()
 	req := Request{Prompt: "q", N: 3}
 
-	open := func(endpoint string) *Cache {
+	hostA, hostB := ServerID("http://gpu-a:8000/v1"), ServerID("http://gpu-b:8000/v1")
+	open := func(endpoint, server string) *Cache {
 		c, err := OpenCache(inner, CacheOptions{Dir: dir, Mode: CacheReadWrite, Identity: testIdentity,
-			Endpoint: endpoint, Logger: slog.New(slog.DiscardHandler)})
+			Endpoint: endpoint, Server: server, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	c := open(here)
+	c := open(here, hostA)
 	first, err := c.Generate(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -324,15 +325,16 @@ func TestCacheRecordsUsageAndOrigin(t *testing.T) {
 	_ = c.Close()
 
 	tests := []struct {
-		name, endpoint string
-		fromHere       bool
+		name, endpoint, server string
+		fromHere               bool
 	}{
-		{"same server", here, true},
-		{"server moved", there, false},
+		{"same server", here, hostA, true},
+		{"server moved", there, hostA, false},
+		{"another host on the same port", here, hostB, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := open(tt.endpoint)
+			c := open(tt.endpoint, tt.server)
 			defer c.Close()
 			r, err := c.Generate(ctx, req)
 			if err != nil {
@@ -344,11 +346,11 @@ func TestCacheRecordsUsageAndOrigin(t *testing.T) {
 			if r.CachedUsage != first.Usage {
 				t.Fatalf("cached usage %+v, want the usage reported when produced %+v", r.CachedUsage, first.Usage)
 			}
-			want := []CacheSource{{Endpoint: here, Model: "counter", Samples: 3}}
+			want := []CacheSource{{Endpoint: here, Server: hostA, Model: "counter", Samples: 3}}
 			if !slices.Equal(r.CacheSources, want) {
 				t.Fatalf("sources %+v, want %+v", r.CacheSources, want)
 			}
-			cur := Info{Name: "counter", Endpoint: tt.endpoint}
+			cur := Info{Name: "counter", Endpoint: tt.endpoint, Server: tt.server}
 			if got := r.CacheSources[0].From(cur); got != tt.fromHere {
 				t.Fatalf("From(%+v) = %v, want %v", cur, got, tt.fromHere)
 			}
@@ -414,5 +416,34 @@ func TestAddCacheSources(t *testing.T) {
 	want := []CacheSource{{Endpoint: "e", Model: "m", Samples: 2}, b}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestServerID(t *testing.T) {
+	a := ServerID("http://gpu-a:8000/v1")
+	tests := []struct {
+		url  string
+		same bool
+	}{
+		{"http://GPU-A:8000/v1/", true},
+		{"http://user:secret@gpu-a:8000/v1?x=1", true},
+		{"http://gpu-b:8000/v1", false},
+		{"http://gpu-a:8001/v1", false},
+		{"https://gpu-a:8000/v1", false},
+		{"http://gpu-a:8000/v2", false},
+	}
+	if len(a) != 8 {
+		t.Fatalf("ServerID = %q, want 8 hex digits", a)
+	}
+	for _, tt := range tests {
+		if got := ServerID(tt.url) == a; got != tt.same {
+			t.Errorf("ServerID(%q) == ServerID(gpu-a) is %v, want %v", tt.url, got, tt.same)
+		}
+		if id := ServerID(tt.url); strings.Contains(id, "gpu") {
+			t.Errorf("ServerID(%q) = %q names the host", tt.url, id)
+		}
+	}
+	if id := ServerID("not a url"); id != "" {
+		t.Errorf("ServerID of a URL without host = %q, want \"\"", id)
 	}
 }

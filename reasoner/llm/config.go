@@ -122,7 +122,7 @@ func OpenWithLogger(cfg Config, log *slog.Logger) (Model, io.Closer, error) {
 		return nil, nil, err
 	}
 	cache, err := OpenCache(oa, CacheOptions{Dir: cfg.CacheDir, Mode: mode, Identity: oa.Identity(),
-		Endpoint: RedactEndpoint(oc.BaseURL), Logger: log})
+		Endpoint: RedactEndpoint(oc.BaseURL), Server: ServerID(oc.BaseURL), Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm config: %w", err)
 	}
