@@ -97,7 +97,7 @@ func rewriteOld(t *testing.T, dir string) {
 func TestEvalFromCache(t *testing.T) {
 	reply := llmtest.HonourN(func(*llmtest.Request, int) string { return "Answer: Ridley Scott" })
 	srvA, srvB := llmtest.NewServer(t, reply), llmtest.NewServer(t, reply)
-	here := llm.RedactEndpoint(srvA.BaseURL())
+	here, hereID := llm.RedactEndpoint(srvA.BaseURL()), llm.ServerID(srvA.BaseURL())
 	cacheDir := t.TempDir()
 
 	first, _ := cacheRun(t, srvA, cacheDir)
@@ -119,12 +119,12 @@ func TestEvalFromCache(t *testing.T) {
 		warning      string
 		costCell     string
 	}{
-		{name: "same server", srv: srvA, sources: []llm.CacheSource{{Endpoint: here, Model: "m", Samples: 3}},
+		{name: "same server", srv: srvA, sources: []llm.CacheSource{{Endpoint: here, Server: hereID, Model: "m", Samples: 3}},
 			costCell: fmt.Sprintf("| 1.0 | %.0f |", float64(first.Cache.Tokens)/3)},
 		{name: "another server, same model name", srv: srvB,
-			sources: []llm.CacheSource{{Endpoint: here, Model: "m", Samples: 3}}, foreign: 3,
+			sources: []llm.CacheSource{{Endpoint: here, Server: hereID, Model: "m", Samples: 3}}, foreign: 3,
 			warning: `3 of the 3 samples from the response cache were not produced by m (openai-compatible, ` +
-				llm.RedactEndpoint(srvB.BaseURL()) + `) (the cache is keyed by model name, not server): 3 samples from "m" at ` + here},
+				llm.RedactEndpoint(srvB.BaseURL()) + `) (the cache is keyed by model name, not server): 3 samples from "m" at ` + here + " (server " + hereID + ")"},
 		{name: "entries of an older Grove", srv: srvA, old: true,
 			sources: []llm.CacheSource{{Model: "m", Samples: 3}}, foreign: 3, unknownUsage: 3,
 			warning: `3 samples from "m" at an unknown server`, costCell: "| 1.0 | 0 + 3 unknown |"},
@@ -146,7 +146,7 @@ func TestEvalFromCache(t *testing.T) {
 				}
 				if r.Tokens != 0 || r.CacheHits != 1 || r.CachedTokens != wantCached || r.CachedTokens == 0 && !tt.old ||
 					r.UnknownCacheUsage() != tt.unknownUsage/3 || !slices.Equal(r.CacheSources, []llm.CacheSource{{
-					Endpoint: tt.sources[0].Endpoint, Model: "m", Samples: 1}}) {
+					Endpoint: tt.sources[0].Endpoint, Server: tt.sources[0].Server, Model: "m", Samples: 1}}) {
 					t.Errorf("result %s: %+v", r.ID, r)
 				}
 			}
