@@ -209,6 +209,7 @@ func (f *Fallback) merge(first, second *trace.Trace, wall time.Duration) *trace.
 		t.Nodes = append(t.Nodes, n)
 	}
 	appendCalls(t, second, off)
+	t.CacheSources = trace.CacheSources(t.ModelCalls)
 	t.Warnings = append(t.Warnings, trace.Warning{Message: FallbackWarning + f.fallback + " ran because " + reason})
 	a := second.Answer
 	a.Entities = append([]string(nil), a.Entities...)
@@ -277,7 +278,9 @@ func addTotals(a, b trace.Totals) trace.Totals {
 		ModelCalls: a.ModelCalls + b.ModelCalls, ModelErrors: a.ModelErrors + b.ModelErrors,
 		Samples: a.Samples + b.Samples, PromptTokens: a.PromptTokens + b.PromptTokens,
 		CompletionTokens: a.CompletionTokens + b.CompletionTokens, Tokens: a.Tokens + b.Tokens,
-		CacheHits: a.CacheHits + b.CacheHits, KGCalls: a.KGCalls + b.KGCalls, KGErrors: a.KGErrors + b.KGErrors,
+		CacheHits: a.CacheHits + b.CacheHits, CachedPromptTokens: a.CachedPromptTokens + b.CachedPromptTokens,
+		CachedCompletionTokens: a.CachedCompletionTokens + b.CachedCompletionTokens, CachedTokens: a.CachedTokens + b.CachedTokens,
+		CacheUnknownUsage: a.CacheUnknownUsage + b.CacheUnknownUsage, KGCalls: a.KGCalls + b.KGCalls, KGErrors: a.KGErrors + b.KGErrors,
 		Nodes: a.Nodes + b.Nodes, Expansions: a.Expansions + b.Expansions,
 		ModelTime: a.ModelTime + b.ModelTime, KGTime: a.KGTime + b.KGTime, WallTime: a.WallTime + b.WallTime,
 	}

@@ -77,7 +77,19 @@ func (r *redactor) model(i llm.Info) llm.Info {
 	if i.Endpoint != "" {
 		i.Endpoint = Redacted
 	}
+	i.Server = ""
 	return i
+}
+
+// sources hides where cached samples were produced, as model does.
+func (r *redactor) sources(ss []llm.CacheSource) []llm.CacheSource {
+	for i := range ss {
+		if ss[i].Endpoint != "" {
+			ss[i].Endpoint = Redacted
+		}
+		ss[i].Server = ""
+	}
+	return ss
 }
 
 // trace redacts the model descriptions and error texts of a trace in
@@ -93,8 +105,10 @@ func (r *redactor) trace(t *trace.Trace) *trace.Trace {
 		t.Evaluator = &ev
 	}
 	t.Error = r.text(t.Error)
+	t.CacheSources = r.sources(t.CacheSources)
 	for i := range t.ModelCalls {
 		t.ModelCalls[i].Error = r.text(t.ModelCalls[i].Error)
+		t.ModelCalls[i].CacheSources = r.sources(t.ModelCalls[i].CacheSources)
 	}
 	for i := range t.KGCalls {
 		t.KGCalls[i].Error = r.text(t.KGCalls[i].Error)

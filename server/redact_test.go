@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 // TestRedactText checks the redaction of error texts: the listed URL, its
@@ -89,7 +90,8 @@ func TestAskModelUnreachable(t *testing.T) {
 				t.Fatalf("ask: status %d: %.600s", st, body)
 			}
 			res := decode[askBody](t, body)
-			if res.Model.Endpoint != Redacted || res.Trace == nil || res.Trace.Model.Endpoint != Redacted ||
+			if res.Model.Endpoint != Redacted || res.Model.Server != "" || res.Trace == nil ||
+				res.Trace.Model.Endpoint != Redacted || res.Trace.Model.Server != "" ||
 				len(res.Trace.ModelCalls) == 0 || !strings.Contains(res.Trace.ModelCalls[0].Error, unreachable) {
 				t.Errorf("model %+v, trace %.600s", res.Model, body)
 			}
@@ -110,5 +112,20 @@ func TestAskModelUnreachable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRedactCacheSources: the origins of cached samples in a trace are
+// hidden like the model's endpoint.
+func TestRedactCacheSources(t *testing.T) {
+	src := func() []llm.CacheSource {
+		return []llm.CacheSource{{Endpoint: "http://<host>:8000/v1", Server: "0a1b2c3d", Model: "m", Samples: 2}}
+	}
+	tr := &trace.Trace{CacheSources: src(), ModelCalls: []trace.ModelCall{{CacheSources: src()}}}
+	newRedactor(nil).trace(tr)
+	for _, ss := range [][]llm.CacheSource{tr.CacheSources, tr.ModelCalls[0].CacheSources} {
+		if ss[0].Endpoint != Redacted || ss[0].Server != "" || ss[0].Model != "m" || ss[0].Samples != 2 {
+			t.Errorf("cache source not redacted: %+v", ss[0])
+		}
 	}
 }

@@ -158,6 +158,7 @@ offline on a fresh machine. Methods: ` + strings.Join(registry().Names(), ", ") 
 				return err
 			}
 			t, err := r.Answer(cmd.Context(), reasoner.Query{Question: args[0], Graphs: graphs, TopicEntities: topics})
+			a.warnForeignCache(t)
 			if t != nil && traceFile != "" {
 				if werr := writeTrace(traceFile, t); werr != nil {
 					return werr
@@ -190,4 +191,21 @@ func writeTrace(path string, t *trace.Trace) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// warnForeignCache logs, once per question, the samples the response cache
+// served that were not produced by the configured model at its endpoint
+// (the cache is keyed by model name, not server).
+func (a *app) warnForeignCache(t *trace.Trace) {
+	if t == nil {
+		return
+	}
+	if f := t.ForeignCacheSources(); len(f) > 0 {
+		n := 0
+		for _, s := range f {
+			n += s.Samples
+		}
+		a.log.Warn("response cache served samples not produced by the configured model at its endpoint",
+			"samples", n, "model", t.Model.String(), "sources", llm.DescribeCacheSources(f))
+	}
 }

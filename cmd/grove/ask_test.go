@@ -93,12 +93,26 @@ func TestCLIAskFakeServer(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &tr) != nil || len(tr.ModelCalls) == 0 {
 		t.Fatalf("trace file: %v, %s", err, b[:min(len(b), 300)])
 	}
-	// The same question again is answered from the response cache.
-	if out, err := run(t, args...); err != nil || !strings.Contains(out, "Ridley Scott") {
+	// The same question again is answered from the response cache, which
+	// says what its samples cost when they were produced.
+	out, err = run(t, args...)
+	if err != nil || !strings.Contains(out, "Ridley Scott") || !regexp.MustCompile(`, 0 tokens, \d+ cache hits costing [1-9]\d* tokens when produced\)`).MatchString(out) ||
+		strings.Contains(out, "produced elsewhere") {
 		t.Fatalf("second run: %v\n%s", err, out)
 	}
 	if srv.RequestCount() != calls {
 		t.Fatalf("cached re-run sent %d more requests", srv.RequestCount()-calls)
+	}
+	// Another server answering to the same model name is served the first
+	// one's samples (the cache is keyed by model name): ask says so.
+	other := newFakeLLM(t, fakeTotModel)
+	args[5] = other.BaseURL()
+	out, stderr, err := runStreams(t, args...)
+	first := llm.RedactEndpoint(srv.BaseURL())
+	if err != nil || other.RequestCount() != 0 || !strings.Contains(out, "cache hits produced elsewhere than fake (openai-compatible, "+
+		llm.RedactEndpoint(other.BaseURL())+`): `) || !strings.Contains(out, `from "fake" at `+first) ||
+		!strings.Contains(stderr, "response cache served samples not produced by the configured model") {
+		t.Fatalf("run against another server: %v (%d requests)\nstdout:\n%s\nstderr:\n%s", err, other.RequestCount(), out, stderr)
 	}
 }
 

@@ -1,7 +1,11 @@
 // Package eval is Grove's experiment runner: it answers a dataset's
 // questions with one or more reasoning methods and records, per question
-// and method, the answer, the gold answers, the scores, the cost (tokens,
-// model calls, samples, samples from the cache, KG calls, wall time) and the full trace.
+// and method, the answer, the gold answers, the scores, the cost (tokens
+// spent, model calls, samples, samples from the cache with the tokens they
+// cost when produced and their origins, KG calls, wall time) and the full
+// trace. The summary and the manifest total the response cache's part
+// (CacheUse) and warn of samples another server produced under the same
+// model name.
 //
 // # Runs
 //
@@ -19,7 +23,8 @@
 // The output directory holds
 //
 //	run.json        the manifest: dataset, sampling, shard, graphs,
-//	                methods, parameters and a hash of the question ids
+//	                methods, parameters, a hash of the question ids and,
+//	                when the run ends, the response cache's part
 //	results.jsonl   one Result per line
 //	traces/<method>/<id>-<hash>.json.gz
 //

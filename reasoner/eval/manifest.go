@@ -48,8 +48,12 @@ type Manifest struct {
 	// Model names the model that answered (llm.Describe of Deps.Model,
 	// endpoint host redacted) and Judge the LLM judge's, when one scored;
 	// Grove is the Grove version that ran.
-	Model   llm.Info  `json:"model"`
-	Judge   *llm.Info `json:"judge,omitempty"`
+	Model llm.Info  `json:"model"`
+	Judge *llm.Info `json:"judge,omitempty"`
+	// Cache says how many of the results' samples the response cache
+	// served, what they cost when produced and where they came from
+	// (absent when it served none); it is updated when a run ends.
+	Cache   *CacheUse `json:"cache,omitempty"`
 	Grove   string    `json:"grove_version"`
 	Started time.Time `json:"started"`
 	Updated time.Time `json:"updated"`
@@ -156,6 +160,18 @@ func writeManifest(path string, m Manifest) error {
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	return nil
+}
+
+// updateManifest records the cache use of a finished run in the manifest
+// at path.
+func updateManifest(path string, cache CacheUse) error {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return fmt.Errorf("update manifest: %w", err)
+	}
+	m.Cache = cache.orNil()
+	m.Updated = time.Now().UTC()
+	return writeManifest(path, m)
 }
 
 // reconcile checks the manifest of a previous run in the same place

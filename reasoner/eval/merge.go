@@ -68,6 +68,7 @@ func Merge(out string, dirs ...string) (*MergeSummary, error) {
 	}
 	man.Methods = unionMethods(man.Methods, sum.Methods)
 	man.Questions = sum.Questions
+	man.Cache = NewCacheUse(merged, man.Model).orNil()
 	man.Updated = time.Now().UTC()
 	if err := writeManifest(filepath.Join(out, manifestName(Shard{})), man); err != nil {
 		return nil, err

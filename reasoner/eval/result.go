@@ -7,6 +7,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/eval/dataset"
 	"github.com/grove-kg/grove/reasoner/eval/metric"
+	"github.com/grove-kg/grove/reasoner/llm"
 )
 
 // Score names, the keys of Result.Scores.
@@ -61,18 +62,31 @@ type Result struct {
 	MissingTopics []string           `json:"missing_topics,omitempty"`
 	Scores        map[string]float64 `json:"scores"`
 
+	// Tokens (PromptTokens + CompletionTokens) are the tokens spent by
+	// this run: samples served from the response cache spend none.
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	Tokens           int `json:"tokens"`
 	ModelCalls       int `json:"model_calls"`
 	// Samples are the texts the method asked for (a call may ask for
 	// several); CacheHits counts the samples the response cache gave.
-	Samples     int `json:"samples"`
-	CacheHits   int `json:"cache_hits"`
-	KGCalls     int `json:"kg_calls"`
-	Nodes       int `json:"nodes"`
-	Expansions  int `json:"expansions"`
-	JudgeTokens int `json:"judge_tokens,omitempty"`
+	Samples   int `json:"samples"`
+	CacheHits int `json:"cache_hits"`
+	// CachedTokens (CachedPromptTokens + CachedCompletionTokens) are what
+	// the samples from the cache cost when they were produced, as their
+	// server reported it; CacheUnknownUsage counts the samples from the
+	// cache whose usage is unknown (cache entries written by older Groves),
+	// which CachedTokens leaves out. CacheSources say where the samples
+	// from the cache came from (see llm.CacheSource).
+	CachedPromptTokens     int               `json:"cached_prompt_tokens,omitempty"`
+	CachedCompletionTokens int               `json:"cached_completion_tokens,omitempty"`
+	CachedTokens           int               `json:"cached_tokens,omitempty"`
+	CacheUnknownUsage      int               `json:"cache_unknown_usage,omitempty"`
+	CacheSources           []llm.CacheSource `json:"cache_sources,omitempty"`
+	KGCalls                int               `json:"kg_calls"`
+	Nodes                  int               `json:"nodes"`
+	Expansions             int               `json:"expansions"`
+	JudgeTokens            int               `json:"judge_tokens,omitempty"`
 
 	WallTime time.Duration `json:"wall_time_ns"`
 	// Trace is the trace file, relative to the results file's directory.
@@ -83,6 +97,17 @@ type Result struct {
 	JudgeError string    `json:"judge_error,omitempty"`
 	Shard      string    `json:"shard,omitempty"`
 	Finished   time.Time `json:"finished"`
+}
+
+// UnknownCacheUsage is the number of the result's samples from the cache
+// whose usage is unknown: CacheUnknownUsage, or every cache hit of a
+// result written by a Grove that recorded no cached usage (cache hits, but
+// neither cached tokens nor unknown ones).
+func (r Result) UnknownCacheUsage() int {
+	if r.CacheHits > 0 && r.CachedTokens == 0 && r.CacheUnknownUsage == 0 {
+		return r.CacheHits
+	}
+	return r.CacheUnknownUsage
 }
 
 // Key identifies a result: its method and question id.

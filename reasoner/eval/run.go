@@ -88,6 +88,9 @@ type Summary struct {
 	// (resumed ones first).
 	Results []Result
 	Elapsed time.Duration
+	// Cache says how many of the results' samples the response cache
+	// served, what they cost when produced and where they came from.
+	Cache CacheUse
 	// Warnings are things the reader of the numbers must know (an
 	// unchecked resume, ...).
 	Warnings []string
@@ -171,12 +174,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r.report(nil)
 	runErr := r.runAll(ctx, jobs)
+	r.sum.Cache = NewCacheUse(r.sum.Results, r.sum.Model)
+	if err := updateManifest(filepath.Join(cfg.Out, manifestName(cfg.Shard)), r.sum.Cache); err != nil && runErr == nil {
+		runErr = err
+	}
 	if err := rl.close(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if w := servedWarning(r.sum.Results); w != "" {
-		r.sum.Warnings = append(r.sum.Warnings, w)
-		r.slog.Warn("eval: " + w)
+	for _, w := range []string{servedWarning(r.sum.Results), r.sum.Cache.Warning(r.sum.Model)} {
+		if w != "" {
+			r.sum.Warnings = append(r.sum.Warnings, w)
+			r.slog.Warn("eval: " + w)
+		}
 	}
 	r.sum.Elapsed = time.Since(start)
 	return &r.sum, runErr
@@ -211,6 +220,7 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	m.Cache = NewCacheUse(prev, m.Model).orNil()
 	var warnings []string
 	if cfg.Resume {
 		if m, warnings, err = reconcile(mpath, m, shardQs, prev); err != nil {
@@ -607,6 +617,8 @@ func newResult(j job, tr *trace.Trace, err error, wall time.Duration, shard stri
 		t := tr.Totals
 		res.PromptTokens, res.CompletionTokens, res.Tokens = t.PromptTokens, t.CompletionTokens, t.Tokens
 		res.ModelCalls, res.Samples, res.CacheHits, res.KGCalls = t.ModelCalls, t.Samples, t.CacheHits, t.KGCalls
+		res.CachedPromptTokens, res.CachedCompletionTokens = t.CachedPromptTokens, t.CachedCompletionTokens
+		res.CachedTokens, res.CacheUnknownUsage, res.CacheSources = t.CachedTokens, t.CacheUnknownUsage, tr.CacheSources
 		res.Nodes, res.Expansions = t.Nodes, t.Expansions
 	}
 	if err != nil {

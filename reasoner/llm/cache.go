@@ -11,6 +11,18 @@ package llm
 // indices not yet cached (asking it for that many samples). Task is not part
 // of the key: real models read only the prompt.
 //
+// The server's base URL is not part of the key either (moving a server to
+// another port keeps its cache), so two servers serving different weights
+// under one model name share entries. Each entry therefore records its
+// origin: the redacted base URL of the server that produced it and the
+// model name that server reported, and the token usage it reported (a
+// request's usage split evenly over its samples). A Response says how many
+// samples came from the cache, the usage they cost when they were produced
+// (CachedUsage; Usage counts only tokens spent now) and their origins
+// (CacheSources). Entries written before origins and usage were recorded
+// are served as before, with an unknown origin and unknown usage
+// (CacheUnknownUsage), never as 0 tokens.
+//
 // Modes: off (pass through), read (use cached samples, never write),
 // readwrite. A read-mode cache opens Badger read-only, so several processes
 // may read one directory at once; a readwrite cache holds Badger's directory
@@ -28,6 +40,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +91,12 @@ type CacheOptions struct {
 	Dir      string
 	Mode     CacheMode
 	Identity CacheIdentity
+	// Endpoint is the redacted base URL (RedactEndpoint) of the server
+	// behind the cache, recorded in every entry written as its origin.
+	Endpoint string
+	// Server is ServerID of the base URL, recorded beside Endpoint so that
+	// two hosts behind the same redacted endpoint are told apart.
+	Server string
 	// Logger receives Badger warnings and cache write failures (nil:
 	// slog.Default()).
 	Logger *slog.Logger
@@ -187,11 +206,75 @@ func (c *Cache) Close() error {
 // Unwrap returns the wrapped model.
 func (c *Cache) Unwrap() Model { return c.inner }
 
-// cachedSample is the stored value of one sample.
+// cachedSample is the stored value of one sample. Usage and Endpoint are
+// absent from entries written by older Groves.
 type cachedSample struct {
-	Text    string    `json:"text"`
+	Text string `json:"text"`
+	// Model is the model name the server reported (the configured name
+	// when it reported none).
 	Model   string    `json:"model"`
 	Created time.Time `json:"created"`
+	// Usage is the sample's share of the usage the server reported for the
+	// request that produced it; nil when unknown.
+	Usage *Usage `json:"usage,omitempty"`
+	// Endpoint is the redacted base URL of the server that produced it.
+	Endpoint string `json:"endpoint,omitempty"`
+	// Server is ServerID of the producing server's base URL.
+	Server string `json:"server,omitempty"`
+}
+
+// CacheSource counts the samples served from the response cache that one
+// origin produced: the redacted base URL of the server (Endpoint; empty for
+// entries written by older Groves, which did not record it) and the model
+// name that server reported. Server (ServerID) tells apart two hosts
+// whose redacted endpoints read the same.
+type CacheSource struct {
+	Endpoint string `json:"endpoint,omitempty"`
+	Server   string `json:"server,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Samples  int    `json:"samples"`
+}
+
+// Known reports whether the origin's endpoint was recorded.
+func (s CacheSource) Known() bool { return s.Endpoint != "" }
+
+// From reports whether the samples came from the model info describes: its
+// endpoint (the same server, when both record ServerID), answering under
+// its configured name.
+func (s CacheSource) From(info Info) bool {
+	return s.Known() && s.Endpoint == info.Endpoint && s.Model == info.Name &&
+		(s.Server == "" || info.Server == "" || s.Server == info.Server)
+}
+
+// String describes the origin: `"m" at http://<host>:8000/v1`, or "an
+// unknown server" for entries that did not record it.
+func (s CacheSource) String() string {
+	if !s.Known() {
+		if s.Model == "" {
+			return "an unknown server"
+		}
+		return fmt.Sprintf("%q at an unknown server", s.Model)
+	}
+	if s.Server != "" {
+		return fmt.Sprintf("%q at %s (server %s)", s.Model, s.Endpoint, s.Server)
+	}
+	return fmt.Sprintf("%q at %s", s.Model, s.Endpoint)
+}
+
+// AddCacheSources returns sources with add's counts added by origin; new
+// origins are appended in order.
+func AddCacheSources(sources []CacheSource, add ...CacheSource) []CacheSource {
+	for _, a := range add {
+		i := slices.IndexFunc(sources, func(s CacheSource) bool {
+			return s.Endpoint == a.Endpoint && s.Server == a.Server && s.Model == a.Model
+		})
+		if i < 0 {
+			sources = append(sources, a)
+			continue
+		}
+		sources[i].Samples += a.Samples
+	}
+	return sources
 }
 
 // Generate returns cached samples and asks the inner model for the rest.
@@ -213,8 +296,7 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 	var missing []int
 	for i := range n {
 		if s, ok := found[i]; ok {
-			resp.Texts[i], resp.Model = s.Text, s.Model
-			resp.CacheHits++
+			serveHit(&resp, i, s)
 		} else {
 			missing = append(missing, i)
 		}
@@ -226,6 +308,35 @@ func (c *Cache) Generate(ctx context.Context, req Request) (Response, error) {
 	}
 	resp.Latency = time.Since(start)
 	return resp, nil
+}
+
+// DescribeCacheSources lists cache origins with their sample counts:
+// `12 samples from "m" at http://<host>:9000/v1, 3 from an unknown server`.
+func DescribeCacheSources(sources []CacheSource) string {
+	parts := make([]string, len(sources))
+	for i, s := range sources {
+		unit := "samples "
+		if i > 0 {
+			unit = ""
+		} else if s.Samples == 1 {
+			unit = "sample "
+		}
+		parts[i] = fmt.Sprintf("%d %sfrom %s", s.Samples, unit, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// serveHit puts the cached sample s at index i of resp and accounts for
+// its usage and origin.
+func serveHit(resp *Response, i int, s cachedSample) {
+	resp.Texts[i], resp.Model = s.Text, s.Model
+	resp.CacheHits++
+	if s.Usage != nil {
+		resp.CachedUsage = resp.CachedUsage.Add(*s.Usage)
+	} else {
+		resp.CacheUnknownUsage++
+	}
+	resp.CacheSources = AddCacheSources(resp.CacheSources, CacheSource{Endpoint: s.Endpoint, Server: s.Server, Model: s.Model, Samples: 1})
 }
 
 // fill asks the inner model for the missing samples and stores them.
@@ -244,6 +355,9 @@ func (c *Cache) fill(ctx context.Context, req Request, keys [][]byte, missing []
 	}
 	resp.Usage, resp.Model = r.Usage, r.Model
 	resp.CacheHits += r.CacheHits
+	resp.CachedUsage = resp.CachedUsage.Add(r.CachedUsage)
+	resp.CacheUnknownUsage += r.CacheUnknownUsage
+	resp.CacheSources = AddCacheSources(resp.CacheSources, r.CacheSources...)
 	if c.opts.Mode == CacheReadWrite {
 		if err := c.store(keys, missing, r); err != nil {
 			c.log.Warn("response cache write failed", "dir", c.opts.Dir, "task", req.Task.Name, "error", err)
@@ -323,9 +437,11 @@ func (c *Cache) store(keys [][]byte, missing []int, r Response) error {
 		return errors.New("closed")
 	}
 	now := time.Now().UTC()
+	shares := splitUsage(r.Usage, len(missing))
 	return c.db.Update(func(txn *badger.Txn) error {
 		for j, i := range missing {
-			v, err := json.Marshal(cachedSample{Text: r.Texts[j], Model: r.Model, Created: now})
+			v, err := json.Marshal(cachedSample{Text: r.Texts[j], Model: r.Model, Created: now, Usage: &shares[j],
+				Endpoint: c.opts.Endpoint, Server: c.opts.Server})
 			if err != nil {
 				return err
 			}
@@ -335,4 +451,24 @@ func (c *Cache) store(keys [][]byte, missing []int, r Response) error {
 		}
 		return nil
 	})
+}
+
+// splitUsage splits a request's usage evenly over its n samples (the
+// server reports one total per request), the remainders going to the
+// first samples, so that the shares add up to u.
+func splitUsage(u Usage, n int) []Usage {
+	out := make([]Usage, n)
+	for j := range out {
+		out[j] = Usage{PromptTokens: share(u.PromptTokens, n, j), CompletionTokens: share(u.CompletionTokens, n, j)}
+	}
+	return out
+}
+
+// share is sample j's part of total split over n.
+func share(total, n, j int) int {
+	s := total / n
+	if j < total%n {
+		s++
+	}
+	return s
 }

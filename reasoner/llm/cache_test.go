@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
@@ -268,4 +272,178 @@ func BenchmarkCache(b *testing.B) {
 			}
 		}
 	})
+}
+
+// oldCachedSample is the entry the cache wrote before it recorded usage
+// and origin.
+type oldCachedSample struct {
+	Text    string    `json:"text"`
+	Model   string    `json:"model"`
+	Created time.Time `json:"created"`
+}
+
+// putOld writes an entry for sample i of req the way older Groves did.
+func putOld(t *testing.T, c *Cache, req Request, i int, text string) {
+	t.Helper()
+	keys, err := c.keys(req, i+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := json.Marshal(oldCachedSample{Text: text, Model: "old-model", Created: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.db.Update(func(txn *badger.Txn) error { return txn.Set(keys[i], v) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheRecordsUsageAndOrigin(t *testing.T) {
+	const here, there = "http://<host>:8000/v1", "http://<host>:9000/v1"
+	dir := t.TempDir()
+	inner := &counter{}
+	ctx := context.Background()
+	req := Request{Prompt: "q", N: 3}
+
+	hostA, hostB := ServerID("http://gpu-a:8000/v1"), ServerID("http://gpu-b:8000/v1")
+	open := func(endpoint, server string) *Cache {
+		c, err := OpenCache(inner, CacheOptions{Dir: dir, Mode: CacheReadWrite, Identity: testIdentity,
+			Endpoint: endpoint, Server: server, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := open(here, hostA)
+	first, err := c.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Usage != (Usage{PromptTokens: 1, CompletionTokens: 3}) || first.CachedUsage != (Usage{}) || first.CacheSources != nil {
+		t.Fatalf("fresh call: %+v", first)
+	}
+	_ = c.Close()
+
+	tests := []struct {
+		name, endpoint, server string
+		fromHere               bool
+	}{
+		{"same server", here, hostA, true},
+		{"server moved", there, hostA, false},
+		{"another host on the same port", here, hostB, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := open(tt.endpoint, tt.server)
+			defer c.Close()
+			r, err := c.Generate(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.CacheHits != 3 || r.Usage != (Usage{}) || r.CacheUnknownUsage != 0 {
+				t.Fatalf("hits spend nothing now: %+v", r)
+			}
+			if r.CachedUsage != first.Usage {
+				t.Fatalf("cached usage %+v, want the usage reported when produced %+v", r.CachedUsage, first.Usage)
+			}
+			want := []CacheSource{{Endpoint: here, Server: hostA, Model: "counter", Samples: 3}}
+			if !slices.Equal(r.CacheSources, want) {
+				t.Fatalf("sources %+v, want %+v", r.CacheSources, want)
+			}
+			cur := Info{Name: "counter", Endpoint: tt.endpoint, Server: tt.server}
+			if got := r.CacheSources[0].From(cur); got != tt.fromHere {
+				t.Fatalf("From(%+v) = %v, want %v", cur, got, tt.fromHere)
+			}
+		})
+	}
+}
+
+func TestCacheServesOldEntriesWithUnknownUsage(t *testing.T) {
+	inner := &counter{}
+	c := openTestCache(t, inner, t.TempDir(), CacheReadWrite, testIdentity)
+	req := Request{Prompt: "q", N: 2}
+	putOld(t, c, req, 0, "old text")
+
+	r, err := c.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Texts[0] != "old text" || r.CacheHits != 1 || inner.calls.Load() != 1 || inner.last.Load() != 1 {
+		t.Fatalf("old entry not served: %+v (calls %d)", r, inner.calls.Load())
+	}
+	if r.CacheUnknownUsage != 1 || r.CachedUsage != (Usage{}) || r.Usage != (Usage{PromptTokens: 1, CompletionTokens: 1}) {
+		t.Fatalf("usage: %+v", r)
+	}
+	want := []CacheSource{{Model: "old-model", Samples: 1}}
+	if !slices.Equal(r.CacheSources, want) || r.CacheSources[0].Known() {
+		t.Fatalf("sources %+v, want %+v (unknown endpoint)", r.CacheSources, want)
+	}
+	if s := r.CacheSources[0].String(); !strings.Contains(s, "unknown") {
+		t.Fatalf("String() = %q", s)
+	}
+}
+
+func TestSplitUsage(t *testing.T) {
+	tests := []struct {
+		u    Usage
+		n    int
+		want []Usage
+	}{
+		{Usage{10, 4}, 1, []Usage{{10, 4}}},
+		{Usage{1, 3}, 3, []Usage{{1, 1}, {0, 1}, {0, 1}}},
+		{Usage{7, 5}, 2, []Usage{{4, 3}, {3, 2}}},
+		{Usage{}, 2, []Usage{{}, {}}},
+	}
+	for _, tt := range tests {
+		got := splitUsage(tt.u, tt.n)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("splitUsage(%+v, %d) = %+v, want %+v", tt.u, tt.n, got, tt.want)
+		}
+		sum := Usage{}
+		for _, g := range got {
+			sum = sum.Add(g)
+		}
+		if sum != tt.u {
+			t.Errorf("splitUsage(%+v, %d) adds up to %+v", tt.u, tt.n, sum)
+		}
+	}
+}
+
+func TestAddCacheSources(t *testing.T) {
+	a := CacheSource{Endpoint: "e", Model: "m", Samples: 1}
+	b := CacheSource{Model: "m", Samples: 2}
+	got := AddCacheSources(nil, a, b, a)
+	want := []CacheSource{{Endpoint: "e", Model: "m", Samples: 2}, b}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestServerID(t *testing.T) {
+	a := ServerID("http://gpu-a:8000/v1")
+	tests := []struct {
+		url  string
+		same bool
+	}{
+		{"http://GPU-A:8000/v1/", true},
+		{"http://user:secret@gpu-a:8000/v1?x=1", true},
+		{"http://gpu-b:8000/v1", false},
+		{"http://gpu-a:8001/v1", false},
+		{"https://gpu-a:8000/v1", false},
+		{"http://gpu-a:8000/v2", false},
+	}
+	if len(a) != 8 {
+		t.Fatalf("ServerID = %q, want 8 hex digits", a)
+	}
+	for _, tt := range tests {
+		if got := ServerID(tt.url) == a; got != tt.same {
+			t.Errorf("ServerID(%q) == ServerID(gpu-a) is %v, want %v", tt.url, got, tt.same)
+		}
+		if id := ServerID(tt.url); strings.Contains(id, "gpu") {
+			t.Errorf("ServerID(%q) = %q names the host", tt.url, id)
+		}
+	}
+	if id := ServerID("not a url"); id != "" {
+		t.Errorf("ServerID of a URL without host = %q, want \"\"", id)
+	}
 }

@@ -121,7 +121,8 @@ func OpenWithLogger(cfg Config, log *slog.Logger) (Model, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cache, err := OpenCache(oa, CacheOptions{Dir: cfg.CacheDir, Mode: mode, Identity: oa.Identity(), Logger: log})
+	cache, err := OpenCache(oa, CacheOptions{Dir: cfg.CacheDir, Mode: mode, Identity: oa.Identity(),
+		Endpoint: RedactEndpoint(oc.BaseURL), Server: ServerID(oc.BaseURL), Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm config: %w", err)
 	}

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"net/url"
@@ -20,6 +22,11 @@ type Info struct {
 	// Endpoint is the base URL with the host redacted
 	// ("http://<host>:8000/v1"); empty for in-process policies.
 	Endpoint string `json:"endpoint,omitempty"`
+	// Server tells apart servers whose redacted endpoints read the same
+	// (two machines serving on port 8000): ServerID of the full base URL,
+	// a fingerprint that does not name the host. Empty for in-process
+	// policies. Same ignores it, so runs recorded before it existed resume.
+	Server string `json:"server,omitempty"`
 	// NotLLM marks deterministic or simulated policies: their results
 	// must never be read as a language model's.
 	NotLLM bool `json:"not_llm,omitempty"`
@@ -78,6 +85,19 @@ func Describe(m Model) Info {
 		return Info{Name: "none", Provider: "none"}
 	}
 	return Info{Name: fmt.Sprintf("%T", m), Provider: "unknown"}
+}
+
+// ServerID is a short fingerprint of a base URL's scheme, host, port and
+// path (credentials and the query left out, the host lower-cased): equal
+// for one server, different for two hosts behind the same redacted
+// endpoint. "" when raw has no host.
+func ServerID(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimSuffix(u.EscapedPath(), "/")))
+	return hex.EncodeToString(sum[:4])
 }
 
 // RedactEndpoint keeps what tells endpoints apart without naming a host:

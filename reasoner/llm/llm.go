@@ -138,12 +138,23 @@ func (u Usage) Add(v Usage) Usage {
 // Response is what a model returned.
 type Response struct {
 	// Texts has exactly Request.N entries (N <= 0 counts as 1).
-	Texts   []string      `json:"texts"`
+	Texts []string `json:"texts"`
+	// Usage counts the tokens spent by this call: samples served from the
+	// response cache spend none.
 	Usage   Usage         `json:"usage"`
 	Latency time.Duration `json:"latency"`
 	// CacheHits is how many of Texts came from the response cache.
-	CacheHits int    `json:"cache_hits"`
-	Model     string `json:"model"`
+	CacheHits int `json:"cache_hits"`
+	// CachedUsage is the usage the model reported when it produced the
+	// samples served from the cache (see Cache), not spent by this call.
+	// CacheUnknownUsage counts the samples served from the cache whose
+	// entries record no usage (written by an older Grove, before entries kept it):
+	// their tokens are unknown, not 0.
+	CachedUsage       Usage `json:"cached_usage"`
+	CacheUnknownUsage int   `json:"cache_unknown_usage,omitempty"`
+	// CacheSources say where the samples served from the cache came from.
+	CacheSources []CacheSource `json:"cache_sources,omitempty"`
+	Model        string        `json:"model"`
 }
 
 // Model is a language model. Implementations are safe for concurrent use.

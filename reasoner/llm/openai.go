@@ -808,5 +808,6 @@ func (o *OpenAI) Describe() Info {
 	if len(o.cfg.ExtraBody) > 0 {
 		params["extra_body"] = maps.Clone(o.cfg.ExtraBody)
 	}
-	return Info{Name: o.cfg.Model, Provider: ProviderOpenAI, Endpoint: RedactEndpoint(o.cfg.BaseURL), Params: params}
+	return Info{Name: o.cfg.Model, Provider: ProviderOpenAI, Endpoint: RedactEndpoint(o.cfg.BaseURL),
+		Server: ServerID(o.cfg.BaseURL), Params: params}
 }

@@ -104,7 +104,12 @@ type StepStats struct {
 	Errors    int64 `json:"errors"`
 	Samples   int64 `json:"samples"`
 	CacheHits int64 `json:"cache_hits"`
-	Usage     Usage `json:"usage"`
+	// Usage counts the tokens spent; CachedUsage those the samples served
+	// from the cache cost when they were produced, and CacheUnknownUsage
+	// the served samples whose usage is unknown (see Response).
+	Usage             Usage `json:"usage"`
+	CachedUsage       Usage `json:"cached_usage"`
+	CacheUnknownUsage int64 `json:"cache_unknown_usage,omitempty"`
 	// Latency is the summed wall time of the calls; MaxLatency the longest.
 	Latency    time.Duration `json:"latency"`
 	MaxLatency time.Duration `json:"max_latency"`
@@ -126,6 +131,8 @@ func (s *StepStats) add(c Call) {
 	s.Samples += int64(max(1, c.Request.N))
 	s.CacheHits += int64(c.Response.CacheHits)
 	s.Usage = s.Usage.Add(c.Response.Usage)
+	s.CachedUsage = s.CachedUsage.Add(c.Response.CachedUsage)
+	s.CacheUnknownUsage += int64(c.Response.CacheUnknownUsage)
 	s.Latency += c.Latency
 	s.MaxLatency = max(s.MaxLatency, c.Latency)
 }
@@ -136,6 +143,8 @@ func (s *StepStats) merge(o StepStats) {
 	s.Samples += o.Samples
 	s.CacheHits += o.CacheHits
 	s.Usage = s.Usage.Add(o.Usage)
+	s.CachedUsage = s.CachedUsage.Add(o.CachedUsage)
+	s.CacheUnknownUsage += o.CacheUnknownUsage
 	s.Latency += o.Latency
 	s.MaxLatency = max(s.MaxLatency, o.MaxLatency)
 }

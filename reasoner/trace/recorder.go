@@ -136,21 +136,25 @@ func (r *Recorder) Warn(node int, format string, args ...any) {
 // node carried by ctx (see WithNode).
 func (r *Recorder) Record(ctx context.Context, c llm.Call) {
 	mc := ModelCall{
-		Node:             NodeFrom(ctx),
-		Task:             c.Request.Task.Name,
-		Kind:             string(c.Request.Task.Kind),
-		Messages:         slices.Clone(c.Request.Messages),
-		Prompt:           c.Request.Prompt,
-		N:                max(1, c.Request.N),
-		Temperature:      c.Request.Temperature,
-		MaxTokens:        c.Request.MaxTokens,
-		Outputs:          slices.Clone(c.Response.Texts),
-		PromptTokens:     c.Response.Usage.PromptTokens,
-		CompletionTokens: c.Response.Usage.CompletionTokens,
-		CacheHits:        c.Response.CacheHits,
-		Model:            c.Response.Model,
-		Start:            c.Start,
-		Latency:          c.Latency,
+		Node:                   NodeFrom(ctx),
+		Task:                   c.Request.Task.Name,
+		Kind:                   string(c.Request.Task.Kind),
+		Messages:               slices.Clone(c.Request.Messages),
+		Prompt:                 c.Request.Prompt,
+		N:                      max(1, c.Request.N),
+		Temperature:            c.Request.Temperature,
+		MaxTokens:              c.Request.MaxTokens,
+		Outputs:                slices.Clone(c.Response.Texts),
+		PromptTokens:           c.Response.Usage.PromptTokens,
+		CompletionTokens:       c.Response.Usage.CompletionTokens,
+		CacheHits:              c.Response.CacheHits,
+		CachedPromptTokens:     c.Response.CachedUsage.PromptTokens,
+		CachedCompletionTokens: c.Response.CachedUsage.CompletionTokens,
+		CacheUnknownUsage:      c.Response.CacheUnknownUsage,
+		CacheSources:           slices.Clone(c.Response.CacheSources),
+		Model:                  c.Response.Model,
+		Start:                  c.Start,
+		Latency:                c.Latency,
 	}
 	if mc.Outputs == nil {
 		mc.Outputs = []string{}
@@ -179,6 +183,10 @@ func (r *Recorder) AddModelCall(mc ModelCall) {
 	tt.CompletionTokens += mc.CompletionTokens
 	tt.Tokens = tt.PromptTokens + tt.CompletionTokens
 	tt.CacheHits += mc.CacheHits
+	tt.CachedPromptTokens += mc.CachedPromptTokens
+	tt.CachedCompletionTokens += mc.CachedCompletionTokens
+	tt.CachedTokens = tt.CachedPromptTokens + tt.CachedCompletionTokens
+	tt.CacheUnknownUsage += mc.CacheUnknownUsage
 	tt.ModelTime += mc.Latency
 	ev := mc.Clone()
 	r.emit(func(o Observer) { o.OnModelCall(ev) })
@@ -296,6 +304,34 @@ func (r *Recorder) fillTotals(t *Trace) {
 		t.Totals.WallTime = time.Since(r.start)
 	}
 	t.ServedModels = servedModels(t)
+	t.CacheSources = CacheSources(t.ModelCalls)
+}
+
+// CacheSources sums the origins of the samples the calls were served from
+// the response cache.
+func CacheSources(calls []ModelCall) []llm.CacheSource {
+	var out []llm.CacheSource
+	for _, c := range calls {
+		for _, s := range c.CacheSources {
+			out = llm.AddCacheSources(out, s)
+		}
+	}
+	return out
+}
+
+// ForeignCacheSources returns the origins of t's samples served from the
+// cache that are not t's model (or evaluator) at its endpoint: another
+// server, a model name the server reported in place of the configured
+// one, or an origin the cache did not record.
+func (t *Trace) ForeignCacheSources() []llm.CacheSource {
+	var out []llm.CacheSource
+	for _, s := range t.CacheSources {
+		if s.From(t.Model) || (t.Evaluator != nil && s.From(*t.Evaluator)) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // servedModels lists the distinct model names replies reported that are

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/literal"
 )
@@ -181,8 +182,12 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 		fmt.Fprintf(w, "grove: %s\n", t.Grove)
 	}
 	tt := t.Totals
-	fmt.Fprintf(w, "totals: %d nodes, %d expansions, %d model calls (%d samples, %d tokens, %d cache hits), %d KG calls, wall %s\n",
-		tt.Nodes, tt.Expansions, tt.ModelCalls, tt.Samples, tt.Tokens, tt.CacheHits, tt.KGCalls, tt.WallTime.Round(time.Microsecond))
+	fmt.Fprintf(w, "totals: %d nodes, %d expansions, %d model calls (%d samples, %d tokens, %d cache hits%s), %d KG calls, wall %s\n",
+		tt.Nodes, tt.Expansions, tt.ModelCalls, tt.Samples, tt.Tokens, tt.CacheHits, cachedTokens(tt), tt.KGCalls,
+		tt.WallTime.Round(time.Microsecond))
+	if f := t.ForeignCacheSources(); len(f) > 0 {
+		fmt.Fprintf(w, "cache hits produced elsewhere than %s: %s\n", t.Model, llm.DescribeCacheSources(f))
+	}
 	if t.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", t.Error)
 	}
@@ -196,4 +201,17 @@ func renderFooter(w *bufio.Writer, t *Trace) {
 			}
 		}
 	}
+}
+
+// cachedTokens describes the tokens the cache hits cost when they were
+// produced ("" without cache hits).
+func cachedTokens(tt Totals) string {
+	if tt.CacheHits == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" costing %d tokens when produced", tt.CachedTokens)
+	if tt.CacheUnknownUsage > 0 {
+		s += fmt.Sprintf(", %d of them of unknown usage", tt.CacheUnknownUsage)
+	}
+	return s
 }

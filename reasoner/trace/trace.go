@@ -48,7 +48,12 @@ type Trace struct {
 	// Evaluator's configured names ("qwen2.5:7b" asked for, a server
 	// alias answering): what actually produced the text.
 	ServedModels []string `json:"served_models,omitempty"`
-	Grove        string   `json:"grove_version,omitempty"`
+	// CacheSources say where the samples served from the response cache
+	// came from (the server's redacted endpoint and the model name it
+	// reported; no endpoint for entries of older Groves), summed over
+	// ModelCalls.
+	CacheSources []llm.CacheSource `json:"cache_sources,omitempty"`
+	Grove        string            `json:"grove_version,omitempty"`
 	// Nodes are in creation order; Nodes[i].ID == i+1.
 	Nodes      []Node      `json:"nodes"`
 	ModelCalls []ModelCall `json:"model_calls"`
@@ -113,10 +118,18 @@ type ModelCall struct {
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
 	CacheHits        int           `json:"cache_hits"`
-	Model            string        `json:"model,omitempty"`
-	Start            time.Time     `json:"start"`
-	Latency          time.Duration `json:"latency_ns"`
-	Error            string        `json:"error,omitempty"`
+	// CachedPromptTokens and CachedCompletionTokens are what the samples
+	// served from the cache cost when they were produced (not spent by
+	// this call: PromptTokens and CompletionTokens are); CacheUnknownUsage
+	// counts the served samples whose usage the cache did not record.
+	CachedPromptTokens     int               `json:"cached_prompt_tokens,omitempty"`
+	CachedCompletionTokens int               `json:"cached_completion_tokens,omitempty"`
+	CacheUnknownUsage      int               `json:"cache_unknown_usage,omitempty"`
+	CacheSources           []llm.CacheSource `json:"cache_sources,omitempty"`
+	Model                  string            `json:"model,omitempty"`
+	Start                  time.Time         `json:"start"`
+	Latency                time.Duration     `json:"latency_ns"`
+	Error                  string            `json:"error,omitempty"`
 }
 
 // KGArgs are the arguments of a KG call; unused fields are empty.
@@ -181,20 +194,28 @@ type Answer struct {
 
 // Totals summarise a run.
 type Totals struct {
-	ModelCalls       int           `json:"model_calls"`
-	ModelErrors      int           `json:"model_errors"`
-	Samples          int           `json:"samples"`
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
-	Tokens           int           `json:"tokens"`
-	CacheHits        int           `json:"cache_hits"`
-	KGCalls          int           `json:"kg_calls"`
-	KGErrors         int           `json:"kg_errors"`
-	Nodes            int           `json:"nodes"`
-	Expansions       int           `json:"expansions"`
-	ModelTime        time.Duration `json:"model_time_ns"`
-	KGTime           time.Duration `json:"kg_time_ns"`
-	WallTime         time.Duration `json:"wall_time_ns"`
+	ModelCalls       int `json:"model_calls"`
+	ModelErrors      int `json:"model_errors"`
+	Samples          int `json:"samples"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Tokens           int `json:"tokens"`
+	CacheHits        int `json:"cache_hits"`
+	// The Cached* counts are the tokens the samples served from the
+	// response cache cost when they were produced (Tokens are those spent
+	// by this run); CacheUnknownUsage counts the served samples whose usage
+	// is unknown (cache entries of older Groves).
+	CachedPromptTokens     int           `json:"cached_prompt_tokens"`
+	CachedCompletionTokens int           `json:"cached_completion_tokens"`
+	CachedTokens           int           `json:"cached_tokens"`
+	CacheUnknownUsage      int           `json:"cache_unknown_usage,omitempty"`
+	KGCalls                int           `json:"kg_calls"`
+	KGErrors               int           `json:"kg_errors"`
+	Nodes                  int           `json:"nodes"`
+	Expansions             int           `json:"expansions"`
+	ModelTime              time.Duration `json:"model_time_ns"`
+	KGTime                 time.Duration `json:"kg_time_ns"`
+	WallTime               time.Duration `json:"wall_time_ns"`
 }
 
 // Clone returns a deep copy of n.
@@ -208,6 +229,7 @@ func (n Node) Clone() Node {
 func (c ModelCall) Clone() ModelCall {
 	c.Messages = slices.Clone(c.Messages)
 	c.Outputs = slices.Clone(c.Outputs)
+	c.CacheSources = slices.Clone(c.CacheSources)
 	return c
 }
 
@@ -240,6 +262,7 @@ func (t *Trace) Clone() *Trace {
 	}
 	c.Warnings = slices.Clone(t.Warnings)
 	c.ServedModels = slices.Clone(t.ServedModels)
+	c.CacheSources = slices.Clone(t.CacheSources)
 	c.Answer.Entities = slices.Clone(t.Answer.Entities)
 	c.Answer.Support = slices.Clone(t.Answer.Support)
 	return &c

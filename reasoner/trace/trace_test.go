@@ -438,3 +438,58 @@ func TestServedModels(t *testing.T) {
 		t.Errorf("summary lacks the served model:\n%s", b.String())
 	}
 }
+
+// cachedModel answers as if the response cache served every sample.
+type cachedModel struct{ resp llm.Response }
+
+func (m cachedModel) Generate(context.Context, llm.Request) (llm.Response, error) { return m.resp, nil }
+
+// TestCachedUsageAndSources: the tokens cache hits cost when produced are
+// totalled apart from the tokens spent, samples of unknown usage are
+// counted, and origins other than the trace's model are named.
+func TestCachedUsageAndSources(t *testing.T) {
+	const here = "http://<host>:8000/v1"
+	info := llm.Info{Name: "m", Provider: llm.ProviderOpenAI, Endpoint: here}
+	mine := llm.CacheSource{Endpoint: here, Model: "m", Samples: 2}
+	elsewhere := llm.CacheSource{Endpoint: "http://<host>:9000/v1", Model: "m", Samples: 1}
+	unknown := llm.CacheSource{Model: "m", Samples: 1}
+	calls := []llm.Response{
+		{Texts: []string{"a", "b"}, CacheHits: 2, CachedUsage: llm.Usage{PromptTokens: 10, CompletionTokens: 4},
+			CacheSources: []llm.CacheSource{mine}},
+		{Texts: []string{"c", "d"}, CacheHits: 2, Usage: llm.Usage{PromptTokens: 1}, CacheUnknownUsage: 1,
+			CachedUsage: llm.Usage{CompletionTokens: 3}, CacheSources: []llm.CacheSource{elsewhere, unknown}},
+	}
+	r := NewRecorder(Meta{Method: "m", Model: info}, nil)
+	for _, c := range calls {
+		if _, err := r.WrapModel(cachedModel{c}).Generate(t.Context(), llm.Request{Prompt: "p", N: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr := r.Finish(nil)
+	tt := tr.Totals
+	if tt.Tokens != 1 || tt.CachedPromptTokens != 10 || tt.CachedCompletionTokens != 7 || tt.CachedTokens != 17 ||
+		tt.CacheUnknownUsage != 1 || tt.CacheHits != 4 {
+		t.Errorf("totals %+v", tt)
+	}
+	if c := tr.ModelCalls[1]; c.CachedCompletionTokens != 3 || c.CacheUnknownUsage != 1 || len(c.CacheSources) != 2 {
+		t.Errorf("call %+v", c)
+	}
+	if want := []llm.CacheSource{mine, elsewhere, unknown}; !slices.Equal(tr.CacheSources, want) {
+		t.Errorf("sources %+v, want %+v", tr.CacheSources, want)
+	}
+	if want := []llm.CacheSource{elsewhere, unknown}; !slices.Equal(tr.ForeignCacheSources(), want) {
+		t.Errorf("foreign sources %+v, want %+v", tr.ForeignCacheSources(), want)
+	}
+	var b strings.Builder
+	if err := Render(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"4 cache hits costing 17 tokens when produced, 1 of them of unknown usage)",
+		`cache hits produced elsewhere than m (openai-compatible, http://<host>:8000/v1): 1 sample from "m" at http://<host>:9000/v1, 1 from "m" at an unknown server`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("render lacks %q:\n%s", want, b.String())
+		}
+	}
+}

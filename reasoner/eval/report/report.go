@@ -143,21 +143,27 @@ type MethodRow struct {
 	// by the fallback method, Errors those that failed. Judged counts the
 	// results the LLM judge was asked about, JudgeErrors those it failed
 	// on (left out of the judge score's mean).
-	NoAnswer         int           `json:"no_answer"`
-	Fallback         int           `json:"fallback"`
-	Errors           int           `json:"errors"`
-	Judged           int           `json:"judged,omitempty"`
-	JudgeErrors      int           `json:"judge_errors,omitempty"`
-	Tokens           float64       `json:"tokens"`
-	PromptTokens     float64       `json:"prompt_tokens"`
-	CompletionTokens float64       `json:"completion_tokens"`
-	ModelCalls       float64       `json:"model_calls"`
-	Samples          float64       `json:"samples"`
-	CacheHits        float64       `json:"cache_hits"`
-	KGCalls          float64       `json:"kg_calls"`
-	Expansions       float64       `json:"expansions"`
-	WallTime         time.Duration `json:"wall_time_ns"`
-	TotalTime        time.Duration `json:"total_time_ns"`
+	NoAnswer         int     `json:"no_answer"`
+	Fallback         int     `json:"fallback"`
+	Errors           int     `json:"errors"`
+	Judged           int     `json:"judged,omitempty"`
+	JudgeErrors      int     `json:"judge_errors,omitempty"`
+	Tokens           float64 `json:"tokens"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	CompletionTokens float64 `json:"completion_tokens"`
+	ModelCalls       float64 `json:"model_calls"`
+	Samples          float64 `json:"samples"`
+	CacheHits        float64 `json:"cache_hits"`
+	// CachedTokens is what the samples from the cache cost when they were
+	// produced (Tokens are spent by the run); CacheUnknownUsage is the
+	// total (not a mean) of the samples from the cache whose usage is
+	// unknown, which CachedTokens leaves out.
+	CachedTokens      float64       `json:"cached_tokens"`
+	CacheUnknownUsage int           `json:"cache_unknown_usage,omitempty"`
+	KGCalls           float64       `json:"kg_calls"`
+	Expansions        float64       `json:"expansions"`
+	WallTime          time.Duration `json:"wall_time_ns"`
+	TotalTime         time.Duration `json:"total_time_ns"`
 }
 
 // TypeRow is the mean EM-in of each method on one question type.
@@ -431,6 +437,8 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 		row.ModelCalls += float64(r.ModelCalls)
 		row.Samples += float64(r.Samples)
 		row.CacheHits += float64(r.CacheHits)
+		row.CachedTokens += float64(r.CachedTokens)
+		row.CacheUnknownUsage += r.UnknownCacheUsage()
 		row.KGCalls += float64(r.KGCalls)
 		row.Expansions += float64(r.Expansions)
 		row.TotalTime += r.WallTime
@@ -451,6 +459,7 @@ func methodRow(m string, rs []eval.Loaded) MethodRow {
 		row.ModelCalls /= n
 		row.Samples /= n
 		row.CacheHits /= n
+		row.CachedTokens /= n
 		row.KGCalls /= n
 		row.Expansions /= n
 		row.WallTime = row.TotalTime / time.Duration(row.N)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/eval"
 	"github.com/grove-kg/grove/reasoner/eval/internal/plot"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Output file names, inside the report directory.
@@ -356,16 +357,29 @@ func (r *Report) writeCost(w *bufio.Writer) {
 	fmt.Fprintf(w, "## Cost per question, model: %s\n\n", r.modelNames())
 	// A call may ask for several samples and the cache answers per sample,
 	// so cache hits stand beside samples, not calls.
+	// Tokens are spent by the run; the samples from the cache cost theirs
+	// when they were produced, which stand apart.
 	head := []string{"Method", "Tokens", "Prompt", "Completion", "Model calls", "Samples", "Samples from cache",
-		"KG calls", "Expansions", "Wall time", "Total time"}
+		"Tokens of cached samples", "KG calls", "Expansions", "Wall time", "Total time"}
 	row(w, head...)
 	rule(w, len(head))
+	unknown := 0
 	for _, m := range r.Methods {
+		cached := fmt.Sprintf("%.0f", m.CachedTokens)
+		if m.CacheUnknownUsage > 0 {
+			cached += fmt.Sprintf(" + %d unknown", m.CacheUnknownUsage)
+			unknown += m.CacheUnknownUsage
+		}
 		row(w, m.Method, fmt.Sprintf("%.0f", m.Tokens), fmt.Sprintf("%.0f", m.PromptTokens),
 			fmt.Sprintf("%.0f", m.CompletionTokens), fmt.Sprintf("%.1f", m.ModelCalls), fmt.Sprintf("%.1f", m.Samples), fmt.Sprintf("%.1f", m.CacheHits),
-			fmt.Sprintf("%.1f", m.KGCalls), fmt.Sprintf("%.1f", m.Expansions), round(m.WallTime), round(m.TotalTime))
+			cached, fmt.Sprintf("%.1f", m.KGCalls), fmt.Sprintf("%.1f", m.Expansions), round(m.WallTime), round(m.TotalTime))
 	}
 	w.WriteString("\n")
+	if unknown > 0 {
+		fmt.Fprintf(w, "Tokens are those spent by the run; tokens of cached samples are what the samples from the "+
+			"response cache cost when they were produced. %d %s from the cache (in all) have unknown usage: their "+
+			"cache entries were written by an older Grove, which did not record it.\n\n", unknown, literal.Plural(unknown, "sample"))
+	}
 }
 
 // round shortens a duration for tables.

@@ -423,3 +423,40 @@ func TestSummaryOfStoppedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryReportsCache: the run summary says how many samples the
+// response cache gave and what they cost when produced, apart from the
+// tokens spent, in text and JSON; without cache hits it says nothing.
+func TestSummaryReportsCache(t *testing.T) {
+	cache := eval.CacheUse{Samples: 4, CacheHits: 3, Tokens: 12, CachedTokens: 90, UnknownUsage: 1,
+		Sources: []llm.CacheSource{{Endpoint: "http://<host>:8000/v1", Model: "m", Samples: 3}}}
+	line := "3 of 4 samples from the response cache, which cost 90 tokens when produced (1 sample of unknown usage, not counted); 12 tokens spent"
+	tests := []struct {
+		name  string
+		cache eval.CacheUse
+		want  bool
+	}{
+		{"cache hits", cache, true},
+		{"none", eval.CacheUse{Samples: 4, Tokens: 40}, false},
+	}
+	for _, tt := range tests {
+		sum := &eval.Summary{Jobs: 1, Ran: 1, Cache: tt.cache}
+		var text, js bytes.Buffer
+		if err := printSummary(&text, false, sum); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), line); got != tt.want {
+			t.Errorf("%s: text summary has the cache line: %v, want %v:\n%s", tt.name, got, tt.want, text.String())
+		}
+		if err := printSummary(&js, true, sum); err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ Cache *eval.CacheUse }
+		if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		if (out.Cache != nil) != tt.want || (tt.want && out.Cache.CachedTokens != 90) {
+			t.Errorf("%s: JSON cache %+v", tt.name, out.Cache)
+		}
+	}
+}

@@ -44,7 +44,10 @@ func runCommand(app App) *cobra.Command {
 		Long: "Answer every question of a dataset with each method and append one result per question and method " +
 			"to DIR/results.jsonl (with its trace under DIR/traces). Interrupted runs continue with --resume. " +
 			"Methods are registered names or fallback pairs such as tot->cot (Chain-of-Thought when tot gives no " +
-			"answer). See `grove eval report` for the tables and figures.",
+			"answer). Samples served from the response cache spend no tokens: results and the summary give the tokens " +
+			"they cost when produced apart (cached_tokens; unknown for cache entries of older Groves) and where they " +
+			"came from, and warn when another server produced them under the same model name. " +
+			"See `grove eval report` for the tables and figures.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, app, &f) },
 	}
@@ -268,8 +271,11 @@ type summary struct {
 	Judged      int                `json:"judged,omitempty"`
 	JudgeErrors int                `json:"judge_errors,omitempty"`
 	EMIn        map[string]float64 `json:"em_in"`
-	Elapsed     string             `json:"elapsed"`
-	Warnings    []string           `json:"warnings,omitempty"`
+	// Cache is the response cache's part of the results (absent when it
+	// served no sample).
+	Cache    *eval.CacheUse `json:"cache,omitempty"`
+	Elapsed  string         `json:"elapsed"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
@@ -277,6 +283,10 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, NotRun: s.Jobs - s.Resumed - s.Ran, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
+	if s.Cache.CacheHits > 0 {
+		c := s.Cache
+		out.Cache = &c
+	}
 	n := map[string]int{}
 	errs := map[string]int{}
 	for _, r := range s.Results {
@@ -326,6 +336,9 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 			fmt.Fprintf(&b, ", %d errors not averaged", errs[m])
 		}
 		b.WriteString("\n")
+	}
+	if out.Cache != nil {
+		fmt.Fprintf(&b, "%s\n", out.Cache)
 	}
 	if out.Errors > 0 {
 		fmt.Fprintf(&b, "%d runs ended in an error: they are left out of the EM-in averages (see \"error\" in the results)\n",
