@@ -37,6 +37,7 @@ func (a *app) backendFlags(pf *pflag.FlagSet) {
 	pf.Int("sparql-max-in-flight", 0, "concurrent SPARQL requests (default 4)")
 	pf.String("sql-url", "", "database URL for --kg-backend sql, e.g. postgres://user@localhost/grove?sslmode=disable")
 	pf.String("sql-flavor", "postgres", "SQL database: postgres or cockroach")
+	pf.Duration("sql-idle-timeout", sqlkg.DefaultIdleTimeout, "--kg-backend sql: a database call without a timeout of its own (Cayley's name lookups and writes) fails after this long without a byte from the database (negative: never)")
 	for flag, key := range backendKeys() {
 		_ = a.v.BindPFlag(key, pf.Lookup(flag))
 	}
@@ -48,7 +49,7 @@ func backendKeys() map[string]string {
 		"kg-backend": "kg-backend", "sparql-url": "sparql.url", "sparql-dialect": "sparql.dialect",
 		"sparql-graph": "sparql.graphs", "sparql-auth-file": "sparql.auth_file", "sparql-cache": "sparql.cache_dir",
 		"sparql-timeout": "sparql.timeout", "sparql-max-in-flight": "sparql.max_in_flight",
-		"sql-url": "sql.url", "sql-flavor": "sql.flavor",
+		"sql-url": "sql.url", "sql-flavor": "sql.flavor", "sql-idle-timeout": "sql.idle_timeout",
 	}
 }
 
@@ -181,5 +182,6 @@ func (a *app) openSQL(ctx context.Context) (*sqlkg.KG, error) {
 	if url == "" {
 		return nil, errors.New("--kg-backend sql needs --sql-url (or GROVE_SQL_URL, sql.url in the config file)")
 	}
-	return sqlkg.Open(ctx, sqlkg.Config{URL: url, Flavor: a.v.GetString("sql.flavor"), Logger: a.log})
+	return sqlkg.Open(ctx, sqlkg.Config{URL: url, Flavor: a.v.GetString("sql.flavor"),
+		IdleTimeout: a.v.GetDuration("sql.idle_timeout"), Logger: a.log})
 }

@@ -11,6 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph"
+	cquery "github.com/cayleygraph/cayley/query"
+	_ "github.com/cayleygraph/cayley/query/gizmo" // Gizmo queries
+	"github.com/cayleygraph/quad"
+
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/internal/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
@@ -168,4 +173,106 @@ func TestStalledServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStalledQuadStore: once the server stops answering, Cayley's quad
+// store (what Gizmo, GraphQL and MQL run on) returns too: a call with a
+// context when the context ends, a call without one (NameOf, Stats,
+// ApplyDeltas: Cayley passes them none) after the idle bound, with an
+// error wrapping sqlkg.ErrIdleTimeout.
+func TestStalledQuadStore(t *testing.T) {
+	const idle = time.Second
+	pg := testserver.StartPostgres(t)
+	u, err := url.Parse(pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startStallProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	ctx := context.Background()
+	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: u.String(), IdleTimeout: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kg.Close()
+	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
+		t.Fatal(err)
+	}
+	qs := kg.QuadStore()
+	gizmo := `g.V("<beatles>").Out().All()`
+	if out, err := runGizmo(ctx, qs, gizmo); err != nil || len(out) == 0 {
+		t.Fatalf("gizmo before the stall = %v, %v", out, err)
+	}
+	p.stall.Store(true)
+	cases := []struct {
+		name string
+		ctx  bool // the call takes a context (ended after 300ms)
+		call func(context.Context) error
+	}{
+		{"Gizmo", true, func(ctx context.Context) error {
+			_, err := runGizmo(ctx, qs, gizmo)
+			return err
+		}},
+		{"QuadsAllIterator", true, func(ctx context.Context) error {
+			it := qs.QuadsAllIterator().Iterate()
+			defer it.Close()
+			for it.Next(ctx) {
+			}
+			return it.Err()
+		}},
+		{"NameOf", false, func(context.Context) error {
+			ref, err := qs.ValueOf(quad.IRI("not looked up before"))
+			if err != nil {
+				return err
+			}
+			_, err = qs.NameOf(ref)
+			return err
+		}},
+		{"Stats", false, func(ctx context.Context) error { _, err := qs.Stats(ctx, true); return err }},
+		{"ApplyDeltas", false, func(context.Context) error {
+			return qs.ApplyDeltas([]graph.Delta{{Action: graph.Add,
+				Quad: quad.MakeIRI("a", "b", "c", "")}}, graph.IgnoreOpts{IgnoreDup: true})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if !c.ctx {
+				ctx = context.Background()
+			}
+			start := time.Now()
+			err := within(t, 15*time.Second, c.name, func() error { return c.call(ctx) })
+			took := time.Since(start)
+			switch {
+			case err == nil:
+				t.Fatalf("%s on a stalled server succeeded", c.name)
+			case c.ctx && took > 5*time.Second:
+				// Cayley's iterators quote the driver's error (%v), so
+				// only the time tells the context's deadline ended it.
+				t.Errorf("%s returned after %v, want soon after its context's 300ms", c.name, took)
+			case !c.ctx && !errors.Is(err, sqlkg.ErrIdleTimeout):
+				t.Errorf("%s on a stalled server: %v, want an error wrapping sqlkg.ErrIdleTimeout", c.name, err)
+			case !c.ctx && (took < idle || took > idle+5*time.Second):
+				t.Errorf("%s returned after %v, want about the idle bound %v", c.name, took, idle)
+			}
+			t.Logf("%s: %v after %v", c.name, err, took)
+		})
+	}
+}
+
+// runGizmo runs a Gizmo query on qs the way Cayley does (store/query's
+// Guard is left out: Cayley's SQL shapes build only on the SQL store
+// itself) and returns its results.
+func runGizmo(ctx context.Context, qs graph.QuadStore, q string) ([]any, error) {
+	it, err := cquery.Execute(ctx, qs, "gizmo", q, cquery.Options{Limit: 10, Collation: cquery.JSON})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []any
+	for it.Next(ctx) {
+		out = append(out, it.Result())
+	}
+	return out, it.Err()
 }

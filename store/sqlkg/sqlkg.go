@@ -13,6 +13,15 @@
 // writes a batch of quads in one transaction through COPY into temporary
 // tables followed by set-based INSERTs, so readers see a load entirely or
 // not at all.
+//
+// Connections. Every connection, Grove's and those of Cayley's quad store
+// (opened through a private driver and private Cayley flavors, flavor.go),
+// is watched (conn.go): a call's context ends its network I/O, since
+// lib/pq alone keeps reading a silent server after cancellation, and a
+// call without a context (Cayley's NameOf, Stats, writes and Init pass
+// none) fails with ErrIdleTimeout once the database has been silent for
+// Config.IdleTimeout (default 2 minutes); a call that keeps receiving or
+// sending data is not cut. Opening a connection is bounded by both.
 package sqlkg
 
 import (
@@ -27,11 +36,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	csql "github.com/cayleygraph/cayley/graph/sql"
-	_ "github.com/cayleygraph/cayley/graph/sql/cockroach" // registers the cockroach flavor
-	_ "github.com/cayleygraph/cayley/graph/sql/postgres"  // registers the postgres flavor and lib/pq
 	"github.com/cayleygraph/quad"
 	"github.com/lib/pq"
 
@@ -45,7 +53,29 @@ type Config struct {
 	URL string
 	// Flavor is "postgres" (default) or "cockroach".
 	Flavor string
-	Logger *slog.Logger
+	// IdleTimeout bounds a database call that no context can end (one
+	// made with context.Background, as Cayley's NameOf, Stats and writes
+	// are): the call fails when the database has sent and taken nothing
+	// for this long. A call that keeps moving data is not cut, but a
+	// single statement that works longer than this before its first row
+	// is. Opening a connection is bounded by it too. 0 means
+	// DefaultIdleTimeout; a negative value removes the bound.
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// DefaultIdleTimeout is Config.IdleTimeout's default.
+const DefaultIdleTimeout = 2 * time.Minute
+
+// idleTimeout is the idle bound cfg asks for (0: none).
+func (cfg Config) idleTimeout() time.Duration {
+	switch {
+	case cfg.IdleTimeout == 0:
+		return DefaultIdleTimeout
+	case cfg.IdleTimeout < 0:
+		return 0
+	}
+	return cfg.IdleTimeout
 }
 
 // KG is a store.KG on Cayley's SQL schema. It is safe for concurrent use.
@@ -67,9 +97,9 @@ var _ store.KG = (*KG)(nil)
 // Open connects, creating Cayley's tables (and the label index) when the
 // database is empty.
 func Open(ctx context.Context, cfg Config) (*KG, error) {
-	flavor := cmp.Or(cfg.Flavor, "postgres")
-	if flavor != "postgres" && flavor != "cockroach" {
-		return nil, fmt.Errorf("sql flavor %q: want postgres or cockroach", flavor)
+	flavor, err := cayleyFlavor(cmp.Or(cfg.Flavor, "postgres"))
+	if err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -80,23 +110,27 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 			return nil, fmt.Errorf("sql: %w", scrub(err, cfg.URL))
 		}
 	}
-	conn, err := newConnector(cfg.URL)
+	idle := cfg.idleTimeout()
+	conn, err := newConnector(cfg.URL, idle)
 	if err != nil {
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	// ctx bounds every call's network I/O, the connection's startup
-	// included (see connector).
+	// included, and idle bounds calls without a context (see connector).
+	// Cayley's quad store opens its pool through the same connector
+	// (flavor.go), at cayleyAddr.
 	db := sql.OpenDB(conn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig()}
-	if err := k.initSchema(ctx, flavor, cfg.URL); err != nil {
+	addr := cayleyAddr(idle, cfg.URL)
+	if err := k.initSchema(ctx, flavor, addr, cfg.URL); err != nil {
 		db.Close()
 		return nil, err
 	}
-	qs, err := graph.NewQuadStore(flavor, cfg.URL, nil)
+	qs, err := graph.NewQuadStore(flavor, addr, nil)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: cayley quad store: %w", redact(cfg.URL), scrub(err, cfg.URL))
@@ -109,8 +143,10 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	return k, nil
 }
 
-// initSchema creates Cayley's tables once, then Grove's label index.
-func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
+// initSchema creates Cayley's tables once (flavor is the private Cayley
+// flavor, addr its address), then Grove's label index; url is the
+// database URL, for scrubbing errors.
+func (k *KG) initSchema(ctx context.Context, flavor, addr, url string) error {
 	var exists bool
 	err := k.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'quads')`).Scan(&exists)
 	if err != nil {
@@ -118,7 +154,7 @@ func (k *KG) initSchema(ctx context.Context, flavor, addr string) error {
 	}
 	if !exists {
 		if err := graph.InitQuadStore(flavor, addr, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-			return fmt.Errorf("sql: create cayley tables: %w", scrub(err, addr))
+			return fmt.Errorf("sql: create cayley tables: %w", scrub(err, url))
 		}
 	}
 	for _, stmt := range []string{
