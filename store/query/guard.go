@@ -10,6 +10,7 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/cayley/graph/refs"
+	csql "github.com/cayleygraph/cayley/graph/sql"
 	"github.com/cayleygraph/cayley/query/shape"
 	"github.com/cayleygraph/quad"
 
@@ -187,6 +188,9 @@ func (g *Guard) OptimizeShape(ctx context.Context, s shape.Shape) (out shape.Sha
 			out, ok = s, false
 		}
 	}()
+	if _, isSQL := g.QuadStore.(*csql.QuadStore); isSQL {
+		return g.optimizeStoreShape(ctx, o, s)
+	}
 	return o.OptimizeShape(ctx, s)
 }
 

@@ -51,6 +51,10 @@ func TestPostgres(t *testing.T) {
 		t.Errorf("reload added %d quads, %v", n, err)
 	}
 	checkRefs(t, pg.URL)
+	t.Run("gizmo", func(t *testing.T) {
+		checkGizmo(t, kg, map[string][]quad.Quad{kgtest.FilmGraph: film, kgtest.ExtraGraph: kgtest.ExtraQuads(),
+			kgtest.StatementsGraph: kgtest.StatementsQuads()})
+	})
 	kgtest.Run(t, kgtest.Harness{
 		KG:         kg,
 		NoFuzzy:    true,
