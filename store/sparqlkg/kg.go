@@ -11,8 +11,14 @@
 // of at most Config.Batch (a lone id in a BIND: Virtuoso finds no single
 // blank node in a VALUES block), relation counts are aggregated by the endpoint
 // under a cap (Relation.AtLeast marks a lower bound on hubs), and node
-// names are fetched in one batched query per call. The client bounds the
-// requests in flight, times each out, retries 429/502/503/504 honouring
+// names are fetched in one batched query per call. Wikidata-style
+// statements (the dialect's Statement, StatementValue and Qualifier
+// prefixes) qualify edges and literal features as in the engine, read in
+// one batched query per call; the relations whose node says
+// <grove:hidden> "true" are read once per KG and hidden as the engine
+// hides them; a relation's node names it (its label and
+// grove:inverseLabel). The client bounds the requests in flight, times
+// each out, retries 429/502/503/504 honouring
 // Retry-After, and caches every response body by query text in memory and,
 // with Config.CacheDir, on disk: a re-run of an experiment sends no request
 // twice.
