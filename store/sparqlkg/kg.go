@@ -532,24 +532,17 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 	return out, nil
 }
 
-// Edges returns edges of relation from ids, by input id.
-func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
-	if dir != store.Out && dir != store.In {
-		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
-	}
-	if err := k.usable(ctx); err != nil {
-		return nil, err
-	}
-	p := k.relTerm(relation)
-	if p == "" {
-		return nil, nil
-	}
-	type row struct {
-		x, other term
-		g, gIRI  string // Grove graph name, named graph IRI
-		i        int
-	}
-	var rows []row
+// edgeRow is one edge as bound: x the input node, other the node or
+// literal at the other end.
+type edgeRow struct {
+	x, other term
+	g, gIRI  string // Grove graph name, named graph IRI
+}
+
+// edgeRows reads the edges of predicate p from ids, by input id, up to
+// limit (0: all), in batches of Config.Batch ids.
+func (k *KG) edgeRows(ctx context.Context, ids []string, p string, dir store.Direction, limit int) ([]edgeRow, error) {
+	var rows []edgeRow
 	for _, batch := range k.batches(k.knownTerms(ids)) {
 		left := ""
 		if limit > 0 {
@@ -573,8 +566,27 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 			return nil, err
 		}
 		for _, b := range r.Results.Bindings {
-			rows = append(rows, row{x: b["x"], other: b["o"], g: k.graphName(b), gIRI: b["g"].Value, i: int(count(b["i"]))})
+			rows = append(rows, edgeRow{x: b["x"], other: b["o"], g: k.graphName(b), gIRI: b["g"].Value})
 		}
+	}
+	return rows, nil
+}
+
+// Edges returns edges of relation from ids, by input id.
+func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
+	if dir != store.Out && dir != store.In {
+		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	p := k.relTerm(relation)
+	if p == "" {
+		return nil, nil
+	}
+	rows, err := k.edgeRows(ctx, ids, p, dir, limit)
+	if err != nil {
+		return nil, err
 	}
 	facts := make([]fact, len(rows))
 	for i, r := range rows {

@@ -149,26 +149,31 @@ func (k *KG) qualifierFeatures(rows []qualRow, names map[string]remote.Names, me
 // as Grove's ingest marks them), read once per KG: one query the first
 // time, none after (and, with Config.CacheDir, none on a re-run). The
 // set holds one entry per marked relation; the data bounds it. A failed
-// read is not kept: the next call asks again.
+// read is not kept: the next call asks again. The lock is not held
+// across the query: concurrent first callers share the client's one
+// request, each waiting under its own context.
 func (k *KG) hiddenSet(ctx context.Context) (map[string]bool, error) {
 	k.hidMu.Lock()
-	defer k.hidMu.Unlock()
-	if k.hidden != nil {
-		return k.hidden, nil
+	set := k.hidden
+	k.hidMu.Unlock()
+	if set != nil {
+		return set, nil
 	}
 	q := "SELECT DISTINCT ?r WHERE { " + k.inGraphs("?r <"+store.GroveHidden+"> ?h") + ` FILTER(STR(?h) = "true") }`
 	r, err := k.c.query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("reading the relations marked %s: %w", store.GroveHidden, err)
 	}
-	set := make(map[string]bool, len(r.Results.Bindings))
+	set = make(map[string]bool, len(r.Results.Bindings))
 	for _, b := range r.Results.Bindings {
 		if b["r"].Type == "bnode" {
 			continue // a relation is named by an IRI
 		}
 		set[toIRI(k.d.Relations, k.nodeID(b["r"]))] = true
 	}
+	k.hidMu.Lock()
 	k.hidden = set
+	k.hidMu.Unlock()
 	return set, nil
 }
 
