@@ -218,9 +218,9 @@ type Feature struct {
 	// Qualifiers qualify the statements behind a node's own feature
 	// ("population: 67,000,000" with "point in time: 2021"), as
 	// Edge.Qualifiers do an edge: each statement's together, naming its
-	// node; GroupQualifiers groups them. A qualifier has none. The
-	// embedded store and the SQL backend fill it; the SPARQL backend
-	// leaves it empty (README, "What differs between the backends").
+	// node; GroupQualifiers groups them. A qualifier has none. Every
+	// backend fills it; the SPARQL backend when its dialect names the
+	// statement prefixes (README, "What differs between the backends").
 	Qualifiers []Feature `json:"qualifiers,omitempty"`
 }
 

@@ -44,8 +44,10 @@ type Harness struct {
 	// Statements says KG also holds StatementsNQuads in graph
 	// StatementsGraph, loaded the way its users load data; the suite
 	// then checks statement qualifiers, relation names from relation
-	// nodes and grove:hidden. A backend that cannot hold that layout
-	// (a SPARQL dialect without statement prefixes) leaves it false.
+	// nodes and grove:hidden. The engine, SQL and SPARQL backends all
+	// set it (the SPARQL test's dialect names the fixture's p:, ps: and
+	// pq: prefixes); a backend that cannot hold that layout leaves it
+	// false.
 	Statements bool
 }
 

@@ -44,7 +44,8 @@ type Dialect struct {
 	Alias       []string `json:"alias" mapstructure:"alias"`
 	Description []string `json:"description" mapstructure:"description"`
 	// Hidden lists predicate IRIs that reasoners hide (besides the label
-	// predicates): links, external ids.
+	// predicates): links, external ids. Relations whose node says
+	// <grove:hidden> "true" in the data are hidden as well.
 	Hidden []string `json:"hidden" mapstructure:"hidden"`
 	// SameAs lists link predicate IRIs (owl:sameAs).
 	SameAs []string `json:"same_as" mapstructure:"same_as"`

@@ -11,8 +11,14 @@
 // of at most Config.Batch (a lone id in a BIND: Virtuoso finds no single
 // blank node in a VALUES block), relation counts are aggregated by the endpoint
 // under a cap (Relation.AtLeast marks a lower bound on hubs), and node
-// names are fetched in one batched query per call. The client bounds the
-// requests in flight, times each out, retries 429/502/503/504 honouring
+// names are fetched in one batched query per call. Wikidata-style
+// statements (the dialect's Statement, StatementValue and Qualifier
+// prefixes) qualify edges and literal features as in the engine, read in
+// one batched query per call; the relations whose node says
+// <grove:hidden> "true" are read once per KG and hidden as the engine
+// hides them; a relation's node names it (its label and
+// grove:inverseLabel). The client bounds the requests in flight, times
+// each out, retries 429/502/503/504 honouring
 // Retry-After, and caches every response body by query text in memory and,
 // with Config.CacheDir, on disk: a re-run of an experiment sends no request
 // twice.
@@ -27,11 +33,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +84,9 @@ type KG struct {
 	hubCap int
 	batch  int
 	closed atomic.Bool
+	// hidden caches hiddenSet (nil until read); hidMu guards it.
+	hidMu  sync.Mutex
+	hidden map[string]bool
 }
 
 var _ store.KG = (*KG)(nil)
@@ -250,10 +261,18 @@ func count(t term) int64 {
 	return n
 }
 
-// visible is a FILTER keeping non-hidden predicates in variable v.
-func (k *KG) visible(v string) string {
-	f := "FILTER(" + v + " NOT IN (" + strings.Join(strings.Fields(iris(k.d.hiddenPreds())), ", ") + ")"
-	if len(k.d.hiddenPreds()) == 0 {
+// visible is a FILTER keeping non-hidden predicates in variable v: not
+// the dialect's hidden predicates, Grove's own or statement predicates,
+// nor those marked grove:hidden in the data (marked, from hiddenSet).
+func (k *KG) visible(v string, marked map[string]bool) string {
+	preds := k.d.hiddenPreds()
+	for _, p := range slices.Sorted(maps.Keys(marked)) { // sorted: the same query text (cache key) every time
+		if !slices.Contains(preds, p) {
+			preds = append(slices.Clip(preds), p)
+		}
+	}
+	f := "FILTER(" + v + " NOT IN (" + strings.Join(strings.Fields(iris(preds)), ", ") + ")"
+	if len(preds) == 0 {
 		f = "FILTER(true"
 	}
 	f += ` && !STRSTARTS(STR(` + v + `), "grove:")`
@@ -266,6 +285,19 @@ func (k *KG) visible(v string) string {
 		f += " && !(STRSTARTS(STR(" + v + "), " + quote(k.d.Statement) + ") && !CONTAINS(STRAFTER(STR(" + v + "), " + quote(k.d.Statement) + `), "/"))`
 	}
 	return f + ")"
+}
+
+// visibleFilter is the FILTER of an "" relation (every visible one), or
+// "" for a named relation, which is followed even when hidden.
+func (k *KG) visibleFilter(ctx context.Context, relation string) (string, error) {
+	if relation != "" {
+		return "", nil
+	}
+	marked, err := k.hiddenSet(ctx)
+	if err != nil {
+		return "", err
+	}
+	return k.visible("?p", marked), nil
 }
 
 // bindValues binds variable v to each of terms: a VALUES block, or a BIND
@@ -481,64 +513,36 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 	for kk := range counts {
 		relIDs = append(relIDs, k.relID(kk.p))
 	}
-	labels, err := k.relationLabels(ctx, relIDs)
+	slices.Sort(relIDs) // the same query text (cache key) every time
+	_, meta, err := k.lookup(ctx, nil, slices.Compact(relIDs))
+	if err != nil {
+		return nil, err
+	}
+	hidden, err := k.hiddenSet(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for kk, n := range counts {
 		id := k.relID(kk.p)
-		label := labels[id]
-		out = append(out, store.Relation{ID: id, Label: label, InverseLabel: store.InverseLabel(label), Dir: kk.dir,
-			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: k.d.hidden(kk.p)})
+		m := meta[id]
+		out = append(out, store.Relation{ID: id, Label: m.label, InverseLabel: m.inverse, Dir: kk.dir,
+			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: k.hiddenPred(kk.p, hidden)})
 	}
 	slices.SortFunc(out, store.CompareRelations)
 	return out, nil
 }
 
-// relationLabels names relations: the label of the relation's own node
-// when it has one (Wikidata: wd:P57 "director"), else words derived from
-// the id ("/film/film/directed_by" -> "directed by").
-func (k *KG) relationLabels(ctx context.Context, ids []string) (map[string]string, error) {
-	terms := map[string]string{}
-	var nodes []string
-	for _, id := range ids {
-		if t, err := k.nodeTerm(id); err == nil {
-			terms[id] = t
-			nodes = append(nodes, t)
-		}
-	}
-	names, err := k.describe(ctx, nodes)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(ids))
-	for _, id := range ids {
-		out[id] = store.DeriveLabel(id)
-		if l := names[terms[id]].Entity(id).Label; l != "" {
-			out[id] = l
-		}
-	}
-	return out, nil
+// edgeRow is one edge as bound: x the input node, other the node or
+// literal at the other end.
+type edgeRow struct {
+	x, other term
+	g, gIRI  string // Grove graph name, named graph IRI
 }
 
-// Edges returns edges of relation from ids, by input id.
-func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
-	if dir != store.Out && dir != store.In {
-		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
-	}
-	if err := k.usable(ctx); err != nil {
-		return nil, err
-	}
-	p := k.relTerm(relation)
-	if p == "" {
-		return nil, nil
-	}
-	type row struct {
-		x, other term
-		g        string
-		i        int
-	}
-	var rows []row
+// edgeRows reads the edges of predicate p from ids, by input id, up to
+// limit (0: all), in batches of Config.Batch ids.
+func (k *KG) edgeRows(ctx context.Context, ids []string, p string, dir store.Direction, limit int) ([]edgeRow, error) {
+	var rows []edgeRow
 	for _, batch := range k.batches(k.knownTerms(ids)) {
 		left := ""
 		if limit > 0 {
@@ -562,115 +566,63 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 			return nil, err
 		}
 		for _, b := range r.Results.Bindings {
-			rows = append(rows, row{x: b["x"], other: b["o"], g: k.graphName(b), i: int(count(b["i"]))})
+			rows = append(rows, edgeRow{x: b["x"], other: b["o"], g: k.graphName(b), gIRI: b["g"].Value})
 		}
 	}
-	var nodes []string
+	return rows, nil
+}
+
+// Edges returns edges of relation from ids, by input id.
+func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store.Direction, limit int) ([]store.Edge, error) {
+	if dir != store.Out && dir != store.In {
+		return nil, fmt.Errorf("edges: direction must be out or in, not %v", dir)
+	}
+	if err := k.usable(ctx); err != nil {
+		return nil, err
+	}
+	p := k.relTerm(relation)
+	if p == "" {
+		return nil, nil
+	}
+	rows, err := k.edgeRows(ctx, ids, p, dir, limit)
+	if err != nil {
+		return nil, err
+	}
+	facts := make([]fact, len(rows))
+	for i, r := range rows {
+		s, o := r.x, r.other
+		if dir == store.In {
+			s, o = o, s
+		}
+		facts[i] = fact{s: termString(s), rel: relation, o: valueTerm(o), g: r.gIRI}
+	}
+	quals, err := k.qualifierRows(ctx, facts)
+	if err != nil {
+		return nil, err
+	}
+	nodes, rels := k.qualifierRefs(quals)
 	for _, r := range rows {
 		nodes = append(nodes, termString(r.x))
 		if !isLiteral(r.other) {
 			nodes = append(nodes, termString(r.other))
 		}
 	}
-	names, err := k.describe(ctx, nodes)
+	names, meta, err := k.lookup(ctx, nodes, append(rels, relation))
 	if err != nil {
 		return nil, err
 	}
-	labels, err := k.relationLabels(ctx, []string{relation})
-	if err != nil {
-		return nil, err
-	}
-	label := labels[relation]
+	byFact := k.qualifierFeatures(quals, names, meta, func(i int) string { return rows[i].g })
 	out := make([]store.Edge, 0, len(rows))
-	pairs := make([][2]term, 0, len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
 		self, other := k.entityOf(r.x, names), k.entityOf(r.other, names)
-		e := store.Edge{Subject: self, Relation: relation, RelationLabel: label, Object: other, Graph: r.g}
-		pair := [2]term{r.x, r.other}
+		e := store.Edge{Subject: self, Relation: relation, RelationLabel: meta[relation].label, Object: other, Graph: r.g,
+			Qualifiers: byFact[i]}
 		if dir == store.In {
 			e.Subject, e.Object = other, self
-			pair = [2]term{r.other, r.x}
 		}
 		out = append(out, e)
-		pairs = append(pairs, pair)
-	}
-	if err := k.qualify(ctx, relation, out, pairs); err != nil {
-		return nil, err
 	}
 	return out, nil
-}
-
-// qualify attaches the qualifiers of Wikidata-style statement nodes to
-// edges: S p:P ?st . ?st ps:P O . ?st pq:Q V. pairs[i] is edge i's
-// (subject, object) as bound.
-func (k *KG) qualify(ctx context.Context, relation string, edges []store.Edge, pairs [][2]term) error {
-	local := relation
-	if k.d.Statement == "" || k.d.StatementValue == "" || k.d.Qualifier == "" || strings.ContainsAny(local, "/#:") || len(edges) == 0 {
-		return nil
-	}
-	index := map[[2]string][]int{}
-	var vals []string
-	for i, p := range pairs {
-		s, o := termString(p[0]), valueTerm(p[1])
-		if s == "" || o == "" {
-			continue
-		}
-		key := [2]string{s, o}
-		if index[key] == nil {
-			vals = append(vals, "("+s+" "+o+")")
-		}
-		index[key] = append(index[key], i)
-	}
-	type qual struct {
-		key  [2]string
-		q    string
-		v    term
-		node string
-		st   string
-	}
-	var quals []qual
-	var nodes []string
-	for _, batch := range k.batches(vals) {
-		q := "SELECT ?x ?o ?st ?q ?v WHERE { VALUES (?x ?o) { " + strings.Join(batch, " ") + " } ?x <" + k.d.Statement + local +
-			"> ?st . ?st <" + k.d.StatementValue + local + "> ?o . ?st ?q ?v . FILTER(STRSTARTS(STR(?q), " + quote(k.d.Qualifier) + ")) }"
-		r, err := k.c.query(ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, b := range r.Results.Bindings {
-			ql := qual{key: [2]string{termString(b["x"]), valueTerm(b["o"])}, q: strings.TrimPrefix(b["q"].Value, k.d.Qualifier), v: b["v"],
-				st: k.nodeID(b["st"])}
-			ql.node = "<" + toIRI(k.d.Nodes, ql.q) + ">"
-			nodes = append(nodes, ql.node)
-			if !isLiteral(b["v"]) {
-				nodes = append(nodes, termString(b["v"]))
-			}
-			quals = append(quals, ql)
-		}
-	}
-	names, err := k.describe(ctx, nodes)
-	if err != nil {
-		return err
-	}
-	for _, ql := range quals {
-		name := names[ql.node].Entity(ql.q).Name()
-		v := k.entityOf(ql.v, names)
-		f := store.Feature{Relation: store.QualifierPrefix + ql.q, Name: name, Value: v.Name(), Statement: ql.st}
-		if !v.Literal {
-			f.ValueID = v.ID
-		}
-		for _, i := range index[ql.key] {
-			f.Graph = edges[i].Graph
-			edges[i].Qualifiers = append(edges[i].Qualifiers, f)
-		}
-	}
-	// Each statement's qualifiers together (see store.Edge.Qualifiers).
-	for i := range edges {
-		if len(edges[i].Qualifiers) > 0 {
-			edges[i].Qualifiers = slices.Concat(store.GroupQualifiers(edges[i].Qualifiers)...)
-		}
-	}
-	return nil
 }
 
 // valueTerm is the SPARQL form of any binding (literals included).
@@ -681,7 +633,7 @@ func valueTerm(t term) string {
 	switch {
 	case t.Lang != "":
 		return quote(t.Value) + "@" + t.Lang
-	case t.Datatype != "":
+	case t.Datatype != "" && t.Datatype != xsdString: // RDF 1.1: "x"^^xsd:string is "x"
 		return quote(t.Value) + "^^<" + t.Datatype + ">"
 	}
 	return quote(t.Value)
@@ -717,9 +669,13 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 	if err != nil {
 		return nil, err
 	}
-	pred, filter := "?p", k.visible("?p")
+	filter, err := k.visibleFilter(ctx, relation)
+	if err != nil {
+		return nil, err
+	}
+	pred := "?p"
 	if relation != "" {
-		if pred, filter = k.relTerm(relation), ""; pred == "" {
+		if pred = k.relTerm(relation); pred == "" {
 			return nil, nil
 		}
 	}
@@ -763,9 +719,13 @@ func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Directio
 	if err != nil {
 		return 0, err
 	}
-	pred, filter := "?p", k.visible("?p")
+	filter, err := k.visibleFilter(ctx, relation)
+	if err != nil {
+		return 0, err
+	}
+	pred := "?p"
 	if relation != "" {
-		if pred, filter = k.relTerm(relation), ""; pred == "" {
+		if pred = k.relTerm(relation); pred == "" {
 			return 0, nil
 		}
 	}
@@ -799,6 +759,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 	}
 	var out []store.Feature
 	var rels []string
+	var facts []fact
 	for _, b := range r.Results.Bindings {
 		p := b["p"].Value
 		if slices.Contains(k.d.Label, p) || slices.Contains(k.d.Alias, p) || strings.HasPrefix(p, "grove:") || k.d.statementPred(p) {
@@ -806,16 +767,46 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		}
 		rel := k.relID(p)
 		rels = append(rels, rel)
+		facts = append(facts, fact{s: node, rel: rel, o: valueTerm(b["o"]), g: b["g"].Value})
 		out = append(out, store.Feature{Relation: rel, Value: renderLiteral(toValue(b["o"])), Graph: k.graphName(b)})
 	}
-	labels, err := k.relationLabels(ctx, rels)
+	quals, err := k.featureQualifiers(ctx, facts)
 	if err != nil {
 		return nil, err
 	}
+	nodes, qrels := k.qualifierRefs(quals)
+	slices.Sort(rels) // the same query text (cache key) every time
+	names, meta, err := k.lookup(ctx, nodes, append(qrels, slices.Compact(slices.Clone(rels))...))
+	if err != nil {
+		return nil, err
+	}
+	byFact := k.qualifierFeatures(quals, names, meta, func(i int) string { return out[i].Graph })
 	for i := range out {
-		out[i].Name = labels[out[i].Relation]
+		out[i].Name = meta[out[i].Relation].label
+		out[i].Qualifiers = byFact[i]
 	}
 	return out, nil
+}
+
+// featureQualifiers reads the qualifiers of the statements behind a
+// node's literal features (see qualifierRows), except those of hidden
+// relations (external ids): they are looked up, not reasoned about, as
+// in the engine. facts are the features, in order.
+func (k *KG) featureQualifiers(ctx context.Context, facts []fact) ([]qualRow, error) {
+	if !slices.ContainsFunc(facts, func(f fact) bool { return k.qualifiable(f.rel) }) {
+		return nil, nil // no request, not even for the hidden set
+	}
+	hidden, err := k.hiddenSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keep := slices.Clone(facts)
+	for i, f := range keep {
+		if k.hiddenPred(toIRI(k.d.Relations, f.rel), hidden) {
+			keep[i].rel = "" // not qualifiable: skipped, indexes kept
+		}
+	}
+	return k.qualifierRows(ctx, keep)
 }
 
 // SameAs follows the dialect's link predicates both ways and keeps the

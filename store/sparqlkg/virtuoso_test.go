@@ -16,18 +16,25 @@ import (
 
 const filmBase = "http://film.grove/"
 
-// filmDialect is how the test loads the film sample into Virtuoso: ids
-// under one base IRI, <name> as the label, the free-text index for search.
+// filmDialect is how the test loads the suite's graphs into Virtuoso: ids
+// under one base IRI, <name> as the label, the free-text index for
+// search, and the statement graph's p:, ps: and pq: predicates (written
+// under the base like every relative IRI) as statement prefixes.
 func filmDialect() sparqlkg.Dialect {
 	d, _ := sparqlkg.LookupDialect("virtuoso")
 	d.Name = "film"
 	d.Nodes = []sparqlkg.Prefix{{IRI: filmBase}}
 	d.Label = append([]string{filmBase + "name"}, d.Label...)
-	d.Graphs = map[string]string{kgtest.FilmGraph: filmBase + "graph/film", kgtest.ExtraGraph: filmBase + "graph/extra"}
+	d.Graphs = map[string]string{kgtest.FilmGraph: filmBase + "graph/film", kgtest.ExtraGraph: filmBase + "graph/extra",
+		kgtest.StatementsGraph: filmBase + "graph/statements"}
+	d.Statement = filmBase + store.StatementPrefix
+	d.StatementValue = filmBase + store.StatementValuePrefix
+	d.Qualifier = filmBase + store.QualifierPrefix
 	return d
 }
 
-// startFilmVirtuoso starts Virtuoso with the film and extra graphs.
+// startFilmVirtuoso starts Virtuoso with the film, extra and statements
+// graphs.
 func startFilmVirtuoso(t *testing.T) *testserver.Virtuoso {
 	v := testserver.StartVirtuoso(t)
 	film, err := kgtest.FilmQuads()
@@ -37,6 +44,7 @@ func startFilmVirtuoso(t *testing.T) *testserver.Virtuoso {
 	d := filmDialect()
 	v.Load(t, d.Graphs[kgtest.FilmGraph], filmBase, film)
 	v.Load(t, d.Graphs[kgtest.ExtraGraph], filmBase, kgtest.ExtraQuads())
+	v.Load(t, d.Graphs[kgtest.StatementsGraph], filmBase, kgtest.StatementsQuads())
 	return v
 }
 
@@ -56,6 +64,7 @@ func TestVirtuoso(t *testing.T) {
 	kgtest.Run(t, kgtest.Harness{
 		KG:         kg,
 		NoFuzzy:    true,
+		Statements: true,
 		OpenClosed: func(t *testing.T) store.KG { return open(t) },
 	})
 
@@ -159,8 +168,11 @@ func TestVirtuoso(t *testing.T) {
 	})
 }
 
-// wikidataNT is a Wikidata-shaped graph: direct claims, a statement node
-// with qualifiers, property labels.
+// wikidataNT is a Wikidata-shaped graph: direct claims, statement nodes
+// with qualifiers behind an edge and behind literal features (one
+// language-tagged), property labels, and an external id (P214) that
+// <grove:hidden> "true" on its property node hides, as Grove's ingest
+// marks it.
 const wikidataNT = `<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@en .
 <http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@de .
 <http://www.wikidata.org/entity/Q42> <http://schema.org/description> "English writer and humorist"@en .
@@ -177,10 +189,28 @@ const wikidataNT = `<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000
 <http://www.wikidata.org/entity/P69> <http://www.w3.org/2000/01/rdf-schema#label> "educated at"@en .
 <http://www.wikidata.org/entity/P582> <http://www.w3.org/2000/01/rdf-schema#label> "end time"@en .
 <http://www.wikidata.org/entity/P512> <http://www.w3.org/2000/01/rdf-schema#label> "academic degree"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P2048> "1.96 m" .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/P2048> <http://www.wikidata.org/entity/statement/Q42-S2> .
+<http://www.wikidata.org/entity/statement/Q42-S2> <http://www.wikidata.org/prop/statement/P2048> "1.96 m" .
+<http://www.wikidata.org/entity/statement/Q42-S2> <http://www.wikidata.org/prop/qualifier/P585> "1990"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P1477> "Douglas Noël Adams"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/P1477> <http://www.wikidata.org/entity/statement/Q42-S3> .
+<http://www.wikidata.org/entity/statement/Q42-S3> <http://www.wikidata.org/prop/statement/P1477> "Douglas Noël Adams"@en .
+<http://www.wikidata.org/entity/statement/Q42-S3> <http://www.wikidata.org/prop/qualifier/P1810> "Adams"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P214> "113230702" .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/P214> <http://www.wikidata.org/entity/statement/Q42-S4> .
+<http://www.wikidata.org/entity/statement/Q42-S4> <http://www.wikidata.org/prop/statement/P214> "113230702" .
+<http://www.wikidata.org/entity/statement/Q42-S4> <http://www.wikidata.org/prop/qualifier/P585> "2020"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<http://www.wikidata.org/entity/P214> <grove:hidden> "true" .
+<http://www.wikidata.org/entity/P214> <http://www.w3.org/2000/01/rdf-schema#label> "VIAF ID"@en .
+<http://www.wikidata.org/entity/P2048> <http://www.w3.org/2000/01/rdf-schema#label> "height"@en .
+<http://www.wikidata.org/entity/P585> <http://www.w3.org/2000/01/rdf-schema#label> "point in time"@en .
 `
 
 // TestVirtuosoWikidataDialect: the wikidata dialect's id mapping, property
-// labels, hidden statement predicates and qualifiers, on a real endpoint.
+// labels, hidden statement predicates, a relation hidden by grove:hidden
+// on its property node (wd:P214 hides wdt:P214), and qualifiers of edges
+// and literal features, on a real endpoint.
 func TestVirtuosoWikidataDialect(t *testing.T) {
 	v := testserver.StartVirtuoso(t)
 	qs, err := kgtest.ParseNQuads("wd", strings.NewReader(wikidataNT))
@@ -219,8 +249,8 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 			got[r.ID] = r.Label
 		}
 	}
-	if len(got) != 2 || got["P69"] != "educated at" || got["P31"] != "P31" {
-		t.Errorf("visible relations = %v (statement links and labels must be hidden)", got)
+	if len(got) != 4 || got["P69"] != "educated at" || got["P31"] != "P31" || got["P2048"] != "height" || got["P1477"] != "P1477" {
+		t.Errorf("visible relations = %v (statement links, labels and P214 must be hidden)", got)
 	}
 	es, err := kg.Edges(ctx, []string{"Q42"}, "P69", store.Out, 0)
 	if err != nil || len(es) != 1 {
@@ -235,8 +265,71 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 		!slices.Equal(quals, []string{"academic degree=Bachelor of Arts", "end time=1974"}) {
 		t.Errorf("edge = %+v, qualifiers %q", es[0], quals)
 	}
-	if n, err := kg.Degree(ctx, "Q42", "", store.Out); err != nil || n != 2 {
-		t.Errorf("degree = %d, %v; want 2", n, err)
+	if n, err := kg.Degree(ctx, "Q42", "", store.Out); err != nil || n != 4 {
+		t.Errorf("degree = %d, %v; want 4 (P69, P31, P2048, P1477; not the hidden P214)", n, err)
+	}
+	if n, err := kg.Degree(ctx, "Q42", "P214", store.Out); err != nil || n != 1 {
+		t.Errorf("degree along the named hidden P214 = %d, %v; want 1 (a named hidden relation is followed)", n, err)
+	}
+	checkWikidataFeatures(t, kg)
+	t.Run("RequestsPerCall", func(t *testing.T) {
+		fresh, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name string
+			call func() error
+			want int64
+		}{
+			// counts + names + the grove:hidden set (read once per KG)
+			{"first relations", func() error { _, err := fresh.Relations(ctx, []string{"Q42"}, store.Out); return err }, 3},
+			{"relations", func() error { _, err := fresh.Relations(ctx, []string{"Q691283"}, store.In); return err }, 2},
+			// home graphs + literals + one qualifier query for both qualified features + names
+			{"features", func() error { _, err := fresh.Features(ctx, "Q42"); return err }, 4},
+			// edges + qualifiers + names (endpoints, qualifiers and the relation in one query)
+			{"edges", func() error { _, err := fresh.Edges(ctx, []string{"Q42"}, "P69", store.Out, 0); return err }, 3},
+			// the count: neither the hidden set nor Q42's home graphs (read by
+			// Features, the same query) are read again
+			{"degree", func() error { _, err := fresh.Degree(ctx, "Q42", "", store.Out); return err }, 1},
+		}
+		for _, c := range cases {
+			before := fresh.Requests()
+			if err := c.call(); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if n := fresh.Requests() - before; n != c.want {
+				t.Errorf("%s sent %d requests, want %d", c.name, n, c.want)
+			}
+		}
+	})
+}
+
+// checkWikidataFeatures: Q42's literal features carry their statements'
+// qualifiers, a language-tagged value's too; the hidden P214's are not
+// read.
+func checkWikidataFeatures(t *testing.T, kg *sparqlkg.KG) {
+	t.Helper()
+	fs, err := kg.Features(context.Background(), "Q42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range fs {
+		var qs []string
+		for _, q := range f.Qualifiers {
+			qs = append(qs, q.Statement+" "+q.Relation+" "+q.Name+"="+q.Value)
+		}
+		got[f.Relation] = f.Name + "=" + f.Value + " " + fmt.Sprint(qs)
+	}
+	want := map[string]string{
+		"P2048":                         "height=1.96 m [statement/Q42-S2 pq:P585 point in time=1990]",
+		"P1477":                         "P1477=Douglas Noël Adams [statement/Q42-S3 pq:P1810 P1810=Adams]",
+		"P214":                          "VIAF ID=113230702 []",
+		"http://schema.org/description": "description=English writer and humorist []",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("features of Q42 =\n%v\nwant\n%v", got, want)
 	}
 }
 

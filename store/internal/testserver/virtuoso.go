@@ -147,14 +147,16 @@ func (v *Virtuoso) Load(t testing.TB, graphIRI, base string, qs []quad.Quad) {
 }
 
 // WriteNTriples writes quads as N-Triples: IRIs without a scheme go under
-// base ("/en/x" -> <base/en/x>), blank nodes get N-Triples-safe labels.
+// base ("/en/x" -> <base/en/x>), except Grove's own vocabulary, which
+// stays as Grove writes it (<grove:hidden>); blank nodes get
+// N-Triples-safe labels.
 func WriteNTriples(w io.Writer, qs []quad.Quad, base string) error {
 	bw := bufio.NewWriter(w)
 	term := func(v quad.Value) string {
 		switch v := v.(type) {
 		case quad.IRI:
 			s := string(v)
-			if !strings.Contains(s, "://") && !strings.HasPrefix(s, "urn:") {
+			if !strings.Contains(s, "://") && !strings.HasPrefix(s, "urn:") && !strings.HasPrefix(s, "grove:") {
 				s = base + s
 			}
 			return "<" + s + ">"
