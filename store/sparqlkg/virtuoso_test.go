@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/internal/testserver"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sparqlkg"
 )

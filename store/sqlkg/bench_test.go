@@ -8,7 +8,7 @@ import (
 	_ "github.com/cayleygraph/cayley/graph/sql/postgres" // Cayley's own postgres flavor, the baseline
 	"github.com/cayleygraph/quad"
 
-	"github.com/grove-kg/grove/store/internal/testserver"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sqlkg"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
-	"github.com/grove-kg/grove/store/internal/testserver"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sparqlkg"
 	"github.com/grove-kg/grove/store/sqlkg"
