@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sparqlkg"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 const filmBase = "http://film.grove/"

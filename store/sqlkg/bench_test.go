@@ -8,9 +8,9 @@ import (
 	_ "github.com/cayleygraph/cayley/graph/sql/postgres" // Cayley's own postgres flavor, the baseline
 	"github.com/cayleygraph/quad"
 
-	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sqlkg"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // BenchmarkNameOf: one NameOf round trip (a hash not in the database, so

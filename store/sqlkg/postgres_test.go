@@ -11,9 +11,9 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store"
-	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sqlkg"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 func TestPostgres(t *testing.T) {

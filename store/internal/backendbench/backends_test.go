@@ -11,11 +11,11 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
-	"github.com/grove-kg/grove/store/storetest/testserver"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sparqlkg"
 	"github.com/grove-kg/grove/store/sqlkg"
 	"github.com/grove-kg/grove/store/storetest"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // BenchmarkBackends runs the same KG calls on each backend over distinct
