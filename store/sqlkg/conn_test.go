@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,7 +88,14 @@ func TestConnectSilentIdle(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		c, err := watchedDriver{}.Open(cayleyAddr(idle, "postgres://grove@"+ln.Addr().String()+"/grove?sslmode=disable"))
+		conn, err := newConnector("postgres://grove@"+ln.Addr().String()+"/grove?sslmode=disable", idle)
+		if err != nil {
+			done <- err
+			return
+		}
+		addr, release := cayleyAddr(conn)
+		defer release()
+		c, err := watchedDriver{}.Open(addr)
 		if err == nil {
 			c.Close()
 		}
@@ -104,24 +112,31 @@ func TestConnectSilentIdle(t *testing.T) {
 	}
 }
 
-// TestCayleyAddr: the address of the private flavors carries the idle
-// bound and the URL, and nothing else is accepted.
+// TestCayleyAddr: Cayley is given a handle of the connector, never the
+// database URL (it logs the address when a connection fails); a handle
+// resolves while registered, and nothing else does.
 func TestCayleyAddr(t *testing.T) {
-	cases := []struct {
-		addr string
-		idle time.Duration
-		dsn  string
-		ok   bool
-	}{
-		{cayleyAddr(2*time.Minute, "postgres://u@h/db?a=b c"), 2 * time.Minute, "postgres://u@h/db?a=b c", true},
-		{cayleyAddr(0, "host=h user=u"), 0, "host=h user=u", true},
-		{"postgres://u@h/db", 0, "", false},
-		{"12", 0, "", false},
+	const dsn = "postgres://u:secret@h/db"
+	c, err := newConnector(dsn, time.Minute)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		idle, dsn, err := splitCayleyAddr(c.addr)
-		if (err == nil) != c.ok || idle != c.idle || dsn != c.dsn {
-			t.Errorf("splitCayleyAddr(%q) = %v, %q, %v", c.addr, idle, dsn, err)
+	addr, release := cayleyAddr(c)
+	if strings.Contains(addr, "secret") || strings.Contains(addr, "h/db") {
+		t.Errorf("address %q names the database", addr)
+	}
+	if got, err := connectorAt(addr); err != nil || got != c {
+		t.Errorf("connectorAt(%q) = %v, %v; want the registered connector", addr, got, err)
+	}
+	if other, release2 := cayleyAddr(c); other == addr {
+		t.Errorf("two registrations share the handle %q", addr)
+	} else {
+		release2()
+	}
+	release()
+	for _, a := range []string{addr, dsn, ""} {
+		if _, err := connectorAt(a); err == nil {
+			t.Errorf("connectorAt(%q) resolved", a)
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
-	"time"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cayleygraph/cayley/graph"
 	graphlog "github.com/cayleygraph/cayley/graph/log"
@@ -24,7 +24,7 @@ import (
 // watched like Grove's own (see connector), Grove registers, once in
 // init, a database/sql driver of its own (driverName) and a Cayley flavor
 // per supported flavor that names it; Open passes Cayley the private
-// flavor and an address that carries the idle bound (cayleyAddr). The
+// flavor and a handle of its connector as the address (cayleyAddr). The
 // user-facing flavor names stay "postgres" and "cockroach".
 //
 // Cayley's flavor registry is not readable, so the registrations are
@@ -140,20 +140,36 @@ func retryCockroach(tx *sql.Tx, stmts func() error) error {
 	}
 }
 
-// cayleyAddr is the address Cayley opens the private flavors with: the
-// idle bound in nanoseconds, a space, and the database URL.
-func cayleyAddr(idle time.Duration, dsn string) string {
-	return strconv.FormatInt(int64(idle), 10) + " " + dsn
+// Cayley logs the address it was given when a connection fails
+// ("Couldn't open database at ADDR"), so it is never given the database
+// URL, which may hold a password: Open registers its connector in
+// connectors under an opaque handle, passes Cayley the handle as the
+// address, and removes it once Cayley's pool holds the connector
+// (database/sql asks for the connector in sql.Open). The registry is
+// process-wide, like the driver registration that uses it.
+var (
+	connectors sync.Map // handle (string) -> *connector
+	handles    atomic.Uint64
+)
+
+// handlePrefix starts every handle.
+const handlePrefix = "grove-sqlkg-connector:"
+
+// cayleyAddr registers c under a new handle and returns the handle, to be
+// given to Cayley as the address, and the function that removes it.
+func cayleyAddr(c *connector) (addr string, release func()) {
+	addr = handlePrefix + strconv.FormatUint(handles.Add(1), 10)
+	connectors.Store(addr, c)
+	return addr, func() { connectors.Delete(addr) }
 }
 
-// splitCayleyAddr undoes cayleyAddr.
-func splitCayleyAddr(addr string) (time.Duration, string, error) {
-	n, dsn, ok := strings.Cut(addr, " ")
-	idle, err := strconv.ParseInt(n, 10, 64)
-	if !ok || err != nil {
-		return 0, "", errors.New("sqlkg: the watched driver's address is not idle-nanoseconds and a database URL")
+// connectorAt returns the connector registered under addr.
+func connectorAt(addr string) (*connector, error) {
+	if c, ok := connectors.Load(addr); ok {
+		return c.(*connector), nil
 	}
-	return time.Duration(idle), dsn, nil
+	return nil, fmt.Errorf("sqlkg: %q is not the handle of an open SQL backend (the driver %s serves only sqlkg.Open)",
+		addr, driverName)
 }
 
 // watchedDriver is the database/sql driver of the private flavors: its
@@ -162,7 +178,8 @@ type watchedDriver struct{}
 
 var _ driver.DriverContext = watchedDriver{}
 
-// Open opens one connection, bounded by the idle bound alone.
+// Open opens one connection of the connector registered under addr,
+// bounded by the idle bound alone.
 func (d watchedDriver) Open(addr string) (driver.Conn, error) {
 	c, err := d.OpenConnector(addr)
 	if err != nil {
@@ -171,11 +188,7 @@ func (d watchedDriver) Open(addr string) (driver.Conn, error) {
 	return c.Connect(context.Background())
 }
 
-// OpenConnector is the connector of a cayleyAddr address.
+// OpenConnector is the connector registered under addr (see cayleyAddr).
 func (watchedDriver) OpenConnector(addr string) (driver.Connector, error) {
-	idle, dsn, err := splitCayleyAddr(addr)
-	if err != nil {
-		return nil, err
-	}
-	return newConnector(dsn, idle)
+	return connectorAt(addr)
 }

@@ -118,14 +118,15 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	// ctx bounds every call's network I/O, the connection's startup
 	// included, and idle bounds calls without a context (see connector).
 	// Cayley's quad store opens its pool through the same connector
-	// (flavor.go), at cayleyAddr.
+	// (flavor.go), given a handle of it (cayleyAddr), never the URL.
 	db := sql.OpenDB(conn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
 	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig()}
-	addr := cayleyAddr(idle, cfg.URL)
+	addr, release := cayleyAddr(conn)
+	defer release()
 	if err := k.initSchema(ctx, flavor, addr, cfg.URL); err != nil {
 		db.Close()
 		return nil, err
