@@ -59,6 +59,10 @@ func TestE2ESQLBackend(t *testing.T) {
 			[]string{"Rick Deckard"}},
 		{"gizmo count", []string{"query", "--lang", "gizmo",
 			`g.emit(g.V("</en/ridley_scott>").In("</film/film/directed_by>").Count())`}, []string{"2"}},
+		{"graphql", []string{"query", "--lang", "graphql",
+			`{ nodes(id: "</en/blade_runner>") { id, d: </film/film/directed_by> { name: <name> } } }`}, []string{"Ridley Scott"}},
+		{"mql", []string{"query", "--lang", "mql", `[{"id": "</en/alien_1979>", "</film/film/directed_by>": null}]`},
+			[]string{"/en/ridley_scott"}},
 		{"ask", []string{"ask", "Who directed Blade Runner?"}, []string{"answer: Ridley Scott"}},
 	}
 	for _, c := range cases {
