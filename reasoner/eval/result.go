@@ -86,7 +86,12 @@ type Result struct {
 	KGCalls                int               `json:"kg_calls"`
 	Nodes                  int               `json:"nodes"`
 	Expansions             int               `json:"expansions"`
-	JudgeTokens            int               `json:"judge_tokens,omitempty"`
+	// JudgeTokens were spent asking the judge; JudgeCachedTokens are what
+	// a verdict served from the response cache cost when produced
+	// (JudgeCacheUnknownUsage: 1 when its cache entry did not record it).
+	JudgeTokens            int `json:"judge_tokens,omitempty"`
+	JudgeCachedTokens      int `json:"judge_cached_tokens,omitempty"`
+	JudgeCacheUnknownUsage int `json:"judge_cache_unknown_usage,omitempty"`
 
 	WallTime time.Duration `json:"wall_time_ns"`
 	// Trace is the trace file, relative to the results file's directory.

@@ -647,6 +647,8 @@ func (r *runner) judge(ctx context.Context, res *Result, q dataset.Question) {
 	}
 	v, err := r.cfg.Judge.Judge(ctx, q.Question, res.Answer, q.Answers)
 	res.JudgeTokens = v.Usage.PromptTokens + v.Usage.CompletionTokens
+	res.JudgeCachedTokens = v.CachedUsage.PromptTokens + v.CachedUsage.CompletionTokens
+	res.JudgeCacheUnknownUsage = v.CacheUnknownUsage
 	if err != nil {
 		res.JudgeError = err.Error()
 		r.slog.Warn("eval: the judge failed", "method", res.Method, "id", res.ID, "error", err)

@@ -83,6 +83,44 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeFromCache: verdicts served from the response cache spend no
+// tokens and report what they cost when produced.
+func TestJudgeFromCache(t *testing.T) {
+	qs := loadDemo(t)[:2]
+	judge := &llm.Scripted{Rules: []llm.Rule{{Name: metric.JudgeTaskName, Func: func(llm.Request, int) (string, error) {
+		return "Yes\nIt matches.", nil
+	}}}}
+	dir := t.TempDir()
+	run := func() []Result {
+		cache, err := llm.OpenCache(judge, llm.CacheOptions{Dir: dir, Mode: llm.CacheReadWrite,
+			Identity: llm.CacheIdentity{Model: "judge"}, Endpoint: "http://<host>:1/v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cache.Close()
+		cfg := cotConfig(t, qs, goldModel(qs), "cot")
+		cfg.Judge = &metric.Judge{Model: cache}
+		sum, err := Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Results
+	}
+	spent := map[string]int{}
+	for _, r := range run() {
+		spent[r.ID] = r.JudgeTokens
+		if r.JudgeTokens == 0 || r.JudgeCachedTokens != 0 {
+			t.Errorf("first run %s: judge tokens %d, cached %d", r.ID, r.JudgeTokens, r.JudgeCachedTokens)
+		}
+	}
+	for _, r := range run() {
+		if r.JudgeTokens != 0 || r.JudgeCachedTokens != spent[r.ID] || r.JudgeCacheUnknownUsage != 0 {
+			t.Errorf("re-run %s: judge tokens %d, cached %d (want %d), unknown %d", r.ID, r.JudgeTokens,
+				r.JudgeCachedTokens, spent[r.ID], r.JudgeCacheUnknownUsage)
+		}
+	}
+}
+
 // TestJudgeSummary: the summary names the judge and counts its failures,
 // which leave their results without a judge score.
 func TestJudgeSummary(t *testing.T) {

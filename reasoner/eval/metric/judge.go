@@ -39,8 +39,14 @@ type Verdict struct {
 	// Reason is the model's justification (or why no model was asked).
 	Reason string `json:"reason,omitempty"`
 	// Reply is the raw model reply ("" when no model was asked).
-	Reply string    `json:"reply,omitempty"`
-	Usage llm.Usage `json:"usage"`
+	Reply string `json:"reply,omitempty"`
+	// Usage counts the tokens spent asking; CachedUsage what a reply
+	// served from the response cache cost when it was produced, and
+	// CacheUnknownUsage is 1 when it came from a cache entry that did not
+	// record it (see llm.Response).
+	Usage             llm.Usage `json:"usage"`
+	CachedUsage       llm.Usage `json:"cached_usage"`
+	CacheUnknownUsage int       `json:"cache_unknown_usage,omitempty"`
 }
 
 // Score is 1 for a correct verdict and 0 otherwise.
@@ -75,9 +81,11 @@ func (j *Judge) Judge(ctx context.Context, question, pred string, golds []string
 	reply := resp.Texts[0]
 	yes, reason, err := llm.ParseYesNo(reply)
 	if err != nil {
-		return Verdict{Reply: reply, Usage: resp.Usage}, fmt.Errorf("judge %q: %w", question, err)
+		return Verdict{Reply: reply, Usage: resp.Usage, CachedUsage: resp.CachedUsage, CacheUnknownUsage: resp.CacheUnknownUsage},
+			fmt.Errorf("judge %q: %w", question, err)
 	}
-	v := Verdict{Correct: yes, Reason: reason, Reply: reply, Usage: resp.Usage}
+	v := Verdict{Correct: yes, Reason: reason, Reply: reply, Usage: resp.Usage, CachedUsage: resp.CachedUsage,
+		CacheUnknownUsage: resp.CacheUnknownUsage}
 	j.logger().DebugContext(ctx, "judge verdict", "question", question, "prediction", pred, "correct", yes)
 	return v, nil
 }

@@ -110,3 +110,34 @@ func TestJudgeShortCircuitsAndErrors(t *testing.T) {
 		t.Errorf("model error not wrapped: %v", err)
 	}
 }
+
+// cachedModel answers as a response cache does when it serves the reply.
+type cachedModel struct{ unknown bool }
+
+func (m cachedModel) Generate(context.Context, llm.Request) (llm.Response, error) {
+	r := llm.Response{Texts: []string{"Yes"}, CacheHits: 1}
+	if m.unknown {
+		r.CacheUnknownUsage = 1
+	} else {
+		r.CachedUsage = llm.Usage{PromptTokens: 90, CompletionTokens: 4}
+	}
+	return r, nil
+}
+
+// TestJudgeCachedUsage: a verdict served from the cache spends no tokens
+// and says what it cost when produced, or that this is unknown.
+func TestJudgeCachedUsage(t *testing.T) {
+	for _, unknown := range []bool{false, true} {
+		v, err := (&Judge{Model: cachedModel{unknown: unknown}}).Judge(context.Background(), "q", "Paris", []string{"Paris"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := llm.Usage{PromptTokens: 90, CompletionTokens: 4}
+		if unknown {
+			want = llm.Usage{}
+		}
+		if !v.Correct || v.Usage != (llm.Usage{}) || v.CachedUsage != want || (v.CacheUnknownUsage == 1) != unknown {
+			t.Errorf("unknown=%v: verdict %+v", unknown, v)
+		}
+	}
+}
