@@ -22,6 +22,7 @@ type metrics struct {
 	modelCalls     *prometheus.CounterVec
 	modelTokens    *prometheus.CounterVec
 	modelCacheHits prometheus.Counter
+	modelCached    *prometheus.CounterVec
 	modelLatency   prometheus.Histogram
 	runsInFlight   prometheus.Gauge
 	runs           *prometheus.CounterVec
@@ -45,6 +46,10 @@ func newMetrics() *metrics {
 			Name: "grove_model_tokens_total", Help: "Model tokens by kind (prompt, completion)."}, []string{"kind"}),
 		modelCacheHits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "grove_model_cache_hits_total", Help: "Model samples served from the response cache."}),
+		modelCached: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "grove_model_cached_tokens_total",
+			Help: "Tokens the samples served from the response cache cost when they were produced, by kind (prompt, completion); not spent again."},
+			[]string{"kind"}),
 		modelLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "grove_model_call_duration_seconds", Help: "Model call latency.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}),
@@ -53,7 +58,7 @@ func newMetrics() *metrics {
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "grove_reasoning_runs_total", Help: "Reasoning runs by method and outcome."}, []string{"method", "outcome"}),
 	}
-	m.reg.MustRegister(m.requestLatency, m.kgLatency, m.modelCalls, m.modelTokens, m.modelCacheHits,
+	m.reg.MustRegister(m.requestLatency, m.kgLatency, m.modelCalls, m.modelTokens, m.modelCacheHits, m.modelCached,
 		m.modelLatency, m.runsInFlight, m.runs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -69,6 +74,8 @@ func (m *metrics) Record(_ context.Context, c llm.Call) {
 	m.modelTokens.WithLabelValues("prompt").Add(float64(c.Response.Usage.PromptTokens))
 	m.modelTokens.WithLabelValues("completion").Add(float64(c.Response.Usage.CompletionTokens))
 	m.modelCacheHits.Add(float64(c.Response.CacheHits))
+	m.modelCached.WithLabelValues("prompt").Add(float64(c.Response.CachedUsage.PromptTokens))
+	m.modelCached.WithLabelValues("completion").Add(float64(c.Response.CachedUsage.CompletionTokens))
 	m.modelLatency.Observe(c.Latency.Seconds())
 }
 

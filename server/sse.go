@@ -87,8 +87,12 @@ type modelCallEvent struct {
 	PromptTokens     int      `json:"prompt_tokens"`
 	CompletionTokens int      `json:"completion_tokens"`
 	CacheHits        int      `json:"cache_hits"`
-	LatencyNS        int64    `json:"latency_ns"`
-	Error            string   `json:"error,omitempty"`
+	// CachedPromptTokens and CachedCompletionTokens are what the samples
+	// from the cache cost when they were produced (not spent again).
+	CachedPromptTokens     int    `json:"cached_prompt_tokens,omitempty"`
+	CachedCompletionTokens int    `json:"cached_completion_tokens,omitempty"`
+	LatencyNS              int64  `json:"latency_ns"`
+	Error                  string `json:"error,omitempty"`
 }
 
 // maxPendingCalls bounds the model and KG call events waiting for a slow
@@ -182,7 +186,8 @@ func (b *streamBuffer) OnKGCall(c trace.KGCall)   { b.call(sseEvent{"kg_call", c
 func (b *streamBuffer) OnModelCall(c trace.ModelCall) {
 	b.call(sseEvent{"model_call", modelCallEvent{Seq: c.Seq, Node: c.Node, Task: c.Task, Kind: c.Kind, N: c.N,
 		Outputs: c.Outputs, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
-		CacheHits: c.CacheHits, LatencyNS: int64(c.Latency), Error: b.redact.text(c.Error)}}, true)
+		CacheHits: c.CacheHits, CachedPromptTokens: c.CachedPromptTokens, CachedCompletionTokens: c.CachedCompletionTokens,
+		LatencyNS: int64(c.Latency), Error: b.redact.text(c.Error)}}, true)
 }
 
 // OnFinish marks the end of the run's events.

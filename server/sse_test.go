@@ -64,3 +64,18 @@ func TestStreamBufferNeverBlocks(t *testing.T) {
 		t.Errorf("second take returned %d events", len(evs))
 	}
 }
+
+// TestModelCallEventCachedTokens: a model call event says what its
+// samples from the cache cost when produced.
+func TestModelCallEventCachedTokens(t *testing.T) {
+	b := newStreamBuffer(&redactor{})
+	b.OnModelCall(trace.ModelCall{Task: "t", CacheHits: 2, CachedPromptTokens: 40, CachedCompletionTokens: 6})
+	evs, _ := b.take()
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	e, ok := evs[0].data.(modelCallEvent)
+	if !ok || e.CacheHits != 2 || e.CachedPromptTokens != 40 || e.CachedCompletionTokens != 6 {
+		t.Errorf("event %+v", evs[0].data)
+	}
+}
