@@ -18,8 +18,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 )
 
 // Direction selects which side of an edge the given entities are on.
@@ -199,6 +201,16 @@ func GroupQualifiers(fs []Feature) [][]Feature {
 		out[i] = append(out[i], f)
 	}
 	return out
+}
+
+// SortQualifiers orders qualifiers by statement node, then relation,
+// value id and value, in place: each statement's qualifiers are
+// consecutive and the order does not depend on how a backend read them.
+func SortQualifiers(fs []Feature) {
+	slices.SortFunc(fs, func(a, b Feature) int {
+		return cmp.Or(cmp.Compare(a.Statement, b.Statement), cmp.Compare(a.Relation, b.Relation),
+			cmp.Compare(a.ValueID, b.ValueID), cmp.Compare(a.Value, b.Value))
+	})
 }
 
 // Feature is a literal-valued property of a node ("release date: 1982"),

@@ -1,7 +1,6 @@
 package sparqlkg
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -134,12 +133,8 @@ func (k *KG) qualifierFeatures(rows []qualRow, names map[string]remote.Names, me
 		}
 		out[r.i] = append(out[r.i], f)
 	}
-	for i, fs := range out {
-		slices.SortFunc(fs, func(a, b store.Feature) int {
-			return cmp.Or(cmp.Compare(a.Statement, b.Statement), cmp.Compare(a.Relation, b.Relation),
-				cmp.Compare(a.ValueID, b.ValueID), cmp.Compare(a.Value, b.Value))
-		})
-		out[i] = slices.Concat(store.GroupQualifiers(fs)...)
+	for _, fs := range out {
+		store.SortQualifiers(fs)
 	}
 	return out
 }

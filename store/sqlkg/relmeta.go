@@ -1,9 +1,7 @@
 package sqlkg
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -177,12 +175,8 @@ func (k *KG) qualifiers(ctx context.Context, subjects [][]byte, rels []string) (
 		}
 		out[r.key] = append(out[r.key], f)
 	}
-	for key, fs := range out {
-		slices.SortFunc(fs, func(a, b store.Feature) int {
-			return cmp.Or(cmp.Compare(a.Statement, b.Statement), cmp.Compare(a.Relation, b.Relation),
-				cmp.Compare(a.ValueID, b.ValueID), cmp.Compare(a.Value, b.Value))
-		})
-		out[key] = slices.Concat(store.GroupQualifiers(fs)...)
+	for _, fs := range out {
+		store.SortQualifiers(fs)
 	}
 	return out, nil
 }
