@@ -264,6 +264,10 @@ func (w *watchedConn) explain(err error) error {
 	return fmt.Errorf("%w (%v): %w", ErrIdleTimeout, w.idle, err)
 }
 
+// Close ends the connection. The context of the last operation may have
+// ended since (a request's context is cancelled once it is answered), so
+// the socket's deadline is reset to closeBound first: lib/pq's goodbye
+// message must get through, and a silent server cannot hold Close longer.
 func (w *watchedConn) Close() error {
 	w.mu.Lock()
 	if w.stop != nil {
@@ -271,9 +275,16 @@ func (w *watchedConn) Close() error {
 		w.stop = nil
 	}
 	w.gen++
+	w.idling, w.done = false, false
+	if w.nc != nil {
+		_ = w.nc.SetDeadline(time.Now().Add(closeBound))
+	}
 	w.mu.Unlock()
 	return w.Conn.Close()
 }
+
+// closeBound bounds closing a connection.
+const closeBound = 5 * time.Second
 
 func (w *watchedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	w.watch(ctx)

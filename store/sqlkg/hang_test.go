@@ -276,3 +276,28 @@ func runGizmo(ctx context.Context, qs graph.QuadStore, q string) ([]any, error) 
 	}
 	return out, it.Err()
 }
+
+// TestCloseAfterCancelledCalls: calls whose contexts are cancelled once
+// they returned (as every request's and every evaluated question's are)
+// leave connections that still close cleanly.
+func TestCloseAfterCancelledCalls(t *testing.T) {
+	pg := testserver.StartPostgres(t)
+	kg, err := sqlkg.Open(context.Background(), sqlkg.Config{URL: pg.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kg.Load(context.Background(), kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := kg.Entity(ctx, "beatles"); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+	}
+	time.Sleep(100 * time.Millisecond) // context.AfterFunc runs its function on a goroutine of its own
+	if err := kg.Close(); err != nil {
+		t.Errorf("Close after cancelled calls: %v", err)
+	}
+}
