@@ -120,3 +120,22 @@ func TestConfigDialect(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeKGFromConfig: the endpoint a run records is read from the
+// backend's setting, whichever of flag, environment or config file set it.
+func TestDescribeKGFromConfig(t *testing.T) {
+	cases := []struct {
+		backend, key, url, want string
+	}{
+		{"sql", "sql.url", "postgres://u:secret@db.example:5432/kg?sslmode=disable", "sql postgres://db.example:5432/kg"},
+		{"sparql", "sparql.url", "http://u:pw@sparql.example:8890/sparql?key=k", "sparql http://sparql.example:8890/sparql"},
+	}
+	for _, c := range cases {
+		a := newApp()
+		a.v.Set("kg-backend", c.backend)
+		a.v.Set(c.key, c.url) // as a config file's sql: / sparql: section sets it
+		if got := a.describeKG(); got != c.want {
+			t.Errorf("%s: describeKG() = %q, want %q", c.backend, got, c.want)
+		}
+	}
+}

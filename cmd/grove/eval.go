@@ -38,9 +38,9 @@ func (a *app) describeKG() string {
 	}
 	switch b {
 	case backendSPARQL:
-		return b + " " + redactURL(a.v.GetString("sparql-url"))
+		return b + " " + redactURL(a.v.GetString("sparql.url"))
 	case backendSQL:
-		return b + " " + redactURL(a.v.GetString("sql-url"))
+		return b + " " + redactURL(a.v.GetString("sql.url"))
 	}
 	db := a.v.GetString("db")
 	if abs, err := filepath.Abs(db); err == nil {
