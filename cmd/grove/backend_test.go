@@ -69,6 +69,37 @@ func readmeDialectYAML(t *testing.T) string {
 	return ""
 }
 
+// TestConfigDialectHiddenPropertyTypes: hidden_property_types comes from
+// the base dialect (wikidata hides external ids) and a config entry can
+// replace or empty it.
+func TestConfigDialectHiddenPropertyTypes(t *testing.T) {
+	const extID = "http://wikiba.se/ontology#ExternalId"
+	cases := []struct{ name, yaml, want string }{
+		{"built-in wikidata", "sparql:\n  dialect: wikidata\n", "[" + extID + "]"},
+		{"kept from the base", "sparql:\n  dialect: wd\n  dialects:\n    wd:\n      base: wikidata\n      search: bif:contains\n", "[" + extID + "]"},
+		{"replaced", "sparql:\n  dialect: wd\n  dialects:\n    wd:\n      base: wikidata\n      hidden_property_types: [\"" + extID + "\", \"http://wikiba.se/ontology#CommonsMedia\"]\n",
+			"[" + extID + " http://wikiba.se/ontology#CommonsMedia]"},
+		{"emptied", "sparql:\n  dialect: wd\n  dialects:\n    wd:\n      base: wikidata\n      hidden_property_types: []\n", "[]"},
+		{"rdf sets none", "sparql:\n  dialect: rdf\n", "[]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := newApp()
+			a.v.SetConfigType("yaml")
+			if err := a.v.ReadConfig(strings.NewReader(c.yaml)); err != nil {
+				t.Fatal(err)
+			}
+			d, err := a.dialect()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(d.HiddenPropertyTypes); got != c.want {
+				t.Errorf("hidden_property_types = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 // TestConfigDialect: a dialect defined in the config file starts from a
 // built-in (its base:, else rdf) and keeps the name, alias and description
 // predicates it does not set; one named like a built-in overrides it.

@@ -94,10 +94,19 @@ func TestUnknownDialectAndSearch(t *testing.T) {
 	if err := d.validate(); err == nil || !strings.Contains(err.Error(), "unknown search method") {
 		t.Errorf("unknown search method error = %v", err)
 	}
-	d = rdf(t)
-	d.Label = []string{"http://x/name> } DROP ALL {"}
-	if err := d.validate(); err == nil || !strings.Contains(err.Error(), "is not an IRI") {
-		t.Errorf("a label predicate that is not an IRI: %v", err)
+	for _, c := range []struct {
+		field string
+		set   func(d *Dialect, bad []string)
+	}{
+		{"label", func(d *Dialect, bad []string) { d.Label = bad }},
+		{"hidden", func(d *Dialect, bad []string) { d.Hidden = bad }},
+		{"hidden_property_types", func(d *Dialect, bad []string) { d.HiddenPropertyTypes = bad }},
+	} {
+		d = rdf(t)
+		c.set(&d, []string{"http://x/name> } DROP ALL {"})
+		if err := d.validate(); err == nil || !strings.Contains(err.Error(), c.field+`: "http://x/name> } DROP ALL {" is not an IRI`) {
+			t.Errorf("a %s entry that is not an IRI: %v", c.field, err)
+		}
 	}
 }
 

@@ -47,6 +47,15 @@ type Dialect struct {
 	// predicates): links, external ids. Relations whose node says
 	// <grove:hidden> "true" in the data are hidden as well.
 	Hidden []string `json:"hidden" mapstructure:"hidden"`
+	// HiddenPropertyTypes lists Wikibase property types
+	// (wikibase:propertyType values, e.g. wikibase:ExternalId) whose
+	// relations reasoners hide: a predicate is hidden when a property
+	// node of one of these types names it as its wikibase:directClaim or
+	// wikibase:directClaimNormalized (wd:P214 for wdt:P214 and
+	// wdtn:P214). Read from the data by graph patterns, so a Wikidata
+	// endpoint's thousands of external-id properties are never listed in
+	// a query.
+	HiddenPropertyTypes []string `json:"hidden_property_types" mapstructure:"hidden_property_types"`
 	// SameAs lists link predicate IRIs (owl:sameAs).
 	SameAs []string `json:"same_as" mapstructure:"same_as"`
 	// Search is one of SearchLabel, SearchVirtuoso, SearchQLever,
@@ -74,6 +83,11 @@ const (
 	owlSameAs   = "http://www.w3.org/2002/07/owl#sameAs"
 	freebaseNS  = "http://rdf.freebase.com/ns/"
 	wikidataEnt = "http://www.wikidata.org/entity/"
+	// wikibaseNS is the Wikibase ontology (wikibase:).
+	wikibaseNS = "http://wikiba.se/ontology#"
+	// WikibaseExternalID is the property type of external identifiers
+	// (VIAF ID, ISNI, GND ID, ...), datatype external-id in the JSON dump.
+	WikibaseExternalID = wikibaseNS + "ExternalId"
 )
 
 // Dialects returns the built-in dialects by name.
@@ -107,20 +121,24 @@ func Dialects() map[string]Dialect {
 			Search:      SearchVirtuoso,
 		},
 		// Wikidata's RDF model: wd: items, wdt: direct claims, p:/ps:/pq:
-		// statement nodes with qualifiers.
+		// statement nodes with qualifiers, external ids hidden by their
+		// property type.
 		"wikidata": {
-			Name:           "wikidata",
-			Nodes:          []Prefix{{IRI: wikidataEnt}},
-			Relations:      []Prefix{{IRI: "http://www.wikidata.org/prop/direct/"}},
-			Label:          []string{rdfsLabel},
-			Alias:          []string{skosAlt},
-			Description:    []string{schemaDesc},
-			SameAs:         []string{owlSameAs},
-			Search:         SearchWikidataAPI,
-			SearchAPI:      "https://www.wikidata.org/w/api.php",
-			Statement:      "http://www.wikidata.org/prop/",
-			StatementValue: "http://www.wikidata.org/prop/statement/",
-			Qualifier:      "http://www.wikidata.org/prop/qualifier/",
+			Name:        "wikidata",
+			Nodes:       []Prefix{{IRI: wikidataEnt}},
+			Relations:   []Prefix{{IRI: "http://www.wikidata.org/prop/direct/"}},
+			Label:       []string{rdfsLabel},
+			Alias:       []string{skosAlt},
+			Description: []string{schemaDesc},
+			SameAs:      []string{owlSameAs},
+			// As Grove's ingest of the JSON dump hides datatype
+			// external-id, and only it (ingest/wikidata).
+			HiddenPropertyTypes: []string{WikibaseExternalID},
+			Search:              SearchWikidataAPI,
+			SearchAPI:           "https://www.wikidata.org/w/api.php",
+			Statement:           "http://www.wikidata.org/prop/",
+			StatementValue:      "http://www.wikidata.org/prop/statement/",
+			Qualifier:           "http://www.wikidata.org/prop/qualifier/",
 		},
 	}
 }
@@ -158,7 +176,7 @@ func (d *Dialect) validate() error {
 	// Every IRI is spliced into queries: check them here so that a typo in
 	// a config file is a clear error, not a rejected query.
 	for field, list := range map[string][]string{"label": d.Label, "alias": d.Alias, "description": d.Description,
-		"hidden": d.Hidden, "same_as": d.SameAs} {
+		"hidden": d.Hidden, "same_as": d.SameAs, "hidden_property_types": d.HiddenPropertyTypes} {
 		for _, iri := range list {
 			if !validIRI(iri) {
 				return fmt.Errorf("dialect %q: %s: %q is not an IRI", d.Name, field, iri)

@@ -16,9 +16,12 @@
 // prefixes) qualify edges and literal features as in the engine, read in
 // one batched query per call; the relations whose node says
 // <grove:hidden> "true" are read once per KG and hidden as the engine
-// hides them; a relation's node names it (its label and
-// grove:inverseLabel). The client bounds the requests in flight, times
-// each out, retries 429/502/503/504 honouring
+// hides them, and so are, with Dialect.HiddenPropertyTypes, those whose
+// Wikibase property type is hidden (Wikidata's external ids: a graph
+// pattern in "" degree and neighbour queries, and one question per
+// relation per KG for Relation.Hidden); a relation's node names it (its
+// label and grove:inverseLabel). The client bounds the requests in
+// flight, times each out, retries 429/502/503/504 honouring
 // Retry-After, and caches every response body by query text in memory and,
 // with Config.CacheDir, on disk: a re-run of an experiment sends no request
 // twice.
@@ -84,9 +87,12 @@ type KG struct {
 	hubCap int
 	batch  int
 	closed atomic.Bool
-	// hidden caches hiddenSet (nil until read); hidMu guards it.
+	// hidden caches hiddenSet (nil until read), typed what typedHidden
+	// has read (predicate IRI -> of a hidden property type); hidMu
+	// guards both.
 	hidMu  sync.Mutex
 	hidden map[string]bool
+	typed  map[string]bool
 }
 
 var _ store.KG = (*KG)(nil)
@@ -229,6 +235,11 @@ func quote(s string) string {
 // inGraphs wraps a pattern in GRAPH ?g with the configured graphs, or
 // leaves it on the default graph.
 func (k *KG) inGraphs(pattern string) string {
+	return k.inGraphsAs("?g", pattern)
+}
+
+// inGraphsAs is inGraphs with the graph in variable v.
+func (k *KG) inGraphsAs(v, pattern string) string {
 	if !k.d.named() {
 		return pattern
 	}
@@ -236,7 +247,7 @@ func (k *KG) inGraphs(pattern string) string {
 	for _, n := range k.d.graphNames() {
 		gs = append(gs, k.d.Graphs[n])
 	}
-	return "VALUES ?g { " + iris(gs) + " } GRAPH ?g { " + pattern + " }"
+	return "VALUES " + v + " { " + iris(gs) + " } GRAPH " + v + " { " + pattern + " }"
 }
 
 // graphName of a binding's ?g.
@@ -509,16 +520,17 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		}
 	}
 	out := make([]store.Relation, 0, len(counts))
-	var relIDs []string
+	var relIDs, preds []string
 	for kk := range counts {
 		relIDs = append(relIDs, k.relID(kk.p))
+		preds = append(preds, kk.p)
 	}
 	slices.Sort(relIDs) // the same query text (cache key) every time
 	_, meta, err := k.lookup(ctx, nil, slices.Compact(relIDs))
 	if err != nil {
 		return nil, err
 	}
-	hidden, err := k.hiddenSet(ctx)
+	hidden, err := k.hiddenAmong(ctx, preds)
 	if err != nil {
 		return nil, err
 	}
@@ -526,7 +538,7 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		id := k.relID(kk.p)
 		m := meta[id]
 		out = append(out, store.Relation{ID: id, Label: m.label, InverseLabel: m.inverse, Dir: kk.dir,
-			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: k.hiddenPred(kk.p, hidden)})
+			Graph: kk.g, Count: n, AtLeast: capped[kk.dir], Hidden: hidden[kk.p]})
 	}
 	slices.SortFunc(out, store.CompareRelations)
 	return out, nil
@@ -669,10 +681,6 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 	if err != nil {
 		return nil, err
 	}
-	filter, err := k.visibleFilter(ctx, relation)
-	if err != nil {
-		return nil, err
-	}
 	pred := "?p"
 	if relation != "" {
 		if pred = k.relTerm(relation); pred == "" {
@@ -681,7 +689,11 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 	}
 	var parts []string
 	for _, d := range dirs {
-		parts = append(parts, "{ "+k.inGraphs(edgePattern(d, node, pred, "?n")+" "+filter)+" }")
+		edges, err := k.visibleEdges(ctx, relation, edgePattern(d, node, pred, "?n"))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, "{ "+edges+" }")
 	}
 	q := "SELECT DISTINCT ?n WHERE { " + strings.Join(parts, " UNION ") + " FILTER(!isLiteral(?n)) }"
 	if limit > 0 {
@@ -719,10 +731,6 @@ func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Directio
 	if err != nil {
 		return 0, err
 	}
-	filter, err := k.visibleFilter(ctx, relation)
-	if err != nil {
-		return 0, err
-	}
 	pred := "?p"
 	if relation != "" {
 		if pred = k.relTerm(relation); pred == "" {
@@ -731,8 +739,11 @@ func (k *KG) Degree(ctx context.Context, id, relation string, dir store.Directio
 	}
 	var n int64
 	for _, d := range dirs {
-		q := "SELECT (COUNT(*) AS ?n) WHERE { " + k.inGraphs(edgePattern(d, node, pred, "?o")+" "+filter) + " }"
-		r, err := k.c.query(ctx, q)
+		edges, err := k.visibleEdges(ctx, relation, edgePattern(d, node, pred, "?o"))
+		if err != nil {
+			return 0, err
+		}
+		r, err := k.c.query(ctx, "SELECT (COUNT(*) AS ?n) WHERE { "+edges+" }")
 		if err != nil {
 			return 0, err
 		}
@@ -796,13 +807,19 @@ func (k *KG) featureQualifiers(ctx context.Context, facts []fact) ([]qualRow, er
 	if !slices.ContainsFunc(facts, func(f fact) bool { return k.qualifiable(f.rel) }) {
 		return nil, nil // no request, not even for the hidden set
 	}
-	hidden, err := k.hiddenSet(ctx)
+	var preds []string
+	for _, f := range facts {
+		if k.qualifiable(f.rel) {
+			preds = append(preds, toIRI(k.d.Relations, f.rel))
+		}
+	}
+	hidden, err := k.hiddenAmong(ctx, preds)
 	if err != nil {
 		return nil, err
 	}
 	keep := slices.Clone(facts)
 	for i, f := range keep {
-		if k.hiddenPred(toIRI(k.d.Relations, f.rel), hidden) {
+		if hidden[toIRI(k.d.Relations, f.rel)] {
 			keep[i].rel = "" // not qualifiable: skipped, indexes kept
 		}
 	}

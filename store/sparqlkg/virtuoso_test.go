@@ -170,9 +170,12 @@ func TestVirtuoso(t *testing.T) {
 
 // wikidataNT is a Wikidata-shaped graph: direct claims, statement nodes
 // with qualifiers behind an edge and behind literal features (one
-// language-tagged), property labels, and an external id (P214) that
+// language-tagged), property labels, an external id (P214) that
 // <grove:hidden> "true" on its property node hides, as Grove's ingest
-// marks it.
+// marks it, and one (P227) that only its wikibase:propertyType says is an
+// external id, as Wikidata's RDF does, with a direct claim (wdt:), a
+// normalized one (wdtn:, an IRI) and a qualified statement; P69 is typed
+// wikibase:WikibaseItem.
 const wikidataNT = `<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@en .
 <http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams"@de .
 <http://www.wikidata.org/entity/Q42> <http://schema.org/description> "English writer and humorist"@en .
@@ -205,6 +208,19 @@ const wikidataNT = `<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000
 <http://www.wikidata.org/entity/P214> <http://www.w3.org/2000/01/rdf-schema#label> "VIAF ID"@en .
 <http://www.wikidata.org/entity/P2048> <http://www.w3.org/2000/01/rdf-schema#label> "height"@en .
 <http://www.wikidata.org/entity/P585> <http://www.w3.org/2000/01/rdf-schema#label> "point in time"@en .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct/P227> "119033364" .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/direct-normalized/P227> <https://d-nb.info/gnd/119033364> .
+<http://www.wikidata.org/entity/Q42> <http://www.wikidata.org/prop/P227> <http://www.wikidata.org/entity/statement/Q42-S5> .
+<http://www.wikidata.org/entity/statement/Q42-S5> <http://www.wikidata.org/prop/statement/P227> "119033364" .
+<http://www.wikidata.org/entity/statement/Q42-S5> <http://www.wikidata.org/prop/qualifier/P585> "2021"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<http://www.wikidata.org/entity/P227> <http://www.w3.org/2000/01/rdf-schema#label> "GND ID"@en .
+<http://www.wikidata.org/entity/P227> <http://wikiba.se/ontology#propertyType> <http://wikiba.se/ontology#ExternalId> .
+<http://www.wikidata.org/entity/P227> <http://wikiba.se/ontology#directClaim> <http://www.wikidata.org/prop/direct/P227> .
+<http://www.wikidata.org/entity/P227> <http://wikiba.se/ontology#directClaimNormalized> <http://www.wikidata.org/prop/direct-normalized/P227> .
+<http://www.wikidata.org/entity/P227> <http://wikiba.se/ontology#claim> <http://www.wikidata.org/prop/P227> .
+<http://www.wikidata.org/entity/P69> <http://wikiba.se/ontology#propertyType> <http://wikiba.se/ontology#WikibaseItem> .
+<http://www.wikidata.org/entity/P69> <http://wikiba.se/ontology#directClaim> <http://www.wikidata.org/prop/direct/P69> .
+<http://www.wikidata.org/entity/P69> <http://wikiba.se/ontology#claim> <http://www.wikidata.org/prop/P69> .
 `
 
 // TestVirtuosoWikidataDialect: the wikidata dialect's id mapping, property
@@ -250,8 +266,9 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 		}
 	}
 	if len(got) != 4 || got["P69"] != "educated at" || got["P31"] != "P31" || got["P2048"] != "height" || got["P1477"] != "P1477" {
-		t.Errorf("visible relations = %v (statement links, labels and P214 must be hidden)", got)
+		t.Errorf("visible relations = %v (statement links, labels, P214 and P227 must be hidden)", got)
 	}
+	checkWikidataHidden(t, rels)
 	es, err := kg.Edges(ctx, []string{"Q42"}, "P69", store.Out, 0)
 	if err != nil || len(es) != 1 {
 		t.Fatalf("edges = %+v, %v", es, err)
@@ -265,12 +282,7 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 		!slices.Equal(quals, []string{"academic degree=Bachelor of Arts", "end time=1974"}) {
 		t.Errorf("edge = %+v, qualifiers %q", es[0], quals)
 	}
-	if n, err := kg.Degree(ctx, "Q42", "", store.Out); err != nil || n != 4 {
-		t.Errorf("degree = %d, %v; want 4 (P69, P31, P2048, P1477; not the hidden P214)", n, err)
-	}
-	if n, err := kg.Degree(ctx, "Q42", "P214", store.Out); err != nil || n != 1 {
-		t.Errorf("degree along the named hidden P214 = %d, %v; want 1 (a named hidden relation is followed)", n, err)
-	}
+	checkWikidataFollowed(t, kg)
 	checkWikidataFeatures(t, kg)
 	t.Run("RequestsPerCall", func(t *testing.T) {
 		fresh, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
@@ -282,32 +294,153 @@ func TestVirtuosoWikidataDialect(t *testing.T) {
 			call func() error
 			want int64
 		}{
-			// counts + names + the grove:hidden set (read once per KG)
-			{"first relations", func() error { _, err := fresh.Relations(ctx, []string{"Q42"}, store.Out); return err }, 3},
+			// counts + names + the grove:hidden set (read once per KG) + the
+			// property types of the listed relations (each asked about once
+			// per KG)
+			{"first relations", func() error { _, err := fresh.Relations(ctx, []string{"Q42"}, store.Out); return err }, 4},
+			// P69's type is known: counts + names
 			{"relations", func() error { _, err := fresh.Relations(ctx, []string{"Q691283"}, store.In); return err }, 2},
 			// home graphs + literals + one qualifier query for both qualified features + names
 			{"features", func() error { _, err := fresh.Features(ctx, "Q42"); return err }, 4},
 			// edges + qualifiers + names (endpoints, qualifiers and the relation in one query)
 			{"edges", func() error { _, err := fresh.Edges(ctx, []string{"Q42"}, "P69", store.Out, 0); return err }, 3},
 			// the count: neither the hidden set nor Q42's home graphs (read by
-			// Features, the same query) are read again
+			// Features, the same query) are read again, and the hidden
+			// property types are a pattern in the count's query
 			{"degree", func() error { _, err := fresh.Degree(ctx, "Q42", "", store.Out); return err }, 1},
 		}
-		for _, c := range cases {
-			before := fresh.Requests()
-			if err := c.call(); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if n := fresh.Requests() - before; n != c.want {
-				t.Errorf("%s sent %d requests, want %d", c.name, n, c.want)
-			}
+		countRequests(t, fresh, cases)
+	})
+	t.Run("DefaultGraph", func(t *testing.T) {
+		// No named graphs: the property types are read from the default
+		// graph (Virtuoso's union of all graphs).
+		dd := d
+		dd.Graphs = nil
+		kg, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: dd})
+		if err != nil {
+			t.Fatal(err)
 		}
+		rels, err := kg.Relations(ctx, []string{"Q42"}, store.Out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWikidataHidden(t, rels)
+		checkWikidataFollowed(t, kg)
+	})
+	t.Run("RequestsPerCallCold", func(t *testing.T) {
+		cold, err := sparqlkg.Open(ctx, sparqlkg.Config{URL: v.SPARQL, Dialect: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		countRequests(t, cold, []struct {
+			name string
+			call func() error
+			want int64
+		}{
+			// home graphs + the grove:hidden set + the count: the hidden
+			// property types cost no request of their own
+			{"first degree", func() error { _, err := cold.Degree(ctx, "Q42", "", store.Out); return err }, 3},
+			// the neighbours + their names
+			{"neighbors", func() error { _, err := cold.Neighbors(ctx, "Q42", "", store.Both, 0); return err }, 2},
+			// literals + the property types of P2048, P1477 and P227 +
+			// qualifiers + names
+			{"features", func() error { _, err := cold.Features(ctx, "Q42"); return err }, 4},
+			// counts + names + the types of P69, P31 and wdtn:P227 only
+			{"relations", func() error { _, err := cold.Relations(ctx, []string{"Q42"}, store.Out); return err }, 3},
+			// counts + names: P69's type is known
+			{"relations in", func() error { _, err := cold.Relations(ctx, []string{"Q691283"}, store.In); return err }, 2},
+		})
 	})
 }
 
+// countRequests runs each call in order and checks the requests it sent.
+func countRequests(t *testing.T, kg *sparqlkg.KG, cases []struct {
+	name string
+	call func() error
+	want int64
+}) {
+	t.Helper()
+	for _, c := range cases {
+		before := kg.Requests()
+		if err := c.call(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n := kg.Requests() - before; n != c.want {
+			t.Errorf("%s sent %d requests, want %d", c.name, n, c.want)
+		}
+	}
+}
+
+// wdtnP227 is the normalized GND ID claim: an IRI-valued external id.
+const wdtnP227 = "http://www.wikidata.org/prop/direct-normalized/P227"
+
+// checkWikidataHidden: the relations of Q42 hidden by grove:hidden (P214)
+// or by their property type (P227 through wikibase:directClaim, wdtn:P227
+// through wikibase:directClaimNormalized) are listed, flagged Hidden; a
+// relation of another type (P69) and untyped ones are not.
+func checkWikidataHidden(t *testing.T, rels []store.Relation) {
+	t.Helper()
+	for _, c := range []struct {
+		id     string
+		hidden bool
+	}{
+		{"P214", true}, {"P227", true}, {wdtnP227, true}, {"http://www.wikidata.org/prop/P227", true},
+		{"P69", false}, {"P31", false}, {"P2048", false},
+	} {
+		i := slices.IndexFunc(rels, func(r store.Relation) bool { return r.ID == c.id && r.Dir == store.Out })
+		if i < 0 {
+			t.Errorf("relations of Q42 lack %s: %+v", c.id, rels)
+			continue
+		}
+		if rels[i].Hidden != c.hidden || rels[i].Count != 1 {
+			t.Errorf("relation %s = %+v; want hidden %v, count 1", c.id, rels[i], c.hidden)
+		}
+	}
+}
+
+// checkWikidataFollowed: "" degrees and neighbours leave out the hidden
+// relations of either kind; a hidden relation named explicitly is
+// followed.
+func checkWikidataFollowed(t *testing.T, kg *sparqlkg.KG) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range []struct {
+		rel  string
+		want int64
+	}{{"", 4}, {"P214", 1}, {"P227", 1}, {wdtnP227, 1}} {
+		if n, err := kg.Degree(ctx, "Q42", c.rel, store.Out); err != nil || n != c.want {
+			t.Errorf("degree of Q42 along %q = %d, %v; want %d (\"\": P69, P31, P2048, P1477; a named hidden relation is followed)",
+				c.rel, n, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		rel  string
+		dir  store.Direction
+		want string
+	}{
+		{"", store.Out, "[Q5 Q691283]"},
+		{"", store.Both, "[Q5 Q691283]"},
+		{wdtnP227, store.Out, "[https://d-nb.info/gnd/119033364]"},
+	} {
+		ns, err := kg.Neighbors(ctx, "Q42", c.rel, c.dir, 0)
+		var ids []string
+		for _, n := range ns {
+			ids = append(ids, n.ID)
+		}
+		slices.Sort(ids)
+		if err != nil || fmt.Sprint(ids) != c.want {
+			t.Errorf("neighbors of Q42 along %q %v = %v, %v; want %s", c.rel, c.dir, ids, err, c.want)
+		}
+	}
+	es, err := kg.Edges(ctx, []string{"Q42"}, "P227", store.Out, 0)
+	if err != nil || len(es) != 1 || es[0].Object.Label != "119033364" || es[0].RelationLabel != "GND ID" {
+		t.Errorf("edges of Q42 along the hidden P227 = %+v, %v", es, err)
+	}
+}
+
 // checkWikidataFeatures: Q42's literal features carry their statements'
-// qualifiers, a language-tagged value's too; the hidden P214's are not
-// read.
+// qualifiers, a language-tagged value's too; the hidden P214's and
+// P227's are listed but their statements are not read.
 func checkWikidataFeatures(t *testing.T, kg *sparqlkg.KG) {
 	t.Helper()
 	fs, err := kg.Features(context.Background(), "Q42")
@@ -326,6 +459,7 @@ func checkWikidataFeatures(t *testing.T, kg *sparqlkg.KG) {
 		"P2048":                         "height=1.96 m [statement/Q42-S2 pq:P585 point in time=1990]",
 		"P1477":                         "P1477=Douglas Noël Adams [statement/Q42-S3 pq:P1810 P1810=Adams]",
 		"P214":                          "VIAF ID=113230702 []",
+		"P227":                          "GND ID=119033364 []",
 		"http://schema.org/description": "description=English writer and humorist []",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
