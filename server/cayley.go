@@ -117,7 +117,7 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			s.serveCappedRead(w, r, inner)
 			return
 		case "/api/v2/query":
-			g := query.NewGuard(qs)
+			g := query.NewGuardFor(qs, r.URL.Query().Get("lang"))
 			gh, err := newHandle(g)
 			if err != nil {
 				s.writeError(w, r, err)

@@ -68,6 +68,8 @@ func (e *PanicError) Origin() string {
 // query run so that Panic belongs to that run.
 type Guard struct {
 	graph.QuadStore
+	// plainSQL keeps Cayley's SQL optimiser out (see NewGuardFor).
+	plainSQL bool
 
 	mu    sync.Mutex
 	first *PanicError
@@ -75,6 +77,22 @@ type Guard struct {
 
 // NewGuard wraps qs.
 func NewGuard(qs graph.QuadStore) *Guard { return &Guard{QuadStore: qs} }
+
+// NewGuardFor wraps qs for a query in lang. A GraphQL query on Cayley's
+// SQL store runs without the store's SQL optimiser: nested objects came
+// back empty through it (the SQL iterator's tags on a node's further
+// paths are nil, and a level below that the optimiser was handed a nil
+// filter), while the generic iterators over the same store answer as
+// every other store does, more slowly.
+func NewGuardFor(qs graph.QuadStore, lang string) *Guard {
+	return &Guard{QuadStore: qs, plainSQL: lang == "graphql"}
+}
+
+// sql reports whether the wrapped store is Cayley's SQL store.
+func (g *Guard) sql() bool {
+	_, ok := g.QuadStore.(*csql.QuadStore)
+	return ok
+}
 
 // Panic returns the first panic recovered, or nil.
 func (g *Guard) Panic() *PanicError {
@@ -107,9 +125,22 @@ func (g *Guard) catch(err *error) {
 // nodes are scoped per graph), so Cayley queries naming the file's blank
 // nodes keep working on a one-graph database. Results name the stored,
 // scoped form.
+//
+// On Cayley's SQL store, whose ValueOf hashes any value without looking
+// it up, a value no quad holds has no ref (as on every other store), so
+// g.V("unknown") finds nothing instead of one node without a name.
 func (g *Guard) ValueOf(v quad.Value) (r graph.Ref, err error) {
 	defer g.catch(&err)
 	r, err = g.QuadStore.ValueOf(v)
+	if r != nil && err == nil && g.sql() {
+		name, nerr := g.QuadStore.NameOf(r)
+		if nerr != nil {
+			return nil, nerr
+		}
+		if name == nil {
+			r = nil
+		}
+	}
 	b, isBNode := v.(quad.BNode)
 	if r != nil || err != nil || !isBNode {
 		return r, err
@@ -188,7 +219,10 @@ func (g *Guard) OptimizeShape(ctx context.Context, s shape.Shape) (out shape.Sha
 			out, ok = s, false
 		}
 	}()
-	if _, isSQL := g.QuadStore.(*csql.QuadStore); isSQL {
+	if g.sql() {
+		if g.plainSQL {
+			return s, false
+		}
 		return g.optimizeStoreShape(ctx, o, s)
 	}
 	return o.OptimizeShape(ctx, s)

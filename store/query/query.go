@@ -69,7 +69,7 @@ func Run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) (ou
 	if limit <= 0 {
 		limit = 100
 	}
-	g := NewGuard(qs)
+	g := NewGuardFor(qs, lang)
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("%s query: %w", lang, g.recovered(v))

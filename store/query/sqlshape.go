@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
@@ -72,6 +74,9 @@ func (s storeShape) Optimize(context.Context, shape.Optimizer) (shape.Shape, boo
 // optimizeStoreShape runs the wrapped store's optimiser o on s with s's
 // children unwrapped, and wraps the Selects of the result.
 func (g *Guard) optimizeStoreShape(ctx context.Context, o shape.Optimizer, s shape.Shape) (shape.Shape, bool) {
+	if qa, ok := s.(shape.QuadsAction); ok && slices.Contains(slices.Collect(maps.Values(qa.Filter)), nil) {
+		return s, false // the optimiser asserts every filter is a SQL value
+	}
 	out, ok := o.OptimizeShape(ctx, mapChildren(s, unwrapStoreShape))
 	if !ok {
 		return s, false
