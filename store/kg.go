@@ -312,6 +312,12 @@ var ErrClosed = errors.New("knowledge graph is closed")
 // write.
 var ErrReadOnly = errors.New("knowledge graph backend is read-only")
 
+// ErrNoQuadStore is returned (wrapped) when Cayley's queries (Gizmo,
+// GraphQL, MQL), quad reads or quad writes are asked of a backend that has
+// no Cayley quad store: the SPARQL backend, whose endpoint answers SPARQL
+// itself.
+var ErrNoQuadStore = errors.New("no Cayley quad store")
+
 // Link says that an entity is the same as Target in Graph.
 type Link struct {
 	Target Entity `json:"target"`

@@ -482,7 +482,7 @@ func (a *app) queryCmd() *cobra.Command {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				qs, err := quadStoreOf(kg)
 				if err != nil {
-					return err
+					return fmt.Errorf("grove query runs Cayley queries (Gizmo, GraphQL, MQL); %w", err)
 				}
 				res, err := query.Run(cmd.Context(), qs, lang, args[0], limit)
 				if err != nil {
