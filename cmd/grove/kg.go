@@ -266,8 +266,22 @@ func scopedBlank(id string, graphs []string) (graph, local string, ok bool) {
 	return graph, local, ok
 }
 
+// dirFlag adds --dir, a direction out, in or both.
 func dirFlag(cmd *cobra.Command, def string) *string {
 	return cmd.Flags().String("dir", def, "direction: out, in or both")
+}
+
+// edgeDirection parses kg edges' --dir: out or in, since an edge list has
+// one direction (as KG.Edges and /v1/edges).
+func edgeDirection(dir string) (store.Direction, error) {
+	d, err := store.ParseDirection(dir)
+	if err != nil {
+		return d, fmt.Errorf("--dir: %w", err)
+	}
+	if d == store.Both {
+		return d, errors.New("--dir both: edges are listed one direction at a time: use --dir out or --dir in")
+	}
+	return d, nil
 }
 
 func (a *app) kgRelations() *cobra.Command {
@@ -320,12 +334,12 @@ func (a *app) kgEdges() *cobra.Command {
 		Short: "List the edges of entities along a relation",
 		Args:  cobra.MinimumNArgs(2),
 	}
-	dir := dirFlag(cmd, "out")
+	dir := cmd.Flags().String("dir", "out", "direction: out or in")
 	cmd.Flags().IntVar(&limit, "limit", 50, "maximum edges (0 = all)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		d, err := store.ParseDirection(*dir)
+		d, err := edgeDirection(*dir)
 		if err != nil {
-			return fmt.Errorf("--dir: %w", err)
+			return err
 		}
 		if err := atLeast("--limit", limit, 0); err != nil {
 			return err
