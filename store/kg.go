@@ -128,9 +128,13 @@ type Candidate struct {
 	Graph string `json:"graph"`
 	// Matched is the label or alias that matched the query text.
 	Matched string `json:"matched"`
-	// Match is "exact", "prefix" or "fuzzy".
+	// Match is "exact", "prefix", "fuzzy" (an edit distance of 1 or 2:
+	// the embedded store only) or "word" (the SPARQL backend: a hit of the
+	// endpoint's word index, bif:contains or ql:contains-word, or of the
+	// wikidata-api search, that is neither exact nor a prefix).
 	Match string `json:"match"`
-	// Distance is the edit distance between query and Matched (0 for exact).
+	// Distance is the edit distance between query and Matched (0 for
+	// exact); for "word" it ranks the hit, it is not how the hit matched.
 	Distance int `json:"distance"`
 	// Score ranks candidates: higher is better.
 	Score float64 `json:"score"`
