@@ -122,7 +122,9 @@ func (e Entity) Name() string {
 	return e.ID
 }
 
-// Candidate is one result of Search.
+// Candidate is one result of Search. Its Entity.Graphs is [Graph], the
+// graph whose label or alias matched, not every graph the entity is in
+// (Entity lists those).
 type Candidate struct {
 	Entity
 	Graph string `json:"graph"`
