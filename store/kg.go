@@ -99,7 +99,10 @@ type GraphInfo struct {
 	Name      string `json:"name"`
 	Quads     int64  `json:"quads"`
 	Relations int64  `json:"relations"`
-	Labels    int64  `json:"labels"`
+	// Labels counts the entries of the graph's label index (an entity and
+	// one of its labels or aliases, normalized) on badger; the sql and
+	// sparql backends do not count them and report 0.
+	Labels int64 `json:"labels"`
 }
 
 // Entity is a node with its human-readable description.

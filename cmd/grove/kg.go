@@ -172,7 +172,7 @@ func (a *app) kgEntity() *cobra.Command {
 			"is _:film/100000, so two graphs never share a blank node. Name it so here and in every interface:\n" +
 			"  grove kg entity _:film/100000\n" +
 			"  grove query 'g.V(\"_:film/100000\").Out().All()'\n" +
-			"(On a database with one graph, Cayley queries also accept the file's own name, _:100000.)",
+			"(On a badger database with one graph, Cayley queries also accept the file's own name, _:100000.)",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
