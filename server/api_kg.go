@@ -171,7 +171,7 @@ func (s *Server) handleStats(ctx context.Context, _ kgQuery) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := statsBody{Graphs: len(gs), PerGraph: nonNil(gs), ReadOnly: s.cfg.ReadOnly, Cayley: s.cayley != nil,
+	b := statsBody{Graphs: len(gs), PerGraph: nonNil(gs), ReadOnly: s.readOnly(), Cayley: s.hasCayley,
 		Methods: nonNil(s.ask.methodNames()), RunsInFlight: s.ask.inFlight(), MaxConcurrentRuns: s.cfg.MaxConcurrentRuns,
 		MaxResults: s.cfg.MaxResults, UptimeSeconds: time.Since(s.started).Seconds()}
 	for _, g := range gs {

@@ -32,7 +32,13 @@ type Deps struct {
 	// Reasoners builds reasoning methods by name; nil disables /v1/ask.
 	Reasoners *reasoner.Registry
 	// QuadStore, when set, is served by Cayley's HTTP API under /cayley/.
+	// Without one the server is read-only and every /cayley/ route
+	// answers with NoCayley.
 	QuadStore graph.QuadStore
+	// NoCayley says, for clients, why there is no QuadStore (the CLI gives
+	// "the *sparqlkg.KG backend has no Cayley quad store: send SPARQL to
+	// the endpoint itself"); nil: the KG's type and store.ErrNoQuadStore.
+	NoCayley error
 	// KG, when set, is served instead of opening the embedded database in
 	// Config.DB (a SPARQL or SQL backend); Run does not close it.
 	KG store.KG

@@ -14,7 +14,10 @@
 //     MQL queries, quad reads and, when allowed, writes) over the engine's
 //     Cayley QuadStore, routed by a router of the server's own (404 and 405
 //     answers in JSON; a trailing slash is served as the path without it
-//     rather than redirected);
+//     rather than redirected); on a backend without a Cayley quad store
+//     (the SPARQL one) every /cayley/ route answers why instead
+//     (Deps.NoCayley: 501, or 403 for a write), and the server is
+//     read-only (read_only in /v1/stats and on the page);
 //   - the embedded web page of package server/web at /, plus /healthz,
 //     /readyz and Prometheus /metrics.
 //
@@ -52,7 +55,8 @@
 // and compared in constant time through SHA-256 digests). With a token,
 // every route except the page, its assets, /healthz, /readyz and the
 // OpenAPI document requires it. Writes exist only in the Cayley mount and
-// are allowed only when the server is not read-only and has a token.
+// are allowed only when the server is not read-only, has a token and has a
+// Cayley quad store.
 // Query results are capped (Config.MaxResults, also Cayley's query limit),
 // ids per request are bounded, the request body is bounded, and Cayley
 // reads are cut at a byte budget where their format allows (after a whole

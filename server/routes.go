@@ -39,9 +39,7 @@ func (s *Server) routeTable() []route {
 		{pattern: "GET /v1/methods", handler: s.handleMethods},
 		{pattern: "POST /v1/ask", handler: s.handleAsk, long: true},
 		{pattern: "POST /v1/ask/stream", handler: s.handleAskStream, long: true},
-	}
-	if s.cayley != nil {
-		rts = append(rts, route{pattern: "/cayley/", handler: s.cayley.ServeHTTP})
+		{pattern: "/cayley/", handler: s.cayley.ServeHTTP},
 	}
 	return rts
 }

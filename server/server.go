@@ -36,6 +36,9 @@ type Server struct {
 	handler http.Handler
 	cayley  http.Handler
 	ask     *asker
+	// hasCayley is set when cayley serves a Cayley quad store; without
+	// one, cayley refuses every request and the server is read-only.
+	hasCayley bool
 
 	hasToken  bool
 	tokenHash [32]byte
@@ -77,7 +80,9 @@ func New(cfg Config, kg store.KG, deps Deps) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.cayley = h
+		s.cayley, s.hasCayley = h, true
+	} else {
+		s.cayley = s.newNoCayley(noCayleyReason(kg, deps.NoCayley))
 	}
 	var err error
 	if s.ask, err = newAsker(s); err != nil {
@@ -134,8 +139,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("serving", "addr", ln.Addr().String(), "read_only", s.cfg.ReadOnly, "auth", s.hasToken,
-		"cayley", s.cayley != nil, "ask", s.ask.enabled())
+	s.log.Info("serving", "addr", ln.Addr().String(), "read_only", s.readOnly(), "auth", s.hasToken,
+		"cayley", s.hasCayley, "ask", s.ask.enabled())
 	select {
 	case err := <-errc:
 		s.ready.Store(false)

@@ -99,7 +99,10 @@ type GraphInfo struct {
 	Name      string `json:"name"`
 	Quads     int64  `json:"quads"`
 	Relations int64  `json:"relations"`
-	Labels    int64  `json:"labels"`
+	// Labels counts the entries of the graph's label index (an entity and
+	// one of its labels or aliases, normalized) on badger; the sql and
+	// sparql backends do not count them and report 0.
+	Labels int64 `json:"labels"`
 }
 
 // Entity is a node with its human-readable description.
@@ -122,15 +125,21 @@ func (e Entity) Name() string {
 	return e.ID
 }
 
-// Candidate is one result of Search.
+// Candidate is one result of Search. Its Entity.Graphs is [Graph], the
+// graph whose label or alias matched, not every graph the entity is in
+// (Entity lists those).
 type Candidate struct {
 	Entity
 	Graph string `json:"graph"`
 	// Matched is the label or alias that matched the query text.
 	Matched string `json:"matched"`
-	// Match is "exact", "prefix" or "fuzzy".
+	// Match is "exact", "prefix", "fuzzy" (an edit distance of 1 or 2:
+	// the embedded store only) or "word" (the SPARQL backend: a hit of the
+	// endpoint's word index, bif:contains or ql:contains-word, or of the
+	// wikidata-api search, that is neither exact nor a prefix).
 	Match string `json:"match"`
-	// Distance is the edit distance between query and Matched (0 for exact).
+	// Distance is the edit distance between query and Matched (0 for
+	// exact); for "word" it ranks the hit, it is not how the hit matched.
 	Distance int `json:"distance"`
 	// Score ranks candidates: higher is better.
 	Score float64 `json:"score"`
@@ -311,6 +320,12 @@ var ErrClosed = errors.New("knowledge graph is closed")
 // ErrReadOnly is returned (wrapped) when a read-only backend is asked to
 // write.
 var ErrReadOnly = errors.New("knowledge graph backend is read-only")
+
+// ErrNoQuadStore is returned (wrapped) when Cayley's queries (Gizmo,
+// GraphQL, MQL), quad reads or quad writes are asked of a backend that has
+// no Cayley quad store: the SPARQL backend, whose endpoint answers SPARQL
+// itself.
+var ErrNoQuadStore = errors.New("no Cayley quad store")
 
 // Link says that an entity is the same as Target in Graph.
 type Link struct {

@@ -166,7 +166,9 @@ func (a *app) dialect() (sparqlkg.Dialect, error) {
 	return d, nil
 }
 
-// quadStoreOf is the Cayley QuadStore behind a KG, for `grove query`.
+// quadStoreOf is the Cayley QuadStore behind a KG, for `grove query` and
+// `grove serve`; for a backend without one, an error wrapping
+// store.ErrNoQuadStore that says what to do instead.
 func quadStoreOf(kg store.KG) (graph.QuadStore, error) {
 	switch kg := kg.(type) {
 	case graph.QuadStore:
@@ -174,7 +176,7 @@ func quadStoreOf(kg store.KG) (graph.QuadStore, error) {
 	case *sqlkg.KG:
 		return kg.QuadStore(), nil
 	}
-	return nil, fmt.Errorf("grove query runs Cayley queries (Gizmo, GraphQL, MQL); the %T backend has no Cayley quad store: send SPARQL to the endpoint itself", kg)
+	return nil, fmt.Errorf("the %T backend has %w: send SPARQL to the endpoint itself", kg, store.ErrNoQuadStore)
 }
 
 func (a *app) openSQL(ctx context.Context) (*sqlkg.KG, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-kg/grove/server"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/sparqlkg"
 )
 
 // TestBackendChoiceErrors: every misconfiguration of --kg-backend fails
@@ -23,6 +27,7 @@ func TestBackendChoiceErrors(t *testing.T) {
 		w.Write([]byte("<html>not sparql</html>"))
 	}))
 	defer html.Close()
+	empty := emptySPARQL(t)
 	cases := []struct {
 		name string
 		args []string
@@ -35,6 +40,8 @@ func TestBackendChoiceErrors(t *testing.T) {
 		{"not a SPARQL endpoint", []string{"--kg-backend", "sparql", "--sparql-url", html.URL, "ask", "Who?"}, "not a SPARQL endpoint"},
 		{"unreachable", []string{"--kg-backend", "sparql", "--sparql-url", "http://127.0.0.1:1/sparql", "kg", "search", "x"}, "unreachable"},
 		{"sparql is read-only", []string{"--kg-backend", "sparql", "--sparql-url", html.URL, "ingest", "--graph", "g", "x.nt"}, "read-only"},
+		{"sparql has no Cayley", []string{"--kg-backend", "sparql", "--sparql-url", empty.URL, "query", "g.V().All()"},
+			"grove query runs Cayley queries (Gizmo, GraphQL, MQL); the *sparqlkg.KG backend has no Cayley quad store: send SPARQL to the endpoint itself"},
 		{"sql unreachable", []string{"--kg-backend", "sql", "--sql-url", "postgres://grove@127.0.0.1:1/grove?sslmode=disable&connect_timeout=2", "stats"}, "127.0.0.1:1"},
 	}
 	for _, c := range cases {
@@ -168,5 +175,60 @@ func TestDescribeKGFromConfig(t *testing.T) {
 		if got := a.describeKG(); got != c.want {
 			t.Errorf("%s: describeKG() = %q, want %q", c.backend, got, c.want)
 		}
+	}
+}
+
+// emptySPARQL is a SPARQL endpoint that answers every query with no rows.
+func emptySPARQL(t *testing.T) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		w.Write([]byte(`{"head":{"vars":["s"]},"results":{"bindings":[]}}`))
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestMountCayley: grove serve gives the server the backend's quad store,
+// or, when it has none, the reason its /cayley/ routes answer with.
+func TestMountCayley(t *testing.T) {
+	db, err := engine.Open("", engine.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, err := sparqlkg.LookupDialect("rdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sparqlkg.Open(context.Background(), sparqlkg.Config{URL: emptySPARQL(t).URL, Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	cases := []struct {
+		name      string
+		kg        store.KG
+		quadStore bool
+		reason    string
+	}{
+		{"badger", db, true, ""},
+		{"sparql", sp, false, "the *sparqlkg.KG backend has no Cayley quad store: send SPARQL to the endpoint itself"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var deps server.Deps
+			mountCayley(&deps, c.kg)
+			if (deps.QuadStore != nil) != c.quadStore {
+				t.Errorf("QuadStore = %v, want set %v", deps.QuadStore, c.quadStore)
+			}
+			switch {
+			case c.reason == "" && deps.NoCayley != nil:
+				t.Errorf("NoCayley = %v, want nil", deps.NoCayley)
+			case c.reason != "" && (deps.NoCayley == nil || deps.NoCayley.Error() != c.reason ||
+				!errors.Is(deps.NoCayley, store.ErrNoQuadStore)):
+				t.Errorf("NoCayley = %v, want %q wrapping store.ErrNoQuadStore", deps.NoCayley, c.reason)
+			}
+		})
 	}
 }

@@ -172,7 +172,7 @@ func (a *app) kgEntity() *cobra.Command {
 			"is _:film/100000, so two graphs never share a blank node. Name it so here and in every interface:\n" +
 			"  grove kg entity _:film/100000\n" +
 			"  grove query 'g.V(\"_:film/100000\").Out().All()'\n" +
-			"(On a database with one graph, Cayley queries also accept the file's own name, _:100000.)",
+			"(On a badger database with one graph, Cayley queries also accept the file's own name, _:100000.)",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
@@ -266,8 +266,22 @@ func scopedBlank(id string, graphs []string) (graph, local string, ok bool) {
 	return graph, local, ok
 }
 
+// dirFlag adds --dir, a direction out, in or both.
 func dirFlag(cmd *cobra.Command, def string) *string {
 	return cmd.Flags().String("dir", def, "direction: out, in or both")
+}
+
+// edgeDirection parses kg edges' --dir: out or in, since an edge list has
+// one direction (as KG.Edges and /v1/edges).
+func edgeDirection(dir string) (store.Direction, error) {
+	d, err := store.ParseDirection(dir)
+	if err != nil {
+		return d, fmt.Errorf("--dir: %w", err)
+	}
+	if d == store.Both {
+		return d, errors.New("--dir both: edges are listed one direction at a time: use --dir out or --dir in")
+	}
+	return d, nil
 }
 
 func (a *app) kgRelations() *cobra.Command {
@@ -320,12 +334,12 @@ func (a *app) kgEdges() *cobra.Command {
 		Short: "List the edges of entities along a relation",
 		Args:  cobra.MinimumNArgs(2),
 	}
-	dir := dirFlag(cmd, "out")
+	dir := cmd.Flags().String("dir", "out", "direction: out or in")
 	cmd.Flags().IntVar(&limit, "limit", 50, "maximum edges (0 = all)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		d, err := store.ParseDirection(*dir)
+		d, err := edgeDirection(*dir)
 		if err != nil {
-			return fmt.Errorf("--dir: %w", err)
+			return err
 		}
 		if err := atLeast("--limit", limit, 0); err != nil {
 			return err
@@ -482,7 +496,7 @@ func (a *app) queryCmd() *cobra.Command {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
 				qs, err := quadStoreOf(kg)
 				if err != nil {
-					return err
+					return fmt.Errorf("grove query runs Cayley queries (Gizmo, GraphQL, MQL); %w", err)
 				}
 				res, err := query.Run(cmd.Context(), qs, lang, args[0], limit)
 				if err != nil {

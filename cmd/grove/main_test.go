@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -318,5 +319,34 @@ func TestCLIWarnsNothingLoaded(t *testing.T) {
 	out, err = run(t, "--db", filepath.Join(dir, "db2"), "ingest", "--quiet", nt)
 	if err != nil || strings.Contains(out, "warning") {
 		t.Errorf("a file that loads: %v\n%s", err, out)
+	}
+}
+
+// TestDirFlagHelp: each kg subcommand's --dir help lists the directions it
+// takes (kg edges refused "both", which its help offered), and kg edges
+// --dir both says what to use instead, before opening any database.
+func TestDirFlagHelp(t *testing.T) {
+	cases := []struct {
+		cmd, help string
+	}{
+		{"edges", "direction: out or in"},
+		{"relations", "direction: out, in or both"},
+		{"neighbors", "direction: out, in or both"},
+		{"degree", "direction: out, in or both"},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			out, err := run(t, "kg", c.cmd, "--help")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`--dir string +` + regexp.QuoteMeta(c.help) + ` \(default`).MatchString(out) {
+				t.Errorf("kg %s --help lacks --dir %q:\n%s", c.cmd, c.help, out)
+			}
+		})
+	}
+	_, err := run(t, "--db", filepath.Join(t.TempDir(), "none"), "kg", "edges", "--dir", "both", "/film/film/directed_by", "/en/blade_runner")
+	if err == nil || !strings.Contains(err.Error(), "use --dir out or --dir in") {
+		t.Errorf("kg edges --dir both = %v, want a refusal naming out and in", err)
 	}
 }

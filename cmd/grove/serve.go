@@ -65,9 +65,7 @@ max_results, ask: {max_model_calls, param_caps, ...}) or from GROVE_SERVE_<KEY>
 			defer closer.Close()
 			deps := server.Deps{Model: model, Reasoners: registry(), Logger: a.log, KG: kg}
 			if kg != nil {
-				if qs, err := quadStoreOf(kg); err == nil {
-					deps.QuadStore = qs
-				}
+				mountCayley(&deps, kg)
 			}
 			if url := a.v.GetString("llm.url"); url != "" {
 				deps.Redact = append(deps.Redact, url)
@@ -191,4 +189,14 @@ func serveDatabase(dir string, readOnly bool) error {
 		return err
 	}
 	return nil
+}
+
+// mountCayley gives the server kg's Cayley quad store, or, for a backend
+// without one (sparql), the reason, which the /cayley/ routes answer with.
+func mountCayley(deps *server.Deps, kg store.KG) {
+	if qs, err := quadStoreOf(kg); err == nil {
+		deps.QuadStore = qs
+	} else {
+		deps.NoCayley = err
+	}
 }

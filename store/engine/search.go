@@ -210,11 +210,13 @@ func (db *DB) Search(ctx context.Context, graph, text string, limit int) ([]stor
 
 // candidate turns an index hit into a ranked candidate. The score orders
 // by match kind, then edit distance, then popularity (log degree, < 1).
+// Its Graphs is the graph of the index hit, as on the other backends.
 func (db *DB) candidate(txn *badger.Txn, graph string, h labelindex.Hit) (store.Candidate, error) {
 	e, err := db.entity(txn, h.ID)
 	if err != nil {
 		return store.Candidate{}, err
 	}
+	e.Graphs = []string{graph}
 	degree, err := db.degree(txn, h.ID)
 	if err != nil {
 		return store.Candidate{}, err

@@ -134,6 +134,11 @@ func (s *suite) search(t *testing.T) {
 			if c.graph != "" && top.Graph != c.graph {
 				t.Errorf("candidate graph = %q, want %q", top.Graph, c.graph)
 			}
+			for _, cd := range got {
+				if !slices.Equal(cd.Graphs, []string{cd.Graph}) {
+					t.Errorf("candidate %s of graph %q has graphs %q, want its graph", cd.ID, cd.Graph, cd.Graphs)
+				}
+			}
 			for i := 1; i < len(got); i++ {
 				if got[i].Score > got[i-1].Score {
 					t.Errorf("candidates not best first: %+v", got)

@@ -59,8 +59,11 @@ func (s Names) Entity(id string) store.Entity {
 }
 
 // Score classifies a label that a search for the normalized text norm hit:
-// exact 30, prefix 20 (longer labels slightly lower), other 10 minus the
-// edit distance, as the engine ranks its label index.
+// exact 30, prefix 20 (longer labels slightly lower), and any other hit
+// "word" (the endpoint's word index found the text's words in it: "John
+// Ridley" for "ridley"), 10 minus the edit distance, which ranks such hits
+// as the engine ranks its fuzzy ones. No remote backend matches by edit
+// distance, so no hit is "fuzzy".
 func Score(label, norm string) (match string, distance int, score float64) {
 	ln := labelindex.Normalize(label)
 	switch {
@@ -70,7 +73,7 @@ func Score(label, norm string) (match string, distance int, score float64) {
 		return "prefix", 0, 20 - float64(len(ln)-len(norm))/100
 	}
 	d := EditDistance(norm, ln)
-	return "fuzzy", d, 10 - float64(d)
+	return "word", d, 10 - float64(d)
 }
 
 // Rank orders candidates best first (score, then id, then graph) and cuts
