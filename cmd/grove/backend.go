@@ -88,6 +88,9 @@ func (a *app) openKG(ctx context.Context) (store.KG, io.Closer, error) {
 // backend.
 type kgWriter interface {
 	Load(ctx context.Context, graph string, qs []quad.Quad) (int64, error)
+	// Delete removes quads from graph (those not stored are skipped) and
+	// returns how many it removed.
+	Delete(ctx context.Context, graph string, qs []quad.Quad) (int64, error)
 	io.Closer
 }
 

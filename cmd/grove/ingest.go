@@ -40,7 +40,8 @@ detected from the content unless --format is given. By default the whole run is 
 before anything is written: a bad line stops with file:line and the reason and leaves the
 database unchanged; --skip-invalid counts and logs bad records and goes on. Re-ingesting
 the same file is idempotent. --incremental (and --delete) apply small updates through
-transactions instead of the bulk loader.`,
+transactions instead of the bulk loader. On --kg-backend sql every load, and every
+--delete, is one transaction.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && len(graphFiles) == 0 {
 				return errors.New("requires at least one FILE (or --graph-file NAME=FILE)")
@@ -363,31 +364,46 @@ func isTerminal(w io.Writer) bool {
 }
 
 // ingestRemote parses files with the same readers as the embedded ingest
-// and writes them to a non-embedded backend in one transaction.
+// and writes them to (or, with del, deletes them from) a non-embedded
+// backend in one transaction.
 func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, incremental, del bool) error {
-	if del {
-		return fmt.Errorf("ingest --delete is supported by --kg-backend badger only")
-	}
 	_ = incremental // every load into a SQL backend is one transaction
 	qs, res, err := ingest.Parse(cmd.Context(), files, opts)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	added, err := w.Load(cmd.Context(), opts.Graph, qs)
+	apply, verb := w.Load, "new quads written"
+	if del {
+		apply, verb = w.Delete, "quads deleted"
+	}
+	n, err := apply(cmd.Context(), opts.Graph, qs)
 	if err != nil {
+		if del {
+			return fmt.Errorf("ingest --delete: %w", err)
+		}
 		return err
 	}
 	out := struct {
 		ingest.Result
 		Added    int64         `json:"added"`
+		Deleted  int64         `json:"deleted,omitempty"`
 		Duration time.Duration `json:"duration_ns"`
-	}{res, added, time.Since(start)}
+	}{Result: res, Duration: time.Since(start)}
+	if del {
+		out.Deleted = n
+	} else {
+		out.Added = n
+	}
 	return a.emit(out, func(wr io.Writer) error {
 		for _, f := range res.Files {
 			fmt.Fprintf(wr, "%s: %s, %d quads\n", f.Name, f.Format, f.Quads)
 		}
-		fmt.Fprintf(wr, "graph %s: %d new quads written in %s\n", opts.Graph, added, out.Duration.Round(time.Millisecond))
+		fmt.Fprintf(wr, "graph %s: %d %s in %s", opts.Graph, n, verb, out.Duration.Round(time.Millisecond))
+		if del {
+			fmt.Fprintf(wr, " (%d of the %d read were not there)", max(0, int64(len(qs))-n), len(qs))
+		}
+		fmt.Fprintln(wr)
 		return nil
 	})
 }

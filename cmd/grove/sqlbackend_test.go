@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,66 @@ func TestE2ESQLBackend(t *testing.T) {
 			mustContain(t, strings.Join(c.args, " "), out, c.wants...)
 		})
 	}
+	t.Run("incremental and delete", func(t *testing.T) { checkSQLUpdates(t, g, pg.URL, sql) })
+}
+
+// checkSQLUpdates: ingest --incremental and --delete on the SQL backend
+// change the film graph (12 quads, 6 relations) by what they report, and
+// stats keeps counting exactly.
+func checkSQLUpdates(t *testing.T, g *groveCLI, url string, sql func(...string) string) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	year := `</en/alien_1979> </film/film/release_year> "1979" .` + "\n"
+	add := write("add.nt", year+`</en/alien_1979> <name> "Alien" .`+"\n")
+	del := write("del.nt", year+`</en/alien_1979> </film/film/release_year> "2079" .`+"\n")
+	steps := []struct {
+		args            []string
+		want            string
+		quads, relation string
+	}{
+		{[]string{"ingest", "--graph", "film", "--incremental", add}, "graph film: 1 new quads written", "13", "7"},
+		{[]string{"ingest", "--graph", "film", "--delete", del}, "graph film: 1 quads deleted", "12", "6"},
+		{[]string{"ingest", "--graph", "film", "--delete", del}, "graph film: 0 quads deleted", "12", "6"},
+	}
+	for _, s := range steps {
+		mustContain(t, strings.Join(s.args, " "), sql(s.args...), s.want)
+		stats := sql("stats")
+		var fields []string
+		for _, line := range strings.Split(stats, "\n") {
+			if f := strings.Fields(line); len(f) >= 3 && f[0] == "film" {
+				fields = f
+			}
+		}
+		if len(fields) < 3 || fields[1] != s.quads || fields[2] != s.relation {
+			t.Errorf("after %v, stats:\n%s\nwant film with %s quads, %s relations", s.args, stats, s.quads, s.relation)
+		}
+		if n := countQuads(t, url); n != s.quads {
+			t.Errorf("after %v, the quads table holds %s quads, want %s", s.args, n, s.quads)
+		}
+	}
+	if _, stderr, err := g.run("--kg-backend", "sql", "--sql-url", url, "ingest", "--graph", "nope", "--delete", del); err == nil ||
+		!strings.Contains(stderr, `graph "nope"`) {
+		t.Errorf("ingest --delete from an unknown graph: %v, %s; want a not-found error", err, stderr)
+	}
+}
+
+// countQuads counts the rows of the quads table.
+func countQuads(t *testing.T, url string) string {
+	t.Helper()
+	db, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n string
+	if err := db.QueryRow(`SELECT count(*) FROM quads`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

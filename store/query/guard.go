@@ -88,11 +88,8 @@ func NewGuardFor(qs graph.QuadStore, lang string) *Guard {
 	return &Guard{QuadStore: qs, plainSQL: lang == "graphql"}
 }
 
-// sql reports whether the wrapped store is Cayley's SQL store.
-func (g *Guard) sql() bool {
-	_, ok := g.QuadStore.(*csql.QuadStore)
-	return ok
-}
+// sql reports whether the wrapped store is (or wraps) Cayley's SQL store.
+func (g *Guard) sql() bool { return sqlStore(g.QuadStore) != nil }
 
 // Panic returns the first panic recovered, or nil.
 func (g *Guard) Panic() *PanicError {
@@ -209,8 +206,9 @@ func (g *Guard) QuadsAllIterator() iterator.Shape {
 
 // OptimizeShape passes the store's own shape optimisations through.
 func (g *Guard) OptimizeShape(ctx context.Context, s shape.Shape) (out shape.Shape, ok bool) {
+	sq := sqlStore(g.QuadStore)
 	o, isOpt := g.QuadStore.(shape.Optimizer)
-	if !isOpt {
+	if !isOpt && sq == nil {
 		return s, false
 	}
 	defer func() {
@@ -219,13 +217,31 @@ func (g *Guard) OptimizeShape(ctx context.Context, s shape.Shape) (out shape.Sha
 			out, ok = s, false
 		}
 	}()
-	if g.sql() {
+	if sq != nil {
 		if g.plainSQL {
 			return s, false
 		}
-		return g.optimizeStoreShape(ctx, o, s)
+		return g.optimizeStoreShape(ctx, sq, s)
 	}
 	return o.OptimizeShape(ctx, s)
+}
+
+// sqlWrapper is a quad store that wraps Cayley's SQL quad store (the SQL
+// backend's, whose writes are its own) and hands it out for its shape
+// optimiser.
+type sqlWrapper interface {
+	SQLQuadStore() *csql.QuadStore
+}
+
+// sqlStore is Cayley's SQL quad store that qs is or wraps, or nil.
+func sqlStore(qs graph.QuadStore) *csql.QuadStore {
+	switch qs := qs.(type) {
+	case *csql.QuadStore:
+		return qs
+	case sqlWrapper:
+		return qs.SQLQuadStore()
+	}
+	return nil
 }
 
 // shape builds an iterator shape through build and guards it; a panic

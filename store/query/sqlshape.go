@@ -12,12 +12,13 @@ import (
 	"github.com/cayleygraph/cayley/query/shape"
 )
 
-// Cayley's SQL quad store (the SQL backend's QuadStore) optimises shapes
-// into csql.Select, a query it runs itself, and a Select builds only on
-// the concrete *csql.QuadStore: built on a Guard it fails with "not a
-// SQL quadstore". The Guard therefore hands every Select its optimiser
-// makes to the parent wrapped in a storeShape, built on the wrapped store
-// and guarded; and since the optimiser merges a parent with its Select
+// Cayley's SQL quad store (behind the SQL backend's QuadStore, a wrapper
+// that hands it out through SQLQuadStore) optimises shapes into
+// csql.Select, a query it runs itself, and a Select builds only on the
+// concrete *csql.QuadStore: built on a Guard or on the wrapper it fails
+// with "not a SQL quadstore". The Guard therefore hands every Select its
+// optimiser makes to the parent wrapped in a storeShape, built on
+// Cayley's store and guarded; and since the optimiser merges a parent with its Select
 // children (a Filter over nodes, an Intersect of Selects, Quads whose
 // values are a Select, NodesFrom, Save and Page over one), it unwraps the
 // children of those shapes before passing a parent on, and wraps what
@@ -34,7 +35,7 @@ type storeShape struct {
 
 func (s storeShape) BuildIterator(graph.QuadStore) iterator.Shape {
 	return s.g.shape(func() iterator.Shape {
-		it := s.s.BuildIterator(s.g.QuadStore)
+		it := s.s.BuildIterator(sqlStore(s.g.QuadStore))
 		if sel, ok := s.s.(csql.Select); ok && (sel.Limit > 0 || sel.Offset > 0) {
 			return pagedShape{Shape: it, limit: sel.Limit}
 		}

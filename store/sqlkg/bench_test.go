@@ -2,7 +2,9 @@ package sqlkg_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	_ "github.com/cayleygraph/cayley/graph/sql/postgres" // Cayley's own postgres flavor, the baseline
@@ -46,6 +48,66 @@ func BenchmarkNameOf(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkApplyDeltas10k: a batch of 10,000 new quads (fresh subjects,
+// objects and literals, as a large HTTP write) added to the film graph,
+// then deleted, through the KG's QuadStore (its transactional write,
+// keeping grove_graphs) and through Cayley's own postgres quad store
+// (which does not). Reported per batch.
+func BenchmarkApplyDeltas10k(b *testing.B) {
+	pg := testserver.StartPostgres(b)
+	ctx := context.Background()
+	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer kg.Close()
+	film, err := kgtest.FilmQuads()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kg.Load(ctx, kgtest.FilmGraph, film); err != nil {
+		b.Fatal(err)
+	}
+	plain, err := graph.NewQuadStore("postgres", pg.URL, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer plain.Close()
+	round := 0
+	for _, c := range []struct {
+		name string
+		qs   graph.QuadStore
+	}{{"grove", kg.QuadStore()}, {"cayley", plain}} {
+		b.Run(c.name, func(b *testing.B) {
+			var add, del time.Duration
+			for b.Loop() {
+				round++
+				ds := make([]graph.Delta, 0, 10000)
+				for i := range 10000 {
+					s := quad.IRI(fmt.Sprintf("/bench/%d/%d", round, i))
+					ds = append(ds, graph.Delta{Action: graph.Add, Quad: quad.Make(s, quad.IRI("/film/film/bench"),
+						quad.String(fmt.Sprintf("value %d %d", round, i)), quad.IRI(kgtest.FilmGraph))})
+				}
+				start := time.Now()
+				if err := c.qs.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+					b.Fatal(err)
+				}
+				add += time.Since(start)
+				for i := range ds {
+					ds[i].Action = graph.Delete
+				}
+				start = time.Now()
+				if err := c.qs.ApplyDeltas(ds, graph.IgnoreOpts{}); err != nil {
+					b.Fatal(err)
+				}
+				del += time.Since(start)
+			}
+			b.ReportMetric(float64(add.Milliseconds())/float64(b.N), "ms/add")
+			b.ReportMetric(float64(del.Milliseconds())/float64(b.N), "ms/delete")
 		})
 	}
 }

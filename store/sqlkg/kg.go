@@ -20,12 +20,14 @@ import (
 // then prefix) returns before ranking.
 const searchCap = 1000
 
-// Graphs lists the graphs Load wrote, with their counts.
+// Graphs lists the graphs that hold quads, with their counts (kept by
+// every write, Load's, Delete's and those of QuadStore's ApplyDeltas). A
+// graph whose quads were all deleted is not listed.
 func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	if err := k.usable(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs ORDER BY name`)
+	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs WHERE quads > 0 ORDER BY name`)
 	if err != nil {
 		return nil, k.wrap(ctx, err)
 	}
@@ -42,7 +44,7 @@ func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 }
 
 func (k *KG) graphNames(ctx context.Context) ([]string, error) {
-	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs ORDER BY name`)
+	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs WHERE quads > 0 ORDER BY name`)
 	if err != nil {
 		return nil, k.wrap(ctx, err)
 	}

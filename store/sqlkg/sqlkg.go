@@ -12,7 +12,9 @@
 // through an expression index on lower(value_string) that Open adds. Load
 // writes a batch of quads in one transaction through COPY into temporary
 // tables followed by set-based INSERTs, so readers see a load entirely or
-// not at all.
+// not at all; Delete and the writes of QuadStore (Cayley's HTTP API) take
+// the same path (load.go), so every write keeps the node reference counts
+// and the per-graph counts of grove_graphs exact in its own transaction.
 //
 // Connections. Every connection, Grove's and those of Cayley's quad store
 // (opened through a private driver and private Cayley flavors, flavor.go),
@@ -80,8 +82,11 @@ func (cfg Config) idleTimeout() time.Duration {
 
 // KG is a store.KG on Cayley's SQL schema. It is safe for concurrent use.
 type KG struct {
-	db     *sql.DB
-	qs     graph.QuadStore
+	db *sql.DB
+	// cayley is Cayley's quad store on the tables, qs the same with
+	// Grove's writes (QuadStore).
+	cayley *csql.QuadStore
+	qs     *quadStore
 	log    *slog.Logger
 	labels store.LabelConfig
 	closed atomic.Bool
@@ -136,7 +141,13 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: cayley quad store: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
-	k.qs = qs
+	cq, ok := qs.(*csql.QuadStore)
+	if !ok {
+		qs.Close()
+		db.Close()
+		return nil, fmt.Errorf("sql: cayley opened a %T, not its SQL quad store", qs)
+	}
+	k.cayley, k.qs = cq, &quadStore{QuadStore: cq, k: k}
 	k.labelH, k.aliasH, k.descH = hashIRIs(k.labels.Label), hashIRIs(k.labels.Alias), hashIRIs(k.labels.Description)
 	k.hiddenH = slices.Concat(k.labelH, k.aliasH, k.descH, hashIRIs([]string{store.OWLSameAs, store.GroveSameAs,
 		store.GroveHidden, store.GroveInverseLabel, store.GroveNodeType, store.GroveTextFeature}))
@@ -283,7 +294,9 @@ func secrets(raw string) []string {
 }
 
 // QuadStore is Cayley's SQL quad store over the same tables (for Gizmo and
-// Cayley's HTTP API).
+// Cayley's HTTP API), whose writes (ApplyDeltas, NewQuadWriter) are the
+// KG's own: one transaction each, keeping the graph counts exact, so a
+// graph written only through it is listed and searchable.
 func (k *KG) QuadStore() graph.QuadStore { return k.qs }
 
 // Close closes the connections; it is idempotent.
@@ -291,7 +304,7 @@ func (k *KG) Close() error {
 	if k.closed.Swap(true) {
 		return nil
 	}
-	err := k.qs.Close()
+	err := k.cayley.Close()
 	return errors.Join(err, k.db.Close())
 }
 
