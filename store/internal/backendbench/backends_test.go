@@ -156,11 +156,16 @@ var errNoQuadStore = errors.New("no Cayley quad store")
 // Cayley quad store.
 func cayleyOp(lang, q string) func(context.Context, store.KG, filmRef) error {
 	return func(ctx context.Context, kg store.KG, f filmRef) error {
-		qk, ok := kg.(interface{ QuadStore() graph.QuadStore })
-		if !ok {
+		var qs graph.QuadStore
+		switch kg := kg.(type) {
+		case interface{ QuadStore() graph.QuadStore }:
+			qs = kg.QuadStore()
+		case graph.QuadStore:
+			qs = kg
+		default:
 			return errNoQuadStore
 		}
-		out, err := query.Run(ctx, qk.QuadStore(), lang, fmt.Sprintf(q, f.id), 1000)
+		out, err := query.Run(ctx, qs, lang, fmt.Sprintf(q, f.id), 1000)
 		if err == nil && len(out) == 0 {
 			err = fmt.Errorf("%s: no result", lang)
 		}
