@@ -91,12 +91,7 @@ func TestConfigDialectHiddenPropertyTypes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := newApp()
-			a.v.SetConfigType("yaml")
-			if err := a.v.ReadConfig(strings.NewReader(c.yaml)); err != nil {
-				t.Fatal(err)
-			}
-			d, err := a.dialect()
+			d, err := dialectFromYAML(t, c.yaml)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,12 +131,7 @@ func TestConfigDialect(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := newApp()
-			a.v.SetConfigType("yaml")
-			if err := a.v.ReadConfig(strings.NewReader(c.yaml)); err != nil {
-				t.Fatal(err)
-			}
-			d, err := a.dialect()
+			d, err := dialectFromYAML(t, c.yaml)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error = %v, want %q", err, c.err)
@@ -231,4 +221,15 @@ func TestMountCayley(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dialectFromYAML is the SPARQL dialect a config file holding yaml selects.
+func dialectFromYAML(t *testing.T, yaml string) (sparqlkg.Dialect, error) {
+	t.Helper()
+	a := newApp()
+	a.v.SetConfigType("yaml")
+	if err := a.v.ReadConfig(strings.NewReader(yaml)); err != nil {
+		t.Fatal(err)
+	}
+	return a.dialect()
 }

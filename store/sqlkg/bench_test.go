@@ -11,21 +11,14 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store/kgtest"
-	"github.com/grove-kg/grove/store/sqlkg"
-	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // BenchmarkNameOf: one NameOf round trip (a hash not in the database, so
 // Cayley's name cache never answers) through the watched connector (the
 // quad store Open makes) and through Cayley's own lib/pq pool.
 func BenchmarkNameOf(b *testing.B) {
-	pg := testserver.StartPostgres(b)
+	kg, pg := openPostgres(b)
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer kg.Close()
 	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
 		b.Fatal(err)
 	}
@@ -58,13 +51,8 @@ func BenchmarkNameOf(b *testing.B) {
 // keeping grove_graphs) and through Cayley's own postgres quad store
 // (which does not). Reported per batch.
 func BenchmarkApplyDeltas10k(b *testing.B) {
-	pg := testserver.StartPostgres(b)
+	kg, pg := openPostgres(b)
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer kg.Close()
 	film, err := kgtest.FilmQuads()
 	if err != nil {
 		b.Fatal(err)

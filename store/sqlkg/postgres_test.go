@@ -97,13 +97,8 @@ func checkRefs(t *testing.T, url string) {
 // their prefix (more than the cap of rows a read returns), and prefix
 // matches come shortest first.
 func TestPostgresSearchCap(t *testing.T) {
-	pg := testserver.StartPostgres(t)
+	kg, _ := openPostgres(t)
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kg.Close()
 	label := func(id, l string) quad.Quad {
 		return quad.Make(quad.IRI(id), quad.IRI(store.RDFSLabel), quad.String(l), nil)
 	}
@@ -148,4 +143,17 @@ func TestPostgresSearchCap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openPostgres starts a private PostgreSQL and opens the SQL backend on
+// it; the KG is closed when the test ends.
+func openPostgres(tb testing.TB) (*sqlkg.KG, *testserver.Postgres) {
+	tb.Helper()
+	pg := testserver.StartPostgres(tb)
+	kg, err := sqlkg.Open(context.Background(), sqlkg.Config{URL: pg.URL})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { kg.Close() })
+	return kg, pg
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/sqlkg"
-	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // TestPostgresWrites: writes and deletes through the QuadStore's writer
@@ -24,13 +23,8 @@ import (
 // fresh; a graph written only through the writer is listed and
 // searchable; a failing batch names its quad and changes nothing.
 func TestPostgresWrites(t *testing.T) {
-	pg := testserver.StartPostgres(t)
+	kg, pg := openPostgres(t)
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: pg.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kg.Close()
 	db, err := sql.Open("postgres", pg.URL)
 	if err != nil {
 		t.Fatal(err)
