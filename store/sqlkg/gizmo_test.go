@@ -38,6 +38,7 @@ var gizmoCases = []struct {
 	{name: "limit count", q: `g.emit(g.V("</en/ridley_scott>").In("</film/film/directed_by>").Limit(3).Count())`},
 	{name: "skip limit", q: `g.V("</en/ridley_scott>").In("</film/film/directed_by>").Out("<name>").Skip(1).Limit(3).Count()`},
 	{name: "labels both ways", q: `g.V("</en/blade_runner>").OutPredicates().All()`},
+	{name: "nested queries", q: `g.V("</en/ridley_scott>").In("</film/film/directed_by>").ForEach(function(d){ g.V(d.id).Out("<name>").ForEach(function(n){ g.Emit(n.id) }) })`},
 	{name: "unknown id", q: `g.V("</en/nope>").All()`, empty: true},
 	{name: "unknown id among known", q: `g.V("</en/nope>", "</en/blade_runner>").All()`},
 	{name: "count of unknown", q: `g.emit(g.V("</en/nope>").Count())`},
