@@ -73,6 +73,7 @@ type Guard struct {
 
 	mu    sync.Mutex
 	first *PanicError
+	stats map[string]iterator.Costs // Stats of quad iterators, by direction and node (plainSQL)
 }
 
 // NewGuard wraps qs.
@@ -193,7 +194,14 @@ func (g *Guard) Stats(ctx context.Context, exact bool) (st graph.Stats, err erro
 }
 
 func (g *Guard) QuadIterator(d quad.Direction, r graph.Ref) iterator.Shape {
-	return g.shape(func() iterator.Shape { return g.QuadStore.QuadIterator(d, r) })
+	s := g.shape(func() iterator.Shape { return g.QuadStore.QuadIterator(d, r) })
+	if gs, ok := s.(*guardShape); ok && g.plainSQL {
+		// Without the SQL optimiser every quad iterator's size is a
+		// COUNT(*); a query asks the same ones again and again (each
+		// nested GraphQL object, the same predicate), so they are kept.
+		gs.statsKey = d.String() + "\x00" + fmt.Sprint(r)
+	}
+	return s
 }
 
 func (g *Guard) NodesAllIterator() iterator.Shape {
@@ -266,6 +274,9 @@ type guardShape struct {
 	g   *Guard
 	in  iterator.Shape
 	err error
+	// statsKey, when set, keeps the shape's Stats in the Guard (see
+	// Guard.QuadIterator).
+	statsKey string
 }
 
 func (s *guardShape) String() string {
@@ -304,7 +315,24 @@ func (s *guardShape) Stats(ctx context.Context) (c iterator.Costs, err error) {
 		return iterator.Costs{}, s.err
 	}
 	defer s.g.catch(&err)
-	return s.in.Stats(ctx)
+	if s.statsKey == "" {
+		return s.in.Stats(ctx)
+	}
+	s.g.mu.Lock()
+	c, ok := s.g.stats[s.statsKey]
+	s.g.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	if c, err = s.in.Stats(ctx); err == nil {
+		s.g.mu.Lock()
+		if s.g.stats == nil {
+			s.g.stats = map[string]iterator.Costs{}
+		}
+		s.g.stats[s.statsKey] = c
+		s.g.mu.Unlock()
+	}
+	return c, err
 }
 
 func (s *guardShape) Optimize(ctx context.Context) (out iterator.Shape, ok bool) {
