@@ -8,6 +8,7 @@ import (
 	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/cayley/graph/refs"
 	csql "github.com/cayleygraph/cayley/graph/sql"
+	"github.com/cayleygraph/cayley/query/shape"
 	"github.com/cayleygraph/quad"
 )
 
@@ -58,5 +59,17 @@ func TestGraphQLOnSQLKeepsSizes(t *testing.T) {
 		if qs.stats != c.want {
 			t.Errorf("%s: %d sizes asked of the store, want %d", c.lang, qs.stats, c.want)
 		}
+	}
+}
+
+// TestSQLOptimiserNeverGetsNilFilter: a QuadsAction filtered by a nil ref
+// stays with the generic iterators; Cayley's SQL optimiser would panic on
+// it (it asserts every filter is a SQL value), failing the query.
+func TestSQLOptimiserNeverGetsNilFilter(t *testing.T) {
+	g := NewGuardFor(&countingSQL{}, "gizmo")
+	in := shape.QuadsAction{Result: quad.Object, Filter: map[quad.Direction]refs.Ref{quad.Subject: nil}}
+	out, ok := g.OptimizeShape(context.Background(), in)
+	if ok || g.Panic() != nil {
+		t.Fatalf("OptimizeShape = %v, %v; panic %v", out, ok, g.Panic())
 	}
 }
