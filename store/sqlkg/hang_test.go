@@ -131,19 +131,8 @@ func TestOpenSilentServer(t *testing.T) {
 // TestStalledServer: once the server stops answering, every call returns
 // when its context ends, with an error wrapping the context's; Load too.
 func TestStalledServer(t *testing.T) {
-	pg := testserver.StartPostgres(t)
-	u, err := url.Parse(pg.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startStallProxy(t, u.Host)
-	u.Host = p.ln.Addr().String()
+	kg, p := openStalled(t, sqlkg.Config{})
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: u.String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kg.Close()
 	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
 		t.Fatal(err)
 	}
@@ -182,19 +171,8 @@ func TestStalledServer(t *testing.T) {
 // error wrapping sqlkg.ErrIdleTimeout.
 func TestStalledQuadStore(t *testing.T) {
 	const idle = time.Second
-	pg := testserver.StartPostgres(t)
-	u, err := url.Parse(pg.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startStallProxy(t, u.Host)
-	u.Host = p.ln.Addr().String()
+	kg, p := openStalled(t, sqlkg.Config{IdleTimeout: idle})
 	ctx := context.Background()
-	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: u.String(), IdleTimeout: idle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kg.Close()
 	if _, err := kg.Load(ctx, kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
 		t.Fatal(err)
 	}
@@ -281,11 +259,7 @@ func runGizmo(ctx context.Context, qs graph.QuadStore, q string) ([]any, error) 
 // they returned (as every request's and every evaluated question's are)
 // leave connections that still close cleanly.
 func TestCloseAfterCancelledCalls(t *testing.T) {
-	pg := testserver.StartPostgres(t)
-	kg, err := sqlkg.Open(context.Background(), sqlkg.Config{URL: pg.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kg, _ := openPostgres(t)
 	if _, err := kg.Load(context.Background(), kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
 		t.Fatal(err)
 	}
@@ -300,4 +274,25 @@ func TestCloseAfterCancelledCalls(t *testing.T) {
 	if err := kg.Close(); err != nil {
 		t.Errorf("Close after cancelled calls: %v", err)
 	}
+}
+
+// openStalled opens the SQL backend (cfg with its URL set) on a private
+// PostgreSQL behind a proxy that can stop answering; the KG is closed when
+// the test ends.
+func openStalled(t *testing.T, cfg sqlkg.Config) (*sqlkg.KG, *stallProxy) {
+	t.Helper()
+	pg := testserver.StartPostgres(t)
+	u, err := url.Parse(pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startStallProxy(t, u.Host)
+	u.Host = p.ln.Addr().String()
+	cfg.URL = u.String()
+	kg, err := sqlkg.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kg.Close() })
+	return kg, p
 }
