@@ -113,7 +113,3 @@ func (s *scanner) err() error {
 	}
 	return s.rerr
 }
-
-// tooLong reports whether a failed look-ahead was stopped by the size
-// limit rather than by the end of the input.
-func (s *scanner) tooLong() bool { return s.rerr == nil }

@@ -212,12 +212,6 @@ func triple(head, rel, tail string) string {
 	return arrowSafe(head) + " -> " + arrowSafe(rel) + " -> " + arrowSafe(tail)
 }
 
-// edgeLabel is the forward label of an edge's relation (its id when it
-// has none).
-func edgeLabel(e store.Edge) string {
-	return subgraph.RelationText(e.Relation, e.RelationLabel, "", store.Out)
-}
-
 // flat collapses whitespace runs to one space.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -167,9 +167,6 @@ func (s *quadSorter) spill() error {
 	return nil
 }
 
-// spilled reports whether any run went to disk.
-func (s *quadSorter) spilled() bool { return len(s.runs) > 0 }
-
 // finish ends input. If nothing was spilled, the merger reads the sorted
 // buffer; otherwise the rest is spilled too and the runs are merged, at
 // most maxMergeRuns at a time (reduceRuns).

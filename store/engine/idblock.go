@@ -128,17 +128,3 @@ func termBytes(txn *badger.Txn, id uint64) ([]byte, error) {
 	}
 	return t, nil
 }
-
-// setTermBytes stores (or with term nil, removes) the term of id in a
-// read-write transaction.
-func setTermBytes(txn *badger.Txn, id uint64, term []byte) error {
-	s, err := readIDBlock(txn, id)
-	if err != nil {
-		return err
-	}
-	s[id&(idBlockSize-1)] = term
-	if s.count() == 0 {
-		return txn.Delete(idBlockKey(id))
-	}
-	return txn.Set(idBlockKey(id), s.encode())
-}

@@ -108,14 +108,6 @@ func prefix1(space byte, a uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{space}, a)
 }
 
-// splitGroup decodes the three ids and chunk of an S or O key.
-func splitGroup(k []byte) (a, b, g uint64, chunk uint32, ok bool) {
-	if len(k) != groupLen+chunkLen {
-		return 0, 0, 0, 0, false
-	}
-	return getID(k[1:]), getID(k[9:]), getID(k[17:]), binary.BigEndian.Uint32(k[25:]), true
-}
-
 // splitPred decodes a P key.
 func splitPred(k []byte) (p, g uint64, chunk uint32, ok bool) {
 	if len(k) != predGroup+chunkLen {

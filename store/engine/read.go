@@ -171,26 +171,6 @@ func eachStoredChunk(txn *badger.Txn, group []byte, fn func(ids []uint64) (bool,
 	}
 }
 
-// listCount returns the total length of a posting list (0 if absent).
-func listCount(txn *badger.Txn, segs uint8, group []byte) (int64, error) {
-	if isNodeGroup(group) {
-		e, _, err := lookupGroup(txn, segs, group)
-		return e.count, err
-	}
-	item, err := txn.Get(withChunk(append([]byte(nil), group...), 0))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, nil
-	} else if err != nil {
-		return 0, err
-	}
-	var n int64
-	err = item.Value(func(v []byte) (err error) {
-		n, err = chunkTotal(v)
-		return err
-	})
-	return n, err
-}
-
 // groupInfo is one (a, b, g) posting-list group of a node block.
 type groupInfo struct {
 	a, b, g uint64

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 	"github.com/cayleygraph/quad/nquads"
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/store/storetest/datadir"
 )
@@ -189,3 +190,40 @@ func unionSorted(a, b []uint64) []uint64 {
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
 }
+
+// listCount returns the total length of a posting list (0 if absent).
+func listCount(txn *badger.Txn, segs uint8, group []byte) (int64, error) {
+	if isNodeGroup(group) {
+		e, _, err := lookupGroup(txn, segs, group)
+		return e.count, err
+	}
+	item, err := txn.Get(withChunk(append([]byte(nil), group...), 0))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = item.Value(func(v []byte) (err error) {
+		n, err = chunkTotal(v)
+		return err
+	})
+	return n, err
+}
+
+// setTermBytes stores (or with term nil, removes) the term of id in a
+// read-write transaction.
+func setTermBytes(txn *badger.Txn, id uint64, term []byte) error {
+	s, err := readIDBlock(txn, id)
+	if err != nil {
+		return err
+	}
+	s[id&(idBlockSize-1)] = term
+	if s.count() == 0 {
+		return txn.Delete(idBlockKey(id))
+	}
+	return txn.Set(idBlockKey(id), s.encode())
+}
+
+// spilled reports whether any run went to disk.
+func (s *quadSorter) spilled() bool { return len(s.runs) > 0 }
