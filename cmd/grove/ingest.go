@@ -14,9 +14,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/grove-kg/grove/ingest"
 	"github.com/grove-kg/grove/ingest/input"
+	"github.com/grove-kg/grove/ingest/wikidata"
 )
 
 func (a *app) ingestCmd() *cobra.Command {
@@ -26,9 +28,8 @@ func (a *app) ingestCmd() *cobra.Command {
 		skip, keep, quiet bool
 		incremental, del  bool
 		batch             int
-		allRanks, lexemes bool
-		noSitelinks       bool
-		ids, graphFiles   []string
+		wd                wikidataFlags
+		graphFiles        []string
 		memLimit          int64
 		maxMemory         string
 	)
@@ -70,9 +71,13 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 				}
 				budget = memLimit
 			}
+			wdOpts, err := wd.options()
+			if err != nil {
+				return err
+			}
 			limitGoMemory(budget)
 			opts := ingest.Options{Graph: graph, Format: f, SkipInvalid: skip, Languages: langs,
-				KeepLabels: keep, GraphOf: graphOf, Logger: a.log, MaxMemory: budget}
+				KeepLabels: keep, GraphOf: graphOf, Logger: a.log, MaxMemory: budget, Wikidata: wdOpts}
 			if w, err := a.openWriter(cmd.Context()); err != nil {
 				return err
 			} else if w != nil {
@@ -87,13 +92,6 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 				return err
 			}
 			defer db.Close()
-			opts.Wikidata.AllRanks, opts.Wikidata.KeepLexemes, opts.Wikidata.SkipSitelinks = allRanks, lexemes, noSitelinks
-			if len(ids) > 0 {
-				opts.Wikidata.IDs = map[string]bool{}
-				for _, id := range ids {
-					opts.Wikidata.IDs[id] = true
-				}
-			}
 			var bar *progressbar.ProgressBar
 			var pl *phaseLogger
 			if !quiet && !a.jsonOut() && isTerminal(a.stderr) {
@@ -148,10 +146,7 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 	fl.BoolVar(&incremental, "incremental", false, "apply through transactions (small updates) instead of the bulk loader")
 	fl.BoolVar(&del, "delete", false, "delete the quads of the files from the graph (transactional)")
 	fl.IntVar(&batch, "batch", 10000, "quads per transaction with --incremental/--delete")
-	fl.BoolVar(&allRanks, "wikidata-all-ranks", false, "Wikidata JSON: keep every non-deprecated statement, not only the best rank")
-	fl.BoolVar(&lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
-	fl.BoolVar(&noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
-	fl.StringSliceVar(&ids, "wikidata-ids", nil, "Wikidata JSON: keep only these entity ids")
+	wd.register(fl)
 	fl.StringVar(&maxMemory, "max-memory", "auto", "memory budget of the bulk load (e.g. 512MiB, 8GiB; auto = a sixth of the RAM or cgroup limit, at least 512MiB): batches and sort runs beyond it are spilled to temporary files beside the database")
 	fl.Bool("compress-temp", false, "compress the bulk load's temporary files (s2): about 0.6x the scratch disk for about 10% more CPU")
 	fl.String("table-compression", "", "compression of the database's tables, kept by the database for later writes and compactions: snappy (the default) or zstd (about 0.75x the disk for about 10% more CPU in bulk loads); empty keeps the database's")
@@ -406,4 +401,40 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		fmt.Fprintln(wr)
 		return nil
 	})
+}
+
+// wikidataFlags are ingest's options of the Wikidata JSON reader.
+type wikidataFlags struct {
+	allRanks, lexemes, noSitelinks bool
+	ids                            []string
+	filter                         string
+}
+
+// register adds the flags to fl.
+func (w *wikidataFlags) register(fl *pflag.FlagSet) {
+	fl.BoolVar(&w.allRanks, "wikidata-all-ranks", false, "Wikidata JSON: keep every non-deprecated statement, not only the best rank")
+	fl.BoolVar(&w.lexemes, "wikidata-lexemes", false, "Wikidata JSON: keep lexemes")
+	fl.BoolVar(&w.noSitelinks, "wikidata-skip-sitelinks", false, "Wikidata JSON: drop sitelinks")
+	fl.StringSliceVar(&w.ids, "wikidata-ids", nil, "Wikidata JSON: keep only these items and lexemes (Q and L ids; properties are always kept); with --wikidata-filter, entities either selects")
+	fl.StringVar(&w.filter, "wikidata-filter", "", `Wikidata JSON: keep only items and lexemes whose statements match, e.g. "P31:Q5&~P570" `+
+		`(clauses joined by &, each P (has the property) or P:v1,v2 (has one of the values), ~ negates; properties are always kept)`)
+}
+
+// options checks the flags and returns the reader's options (the
+// languages and the rest of source.Options come from ingest.Options).
+func (w *wikidataFlags) options() (wikidata.Options, error) {
+	o := wikidata.Options{AllRanks: w.allRanks, KeepLexemes: w.lexemes, SkipSitelinks: w.noSitelinks}
+	if len(w.ids) > 0 {
+		ids, err := wikidata.ParseIDs(strings.Join(w.ids, ","))
+		if err != nil {
+			return o, fmt.Errorf("--wikidata-ids: %w", err)
+		}
+		o.IDs = ids
+	}
+	f, err := wikidata.ParseClaimFilter(w.filter)
+	if err != nil {
+		return o, fmt.Errorf("--wikidata-filter: %w", err)
+	}
+	o.ClaimFilter = f
+	return o, nil
 }

@@ -76,6 +76,16 @@ func TestE2ESQLBackend(t *testing.T) {
 		})
 	}
 	t.Run("incremental and delete", func(t *testing.T) { checkSQLUpdates(t, g, pg.URL, sql) })
+	// The Wikidata reader's flags reach the SQL backend's load too.
+	wd, err := filepath.Abs(filepath.Join("..", "..", "data", "wikidata-sample-entities.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql("ingest", "--graph", "wd", "--wikidata-ids", "Q64", wd)
+	mustContain(t, "search Berlin", sql("kg", "search", "--graph", "wd", "Berlin"), "Q64")
+	if out := sql("kg", "search", "--graph", "wd", "Scotland"); strings.Contains(out, "Q22") {
+		t.Errorf("--wikidata-ids Q64 loaded Scotland (Q22) too:\n%s", out)
+	}
 }
 
 // checkSQLUpdates: ingest --incremental and --delete on the SQL backend
