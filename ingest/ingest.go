@@ -199,24 +199,34 @@ func labelling(opts Options) engine.LoadOptions {
 	return engine.LoadOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels || len(opts.GraphOf) > 0}
 }
 
-// Parse reads files into memory (for the incremental path and tests),
-// with the same detection, readers and error handling as Run.
+// Parse reads files into memory (for tests and small inputs), with the
+// same detection, readers and error handling as Run.
 func Parse(ctx context.Context, files []string, opts Options) ([]quad.Quad, Result, error) {
 	var qs []quad.Quad
-	r := newRun(opts, files)
-	defer r.stop()
-	w := source.WriterFunc(func(q quad.Quad) error {
+	res, err := parseTo(ctx, files, opts, func(q quad.Quad) error {
 		qs = append(qs, q)
 		return nil
 	})
+	if err != nil {
+		return nil, res, err
+	}
+	return qs, res, nil
+}
+
+// parseTo reads files with Run's detection, readers and error handling,
+// handing each quad to add.
+func parseTo(ctx context.Context, files []string, opts Options, add func(quad.Quad) error) (Result, error) {
+	r := newRun(opts, files)
+	defer r.stop()
+	w := source.WriterFunc(add)
 	for _, f := range files {
 		fr, err := r.readFile(ctx, f, w)
 		if err != nil {
-			return nil, r.result, err
+			return r.result, err
 		}
 		r.result.Files = append(r.result.Files, fr)
 	}
-	return qs, r.result, nil
+	return r.result, nil
 }
 
 // run tracks one ingest across files.
@@ -465,8 +475,9 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if del && !opts.KeepLabels && !slices.ContainsFunc(db.GraphMetas(), func(g engine.GraphMeta) bool { return g.Name == opts.Graph }) {
 		return Result{}, fmt.Errorf("ingest --delete: graph %q: %w: nothing to delete from", opts.Graph, store.ErrNotFound)
 	}
-	var qs []quad.Quad
-	if qs, res, err = Parse(ctx, files, opts); err != nil {
+	sp := newSpool(spoolBudget(opts.MaxMemory), db.ScratchDir)
+	defer sp.close()
+	if res, err = parseTo(ctx, files, opts, sp.add); err != nil {
 		return res, err
 	}
 	if batch <= 0 {
@@ -486,8 +497,8 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 		action = graph.Delete
 	}
 	var ds []graph.Delta
-	for i := 0; i < len(qs); i += batch {
-		part := qs[i:min(i+batch, len(qs))]
+	i := 0 // quads applied
+	err = sp.each(ctx, batch, func(part []quad.Quad) error {
 		n, err := store.ApplyInParts(part, func(b []quad.Quad) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -500,10 +511,22 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 			return db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
 		})
 		if err != nil && i+n > 0 {
-			return res, fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)
+			return fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)
 		} else if err != nil {
-			return res, fmt.Errorf("ingest: quads 1-%d: %w", len(part), err)
+			return fmt.Errorf("ingest: quads 1-%d: %w", len(part), err)
 		}
+		i += n
+		return nil
+	})
+	return res, err
+}
+
+// spoolBudget is the memory the incremental path keeps parsed quads in
+// before it spools them to disk: a quarter of the load's budget
+// (maxMemory, 0 for the default), the rest left to the transactions.
+func spoolBudget(maxMemory int64) int64 {
+	if maxMemory <= 0 {
+		maxMemory = engine.DefaultMaxMemory
 	}
-	return res, nil
+	return maxMemory / 4
 }

@@ -36,15 +36,27 @@ type spillDir struct {
 
 // newSpillDir creates the spill directory of a load into db.
 func newSpillDir(db *DB) (*spillDir, error) {
+	p, err := db.ScratchDir()
+	if err != nil {
+		return nil, err
+	}
+	return &spillDir{path: p, compress: db.opts.CompressTemp}, nil
+}
+
+// ScratchDir creates a new temporary directory for a write into db: in
+// the database directory (on its disk; an Open removes what a killed
+// process left there), or in os.TempDir for an in-memory database. The
+// caller removes it when done. A full disk is said plainly.
+func (db *DB) ScratchDir() (string, error) {
 	base := db.dir
 	if db.opts.InMemory || base == "" {
 		base = os.TempDir()
 	}
 	p, err := os.MkdirTemp(base, spillPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary directory for the load: %w", diskErr(err))
+		return "", fmt.Errorf("create temporary directory for the load: %w", diskErr(err))
 	}
-	return &spillDir{path: p, compress: db.opts.CompressTemp}, nil
+	return p, nil
 }
 
 // remove deletes the directory and everything in it.

@@ -1,0 +1,207 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/pquads"
+)
+
+// A spool holds the quads of a parse for the pass that applies them, so
+// that a write whose input fails to parse changes nothing, in bounded
+// memory: the first quads stay in memory up to a budget, the rest go to
+// a temporary file in Cayley's protobuf quads format (pquads, which keeps
+// every value type the readers make: IRIs, blank nodes, strings, typed
+// and language strings, booleans). A spool is not safe for concurrent
+// use; close removes its file.
+type spool struct {
+	mem      []quad.Quad
+	memBytes int64
+	budget   int64
+	mkdir    func() (string, error) // creates the file's directory
+	dir      string                 // created on the first quad past the budget
+	path     string
+	f        *os.File
+	bw       *bufio.Writer
+	pw       *pquads.Writer
+	onFile   int64
+	maxMsg   int
+}
+
+// spoolFile is the name of a spool's file in its directory.
+const spoolFile = "quads.pq"
+
+// newSpool returns a spool that keeps budget bytes of quads (estimated,
+// see quadBytes) in memory and creates its file's directory with mkdir.
+func newSpool(budget int64, mkdir func() (string, error)) *spool {
+	return &spool{budget: budget, mkdir: mkdir}
+}
+
+// quadBytes estimates the memory a parsed quad takes: four interface
+// values and what they point to.
+func quadBytes(q quad.Quad) int64 {
+	return 64 + valueBytes(q.Subject) + valueBytes(q.Predicate) + valueBytes(q.Object) + valueBytes(q.Label)
+}
+
+// valueBytes estimates the memory behind one quad value.
+func valueBytes(v quad.Value) int64 {
+	switch v := v.(type) {
+	case nil:
+		return 0
+	case quad.IRI:
+		return 16 + int64(len(v))
+	case quad.BNode:
+		return 16 + int64(len(v))
+	case quad.String:
+		return 16 + int64(len(v))
+	case quad.TypedString:
+		return 32 + int64(len(v.Value)+len(v.Type))
+	case quad.LangString:
+		return 32 + int64(len(v.Value)+len(v.Lang))
+	default:
+		return 32
+	}
+}
+
+// add appends q.
+func (s *spool) add(q quad.Quad) error {
+	if s.pw == nil {
+		if n := quadBytes(q); s.memBytes+n <= s.budget || len(s.mem) == 0 {
+			s.mem = append(s.mem, q)
+			s.memBytes += n
+			return nil
+		}
+		if err := s.create(); err != nil {
+			return err
+		}
+	}
+	if err := s.write(q); err != nil {
+		return s.fileErr("write", err)
+	}
+	s.onFile++
+	return nil
+}
+
+// write encodes q into the file; a value pquads cannot encode (it
+// panics) is an error.
+func (s *spool) write(q quad.Quad) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("quad %v: %v", q, r)
+		}
+	}()
+	return s.pw.WriteQuad(q)
+}
+
+// create opens the spool's file.
+func (s *spool) create() error {
+	dir, err := s.mkdir()
+	if err != nil {
+		return err
+	}
+	s.dir, s.path = dir, filepath.Join(dir, spoolFile)
+	if s.f, err = os.Create(s.path); err != nil {
+		return s.fileErr("create", err)
+	}
+	s.bw = bufio.NewWriterSize(s.f, 1<<20)
+	s.pw = pquads.NewWriter(s.bw, &pquads.Options{Full: false})
+	return nil
+}
+
+// fileErr names the spool's file, and says so plainly when the disk is
+// full.
+func (s *spool) fileErr(op string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%s temporary file %s: disk full: %w", op, s.path, err)
+	}
+	return fmt.Errorf("%s temporary file %s: %w", op, s.path, err)
+}
+
+// len is the number of quads spooled.
+func (s *spool) len() int64 { return int64(len(s.mem)) + s.onFile }
+
+// each calls fn on the quads in order, batch at a time; fn must not keep
+// the slice. It stops at fn's first error or when ctx ends.
+func (s *spool) each(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
+	for i := 0; i < len(s.mem); i += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(s.mem[i:min(i+batch, len(s.mem))]); err != nil {
+			return err
+		}
+	}
+	if s.pw == nil {
+		return nil
+	}
+	return s.eachOnFile(ctx, batch, fn)
+}
+
+// eachOnFile reads the spool's file back, batch quads at a time.
+func (s *spool) eachOnFile(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
+	if s.bw != nil {
+		s.maxMsg = s.pw.MaxSize()
+		if err := s.bw.Flush(); err != nil {
+			return s.fileErr("write", err)
+		}
+		if err := s.f.Close(); err != nil {
+			return s.fileErr("write", err)
+		}
+		s.bw, s.f = nil, nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return s.fileErr("open", err)
+	}
+	defer f.Close()
+	r := pquads.NewReader(bufio.NewReaderSize(f, 1<<20), s.maxMsg+64)
+	buf := make([]quad.Quad, 0, batch)
+	for read := int64(0); read < s.onFile; {
+		q, err := r.ReadQuad()
+		if err != nil {
+			return s.fileErr("read", fmt.Errorf("quad %d of %d: %w", read+1, s.onFile, noEOF(err)))
+		}
+		read++
+		if buf = append(buf, q); len(buf) == batch || read == s.onFile {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	return nil
+}
+
+// noEOF turns an end of file before the last quad into an error that
+// says so.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// close removes the spool's file and directory.
+func (s *spool) close() error {
+	s.mem = nil
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	s.dir = ""
+	return err
+}
