@@ -613,23 +613,14 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 		return nil, err
 	}
 	// Rank on ids and matched text, cut, then name the survivors only.
-	best := map[string]int{}
-	var out []store.Candidate
+	rs := make([]remote.Hit, 0, len(hits))
 	byID := map[string][]byte{}
 	for _, h := range hits {
-		c := store.Candidate{Graph: graphName(vals[string(h.g)]), Matched: h.label}
-		c.ID = idOf(vals[string(h.x)])
-		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
-		byID[c.ID] = h.x
-		key := c.ID + "\x00" + c.Graph
-		if i, ok := best[key]; !ok {
-			best[key] = len(out)
-			out = append(out, c)
-		} else if c.Score > out[i].Score {
-			out[i] = c
-		}
+		id := idOf(vals[string(h.x)])
+		byID[id] = h.x
+		rs = append(rs, remote.Hit{ID: id, Graph: graphName(vals[string(h.g)]), Label: h.label})
 	}
-	out = remote.Rank(out, limit)
+	out := remote.RankHits(rs, norm, limit)
 	hs := make([][]byte, 0, len(out))
 	for _, c := range out {
 		hs = append(hs, byID[c.ID])
