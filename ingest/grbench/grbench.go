@@ -512,21 +512,23 @@ func (r *run) write(s quad.Value, p string, o quad.Value) error {
 // predicate returns p as a quad value, reusing one interface value per
 // predicate so that writing a quad does not allocate for it.
 func (r *run) predicate(p string) quad.Value {
-	v, ok := r.preds[p]
-	if !ok {
-		v = quad.IRI(p)
-		r.preds[p] = v
-	}
-	return v
+	return interned(r.preds, p, func(p string) quad.Value { return quad.IRI(p) })
 }
 
 // typeName returns the grove:nodeType literal of a node type, shared like
 // predicates.
 func (r *run) typeName(typ string) quad.Value {
-	v, ok := r.types[typ]
+	return interned(r.types, typ, func(typ string) quad.Value { return quad.String(typ) })
+}
+
+// interned returns m's value for key, made by mk and kept in m the first
+// time, so that a value many quads use is one interface value. Not safe
+// for concurrent use (m is written).
+func interned(m map[string]quad.Value, key string, mk func(string) quad.Value) quad.Value {
+	v, ok := m[key]
 	if !ok {
-		v = quad.String(typ)
-		r.types[typ] = v
+		v = mk(key)
+		m[key] = v
 	}
 	return v
 }

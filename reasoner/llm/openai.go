@@ -27,6 +27,7 @@ package llm
 //     with *ReplyTooLargeError and is not retried.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 )
 
 // Endpoints of an OpenAI-compatible server.
@@ -504,12 +506,7 @@ func (m *OpenAI) chatComplete(ctx context.Context, req Request, n int) (batch, e
 		return batch{}, err
 	}
 	p := openai.ChatCompletionNewParams{Messages: msgs, Model: m.cfg.Model, Temperature: openai.Float(req.Temperature)}
-	if n > 1 {
-		p.N = openai.Int(int64(n))
-	}
-	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
-	}
+	p.N, p.MaxTokens = limits(req, n)
 	if len(req.Stop) > 0 {
 		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
 	}
@@ -520,13 +517,8 @@ func (m *OpenAI) chatComplete(ctx context.Context, req Request, n int) (batch, e
 	if err != nil {
 		return batch{}, err
 	}
-	choices := slices.Clone(res.Choices)
-	slices.SortStableFunc(choices, func(a, b openai.ChatCompletionChoice) int { return int(a.Index - b.Index) })
-	b := batch{model: res.Model, usage: Usage{int(res.Usage.PromptTokens), int(res.Usage.CompletionTokens)}}
-	for _, c := range choices {
-		b.texts = append(b.texts, c.Message.Content)
-	}
-	return checkChoices(b)
+	return batchOf(res.Model, res.Usage, res.Choices,
+		func(c openai.ChatCompletionChoice) (int64, string) { return c.Index, c.Message.Content })
 }
 
 func (m *OpenAI) complete(ctx context.Context, req Request, n int) (batch, error) {
@@ -539,12 +531,7 @@ func (m *OpenAI) complete(ctx context.Context, req Request, n int) (batch, error
 		Model:       openai.CompletionNewParamsModel(m.cfg.Model),
 		Temperature: openai.Float(req.Temperature),
 	}
-	if n > 1 {
-		p.N = openai.Int(int64(n))
-	}
-	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
-	}
+	p.N, p.MaxTokens = limits(req, n)
 	if len(req.Stop) > 0 {
 		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: req.Stop}
 	}
@@ -555,11 +542,39 @@ func (m *OpenAI) complete(ctx context.Context, req Request, n int) (batch, error
 	if err != nil {
 		return batch{}, err
 	}
-	choices := slices.Clone(res.Choices)
-	slices.SortStableFunc(choices, func(a, b openai.CompletionChoice) int { return int(a.Index - b.Index) })
-	b := batch{model: res.Model, usage: Usage{int(res.Usage.PromptTokens), int(res.Usage.CompletionTokens)}}
-	for _, c := range choices {
-		b.texts = append(b.texts, c.Text)
+	return batchOf(res.Model, res.Usage, res.Choices, func(c openai.CompletionChoice) (int64, string) { return c.Index, c.Text })
+}
+
+// limits are the bounds both endpoints send alike: the number of
+// choices n (unset, so not sent, for one) and req's token cap (unset for
+// none).
+func limits(req Request, n int) (choices, maxTokens param.Opt[int64]) {
+	if n > 1 {
+		choices = openai.Int(int64(n))
+	}
+	if req.MaxTokens > 0 {
+		maxTokens = openai.Int(int64(req.MaxTokens))
+	}
+	return choices, maxTokens
+}
+
+// batchOf is the batch of either endpoint's reply: the texts of choices
+// in the order of their index (a server may send them in any order; equal
+// indexes keep theirs), checked by checkChoices. choice gives a choice's
+// index and text. choices is not changed.
+func batchOf[C any](model string, u openai.CompletionUsage, choices []C, choice func(C) (int64, string)) (batch, error) {
+	type indexed struct {
+		i    int64
+		text string
+	}
+	xs := make([]indexed, len(choices))
+	for j, c := range choices {
+		xs[j].i, xs[j].text = choice(c)
+	}
+	slices.SortStableFunc(xs, func(a, b indexed) int { return cmp.Compare(a.i, b.i) })
+	b := batch{model: model, usage: Usage{int(u.PromptTokens), int(u.CompletionTokens)}}
+	for _, x := range xs {
+		b.texts = append(b.texts, x.text)
 	}
 	return checkChoices(b)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/grove-kg/grove/reasoner/internal/llmtest"
 )
 
@@ -603,5 +605,68 @@ func TestOpenAIInvalidUTF8(t *testing.T) {
 				t.Errorf("model %q", resp.Model)
 			}
 		})
+	}
+}
+
+// TestBatchOf: both endpoints' replies become batches alike: texts in the
+// order of the choices' index (equal indexes keep their order), the
+// usage and model kept, no choices refused.
+func TestBatchOf(t *testing.T) {
+	type choice struct {
+		i    int64
+		text string
+	}
+	cases := []struct {
+		name    string
+		choices []choice
+		want    []string
+		err     bool
+	}{
+		{name: "none", err: true},
+		{name: "in order", choices: []choice{{0, "a"}, {1, "b"}}, want: []string{"a", "b"}},
+		{name: "out of order", choices: []choice{{2, "c"}, {0, "a"}, {1, "b"}}, want: []string{"a", "b", "c"}},
+		{name: "equal indexes", choices: []choice{{1, "y"}, {0, "a"}, {1, "x"}}, want: []string{"a", "y", "x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := slices.Clone(c.choices)
+			b, err := batchOf("m", openai.CompletionUsage{PromptTokens: 3, CompletionTokens: 5}, in,
+				func(c choice) (int64, string) { return c.i, c.text })
+			if !slices.Equal(in, c.choices) {
+				t.Errorf("choices changed to %v", in)
+			}
+			if c.err {
+				if err == nil {
+					t.Fatalf("no error, batch %+v", b)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(b.texts, c.want) || b.model != "m" || b.usage != (Usage{3, 5}) {
+				t.Errorf("batch %+v, want texts %q", b, c.want)
+			}
+		})
+	}
+}
+
+// TestLimits: n and max_tokens are sent only when they bound anything.
+func TestLimits(t *testing.T) {
+	cases := []struct {
+		n, maxTokens  int
+		wantN, wantMT int64 // 0: not sent
+	}{
+		{1, 0, 0, 0},
+		{0, 0, 0, 0},
+		{2, 0, 2, 0},
+		{1, 64, 0, 64},
+		{3, 16, 3, 16},
+	}
+	for _, c := range cases {
+		n, mt := limits(Request{MaxTokens: c.maxTokens}, c.n)
+		if n.Valid() != (c.wantN != 0) || n.Or(0) != c.wantN || mt.Valid() != (c.wantMT != 0) || mt.Or(0) != c.wantMT {
+			t.Errorf("limits(MaxTokens %d, n %d) = %v, %v; want %d, %d", c.maxTokens, c.n, n, mt, c.wantN, c.wantMT)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -563,18 +564,8 @@ func (db *DB) GraphMetas() []GraphMeta {
 	for _, g := range db.graphs {
 		out = append(out, *g)
 	}
-	slices.SortFunc(out, func(a, b GraphMeta) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b GraphMeta) int { return cmp.Compare(a.Name, b.Name) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // graphByName returns a copy of the graph record, taken under the lock

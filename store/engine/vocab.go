@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -380,7 +381,7 @@ func (l *Loader) assignIDs(ctx context.Context, stored *storedDict, vocabs []str
 	for _, p := range vocabs {
 		l.sd.drop(p) // merged: only the maps are needed now
 	}
-	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmpU64(a.id, b.id) })
+	slices.SortFunc(res.reserved, func(a, b newTerm) int { return cmp.Compare(a.id, b.id) })
 	return res, maps, nil
 }
 
@@ -627,16 +628,6 @@ func (a *idAssigner) abort() {
 	if a.iw != nil {
 		a.iw.abort()
 	}
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // readMapping loads a batch's local -> global array.

@@ -178,25 +178,16 @@ func (k *KG) searchAPI(ctx context.Context, text string, limit int) ([]hit, erro
 
 // rank keeps each node's best hit, scores and orders them.
 func (k *KG) rank(ctx context.Context, hits []hit, norm string, limit int) ([]store.Candidate, error) {
-	byNode := map[string]int{}
-	var out []store.Candidate
 	terms := map[string]term{}
+	rs := make([]remote.Hit, 0, len(hits))
 	for _, h := range hits {
-		c := store.Candidate{Graph: h.graph, Matched: h.label}
-		c.ID = k.nodeID(h.x)
-		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
-		key := c.ID + "\x00" + h.graph
-		terms[c.ID] = h.x
-		if i, ok := byNode[key]; !ok {
-			byNode[key] = len(out)
-			out = append(out, c)
-		} else if c.Score > out[i].Score {
-			out[i] = c
-		}
+		id := k.nodeID(h.x)
+		terms[id] = h.x
+		rs = append(rs, remote.Hit{ID: id, Graph: h.graph, Label: h.label})
 	}
 	// The score needs only the matched text: rank and cut first, then
 	// fetch names for the survivors alone.
-	out = remote.Rank(out, limit)
+	out := remote.RankHits(rs, norm, limit)
 	nodes := make([]string, 0, len(out))
 	for _, c := range out {
 		nodes = append(nodes, termString(terms[c.ID]))

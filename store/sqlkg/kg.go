@@ -27,60 +27,22 @@ func (k *KG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
 	if err := k.usable(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT name, quads, relations FROM grove_graphs WHERE quads > 0 ORDER BY name`)
-	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	defer rows.Close()
-	var out []store.GraphInfo
-	for rows.Next() {
-		var gi store.GraphInfo
-		if err := rows.Scan(&gi.Name, &gi.Quads, &gi.Relations); err != nil {
-			return nil, k.wrap(ctx, err)
-		}
-		out = append(out, gi)
-	}
-	return out, k.wrap(ctx, rows.Err())
+	return queryAll(ctx, k, func(gi *store.GraphInfo) []any { return []any{&gi.Name, &gi.Quads, &gi.Relations} },
+		`SELECT name, quads, relations FROM grove_graphs WHERE quads > 0 ORDER BY name`)
 }
 
 func (k *KG) graphNames(ctx context.Context) ([]string, error) {
-	rows, err := k.db.QueryContext(ctx, `SELECT name FROM grove_graphs WHERE quads > 0 ORDER BY name`)
-	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, k.wrap(ctx, err)
-		}
-		out = append(out, n)
-	}
-	return out, k.wrap(ctx, rows.Err())
+	return queryAll(ctx, k, single[string], `SELECT name FROM grove_graphs WHERE quads > 0 ORDER BY name`)
 }
 
 // homeGraphs lists the graphs where h has edges through predicates other
 // than exclude.
 func (k *KG) homeGraphs(ctx context.Context, h []byte, exclude [][]byte) ([]string, error) {
-	rows, err := k.db.QueryContext(ctx, `SELECT DISTINCT label_hash FROM quads WHERE subject_hash = $1 AND NOT predicate_hash = ANY($2)
+	hs, err := queryAll(ctx, k, single[[]byte], `SELECT DISTINCT label_hash FROM quads WHERE subject_hash = $1 AND NOT predicate_hash = ANY($2)
 		UNION SELECT DISTINCT label_hash FROM quads WHERE object_hash = $1 AND NOT predicate_hash = ANY($2)`,
 		h, pq.ByteaArray(append([][]byte{}, exclude...))) // never NULL: NOT x = ANY(NULL) is NULL
 	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	var hs [][]byte
-	for rows.Next() {
-		var l []byte
-		if err := rows.Scan(&l); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		hs = append(hs, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
 	vals, err := k.values(ctx, hs)
 	if err != nil {
@@ -140,33 +102,32 @@ func (k *KG) names(ctx context.Context, hashes [][]byte) (map[string]remote.Name
 		return out, nil
 	}
 	preds := slices.Concat(k.labelH, k.aliasH, k.descH)
-	rows, err := k.db.QueryContext(ctx, `SELECT q.subject_hash, q.predicate_hash, n.value_string, n.language
+	type name struct {
+		s, p []byte
+		text string
+		lang sql.NullString
+	}
+	rs, err := queryAll(ctx, k, func(r *name) []any { return []any{&r.s, &r.p, &r.text, &r.lang} },
+		`SELECT q.subject_hash, q.predicate_hash, n.value_string, n.language
 		FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.subject_hash = ANY($1) AND q.predicate_hash = ANY($2) AND n.value_string IS NOT NULL
 		  AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false)`,
 		pq.ByteaArray(hashes), pq.ByteaArray(preds))
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var s, p []byte
-		var text string
-		var lang sql.NullString
-		if err := rows.Scan(&s, &p, &text, &lang); err != nil {
-			return nil, k.wrap(ctx, err)
+	for _, r := range rs {
+		n := out[string(r.s)]
+		if i := indexHash(k.labelH, r.p); i >= 0 {
+			n.AddLabel(i, len(k.labelH), r.lang.String, r.text)
+		} else if indexHash(k.aliasH, r.p) >= 0 {
+			n.AddAlias(r.lang.String, r.text)
+		} else if i := indexHash(k.descH, r.p); i >= 0 {
+			n.AddDescription(i, len(k.descH), r.lang.String, r.text)
 		}
-		n := out[string(s)]
-		if i := indexHash(k.labelH, p); i >= 0 {
-			n.AddLabel(i, len(k.labelH), lang.String, text)
-		} else if indexHash(k.aliasH, p) >= 0 {
-			n.AddAlias(lang.String, text)
-		} else if i := indexHash(k.descH, p); i >= 0 {
-			n.AddDescription(i, len(k.descH), lang.String, text)
-		}
-		out[string(s)] = n
+		out[string(r.s)] = n
 	}
-	return out, k.wrap(ctx, rows.Err())
+	return out, nil
 }
 
 func indexHash(hs [][]byte, h []byte) int {
@@ -212,39 +173,18 @@ func isNode(v quad.Value) bool {
 // link predicates, Grove's own and statement-node predicates, and the
 // relations marked grove:hidden (see relationMeta).
 func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
-	rows, err := k.db.QueryContext(ctx, `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
+	own, err := queryAll(ctx, k, single[[]byte], `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
 		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
 	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	out := slices.Clone(k.hiddenH)
-	for rows.Next() {
-		var h []byte
-		if err := rows.Scan(&h); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		out = append(out, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
 	// Relations whose node says grove:hidden "true" (external ids).
-	rows, err = k.db.QueryContext(ctx, `SELECT q.subject_hash FROM quads q JOIN nodes n ON n.hash = q.object_hash
+	marked, err := queryAll(ctx, k, single[[]byte], `SELECT q.subject_hash FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.predicate_hash = $1 AND (n.value_string = 'true' OR coalesce(n.value_bool, false))`, k.groveHiddenH)
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var h []byte
-		if err := rows.Scan(&h); err != nil {
-			return nil, k.wrap(ctx, err)
-		}
-		out = append(out, h)
-	}
-	return out, k.wrap(ctx, rows.Err())
+	return slices.Concat(k.hiddenH, own, marked), nil
 }
 
 func (k *KG) hiddenID(id string) bool {
@@ -285,28 +225,22 @@ func (k *KG) Relations(ctx context.Context, ids []string, dir store.Direction) (
 		p, g string
 		d    store.Direction
 	}
+	type count struct {
+		p, g []byte
+		n    int64
+	}
 	counts := map[key]int64{}
 	var refs [][]byte
 	for _, d := range dirs {
 		self, _ := cols(d)
-		rows, err := k.db.QueryContext(ctx, `SELECT predicate_hash, label_hash, count(*) FROM quads WHERE `+self+` = ANY($1) GROUP BY 1, 2`,
-			pq.ByteaArray(hs))
+		cs, err := queryAll(ctx, k, func(c *count) []any { return []any{&c.p, &c.g, &c.n} },
+			`SELECT predicate_hash, label_hash, count(*) FROM quads WHERE `+self+` = ANY($1) GROUP BY 1, 2`, pq.ByteaArray(hs))
 		if err != nil {
-			return nil, k.wrap(ctx, err)
+			return nil, err
 		}
-		for rows.Next() {
-			var p, g []byte
-			var n int64
-			if err := rows.Scan(&p, &g, &n); err != nil {
-				rows.Close()
-				return nil, k.wrap(ctx, err)
-			}
-			counts[key{string(p), string(g), d}] += n
-			refs = append(refs, p, g)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, k.wrap(ctx, err)
+		for _, c := range cs {
+			counts[key{string(c.p), string(c.g), d}] += c.n
+			refs = append(refs, c.p, c.g)
 		}
 	}
 	vals, err := k.values(ctx, refs)
@@ -357,26 +291,16 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	if len(hs) > 1 {
 		order = " ORDER BY array_position($1, " + self + ")"
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT `+self+`, `+other+`, label_hash FROM quads WHERE `+self+` = ANY($1) AND predicate_hash = $2`+order+` LIMIT $3`,
+	type edge struct{ a, b, g []byte }
+	es, err := queryAll(ctx, k, func(e *edge) []any { return []any{&e.a, &e.b, &e.g} },
+		`SELECT `+self+`, `+other+`, label_hash FROM quads WHERE `+self+` = ANY($1) AND predicate_hash = $2`+order+` LIMIT $3`,
 		pq.ByteaArray(hs), hashOf(quad.IRI(relation)), limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	type edge struct{ a, b, g []byte }
-	var es []edge
 	var refs [][]byte
-	for rows.Next() {
-		var e edge
-		if err := rows.Scan(&e.a, &e.b, &e.g); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		es = append(es, e)
+	for _, e := range es {
 		refs = append(refs, e.a, e.b, e.g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
 	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
@@ -457,22 +381,9 @@ func (k *KG) Neighbors(ctx context.Context, id, relation string, dir store.Direc
 	}
 	q := `SELECT x.n FROM (SELECT DISTINCT n FROM (` + strings.Join(parts, " UNION ALL ") + `) u) x
 		JOIN nodes v ON v.hash = x.n WHERE coalesce(v.iri, false) OR coalesce(v.bnode, false) LIMIT $3`
-	rows, err := k.db.QueryContext(ctx, q, h, arg, limitArg(limit))
+	hs, err := queryAll(ctx, k, single[[]byte], q, h, arg, limitArg(limit))
 	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	var hs [][]byte
-	for rows.Next() {
-		var n []byte
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		hs = append(hs, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
 	ents, err := k.entities(ctx, hs)
 	if err != nil {
@@ -523,32 +434,21 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT q.predicate_hash, q.label_hash, `+prefixed("n", nodeCols)+`
+	// A feature: its predicate, graph and value (o: the value's node).
+	type feat struct {
+		p, g []byte
+		o    row
+	}
+	fs, err := queryAll(ctx, k, func(f *feat) []any { return append([]any{&f.p, &f.g}, f.o.fields()...) },
+		`SELECT q.predicate_hash, q.label_hash, `+prefixed("n", nodeCols)+`
 		FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.subject_hash = $1 AND NOT coalesce(n.iri, false) AND NOT coalesce(n.bnode, false) ORDER BY q.horizon`, h)
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	type feat struct {
-		p, g, o []byte
-		v       quad.Value
-	}
-	var fs []feat
 	var refs [][]byte
-	for rows.Next() {
-		var f feat
-		var r row
-		if err := rows.Scan(&f.p, &f.g, &r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		f.v, f.o = r.value(), r.hash
-		fs = append(fs, f)
+	for _, f := range fs {
 		refs = append(refs, f.p, f.g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
 	}
 	vals, err := k.values(ctx, refs)
 	if err != nil {
@@ -567,8 +467,8 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 			continue
 		}
 		rels = append(rels, rel)
-		keys = append(keys, qualKey{string(h), string(f.p), string(f.o), string(f.g)})
-		out = append(out, store.Feature{Relation: rel, Value: literal.Render(f.v, nil),
+		keys = append(keys, qualKey{string(h), string(f.p), string(f.o.hash), string(f.g)})
+		out = append(out, store.Feature{Relation: rel, Value: literal.Render(f.o.value(), nil),
 			Graph: graphName(vals[string(f.g)])})
 	}
 	meta, err := k.relationMeta(ctx, rels)
@@ -617,26 +517,16 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT object_hash, predicate_hash FROM quads WHERE subject_hash = $1 AND predicate_hash = ANY($2)
+	type link struct{ t, p []byte }
+	ls, err := queryAll(ctx, k, func(l *link) []any { return []any{&l.t, &l.p} },
+		`SELECT object_hash, predicate_hash FROM quads WHERE subject_hash = $1 AND predicate_hash = ANY($2)
 		UNION SELECT subject_hash, predicate_hash FROM quads WHERE object_hash = $1 AND predicate_hash = ANY($2)`, h, pq.ByteaArray(links))
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	type link struct{ t, p []byte }
-	var ls []link
 	var refs [][]byte
-	for rows.Next() {
-		var l link
-		if err := rows.Scan(&l.t, &l.p); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		ls = append(ls, l)
+	for _, l := range ls {
 		refs = append(refs, l.t, l.p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
 	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
@@ -698,7 +588,6 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 		label string
 	}
 	var hits []hit
-	var refs [][]byte
 	for _, q := range []struct {
 		sql  string
 		args []any
@@ -709,46 +598,29 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 			ORDER BY length(n.value_string), n.value_string, q.subject_hash, q.label_hash LIMIT $4`,
 			[]any{likePrefix(lower), preds, gh, searchCap, lower}},
 	} {
-		rows, err := k.db.QueryContext(ctx, q.sql, q.args...)
+		hs, err := queryAll(ctx, k, func(h *hit) []any { return []any{&h.x, &h.label, &h.g} }, q.sql, q.args...)
 		if err != nil {
-			return nil, k.wrap(ctx, err)
+			return nil, err
 		}
-		for rows.Next() {
-			var h hit
-			if err := rows.Scan(&h.x, &h.label, &h.g); err != nil {
-				rows.Close()
-				return nil, k.wrap(ctx, err)
-			}
-			hits = append(hits, h)
-			refs = append(refs, h.x, h.g)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, k.wrap(ctx, err)
-		}
+		hits = append(hits, hs...)
+	}
+	var refs [][]byte
+	for _, h := range hits {
+		refs = append(refs, h.x, h.g)
 	}
 	vals, err := k.values(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
 	// Rank on ids and matched text, cut, then name the survivors only.
-	best := map[string]int{}
-	var out []store.Candidate
+	rs := make([]remote.Hit, 0, len(hits))
 	byID := map[string][]byte{}
 	for _, h := range hits {
-		c := store.Candidate{Graph: graphName(vals[string(h.g)]), Matched: h.label}
-		c.ID = idOf(vals[string(h.x)])
-		c.Match, c.Distance, c.Score = remote.Score(h.label, norm)
-		byID[c.ID] = h.x
-		key := c.ID + "\x00" + c.Graph
-		if i, ok := best[key]; !ok {
-			best[key] = len(out)
-			out = append(out, c)
-		} else if c.Score > out[i].Score {
-			out[i] = c
-		}
+		id := idOf(vals[string(h.x)])
+		byID[id] = h.x
+		rs = append(rs, remote.Hit{ID: id, Graph: graphName(vals[string(h.g)]), Label: h.label})
 	}
-	out = remote.Rank(out, limit)
+	out := remote.RankHits(rs, norm, limit)
 	hs := make([][]byte, 0, len(out))
 	for _, c := range out {
 		hs = append(hs, byID[c.ID])

@@ -51,31 +51,28 @@ func (k *KG) relationMeta(ctx context.Context, ids []string) (map[string]relMeta
 		inverse string
 	}
 	fl := map[string]flags{}
-	rows, err := k.db.QueryContext(ctx, `SELECT q.subject_hash, q.predicate_hash, n.value_string, coalesce(n.value_bool, false)
+	// A flag: a relation node's grove:hidden or grove:inverseLabel.
+	type flag struct {
+		s, p []byte
+		text *string
+		b    bool
+	}
+	rs, err := queryAll(ctx, k, func(r *flag) []any { return []any{&r.s, &r.p, &r.text, &r.b} },
+		`SELECT q.subject_hash, q.predicate_hash, n.value_string, coalesce(n.value_bool, false)
 		FROM quads q JOIN nodes n ON n.hash = q.object_hash
 		WHERE q.subject_hash = ANY($1) AND q.predicate_hash = ANY($2)`,
 		pq.ByteaArray(hs), pq.ByteaArray{k.groveHiddenH, k.groveInverseH})
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var s, p []byte
-		var text *string
-		var b bool
-		if err := rows.Scan(&s, &p, &text, &b); err != nil {
-			return nil, k.wrap(ctx, err)
+	for _, r := range rs {
+		f := fl[string(r.s)]
+		if string(r.p) == string(k.groveHiddenH) {
+			f.hidden = r.b || r.text != nil && *r.text == "true"
+		} else if r.text != nil && *r.text != "" {
+			f.inverse = *r.text
 		}
-		f := fl[string(s)]
-		if string(p) == string(k.groveHiddenH) {
-			f.hidden = b || text != nil && *text == "true"
-		} else if text != nil && *text != "" {
-			f.inverse = *text
-		}
-		fl[string(s)] = f
-	}
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
+		fl[string(r.s)] = f
 	}
 	for _, id := range ids {
 		m := relMeta{label: names[string(named[id])].Entity(id).Label}
@@ -114,7 +111,10 @@ func (k *KG) qualifiers(ctx context.Context, subjects [][]byte, rels []string) (
 		stmts = append(stmts, hashOf(quad.IRI(store.StatementPrefix+r)))
 		vals = append(vals, hashOf(quad.IRI(store.StatementValuePrefix+r)))
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT st.subject_hash, r.p, sv.object_hash, st.label_hash, st.object_hash, q.predicate_hash, q.object_hash
+	// A qualifier: its fact (s p o in graph g), statement, relation (qp) and value.
+	type qual struct{ s, p, o, g, stmt, qp, val []byte }
+	rs, err := queryAll(ctx, k, func(q *qual) []any { return []any{&q.s, &q.p, &q.o, &q.g, &q.stmt, &q.qp, &q.val} },
+		`SELECT st.subject_hash, r.p, sv.object_hash, st.label_hash, st.object_hash, q.predicate_hash, q.object_hash
 		FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS r(p, stmt, val)
 		JOIN quads st ON st.predicate_hash = r.stmt
 		JOIN quads sv ON sv.subject_hash = st.object_hash AND sv.predicate_hash = r.val AND sv.label_hash = st.label_hash
@@ -123,31 +123,14 @@ func (k *KG) qualifiers(ctx context.Context, subjects [][]byte, rels []string) (
 		WHERE st.subject_hash = ANY($1) AND coalesce(qp.iri, false) AND qp.value_string LIKE 'pq:%'`,
 		pq.ByteaArray(subjects), ps, stmts, vals)
 	if err != nil {
-		return nil, k.wrap(ctx, err)
-	}
-	type row struct {
-		key           qualKey
-		stmt, qp, val []byte
-	}
-	var rs []row
-	var refs [][]byte
-	for rows.Next() {
-		var s, p, o, g []byte
-		var r row
-		if err := rows.Scan(&s, &p, &o, &g, &r.stmt, &r.qp, &r.val); err != nil {
-			rows.Close()
-			return nil, k.wrap(ctx, err)
-		}
-		r.key = qualKey{string(s), string(p), string(o), string(g)}
-		rs = append(rs, r)
-		refs = append(refs, r.stmt, r.qp, r.val, g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, k.wrap(ctx, err)
+		return nil, err
 	}
 	if len(rs) == 0 {
 		return out, nil
+	}
+	var refs [][]byte
+	for _, r := range rs {
+		refs = append(refs, r.stmt, r.qp, r.val, r.g)
 	}
 	ents, err := k.entities(ctx, refs)
 	if err != nil {
@@ -168,12 +151,13 @@ func (k *KG) qualifiers(ctx context.Context, subjects [][]byte, rels []string) (
 	for _, r := range rs {
 		v := ents[string(r.val)]
 		rel := ents[string(r.qp)].ID
-		f := store.Feature{Relation: rel, Name: meta[rel].label, Value: v.Name(), Graph: graphName(graphs[r.key.g]),
+		f := store.Feature{Relation: rel, Name: meta[rel].label, Value: v.Name(), Graph: graphName(graphs[string(r.g)]),
 			Statement: ents[string(r.stmt)].ID}
 		if !v.Literal {
 			f.ValueID = v.ID
 		}
-		out[r.key] = append(out[r.key], f)
+		key := qualKey{string(r.s), string(r.p), string(r.o), string(r.g)}
+		out[key] = append(out[key], f)
 	}
 	for _, fs := range out {
 		store.SortQualifiers(fs)

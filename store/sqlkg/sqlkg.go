@@ -361,8 +361,9 @@ type row struct {
 
 const nodeCols = `hash, value_string, datatype, language, iri, bnode, value_int, value_bool, value_float, value_time`
 
-func (r *row) scan(s interface{ Scan(...any) error }) error {
-	return s.Scan(&r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime)
+// fields are the destinations of r's columns, in nodeCols' order.
+func (r *row) fields() []any {
+	return []any{&r.hash, &r.str, &r.dtype, &r.lang, &r.iri, &r.bnode, &r.vint, &r.vbool, &r.vfloat, &r.vtime}
 }
 
 // value decodes a nodes row.
@@ -396,20 +397,47 @@ func (k *KG) values(ctx context.Context, hashes [][]byte) (map[string]quad.Value
 	if len(hashes) == 0 {
 		return out, nil
 	}
-	rows, err := k.db.QueryContext(ctx, `SELECT `+nodeCols+` FROM nodes WHERE hash = ANY($1)`, pq.ByteaArray(hashes))
+	rs, err := queryAll(ctx, k, (*row).fields, `SELECT `+nodeCols+` FROM nodes WHERE hash = ANY($1)`, pq.ByteaArray(hashes))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		out[string(r.hash)] = r.value()
+	}
+	return out, nil
+}
+
+// queryAll runs query on k's pool and returns one T per row, in the
+// order the rows come. fields gives the destinations of a row's columns
+// within a fresh T, as rows.Scan takes them; it is called once per row.
+// The rows are closed before queryAll returns, so the caller's next read
+// may take the same connection. An error of the query, of a row's Scan
+// or of the rows (rows.Err) is returned through k.wrap (so a timeout or
+// cancellation wraps ctx.Err(), and a closed KG ErrClosed), with no
+// rows. The returned slice is new and the caller's; it is nil when no
+// row came. queryAll is safe for concurrent use, as k is.
+func queryAll[T any](ctx context.Context, k *KG, fields func(*T) []any, query string, args ...any) ([]T, error) {
+	rows, err := k.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, k.wrap(ctx, err)
 	}
 	defer rows.Close()
+	var out []T
 	for rows.Next() {
-		var r row
-		if err := r.scan(rows); err != nil {
+		var v T
+		if err := rows.Scan(fields(&v)...); err != nil {
 			return nil, k.wrap(ctx, err)
 		}
-		out[string(r.hash)] = r.value()
+		out = append(out, v)
 	}
-	return out, k.wrap(ctx, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, k.wrap(ctx, err)
+	}
+	return out, nil
 }
+
+// single is the fields of a one-column row (queryAll).
+func single[T any](v *T) []any { return []any{v} }
 
 // wrap makes a driver error a backend error: ErrClosed after Close, and
 // an error wrapping ctx.Err() when ctx ended (the driver may report only

@@ -22,7 +22,13 @@ func jsonlRecords(data []byte) []record {
 }
 
 func readJSONLines(name string, data []byte, fn func(record) (Question, error)) ([]Question, error) {
-	recs := jsonlRecords(data)
+	return questions(jsonlRecords(data), fn)
+}
+
+// questions maps recs to Questions with fn, in order, stopping at fn's
+// first error (returned as it is, with no questions). The slice is new
+// and the caller's.
+func questions(recs []record, fn func(record) (Question, error)) ([]Question, error) {
 	qs := make([]Question, 0, len(recs))
 	for _, r := range recs {
 		q, err := fn(r)

@@ -266,13 +266,5 @@ func readArray(name string, data []byte, key string, fn func(record) (Question, 
 	if err != nil {
 		return nil, err
 	}
-	qs := make([]Question, 0, len(recs))
-	for _, r := range recs {
-		q, err := fn(r)
-		if err != nil {
-			return nil, err
-		}
-		qs = append(qs, q)
-	}
-	return qs, nil
+	return questions(recs, fn)
 }

@@ -88,6 +88,35 @@ func Rank(cs []store.Candidate, limit int) []store.Candidate {
 	return cs
 }
 
+// Hit is a label that a search matched: the id of the node it names, the
+// node's graph and the label's text.
+type Hit struct{ ID, Graph, Label string }
+
+// RankHits makes candidates of hits as the engine ranks them: each is
+// scored against the normalized search text norm (Score), the best hit
+// of each id in each graph is kept (the earliest of equal scores), and
+// the rest are ordered and cut to limit (Rank). The candidates are new
+// and the caller's; of their Entity only the ID is set, for the caller to
+// fill the rest for the survivors alone.
+func RankHits(hits []Hit, norm string, limit int) []store.Candidate {
+	type key struct{ id, graph string }
+	best := map[key]int{} // index in out
+	var out []store.Candidate
+	for _, h := range hits {
+		c := store.Candidate{Graph: h.Graph, Matched: h.Label}
+		c.ID = h.ID
+		c.Match, c.Distance, c.Score = Score(h.Label, norm)
+		k := key{h.ID, h.Graph}
+		if i, ok := best[k]; !ok {
+			best[k] = len(out)
+			out = append(out, c)
+		} else if c.Score > out[i].Score {
+			out[i] = c
+		}
+	}
+	return Rank(out, limit)
+}
+
 // EditDistance is the Levenshtein distance in runes.
 func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
