@@ -33,6 +33,7 @@ func TestIdleBound(t *testing.T) {
 			defer server.Close()
 			w := &watchedConn{idle: idle}
 			w.setSocket(client)
+			start := time.Now() // before the cancel timer, so took >= 3*idle when it fires
 			ctx := context.Background()
 			if c.cancel {
 				var cancel context.CancelFunc
@@ -49,7 +50,6 @@ func TestIdleBound(t *testing.T) {
 				}
 			}()
 			s := socket{Conn: client, w: w}
-			start := time.Now()
 			n, err := io.ReadFull(s, make([]byte, c.trickle+1))
 			took := time.Since(start)
 			if n != c.want || !errors.Is(err, os.ErrDeadlineExceeded) {
