@@ -287,4 +287,3 @@ func nullable(h []byte) any {
 	}
 	return h
 }
-
