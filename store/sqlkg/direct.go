@@ -15,8 +15,9 @@ import (
 // smallWrite is the largest batch (adds plus deletes) written with direct
 // statements; larger ones are staged. Staging costs about ten statements
 // (temporary tables, their statistics) whatever the batch; direct
-// statements grow with it (see BENCHMARKS.md, session 23).
-const smallWrite = 200
+// statements grow with it, and overtake staging between 50 and 100 quads
+// (BenchmarkWriteStrategies, BENCHMARKS.md session 23).
+const smallWrite = 64
 
 // nodeParams is the number of parameters of a node row.
 const nodeParams = 11
