@@ -11,6 +11,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store/kgtest"
+	"github.com/grove-kg/grove/store/sqlkg"
 )
 
 // BenchmarkNameOf: one NameOf round trip (a hash not in the database, so
@@ -98,5 +99,52 @@ func BenchmarkApplyDeltas(b *testing.B) {
 			b.ReportMetric(float64(add.Microseconds())/1000/float64(b.N), "ms/add")
 			b.ReportMetric(float64(del.Microseconds())/1000/float64(b.N), "ms/delete")
 		})
+	}
+}
+
+// BenchmarkWriteStrategies: batches of n new quads added to the film graph
+// and deleted, through direct statements and staged, whatever the size:
+// where one overtakes the other (sqlkg's smallWrite). Reported per batch.
+func BenchmarkWriteStrategies(b *testing.B) {
+	kg, _ := openPostgres(b)
+	ctx := context.Background()
+	film, err := kgtest.FilmQuads()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kg.Load(ctx, kgtest.FilmGraph, film); err != nil {
+		b.Fatal(err)
+	}
+	round := 0
+	for _, n := range []int{2, 20, 50, 100, 200, 400, 800} {
+		for _, direct := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%d/direct=%v", n, direct), func(b *testing.B) {
+				var add, del time.Duration
+				for b.Loop() {
+					round++
+					ds := make([]graph.Delta, 0, n)
+					for i := range n {
+						s := quad.IRI(fmt.Sprintf("/bench/%d/%d", round, i))
+						ds = append(ds, graph.Delta{Action: graph.Add, Quad: quad.Make(s, quad.IRI("/film/film/bench"),
+							quad.String(fmt.Sprintf("value %d %d", round, i)), quad.IRI(kgtest.FilmGraph))})
+					}
+					start := time.Now()
+					if _, _, err := sqlkg.ApplyWith(ctx, kg, ds, graph.IgnoreOpts{IgnoreDup: true}, "", direct); err != nil {
+						b.Fatal(err)
+					}
+					add += time.Since(start)
+					for i := range ds {
+						ds[i].Action = graph.Delete
+					}
+					start = time.Now()
+					if _, _, err := sqlkg.ApplyWith(ctx, kg, ds, graph.IgnoreOpts{}, "", direct); err != nil {
+						b.Fatal(err)
+					}
+					del += time.Since(start)
+				}
+				b.ReportMetric(float64(add.Microseconds())/1000/float64(b.N), "ms/add")
+				b.ReportMetric(float64(del.Microseconds())/1000/float64(b.N), "ms/delete")
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sqlkg
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -14,10 +15,11 @@ import (
 	"github.com/grove-kg/grove/store"
 )
 
-// Load writes quads into graph in one transaction: COPY into temporary
-// tables, then set-based INSERTs that skip quads already present and keep
-// Cayley's node reference counts and the graph's counts. It returns the
-// number of new quads. Readers see the whole load or none of it.
+// Load writes quads into graph in one transaction (a large batch through
+// COPY into temporary tables and set-based INSERTs, a small one through
+// direct statements, see write) that skips quads already present and
+// keeps Cayley's node reference counts and the graph's counts. It returns
+// the number of new quads. Readers see the whole load or none of it.
 func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, error) {
 	if graph == "" {
 		return 0, fmt.Errorf("sql load: empty graph name")
@@ -27,7 +29,12 @@ func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, err
 		return 0, err
 	}
 	// Fresh statistics let the planner use the label and hash indexes
-	// right away instead of after autovacuum's next pass.
+	// right away instead of after autovacuum's next pass; a small load
+	// barely changes them, and sampling the tables would cost it more
+	// than the write.
+	if len(qs) <= smallWrite {
+		return r.added, nil
+	}
 	if _, err := k.db.ExecContext(ctx, `ANALYZE nodes; ANALYZE quads`); err != nil {
 		k.log.Warn("sql load: analyze failed", "err", err)
 	}
@@ -85,17 +92,47 @@ type writeResult struct {
 	added, deleted int64
 }
 
-// write applies w in one transaction.
+// write applies w in one transaction, with the strategy its size calls
+// for.
 func (k *KG) write(ctx context.Context, w *writeSet) (writeResult, error) {
+	return k.writeWith(ctx, w, k.strategyFor)
+}
+
+// deadlockRetries is how many times a write that PostgreSQL chose as a
+// deadlock's victim is tried again (its transaction rolled back, nothing
+// of it applied) before its error is returned.
+const deadlockRetries = 3
+
+// writeWith applies w in one transaction with the strategy choose picks
+// for it, again (from the start) when the transaction was a deadlock's
+// victim: staged writes of graphs that share nodes may lock them in
+// different orders.
+func (k *KG) writeWith(ctx context.Context, w *writeSet, choose func(*batch) writeStrategy) (writeResult, error) {
 	if err := k.usable(ctx); err != nil {
 		return writeResult{}, err
 	}
+	b, err := newBatch(w)
+	if err != nil {
+		return writeResult{}, err
+	}
+	for try := 1; ; try++ {
+		r, err := k.writeOnce(ctx, b, choose(b))
+		var pe *pq.Error
+		if try > deadlockRetries || !errors.As(err, &pe) || pe.Code != "40P01" || ctx.Err() != nil {
+			return r, err
+		}
+		k.log.Warn("sql write: deadlock, trying again", "try", try, "err", err)
+	}
+}
+
+// writeOnce applies b in one transaction with strategy s.
+func (k *KG) writeOnce(ctx context.Context, b *batch, s writeStrategy) (writeResult, error) {
 	tx, err := k.db.BeginTx(ctx, nil)
 	if err != nil {
 		return writeResult{}, k.wrap(ctx, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	r, err := k.apply(ctx, tx, w)
+	r, err := k.apply(ctx, tx, b, s)
 	if err != nil {
 		return writeResult{}, err
 	}
@@ -115,41 +152,43 @@ func (k *KG) forgetCounts() {
 	}
 }
 
-// apply runs w's statements in tx: stage the batch, lock its graphs' rows
-// of grove_graphs (writers of a graph take turns, so its counts stay
-// exact), note which (graph, predicate) pairs it touches exist, insert,
-// delete, and update the graphs' counts.
-func (k *KG) apply(ctx context.Context, tx *sql.Tx, w *writeSet) (writeResult, error) {
+// apply runs b's statements in tx with strategy s: prepare the batch,
+// lock its graphs' rows of grove_graphs (writers of a graph take turns, so
+// its counts stay exact), note which (graph, predicate) pairs it touches
+// exist, insert, delete, and update the graphs' counts.
+func (k *KG) apply(ctx context.Context, tx *sql.Tx, b *batch, s writeStrategy) (writeResult, error) {
 	start := time.Now()
-	labels, err := k.stage(ctx, tx, w)
-	if err != nil {
+	if err := s.prepare(ctx, tx, b); err != nil {
 		return writeResult{}, err
 	}
-	k.log.Debug("sql write: copied", "adds", len(w.adds), "deletes", len(w.dels), "took", time.Since(start))
-	if err := k.lockGraphs(ctx, tx, labels); err != nil {
+	k.log.Debug("sql write: prepared", "adds", len(b.adds), "deletes", len(b.dels), "strategy", fmt.Sprintf("%T", s),
+		"took", time.Since(start))
+	if err := k.lockGraphs(ctx, tx, b.labels); err != nil {
 		return writeResult{}, err
 	}
-	if err := k.execAll(ctx, tx,
-		`CREATE TEMP TABLE grove_pairs ON COMMIT DROP AS SELECT l, p, adds, dels, `+pairExists+` AS before
-			FROM (SELECT l, p, bool_or(NOT del) AS adds, bool_or(del) AS dels FROM grove_tq WHERE l IS NOT NULL GROUP BY l, p) t`); err != nil {
+	if err := s.lockNodes(ctx, tx, b); err != nil {
+		return writeResult{}, err
+	}
+	if err := k.notePairsBefore(ctx, tx, b); err != nil {
 		return writeResult{}, err
 	}
 	counts := map[string]*graphDelta{}
-	for h := range labels {
+	for h := range b.labels {
 		counts[h] = &graphDelta{}
 	}
 	var r writeResult
-	if len(w.adds) > 0 {
-		if r.added, err = k.insert(ctx, tx, w, counts); err != nil {
+	var err error
+	if len(b.adds) > 0 {
+		if r.added, err = s.insert(ctx, tx, b, counts); err != nil {
 			return writeResult{}, err
 		}
 	}
-	if len(w.dels) > 0 {
-		if r.deleted, err = k.remove(ctx, tx, w, counts); err != nil {
+	if len(b.dels) > 0 {
+		if r.deleted, err = s.remove(ctx, tx, b, counts); err != nil {
 			return writeResult{}, err
 		}
 	}
-	return r, k.account(ctx, tx, labels, counts)
+	return r, k.account(ctx, tx, b, counts)
 }
 
 // graphDelta is how a write changes one label's counts.
@@ -162,9 +201,6 @@ type graphDelta struct {
 const stored = `EXISTS (SELECT 1 FROM quads q WHERE q.subject_hash = t.s AND q.predicate_hash = t.p
 	AND q.object_hash = t.o AND q.label_hash IS NOT DISTINCT FROM t.l)`
 
-// pairExists is true when some quad of label t.l has predicate t.p.
-const pairExists = `EXISTS (SELECT 1 FROM quads q WHERE q.label_hash = t.l AND q.predicate_hash = t.p)`
-
 // execAll runs statements in order.
 func (k *KG) execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 	for _, s := range stmts {
@@ -175,21 +211,36 @@ func (k *KG) execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 	return nil
 }
 
-// stage COPYs the batch into temporary tables: grove_tn, the values of
+// staged writes a batch through temporary tables and set-based
+// statements: their cost hardly grows with the batch.
+type staged struct{ k *KG }
+
+// prepare COPYs the batch into temporary tables: grove_tn, the values of
 // the adds (and their labels), and grove_tq, the hashes of every quad with
-// its index and whether it is a delete. It returns the batch's graph
-// names by label hash.
-func (k *KG) stage(ctx context.Context, tx *sql.Tx, w *writeSet) (map[string]string, error) {
-	if err := k.execAll(ctx, tx,
+// its index and whether it is a delete.
+func (s staged) prepare(ctx context.Context, tx *sql.Tx, b *batch) error {
+	if err := s.k.execAll(ctx, tx,
 		`CREATE TEMP TABLE grove_tn (hash BYTEA, value_string TEXT, datatype TEXT, language TEXT, iri BOOLEAN, bnode BOOLEAN,
 			value_int BIGINT, value_bool BOOLEAN, value_float DOUBLE PRECISION, value_time TIMESTAMPTZ) ON COMMIT DROP`,
 		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA, i INT, del BOOLEAN) ON COMMIT DROP`); err != nil {
-		return nil, err
+		return err
 	}
-	if err := k.copyNodes(ctx, tx, w); err != nil {
-		return nil, err
+	if err := s.k.copyNodes(ctx, tx, b.w); err != nil {
+		return err
 	}
-	return k.copyQuads(ctx, tx, w)
+	return s.k.copyQuads(ctx, tx, b)
+}
+
+// lockNodes locks nothing: the staged statements lock the nodes they
+// write as they go.
+func (staged) lockNodes(context.Context, *sql.Tx, *batch) error { return nil }
+
+func (s staged) insert(ctx context.Context, tx *sql.Tx, b *batch, counts map[string]*graphDelta) (int64, error) {
+	return s.k.insert(ctx, tx, b.w, counts)
+}
+
+func (s staged) remove(ctx context.Context, tx *sql.Tx, b *batch, counts map[string]*graphDelta) (int64, error) {
+	return s.k.remove(ctx, tx, b.w, counts)
 }
 
 // lockGraphs creates the rows of grove_graphs the batch's labels lack and
@@ -359,33 +410,14 @@ func (k *KG) firstBad(ctx context.Context, tx *sql.Tx, w *writeSet, del bool, co
 
 // account updates the counts of the batch's graphs: quads by counts,
 // relations by the (graph, predicate) pairs the batch made exist or not.
-func (k *KG) account(ctx context.Context, tx *sql.Tx, labels map[string]string, counts map[string]*graphDelta) error {
-	if len(labels) == 0 {
+func (k *KG) account(ctx context.Context, tx *sql.Tx, b *batch, counts map[string]*graphDelta) error {
+	if len(b.labels) == 0 {
 		return nil
 	}
-	// A pair the batch only added to exists now; one it deleted from is
-	// looked up again.
-	rows, err := tx.QueryContext(ctx, `SELECT l, count(*) FILTER (WHERE after) - count(*) FILTER (WHERE before)
-		FROM (SELECT l, before, CASE WHEN dels THEN `+pairExists+` ELSE before OR adds END AS after FROM grove_pairs t) x
-		GROUP BY l`)
-	if err != nil {
-		return k.wrap(ctx, err)
+	if err := k.relationDeltas(ctx, tx, b, counts); err != nil {
+		return err
 	}
-	for rows.Next() {
-		var l []byte
-		var n int64
-		if err := rows.Scan(&l, &n); err != nil {
-			rows.Close()
-			return k.wrap(ctx, err)
-		}
-		if c := counts[string(l)]; c != nil {
-			c.relations += n
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return k.wrap(ctx, err)
-	}
+	labels := b.labels
 	names := make([]string, 0, len(counts))
 	var quads, rels []int64
 	for h, c := range counts {
@@ -394,7 +426,7 @@ func (k *KG) account(ctx context.Context, tx *sql.Tx, labels map[string]string, 
 	}
 	// Labels that share a name (an IRI and a literal of the same text)
 	// share its row.
-	_, err = tx.ExecContext(ctx, `UPDATE grove_graphs g SET quads = g.quads + d.q, relations = g.relations + d.r
+	_, err := tx.ExecContext(ctx, `UPDATE grove_graphs g SET quads = g.quads + d.q, relations = g.relations + d.r
 		FROM (SELECT n, sum(q) AS q, sum(r) AS r FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(n, q, r) GROUP BY n) d
 		WHERE g.name = d.n`, pq.StringArray(names), pq.Int64Array(quads), pq.Int64Array(rels))
 	return k.wrap(ctx, err)
@@ -426,7 +458,7 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 		q := w.quad(false, i)
 		for _, v := range []quad.Value{q.Subject, q.Predicate, q.Object, q.Label} {
 			if v == nil {
-				continue // checked by copyQuads
+				continue // checked by newBatch
 			}
 			if err := add(v); err != nil {
 				return fmt.Errorf("sql write: quad %d: %w", i+1, k.wrap(ctx, err))
@@ -439,44 +471,28 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 	return k.wrap(ctx, stmt.Close())
 }
 
-// copyQuads COPYs the hashes of w's quads, each with its index and kind,
-// and returns the graph name of each label hash.
-func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, w *writeSet) (map[string]string, error) {
+// copyQuads COPYs the hashes of b's quads, each with its index and kind.
+func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, b *batch) error {
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tq", "s", "p", "o", "l", "i", "del"))
 	if err != nil {
-		return nil, k.wrap(ctx, err)
+		return k.wrap(ctx, err)
 	}
 	defer stmt.Close()
-	labels := map[string]string{}
-	var lastL quad.Value
-	var lastH []byte
 	for _, del := range []bool{false, true} {
-		n := len(w.adds)
+		qs := b.adds
 		if del {
-			n = len(w.dels)
+			qs = b.dels
 		}
-		for i := range n {
-			q := w.quad(del, i)
-			if q.Subject == nil || q.Predicate == nil || q.Object == nil {
-				return nil, fmt.Errorf("sql write: quad %d (%v) lacks a direction", i+1, q)
-			}
-			var l []byte
-			if q.Label != nil {
-				if q.Label != lastL { // most batches have one label
-					lastL, lastH = q.Label, hashOf(q.Label)
-					labels[string(lastH)] = graphName(q.Label)
-				}
-				l = lastH
-			}
-			if _, err := stmt.ExecContext(ctx, hashOf(q.Subject), hashOf(q.Predicate), hashOf(q.Object), l, i, del); err != nil {
-				return nil, k.wrap(ctx, err)
+		for i, h := range qs {
+			if _, err := stmt.ExecContext(ctx, h.s, h.p, h.o, nullable(h.l), i, del); err != nil {
+				return k.wrap(ctx, err)
 			}
 		}
 	}
 	if _, err := stmt.ExecContext(ctx); err != nil {
-		return nil, k.wrap(ctx, err)
+		return k.wrap(ctx, err)
 	}
-	return labels, k.wrap(ctx, stmt.Close())
+	return k.wrap(ctx, stmt.Close())
 }
 
 // nodeColumns are the value columns of v, as Cayley's schema stores them.

@@ -34,6 +34,22 @@ func (s *quadStore) SQLQuadStore() *csql.QuadStore { return s.k.cayley }
 // graph.ErrQuadNotExist); so does an action other than add or delete
 // (graph.ErrInvalidAction).
 func (s *quadStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	w, err := deltaSet(in, opts)
+	if err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return s.k.usable(context.Background())
+	}
+	// Cayley's interface passes no context; the connector's idle timeout
+	// bounds the calls (see Config.IdleTimeout).
+	_, err = s.k.write(context.Background(), w)
+	return err
+}
+
+// deltaSet is the write of deltas in with opts, or a *graph.DeltaError
+// for an action other than add or delete.
+func deltaSet(in []graph.Delta, opts graph.IgnoreOpts) (*writeSet, error) {
 	w := &writeSet{opts: opts}
 	for _, d := range in {
 		switch d.Action {
@@ -42,16 +58,10 @@ func (s *quadStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 		case graph.Delete:
 			w.dels = append(w.dels, d.Quad)
 		default:
-			return &graph.DeltaError{Delta: d, Err: graph.ErrInvalidAction}
+			return nil, &graph.DeltaError{Delta: d, Err: graph.ErrInvalidAction}
 		}
 	}
-	if len(in) == 0 {
-		return s.k.usable(context.Background())
-	}
-	// Cayley's interface passes no context; the connector's idle timeout
-	// bounds the calls (see Config.IdleTimeout).
-	_, err := s.k.write(context.Background(), w)
-	return err
+	return w, nil
 }
 
 // NewQuadWriter returns a writer that adds quads (duplicates skipped)

@@ -10,11 +10,13 @@
 // are index range reads with LIMIT, and names come from one batched query
 // per call. Search matches labels and aliases exactly and by prefix
 // through an expression index on lower(value_string) that Open adds. Load
-// writes a batch of quads in one transaction through COPY into temporary
-// tables followed by set-based INSERTs, so readers see a load entirely or
-// not at all; Delete and the writes of QuadStore (Cayley's HTTP API) take
-// the same path (load.go), so every write keeps the node reference counts
-// and the per-graph counts of grove_graphs exact in its own transaction.
+// writes a batch of quads in one transaction, a large one through COPY into
+// temporary tables followed by set-based INSERTs, a small one (up to 64
+// quads) through direct INSERT/DELETE ... RETURNING statements
+// (direct.go), so readers see a load entirely or not at all; Delete and the
+// writes of QuadStore (Cayley's HTTP API) take the same path (load.go), so
+// every write keeps the node reference counts and the per-graph counts of
+// grove_graphs exact in its own transaction.
 //
 // Connections. Every connection, Grove's and those of Cayley's quad store
 // (opened through a private driver and private Cayley flavors, flavor.go),
