@@ -475,11 +475,11 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if del && !opts.KeepLabels && !slices.ContainsFunc(db.GraphMetas(), func(g engine.GraphMeta) bool { return g.Name == opts.Graph }) {
 		return Result{}, fmt.Errorf("ingest --delete: graph %q: %w: nothing to delete from", opts.Graph, store.ErrNotFound)
 	}
-	sp := newSpool(spoolBudget(opts.MaxMemory), db.ScratchDir)
-	defer sp.close()
-	if res, err = parseTo(ctx, files, opts, sp.add); err != nil {
+	sp, res, err := SpoolFiles(ctx, files, opts, db.ScratchDir)
+	if err != nil {
 		return res, err
 	}
+	defer sp.Close()
 	if batch <= 0 {
 		batch = 10000
 	}
@@ -498,7 +498,7 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	}
 	var ds []graph.Delta
 	i := 0 // quads applied
-	err = sp.each(ctx, batch, func(part []quad.Quad) error {
+	err = sp.Each(ctx, batch, func(part []quad.Quad) error {
 		n, err := store.ApplyInParts(part, func(b []quad.Quad) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -519,6 +519,22 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 		return nil
 	})
 	return res, err
+}
+
+// SpoolFiles reads files with Run's detection, readers and error
+// handling into a Spool for a later pass (the incremental path, remote
+// backends): parsed quads stay in memory up to a quarter of
+// opts.MaxMemory, the rest go to a temporary directory that mkdir
+// creates. On error nothing is left behind; otherwise the caller closes
+// the Spool, which removes its files.
+func SpoolFiles(ctx context.Context, files []string, opts Options, mkdir func() (string, error)) (*Spool, Result, error) {
+	sp := newSpool(spoolBudget(opts.MaxMemory), mkdir)
+	res, err := parseTo(ctx, files, opts, sp.add)
+	if err != nil {
+		sp.Close()
+		return nil, res, err
+	}
+	return sp, res, nil
 }
 
 // spoolBudget is the memory the incremental path keeps parsed quads in

@@ -14,14 +14,14 @@ import (
 	"github.com/cayleygraph/quad/pquads"
 )
 
-// A spool holds the quads of a parse for the pass that applies them, so
+// A Spool holds the quads of a parse for the pass that applies them, so
 // that a write whose input fails to parse changes nothing, in bounded
 // memory: the first quads stay in memory up to a budget, the rest go to
 // a temporary file in Cayley's protobuf quads format (pquads, which keeps
 // every value type the readers make: IRIs, blank nodes, strings, typed
-// and language strings, booleans). A spool is not safe for concurrent
-// use; close removes its file.
-type spool struct {
+// and language strings, booleans). A Spool is not safe for concurrent
+// use; Close removes its file.
+type Spool struct {
 	mem      []quad.Quad
 	memBytes int64
 	budget   int64
@@ -40,8 +40,8 @@ const spoolFile = "quads.pq"
 
 // newSpool returns a spool that keeps budget bytes of quads (estimated,
 // see quadBytes) in memory and creates its file's directory with mkdir.
-func newSpool(budget int64, mkdir func() (string, error)) *spool {
-	return &spool{budget: budget, mkdir: mkdir}
+func newSpool(budget int64, mkdir func() (string, error)) *Spool {
+	return &Spool{budget: budget, mkdir: mkdir}
 }
 
 // quadBytes estimates the memory a parsed quad takes: four interface
@@ -71,7 +71,7 @@ func valueBytes(v quad.Value) int64 {
 }
 
 // add appends q.
-func (s *spool) add(q quad.Quad) error {
+func (s *Spool) add(q quad.Quad) error {
 	if s.pw == nil {
 		if n := quadBytes(q); s.memBytes+n <= s.budget || len(s.mem) == 0 {
 			s.mem = append(s.mem, q)
@@ -91,7 +91,7 @@ func (s *spool) add(q quad.Quad) error {
 
 // write encodes q into the file; a value pquads cannot encode (it
 // panics) is an error.
-func (s *spool) write(q quad.Quad) (err error) {
+func (s *Spool) write(q quad.Quad) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("quad %v: %v", q, r)
@@ -101,7 +101,7 @@ func (s *spool) write(q quad.Quad) (err error) {
 }
 
 // create opens the spool's file.
-func (s *spool) create() error {
+func (s *Spool) create() error {
 	dir, err := s.mkdir()
 	if err != nil {
 		return err
@@ -117,19 +117,19 @@ func (s *spool) create() error {
 
 // fileErr names the spool's file, and says so plainly when the disk is
 // full.
-func (s *spool) fileErr(op string, err error) error {
+func (s *Spool) fileErr(op string, err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("%s temporary file %s: disk full: %w", op, s.path, err)
 	}
 	return fmt.Errorf("%s temporary file %s: %w", op, s.path, err)
 }
 
-// len is the number of quads spooled.
-func (s *spool) len() int64 { return int64(len(s.mem)) + s.onFile }
+// Len is the number of quads spooled.
+func (s *Spool) Len() int64 { return int64(len(s.mem)) + s.onFile }
 
-// each calls fn on the quads in order, batch at a time; fn must not keep
+// Each calls fn on the quads in order, batch at a time; fn must not keep
 // the slice. It stops at fn's first error or when ctx ends.
-func (s *spool) each(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
+func (s *Spool) Each(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
 	for i := 0; i < len(s.mem); i += batch {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -145,7 +145,7 @@ func (s *spool) each(ctx context.Context, batch int, fn func([]quad.Quad) error)
 }
 
 // eachOnFile reads the spool's file back, batch quads at a time.
-func (s *spool) eachOnFile(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
+func (s *Spool) eachOnFile(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
 	if s.bw != nil {
 		s.maxMsg = s.pw.MaxSize()
 		if err := s.bw.Flush(); err != nil {
@@ -191,8 +191,8 @@ func noEOF(err error) error {
 	return err
 }
 
-// close removes the spool's file and directory.
-func (s *spool) close() error {
+// Close removes the spool's file and directory.
+func (s *Spool) Close() error {
 	s.mem = nil
 	if s.f != nil {
 		s.f.Close()

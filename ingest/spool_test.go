@@ -53,12 +53,12 @@ func TestSpool(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if s.len() != int64(len(in)) || s.onFile != c.onFile {
-					t.Fatalf("len %d, on file %d; want %d, %d", s.len(), s.onFile, len(in), c.onFile)
+				if s.Len() != int64(len(in)) || s.onFile != c.onFile {
+					t.Fatalf("len %d, on file %d; want %d, %d", s.Len(), s.onFile, len(in), c.onFile)
 				}
 				for pass := range 2 { // a second pass reads the same
 					var out []quad.Quad
-					err := s.each(context.Background(), batch, func(b []quad.Quad) error {
+					err := s.Each(context.Background(), batch, func(b []quad.Quad) error {
 						if len(b) > batch {
 							t.Errorf("batch of %d, want at most %d", len(b), batch)
 						}
@@ -72,10 +72,10 @@ func TestSpool(t *testing.T) {
 				}
 				stop := errors.New("stop")
 				calls := 0
-				if err := s.each(context.Background(), 1, func([]quad.Quad) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+				if err := s.Each(context.Background(), 1, func([]quad.Quad) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 					t.Errorf("fn's error: %v after %d calls, want %v after 1", err, calls, stop)
 				}
-				if err := s.close(); err != nil {
+				if err := s.Close(); err != nil {
 					t.Fatal(err)
 				}
 				if ents, _ := os.ReadDir(base); len(ents) != 0 {
@@ -114,7 +114,7 @@ func short(q quad.Quad) string {
 func TestSpoolFileErrors(t *testing.T) {
 	base := t.TempDir()
 	s := newSpool(0, func() (string, error) { return os.MkdirTemp(base, "spool-") })
-	defer s.close()
+	defer s.Close()
 	for _, q := range spoolQuads() {
 		if err := s.add(q); err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ func TestSpoolFileErrors(t *testing.T) {
 	if err := os.Truncate(s.path, fi.Size()-10); err != nil {
 		t.Fatal(err)
 	}
-	err = s.each(context.Background(), 100, func([]quad.Quad) error { return nil })
+	err = s.Each(context.Background(), 100, func([]quad.Quad) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(s.dir, spoolFile)) {
 		t.Fatalf("truncated spool: %v, want an error naming the file", err)
 	}

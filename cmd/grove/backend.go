@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
-	"github.com/cayleygraph/quad"
 	"github.com/spf13/pflag"
 
 	"github.com/grove-kg/grove/store"
@@ -87,10 +86,9 @@ func (a *app) openKG(ctx context.Context) (store.KG, io.Closer, error) {
 // kgWriter is what `grove ingest` writes through on a non-embedded
 // backend.
 type kgWriter interface {
-	Load(ctx context.Context, graph string, qs []quad.Quad) (int64, error)
-	// Delete removes quads from graph (those not stored are skipped) and
-	// returns how many it removed.
-	Delete(ctx context.Context, graph string, qs []quad.Quad) (int64, error)
+	// WriteFrom adds (or deletes) the quads of src in one transaction and
+	// returns how many it added (deleted).
+	WriteFrom(ctx context.Context, o sqlkg.StreamOptions, src sqlkg.QuadSource) (int64, error)
 	io.Closer
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cayleygraph/quad"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,6 +20,7 @@ import (
 	"github.com/grove-kg/grove/ingest"
 	"github.com/grove-kg/grove/ingest/input"
 	"github.com/grove-kg/grove/ingest/wikidata"
+	"github.com/grove-kg/grove/store/sqlkg"
 )
 
 func (a *app) ingestCmd() *cobra.Command {
@@ -85,22 +87,15 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 				if len(graphOf) > 0 {
 					return errors.New("--graph-file is supported by --kg-backend badger only")
 				}
-				return a.ingestRemote(cmd, w, files, opts, incremental || del, del)
+				done := a.showProgress(quiet, &opts)
+				return a.ingestRemote(cmd, w, files, opts, del, done)
 			}
 			db, err := a.openDBFor(false, budget)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			var bar *progressbar.ProgressBar
-			var pl *phaseLogger
-			if !quiet && !a.jsonOut() && isTerminal(a.stderr) {
-				bar = newBar(a.stderr)
-				opts.Progress = func(p ingest.Progress) { updateBar(bar, p) }
-			} else if !quiet && !a.jsonOut() {
-				pl = &phaseLogger{log: slog.New(slog.NewTextHandler(a.stderr, nil))}
-				opts.Progress = pl.update
-			}
+			done := a.showProgress(quiet, &opts)
 			var res ingest.Result
 			if incremental || del {
 				if err := atLeast("--batch", batch, 1); err != nil {
@@ -110,15 +105,9 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 			} else {
 				res, err = ingest.Run(cmd.Context(), db, files, opts)
 			}
-			if bar != nil {
-				_ = bar.Finish()
-				fmt.Fprintln(a.stderr)
-			}
+			done(err == nil)
 			if err != nil {
 				return err
-			}
-			if pl != nil && pl.phase != "" {
-				pl.done()
 			}
 			segs := db.Segments()
 			return a.emit(res, func(w io.Writer) error {
@@ -156,6 +145,32 @@ transactions instead of the bulk loader. On --kg-backend sql every load, and eve
 	fl.Int64Var(&memLimit, "mem-limit", 0, "deprecated: --max-memory in bytes")
 	_ = fl.MarkDeprecated("mem-limit", "use --max-memory")
 	return cmd
+}
+
+// showProgress sets opts.Progress to draw a bar on a terminal, or to log
+// a line per phase otherwise (nothing with quiet or --json); the returned
+// function ends the display once the ingest has ended (ok: without
+// error).
+func (a *app) showProgress(quiet bool, opts *ingest.Options) (done func(ok bool)) {
+	switch {
+	case quiet || a.jsonOut():
+		return func(bool) {}
+	case isTerminal(a.stderr):
+		bar := newBar(a.stderr)
+		opts.Progress = func(p ingest.Progress) { updateBar(bar, p) }
+		return func(bool) {
+			_ = bar.Finish()
+			fmt.Fprintln(a.stderr)
+		}
+	default:
+		pl := &phaseLogger{log: slog.New(slog.NewTextHandler(a.stderr, nil))}
+		opts.Progress = pl.update
+		return func(ok bool) {
+			if ok && pl.phase != "" {
+				pl.done()
+			}
+		}
+	}
 }
 
 func newBar(w io.Writer) *progressbar.ProgressBar {
@@ -358,21 +373,30 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// remoteChunk is the most quads a remote write takes from the spool at a
+// time.
+const remoteChunk = 50_000
+
 // ingestRemote parses files with the same readers as the embedded ingest
-// and writes them to (or, with del, deletes them from) a non-embedded
-// backend in one transaction.
-func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, incremental, del bool) error {
-	_ = incremental // every load into a SQL backend is one transaction
-	qs, res, err := ingest.Parse(cmd.Context(), files, opts)
+// into a spool (in memory up to a quarter of --max-memory, the rest in a
+// temporary directory) and writes them to (or, with del, deletes them
+// from) a non-embedded backend in one transaction; done ends the progress
+// display.
+func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, del bool, done func(bool)) error {
+	ctx := cmd.Context()
+	sp, res, err := ingest.SpoolFiles(ctx, files, opts, func() (string, error) { return os.MkdirTemp("", "grove-ingest-") })
+	done(err == nil)
 	if err != nil {
 		return err
 	}
+	defer sp.Close()
 	start := time.Now()
-	apply, verb := w.Load, "new quads written"
+	verb := "new quads written"
 	if del {
-		apply, verb = w.Delete, "quads deleted"
+		verb = "quads deleted"
 	}
-	n, err := apply(cmd.Context(), opts.Graph, qs)
+	so := sqlkg.StreamOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Delete: del}
+	n, err := w.WriteFrom(ctx, so, func(fn func([]quad.Quad) error) error { return sp.Each(ctx, remoteChunk, fn) })
 	if err != nil {
 		if del {
 			return fmt.Errorf("ingest --delete: %w", err)
@@ -396,7 +420,7 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		}
 		fmt.Fprintf(wr, "graph %s: %d %s in %s", opts.Graph, n, verb, out.Duration.Round(time.Millisecond))
 		if del {
-			fmt.Fprintf(wr, " (%d of the %d read were not there)", max(0, int64(len(qs))-n), len(qs))
+			fmt.Fprintf(wr, " (%d of the %d read were not there)", max(0, sp.Len()-n), sp.Len())
 		}
 		fmt.Fprintln(wr)
 		return nil

@@ -86,6 +86,16 @@ func TestE2ESQLBackend(t *testing.T) {
 	if out := sql("kg", "search", "--graph", "wd", "Scotland"); strings.Contains(out, "Q22") {
 		t.Errorf("--wikidata-ids Q64 loaded Scotland (Q22) too:\n%s", out)
 	}
+	// --keep-labels puts each quad into the graph its label names, as on
+	// badger; a small --max-memory spools the parsed quads to disk.
+	nq := filepath.Join(dir, "labelled.nq")
+	if err := os.WriteFile(nq, []byte(`<http://ex.org/s> <http://ex.org/p> "in A" <http://ex.org/gA> .
+<http://ex.org/s> <http://ex.org/p> "unlabelled" .
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sql("ingest", "--graph", "kept", "--keep-labels", "--max-memory", "512MiB", nq)
+	mustContain(t, "stats after --keep-labels", sql("stats"), "http://ex.org/gA", "kept")
 }
 
 // checkSQLUpdates: ingest --incremental and --delete on the SQL backend

@@ -5,14 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	"github.com/lib/pq"
-
-	"github.com/grove-kg/grove/store"
 )
 
 // Load writes quads into graph in one transaction (a large batch through
@@ -28,17 +25,21 @@ func (k *KG) Load(ctx context.Context, graph string, qs []quad.Quad) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	// Fresh statistics let the planner use the label and hash indexes
-	// right away instead of after autovacuum's next pass; a small load
-	// barely changes them, and sampling the tables would cost it more
-	// than the write.
-	if len(qs) <= smallWrite {
-		return r.added, nil
+	k.analyzeAfterLoad(ctx, len(qs))
+	return r.added, nil
+}
+
+// analyzeAfterLoad refreshes the tables' statistics after a load of n
+// quads, so that the planner uses the label and hash indexes right away
+// instead of after autovacuum's next pass; a small load barely changes
+// them, and sampling the tables would cost it more than the write.
+func (k *KG) analyzeAfterLoad(ctx context.Context, n int) {
+	if n <= smallWrite {
+		return
 	}
 	if _, err := k.db.ExecContext(ctx, `ANALYZE nodes; ANALYZE quads`); err != nil {
 		k.log.Warn("sql load: analyze failed", "err", err)
 	}
-	return r.added, nil
 }
 
 // Delete removes quads from graph in one transaction (quads not stored
@@ -50,12 +51,8 @@ func (k *KG) Delete(ctx context.Context, graph string, qs []quad.Quad) (int64, e
 	if err := k.usable(ctx); err != nil {
 		return 0, err
 	}
-	names, err := k.graphNames(ctx)
-	if err != nil {
+	if err := k.mustHaveGraph(ctx, graph); err != nil {
 		return 0, err
-	}
-	if !slices.Contains(names, graph) {
-		return 0, fmt.Errorf("sql delete: graph %q: %w: nothing to delete from", graph, store.ErrNotFound)
 	}
 	r, err := k.write(ctx, &writeSet{dels: qs, label: quad.IRI(graph), opts: ignoreAll})
 	return r.deleted, err
@@ -115,8 +112,14 @@ func (k *KG) writeWith(ctx context.Context, w *writeSet, choose func(*batch) wri
 	if err != nil {
 		return writeResult{}, err
 	}
+	return k.retryDeadlocks(ctx, func() (writeResult, error) { return k.writeOnce(ctx, b, choose(b)) })
+}
+
+// retryDeadlocks runs once, a whole transaction, again (up to
+// deadlockRetries times) while PostgreSQL makes it a deadlock's victim.
+func (k *KG) retryDeadlocks(ctx context.Context, once func() (writeResult, error)) (writeResult, error) {
 	for try := 1; ; try++ {
-		r, err := k.writeOnce(ctx, b, choose(b))
+		r, err := once()
 		var pe *pq.Error
 		if try > deadlockRetries || !errors.As(err, &pe) || pe.Code != "40P01" || ctx.Err() != nil {
 			return r, err
@@ -163,6 +166,15 @@ func (k *KG) apply(ctx context.Context, tx *sql.Tx, b *batch, s writeStrategy) (
 	}
 	k.log.Debug("sql write: prepared", "adds", len(b.adds), "deletes", len(b.dels), "strategy", fmt.Sprintf("%T", s),
 		"took", time.Since(start))
+	return k.finish(ctx, tx, b, s, len(b.adds) > 0, len(b.dels) > 0)
+}
+
+// finish runs the statements of a prepared batch b (adds and dels: it has
+// some) in tx with strategy s: lock its graphs' rows of grove_graphs
+// (writers of a graph take turns, so its counts stay exact) and nodes,
+// note which (graph, predicate) pairs it touches exist, insert, delete,
+// and update the graphs' counts.
+func (k *KG) finish(ctx context.Context, tx *sql.Tx, b *batch, s writeStrategy, adds, dels bool) (writeResult, error) {
 	if err := k.lockGraphs(ctx, tx, b.labels); err != nil {
 		return writeResult{}, err
 	}
@@ -178,12 +190,12 @@ func (k *KG) apply(ctx context.Context, tx *sql.Tx, b *batch, s writeStrategy) (
 	}
 	var r writeResult
 	var err error
-	if len(b.adds) > 0 {
+	if adds {
 		if r.added, err = s.insert(ctx, tx, b, counts); err != nil {
 			return writeResult{}, err
 		}
 	}
-	if len(b.dels) > 0 {
+	if dels {
 		if r.deleted, err = s.remove(ctx, tx, b, counts); err != nil {
 			return writeResult{}, err
 		}
@@ -219,16 +231,27 @@ type staged struct{ k *KG }
 // the adds (and their labels), and grove_tq, the hashes of every quad with
 // its index and whether it is a delete.
 func (s staged) prepare(ctx context.Context, tx *sql.Tx, b *batch) error {
-	if err := s.k.execAll(ctx, tx,
+	if err := s.createTables(ctx, tx); err != nil {
+		return err
+	}
+	return s.copy(ctx, tx, b, 0, nodeSet{})
+}
+
+// createTables creates the temporary tables the batch is copied into.
+func (s staged) createTables(ctx context.Context, tx *sql.Tx) error {
+	return s.k.execAll(ctx, tx,
 		`CREATE TEMP TABLE grove_tn (hash BYTEA, value_string TEXT, datatype TEXT, language TEXT, iri BOOLEAN, bnode BOOLEAN,
 			value_int BIGINT, value_bool BOOLEAN, value_float DOUBLE PRECISION, value_time TIMESTAMPTZ) ON COMMIT DROP`,
-		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA, i INT, del BOOLEAN) ON COMMIT DROP`); err != nil {
+		`CREATE TEMP TABLE grove_tq (s BYTEA, p BYTEA, o BYTEA, l BYTEA, i INT, del BOOLEAN) ON COMMIT DROP`)
+}
+
+// copy COPYs b into the temporary tables, its quads numbered from first,
+// skipping the nodes in copied (and adding those it copies).
+func (s staged) copy(ctx context.Context, tx *sql.Tx, b *batch, first int, copied nodeSet) error {
+	if err := s.k.copyNodes(ctx, tx, b.w, copied); err != nil {
 		return err
 	}
-	if err := s.k.copyNodes(ctx, tx, b.w); err != nil {
-		return err
-	}
-	return s.k.copyQuads(ctx, tx, b)
+	return s.k.copyQuads(ctx, tx, b, first)
 }
 
 // lockNodes locks nothing: the staged statements lock the nodes they
@@ -432,21 +455,26 @@ func (k *KG) account(ctx context.Context, tx *sql.Tx, b *batch, counts map[strin
 	return k.wrap(ctx, err)
 }
 
-// copyNodes COPYs every distinct value of w's adds (labels included).
-func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, w *writeSet) error {
+// nodeSet is the hashes of the nodes a write has copied so far. Copying
+// a node twice is harmless (the insert takes one row per hash), so a
+// write of many chunks may forget them (see streamOnce).
+type nodeSet map[string]bool
+
+// copyNodes COPYs every distinct value of w's adds (labels included) that
+// is not in copied, and adds it there.
+func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, w *writeSet, copied nodeSet) error {
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tn", "hash", "value_string", "datatype", "language", "iri", "bnode",
 		"value_int", "value_bool", "value_float", "value_time"))
 	if err != nil {
 		return k.wrap(ctx, err)
 	}
 	defer stmt.Close()
-	seen := map[string]bool{}
 	add := func(v quad.Value) error {
 		h := hashOf(v)
-		if seen[string(h)] {
+		if copied[string(h)] {
 			return nil
 		}
-		seen[string(h)] = true
+		copied[string(h)] = true
 		cols, err := nodeColumns(v)
 		if err != nil {
 			return err
@@ -471,8 +499,9 @@ func (k *KG) copyNodes(ctx context.Context, tx *sql.Tx, w *writeSet) error {
 	return k.wrap(ctx, stmt.Close())
 }
 
-// copyQuads COPYs the hashes of b's quads, each with its index and kind.
-func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, b *batch) error {
+// copyQuads COPYs the hashes of b's quads, each with its index (plus
+// first) and kind.
+func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, b *batch, first int) error {
 	stmt, err := tx.PrepareContext(ctx, pq.CopyIn("grove_tq", "s", "p", "o", "l", "i", "del"))
 	if err != nil {
 		return k.wrap(ctx, err)
@@ -484,7 +513,7 @@ func (k *KG) copyQuads(ctx context.Context, tx *sql.Tx, b *batch) error {
 			qs = b.dels
 		}
 		for i, h := range qs {
-			if _, err := stmt.ExecContext(ctx, h.s, h.p, h.o, nullable(h.l), i, del); err != nil {
+			if _, err := stmt.ExecContext(ctx, h.s, h.p, h.o, nullable(h.l), first+i, del); err != nil {
 				return k.wrap(ctx, err)
 			}
 		}
