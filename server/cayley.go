@@ -533,8 +533,9 @@ func malformedBody(format string, v any) error {
 // uses (ingest/rdf), so a quad written over HTTP is stored exactly as the
 // same line loaded from a file: Cayley's reader turns "07"^^xsd:integer
 // into the integer 7, so a write stored "7" and a delete of the "07" quad
-// removed the "7" one. Blank nodes keep their labels as sent; relative
-// IRIs are accepted, as Cayley does.
+// removed the "7" one. Blank nodes keep their labels as sent (the
+// parser has no scope), scoped ones as /read writes them ("_:film/1")
+// included; relative IRIs are accepted, as Cayley does.
 type nquadsReader struct {
 	br   *bufio.Reader
 	p    *rdf.Parser

@@ -41,6 +41,7 @@ func TestSniff(t *testing.T) {
 		{"ntriples relative", "</en/blade_runner> <name> \"Blade Runner\" .\n</en/blade_runner> <type> </film/film> .\n", FormatNTriples},
 		{"comment first", "# generated\n_:b1 <http://example.org/p> _:b2 .\n", FormatNTriples},
 		{"nquads", "<http://example.org/s> <http://example.org/p> \"o\" .\n<http://example.org/s> <http://example.org/p> \"o\" <http://example.org/g> .\n", FormatNQuads},
+		{"grove dump with scoped blank nodes", "_:film/1 </film/performance/actor> </en/milla_jovovich> <film> .\n_:film/a.ttl@ef10db003eea#1 <p> _:film/2 <film> .\n", FormatNQuads},
 		{"freebase", "<http://rdf.freebase.com/ns/m.0d3k14>\t<http://rdf.freebase.com/ns/type.object.name>\t\"John F. Kennedy\"@en\t.\n", FormatFreebase},
 		{"freebase key predicate", "<http://example.org/x>\t<http://rdf.freebase.com/key/wikipedia.en>\t\"X\"\t.\n", FormatFreebase},
 		{"truthy", "<http://www.wikidata.org/entity/Q64> <http://www.wikidata.org/prop/direct/P17> <http://www.wikidata.org/entity/Q183> .\n", FormatWikidataTruthy},

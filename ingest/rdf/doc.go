@@ -28,8 +28,17 @@
 // \UXXXXXXXX, language tags, datatypes, comments, blank lines, minimal
 // whitespace), validates UTF-8 (a byte order mark opening the input is
 // skipped), and reports the byte column of each error.
-// One deliberate relaxation: relative IRIs are accepted unless
-// Options.Strict is set, because the Freebase film sample uses them.
+// Two deliberate relaxations: relative IRIs are accepted unless
+// Options.Strict is set, because the Freebase film sample uses them; and
+// blank node labels may also hold, after their first character, the
+// characters of Grove's scoped names and of IRIs that N-Quads and Turtle do
+// not use as delimiters (/ @ # ? = & % + ~ ! $ *; see isScopedChar), so
+// that the N-Quads Grove writes ("_:film/1", "_:film/export.ttl@3f2a#3",
+// "_:musicbrainz/mbrel-…") read back. A label still may not end with '.',
+// a '#' right after a '.' starts a comment ("_:b.#c" is "_:b", the final
+// '.' and a comment, as N-Triples says), and a label must be followed by
+// whitespace, '<', '"', its final '.' or the end of the line (anything else
+// is an error of the label's term).
 // "x"^^xsd:string is returned as the plain literal quad.String("x"); other
 // typed literals stay quad.TypedString (the engine renders them).
 //
@@ -49,6 +58,15 @@
 // the quad's label: one document's "_:b1" is one node (as RDF says it is
 // within a document), so its quads labelled gA and gB and its unlabelled
 // ones (in graph "g") share quad.BNode("g/b1") across graphs gA, gB and g.
+//
+// A label that is already scoped is kept, so that a Grove dump read back
+// gives the same nodes: "_:film/b1" read into graph "film" stays
+// quad.BNode("film/b1") (not "film/film/b1"), and with KeepLabels every
+// label holding '/' (a standard label never does) is kept whatever graph
+// it is scoped to, so a dump of several graphs read with its labels gets
+// back every graph's blank nodes. Read into another graph without
+// KeepLabels, "_:film/b1" becomes "other/film/b1": a copy of a graph gets
+// blank nodes of its own.
 //
 // The blank nodes Turtle and RDF/XML create without a label ([...],
 // collections, node elements without rdf:nodeID) are named

@@ -46,6 +46,7 @@ func (e *SyntaxError) Error() string {
 type Parser struct {
 	scope   string
 	strict  bool
+	keepAll bool // keep every scoped label as is (SetKeepScoped)
 	preds   map[string]quad.Value
 	dtypes  map[string]quad.IRI
 	subjRaw []byte
@@ -55,9 +56,11 @@ type Parser struct {
 
 // NewParser returns a parser. Blank node labels are prefixed with
 // blankScope + "/" when blankScope is not empty, so "_:b1" parsed with scope
-// "film" is quad.BNode("film/b1"). With strict set, relative IRIs are
-// rejected as the W3C grammar requires; without it they are accepted
-// (the Freebase film sample uses "</en/blade_runner>" and "<name>").
+// "film" is quad.BNode("film/b1"), except a label already scoped to
+// blankScope ("_:film/b1" stays quad.BNode("film/b1"); see SetKeepScoped).
+// With strict set, relative IRIs are rejected as the W3C grammar requires;
+// without it they are accepted (the Freebase film sample uses
+// "</en/blade_runner>" and "<name>").
 func NewParser(blankScope string, strict bool) *Parser {
 	return &Parser{
 		scope:  blankScope,
@@ -66,6 +69,14 @@ func NewParser(blankScope string, strict bool) *Parser {
 		dtypes: make(map[string]quad.IRI),
 	}
 }
+
+// SetKeepScoped makes the parser keep every scoped label (one holding '/',
+// which the N-Triples grammar does not allow and Grove's scoped names
+// always hold) as it is, whatever its scope, instead of only those scoped
+// to the parser's own: a Grove dump of several graphs read with its graph
+// labels kept (Options.KeepLabels) gets back the blank node names of every
+// graph. Labels without '/' are still scoped.
+func (p *Parser) SetKeepScoped(keep bool) { p.keepAll = keep }
 
 // Parse parses one line (a trailing "\n" or "\r\n" is ignored). ok is false
 // for blank and comment-only lines. The returned quad's Label is set when the
@@ -228,7 +239,13 @@ func (p *Parser) iri(b []byte, i int, term string) (string, int, error) {
 	return s, j + 1, nil
 }
 
-// blank parses a blank node label "_:x" starting at b[i] == '_'.
+// blank parses a blank node label "_:x" starting at b[i] == '_'. The label
+// is the longest run of label characters (isBlankChar, isScopedChar) that
+// does not end with '.'; a '#' right after a '.' ends it, since "_:b.#c"
+// is "_:b", the final '.' and a comment. The label must be followed by
+// whitespace, '<', '"', its final '.' or the end of the line: any other
+// character is reported as not allowed in the label (in the term being
+// parsed, not the next one).
 func (p *Parser) blank(b []byte, i int, term string) (quad.Value, int, error) {
 	if i+1 >= len(b) || b[i+1] != ':' {
 		return nil, i, errAt(i, term, "expected '_:' to start a blank node")
@@ -240,23 +257,56 @@ func (p *Parser) blank(b []byte, i int, term string) (quad.Value, int, error) {
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeRune(b[j:])
 		}
-		if !isBlankChar(r, j == start) {
+		if !isBlankChar(r, j == start) && (j == start || !isScopedChar(r)) {
+			break
+		}
+		if r == '#' && b[j-1] == '.' {
 			break
 		}
 		j += n
 	}
+	end := j // the first byte after the run
 	for j > start && b[j-1] == '.' {
 		j--
 	}
 	if j == start {
 		return nil, start, errAt(start, term, "empty or invalid blank node label")
 	}
-	if p.scope == "" {
-		return quad.BNode(b[start:j]), j, nil
+	if end < len(b) && !endsBlank(b, j, end) {
+		return nil, end, errAt(end, term, "character %s not allowed in blank node label", quoteByte(b, end))
 	}
-	buf := append(append(append(p.scratch[:0], p.scope...), '/'), b[start:j]...)
+	label := b[start:j]
+	if p.scope == "" || p.scoped(label) {
+		return quad.BNode(label), j, nil
+	}
+	buf := append(append(append(p.scratch[:0], p.scope...), '/'), label...)
 	p.scratch = buf
 	return quad.BNode(buf), j, nil
+}
+
+// endsBlank reports whether b[end], the byte after a blank node label's
+// run of label characters, may follow the label: whitespace, '<' (the next
+// IRI), '"' (a literal), or, after a final '.' (the run ends at label end
+// j < end), a comment.
+func endsBlank(b []byte, j, end int) bool {
+	switch b[end] {
+	case ' ', '\t', '<', '"':
+		return true
+	case '#':
+		return j < end
+	}
+	return false
+}
+
+// scoped reports whether label is already a scoped name to keep as it is:
+// one scoped to the parser's scope ("film/b1" with scope "film"), or, with
+// SetKeepScoped, any label holding '/'.
+func (p *Parser) scoped(label []byte) bool {
+	if p.keepAll {
+		return bytes.IndexByte(label, '/') >= 0
+	}
+	n := len(p.scope)
+	return len(label) > n && label[n] == '/' && string(label[:n]) == p.scope
 }
 
 // literal parses "..." with an optional @lang or ^^<datatype>.
@@ -488,6 +538,22 @@ func hasScheme(s string) bool {
 		default:
 			return false
 		}
+	}
+	return false
+}
+
+// isScopedChar reports whether r is one of the characters Grove accepts in
+// a blank node label, after its first character, beyond the N-Triples
+// grammar: those of its scoped names ('/' after the graph, '@' and '#' in
+// the names of anonymous Turtle and RDF/XML nodes, "film/export.ttl@3f2a#3")
+// and the other ASCII characters an IRI holds unescaped (graph names are
+// often IRIs) that N-Quads and Turtle do not use as delimiters: ? = & % + ~
+// ! $ *. Not ',', ';', '(', ')', '[', ']' or quotes, which end Turtle terms:
+// a Turtle line must not read as N-Quads.
+func isScopedChar(r rune) bool {
+	switch r {
+	case '/', '@', '#', '?', '=', '&', '%', '+', '~', '!', '$', '*':
+		return true
 	}
 	return false
 }

@@ -62,6 +62,9 @@ type Options struct {
 	// emitted quads. By default the label is dropped and the loader puts
 	// every quad into the target graph; set it when the file's own graph
 	// names must be kept (each label then becomes a graph of its own).
+	// It also keeps the file's scoped blank node names (labels holding
+	// '/', as Grove's dumps write them) whatever graph they are scoped to
+	// (Parser.SetKeepScoped); without it only those scoped to Graph are kept.
 	KeepLabels bool
 	// Strict rejects relative IRIs, as the W3C grammar does. Off by default
 	// because real dumps (the Freebase film sample) use them.
@@ -110,6 +113,7 @@ func New(opts Options) *Reader {
 // (wrapping a *SyntaxError) through Options.Skip. Errors from w stop the read.
 func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
 	p := NewParser(rd.opts.Graph, rd.opts.Strict)
+	p.SetKeepScoped(rd.opts.KeepLabels)
 	emit, finish := newEmitter(rd.opts, w)
 	lr := newLineReader(ctx, r, rd.opts.MaxLineBytes)
 	for lineNo := int64(1); ; lineNo++ {
