@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -123,6 +124,9 @@ func (a *app) benchIngest() *cobra.Command {
 		Short: "Bulk-load FILE with Grove and with Cayley's loaders side by side",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := atLeast("--cayley-limit", limit, 0); err != nil {
+				return err
+			}
 			self, err := os.Executable()
 			if err != nil {
 				return err
@@ -155,7 +159,7 @@ func (a *app) benchIngest() *cobra.Command {
 		"graph (loaded first, untimed), and report that rate against the first load's (system grove); its disk "+
 		"figure covers both graphs")
 	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run")
-	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared)")
+	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared; 0 = all)")
 	cmd.Flags().StringVar(&work, "work", "", "directory for the databases (default: a temporary one, removed after)")
 	return cmd
 }
@@ -205,6 +209,9 @@ func (a *app) benchIngestOne() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := errors.Join(atLeast("--limit", limit, 0), atLeast("--mem-limit", memLimit, 0)); err != nil {
+				return err
+			}
 			limitGoMemory(memLimit)
 			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit, graph)
 			if err != nil {
@@ -260,6 +267,9 @@ func (a *app) benchKG() *cobra.Command {
 database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and the hubs Q1..Q4.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := errors.Join(atLeast("--n", cfg.N, 1), atLeast("--synthetic", entities, 0)); err != nil {
+				return err
+			}
 			if entities > 0 {
 				cfg.IDs, cfg.Hubs = syntheticIDs(entities), []string{"Q1", "Q2", "Q3", "Q4"}
 			}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -100,9 +101,17 @@ func (a *app) kgCmd() *cobra.Command {
 }
 
 // atLeast refuses a numeric flag below min.
-func atLeast(flag string, v, min int) error {
+func atLeast[T int | int64](flag string, v, min T) error {
 	if v < min {
 		return fmt.Errorf("%s %d: want at least %d", flag, v, min)
+	}
+	return nil
+}
+
+// positive refuses a duration flag that is zero or negative.
+func positive(flag string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s %s: want a positive duration", flag, d)
 	}
 	return nil
 }
