@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -124,7 +125,7 @@ func (a *app) benchIngest() *cobra.Command {
 		Short: "Bulk-load FILE with Grove and with Cayley's loaders side by side",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := atLeast("--cayley-limit", limit, 0); err != nil {
+			if err := errors.Join(atLeast("--cayley-limit", limit, 0), knownSystems(systems)); err != nil {
 				return err
 			}
 			self, err := os.Executable()
@@ -152,16 +153,47 @@ func (a *app) benchIngest() *cobra.Command {
 				}
 				results = append(results, res)
 			}
-			return a.emit(results, func(w io.Writer) error { return printIngestBench(w, results) })
+			if err := a.emit(results, func(w io.Writer) error { return printIngestBench(w, results) }); err != nil {
+				return err
+			}
+			return allFailed(results)
 		},
 	}
 	cmd.Flags().StringVar(&onto, "onto", "", "also load FILE as a second graph into a database that holds this file's "+
 		"graph (loaded first, untimed), and report that rate against the first load's (system grove); its disk "+
 		"figure covers both graphs")
-	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run")
+	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run: "+strings.Join(storebench.Systems(), ", "))
 	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared; 0 = all)")
 	cmd.Flags().StringVar(&work, "work", "", "directory for the databases (default: a temporary one, removed after)")
 	return cmd
+}
+
+// knownSystems refuses an empty --systems or a name IngestOne does not
+// load with, listing the names it does.
+func knownSystems(systems []string) error {
+	known := storebench.Systems()
+	if len(systems) == 0 {
+		return fmt.Errorf("--systems: give at least one of %s", strings.Join(known, ", "))
+	}
+	for _, s := range systems {
+		if !slices.Contains(known, s) {
+			return fmt.Errorf("--systems: unknown system %q: want one of %s", s, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// allFailed returns an error naming each system and why it failed when
+// every one of results did (an all-failed run exited 0).
+func allFailed(results []storebench.IngestResult) error {
+	var why []string
+	for _, r := range results {
+		if r.Error == "" {
+			return nil
+		}
+		why = append(why, r.Error)
+	}
+	return fmt.Errorf("every system failed: %s", strings.Join(why, "; "))
 }
 
 // benchSecondGraph loads onto (graph "onto", untimed) and then file (graph

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/cmd/grove/internal/storebench"
 )
 
 // TestBenchRefusesBadNumbers: every numeric flag of grove bench is checked
@@ -45,5 +50,75 @@ func TestBenchHTTPShortRun(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestBenchSaysWhatFailed: bench ingest refuses unknown --systems up front
+// listing the known ones, and bench kg says the ids were not found (it
+// said "the sampled entities have no labels").
+func TestBenchSaysWhatFailed(t *testing.T) {
+	db := tinyDB(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "ingest", "x.nt", "--systems", "foo"},
+			`--systems: unknown system "foo": want one of grove, cayley-kv-badger, cayley-memstore, grove-writer`},
+		{[]string{"bench", "ingest", "x.nt", "--systems", "grove,bar"}, `unknown system "bar"`},
+		{[]string{"bench", "ingest", "x.nt", "--systems", ""}, "--systems: give at least one of grove"},
+		{[]string{"bench", "kg", "--ids", "/en/nonexistent", "--n", "1"},
+			`the database has none of the entities to query ("/en/nonexistent"; ids are exact): not found`},
+		{[]string{"bench", "kg", "--ids", "a,b,c,d,e,f,g", "--n", "1"}, `"e", and 2 more;`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, err := run(t, append([]string{"--db", db}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+	if _, err := run(t, "--db", db, "bench", "kg", "--ids", "f1,nosuch", "--n", "2"); err != nil {
+		t.Errorf("bench kg with one id found: %v", err)
+	}
+}
+
+// TestAllFailed: a bench ingest in which every system failed is an error
+// naming each (it exited 0 with the reasons in the ERROR column only).
+func TestAllFailed(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		results []storebench.IngestResult
+		want    string // "" for no error
+	}{
+		{"all failed", []storebench.IngestResult{{System: "grove", Error: "grove: no such file"},
+			{System: "cayley-memstore", Error: "cayley-memstore: no such file"}},
+			"every system failed: grove: no such file; cayley-memstore: no such file"},
+		{"one ran", []storebench.IngestResult{{System: "grove", Error: "grove: boom"}, {System: "cayley-memstore", Quads: 3}}, ""},
+		{"all ran", []storebench.IngestResult{{System: "grove", Quads: 3}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := allFailed(c.results)
+			if (c.want == "") != (err == nil) || err != nil && err.Error() != c.want {
+				t.Errorf("allFailed = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestBenchIngestExitStatus: the built binary exits non-zero, saying why
+// on stderr, when every system failed (bench ingest runs each system in a
+// child process of its own executable, so this needs the real binary).
+func TestBenchIngestExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGrove(t)
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "bench", "ingest", filepath.Join(t.TempDir(), "nonexist.nt"), "--systems", "grove")
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err == nil || !strings.Contains(stderr.String(), "every system failed: grove: exit status 1") ||
+		!strings.Contains(stderr.String(), "no such file") {
+		t.Fatalf("exit %v, stderr %q", err, stderr.String())
 	}
 }
