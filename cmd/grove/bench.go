@@ -30,13 +30,18 @@ func (a *app) genCmd() *cobra.Command {
 		Use:   "gen",
 		Short: "Generate benchmark input: Wikidata-shaped N-Triples, or a Wikidata-JSON-dump-like file",
 		Long: `Generate benchmark input. --format ntriples (default) writes a Wikidata-shaped graph
-(power-law degrees, ~30% literals, labels) of --quads triples; --format wikidata-json writes
+(power-law degrees, ~30% literals, labels) of exactly --quads lines, one triple each: the
+first 300 label the relations, and about 1% repeat an earlier line (an entity with the same
+edge twice), so a load stores about 99% of them; --format wikidata-json writes
 --entities entities shaped like the real latest-all.json dump (claims, qualifiers, references,
 many label languages, sitelinks; see ingest/synth): about 10.6 KB of JSON per entity, so the
 default 1,000,000 entities are 10.6 GB uncompressed (2.7 GB with .gz). A .zst or .gz output is
 compressed; the default output is synthetic.nt or synthetic.json.gz by format.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := errors.Join(atLeast("--quads", quads, 1), atLeast("--entities", entities, 1)); err != nil {
+				return err
+			}
 			var gen func(io.Writer) (any, string, error)
 			switch format {
 			case "ntriples", "nt":
@@ -85,7 +90,7 @@ compressed; the default output is synthetic.nt or synthetic.json.gz by format.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "ntriples", "ntriples or wikidata-json")
-	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "number of triples (ntriples)")
+	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "lines to write, one triple each, ~1% repeated (ntriples)")
 	cmd.Flags().Int64Var(&entities, "entities", 1_000_000, "number of entities (wikidata-json; ~10.6 KB of JSON each)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().StringVar(&out, "out", "", "output file (.zst or .gz compresses; default synthetic.nt, or synthetic.json.gz for wikidata-json)")

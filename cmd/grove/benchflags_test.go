@@ -126,3 +126,41 @@ func TestBenchIngestExitStatus(t *testing.T) {
 		t.Fatalf("err %v, out %q", err, out)
 	}
 }
+
+// TestGenQuads: grove gen --quads writes exactly that many lines and
+// refuses a non-positive count before creating the file (--quads 0, 5
+// and -5 wrote the 300 property labels and exited 0).
+func TestGenQuads(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		lines int
+		err   string
+	}{
+		{[]string{"--quads", "0"}, 0, "--quads 0: want at least 1"},
+		{[]string{"--quads", "-5"}, 0, "--quads -5: want at least 1"},
+		{[]string{"--format", "wikidata-json", "--entities", "0"}, 0, "--entities 0: want at least 1"},
+		{[]string{"--quads", "5"}, 5, ""},
+		{[]string{"--quads", "1000"}, 1000, ""},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "g.nt")
+			_, err := run(t, append([]string{"gen", "--out", out}, c.args...)...)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("refused, but %s was created (%v)", out, err)
+				}
+				return
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(b), "\n"); n != c.lines {
+				t.Errorf("%d lines, want %d", n, c.lines)
+			}
+		})
+	}
+}
