@@ -216,6 +216,23 @@ func withSearchHint(err error) error {
 	return err
 }
 
+// knownGraph returns a not-found error naming graph when the KG does not
+// hold it ("" is any graph), as kg search and /v1/sameas answer (kg
+// sameas --graph nosuch printed nothing).
+func knownGraph(ctx context.Context, kg store.KG, graph string) error {
+	if graph == "" {
+		return nil
+	}
+	gs, err := kg.Graphs(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(gs, func(g store.GraphInfo) bool { return g.Name == graph }) {
+		return fmt.Errorf("graph %q: %w (grove stats lists the graphs)", graph, store.ErrNotFound)
+	}
+	return nil
+}
+
 // unknownIDs returns a not-found error naming the ids the KG does not
 // have (a batch call skips them silently), nil when it has them all.
 func unknownIDs(ctx context.Context, kg store.KG, ids []string) error {
@@ -474,6 +491,9 @@ func (a *app) kgSameAs() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
+				if err := knownGraph(cmd.Context(), kg, graph); err != nil {
+					return err
+				}
 				ls, err := kg.SameAs(cmd.Context(), args[0], graph)
 				if err != nil {
 					return err
