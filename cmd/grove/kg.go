@@ -45,6 +45,9 @@ func (a *app) statsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if graphs == nil {
+				graphs = []store.GraphInfo{} // "graphs": [], as /v1/graphs answers, not null
+			}
 			nodeDeletes, err := db.UnfinishedNodeDeletes()
 			if err != nil {
 				return err
