@@ -329,6 +329,16 @@ func (r *run) snapshot() Progress {
 	return p
 }
 
+// formatHint is the advice a failed format detection adds: pass --format
+// when no format was recognised, nothing when reading the stream failed
+// (a truncated .xz fails the same way with --format).
+func formatHint(err error) string {
+	if errors.Is(err, input.ErrUnknownFormat) {
+		return " (pass --format)"
+	}
+	return ""
+}
+
 // readFile opens, detects and reads one file into w.
 func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileResult, error) {
 	f, err := input.Open(path)
@@ -345,7 +355,7 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 	format := r.opts.Format
 	if format == input.FormatAuto {
 		if format, err = input.SniffName(br, path); err != nil {
-			return FileResult{}, fmt.Errorf("ingest %s: %w (pass --format)", path, err)
+			return FileResult{}, fmt.Errorf("ingest %s: %w%s", path, err, formatHint(err))
 		}
 	}
 	doc, err := r.document(path)

@@ -297,7 +297,10 @@ type KG interface {
 	Relations(ctx context.Context, ids []string, dir Direction) ([]Relation, error)
 	// Edges returns up to limit edges of relation from the given entities in
 	// direction dir (Out or In), in a deterministic order: by input id, then
-	// as stored.
+	// as stored. The stored order follows term ids numbered at load, so it
+	// is the same for one database and for the same input loaded the same
+	// way, but differs between loads of the same data by other paths (a
+	// bulk and an incremental load), and so does which edges limit keeps.
 	Edges(ctx context.Context, ids []string, relation string, dir Direction, limit int) ([]Edge, error)
 	// Neighbors returns up to limit distinct non-literal nodes reached from id
 	// along relation ("" = every non-hidden relation) in direction dir (Out,

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,13 +30,18 @@ func (a *app) genCmd() *cobra.Command {
 		Use:   "gen",
 		Short: "Generate benchmark input: Wikidata-shaped N-Triples, or a Wikidata-JSON-dump-like file",
 		Long: `Generate benchmark input. --format ntriples (default) writes a Wikidata-shaped graph
-(power-law degrees, ~30% literals, labels) of --quads triples; --format wikidata-json writes
+(power-law degrees, ~30% literals, labels) of exactly --quads lines, one triple each: the
+first 300 label the relations, and about 1% repeat an earlier line (an entity with the same
+edge twice), so a load stores about 99% of them; --format wikidata-json writes
 --entities entities shaped like the real latest-all.json dump (claims, qualifiers, references,
 many label languages, sitelinks; see ingest/synth): about 10.6 KB of JSON per entity, so the
 default 1,000,000 entities are 10.6 GB uncompressed (2.7 GB with .gz). A .zst or .gz output is
 compressed; the default output is synthetic.nt or synthetic.json.gz by format.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := errors.Join(atLeast("--quads", quads, 1), atLeast("--entities", entities, 1)); err != nil {
+				return err
+			}
 			var gen func(io.Writer) (any, string, error)
 			switch format {
 			case "ntriples", "nt":
@@ -83,7 +90,7 @@ compressed; the default output is synthetic.nt or synthetic.json.gz by format.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "ntriples", "ntriples or wikidata-json")
-	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "number of triples (ntriples)")
+	cmd.Flags().Int64Var(&quads, "quads", 1_000_000, "lines to write, one triple each, ~1% repeated (ntriples)")
 	cmd.Flags().Int64Var(&entities, "entities", 1_000_000, "number of entities (wikidata-json; ~10.6 KB of JSON each)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().StringVar(&out, "out", "", "output file (.zst or .gz compresses; default synthetic.nt, or synthetic.json.gz for wikidata-json)")
@@ -123,6 +130,9 @@ func (a *app) benchIngest() *cobra.Command {
 		Short: "Bulk-load FILE with Grove and with Cayley's loaders side by side",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := errors.Join(atLeast("--cayley-limit", limit, 0), knownSystems(systems)); err != nil {
+				return err
+			}
 			self, err := os.Executable()
 			if err != nil {
 				return err
@@ -148,16 +158,47 @@ func (a *app) benchIngest() *cobra.Command {
 				}
 				results = append(results, res)
 			}
-			return a.emit(results, func(w io.Writer) error { return printIngestBench(w, results) })
+			if err := a.emit(results, func(w io.Writer) error { return printIngestBench(w, results) }); err != nil {
+				return err
+			}
+			return allFailed(results)
 		},
 	}
 	cmd.Flags().StringVar(&onto, "onto", "", "also load FILE as a second graph into a database that holds this file's "+
 		"graph (loaded first, untimed), and report that rate against the first load's (system grove); its disk "+
 		"figure covers both graphs")
-	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run")
-	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared)")
+	cmd.Flags().StringSliceVar(&systems, "systems", []string{storebench.SystemGrove, storebench.SystemCayleyKV, storebench.SystemCayleyMem}, "systems to run: "+strings.Join(storebench.Systems(), ", "))
+	cmd.Flags().Int64Var(&limit, "cayley-limit", 500_000, "quads the Cayley baselines load (they are slow; the rate is compared; 0 = all)")
 	cmd.Flags().StringVar(&work, "work", "", "directory for the databases (default: a temporary one, removed after)")
 	return cmd
+}
+
+// knownSystems refuses an empty --systems or a name IngestOne does not
+// load with, listing the names it does.
+func knownSystems(systems []string) error {
+	known := storebench.Systems()
+	if len(systems) == 0 {
+		return fmt.Errorf("--systems: give at least one of %s", strings.Join(known, ", "))
+	}
+	for _, s := range systems {
+		if !slices.Contains(known, s) {
+			return fmt.Errorf("--systems: unknown system %q: want one of %s", s, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// allFailed returns an error naming each system and why it failed when
+// every one of results did (an all-failed run exited 0).
+func allFailed(results []storebench.IngestResult) error {
+	var why []string
+	for _, r := range results {
+		if r.Error == "" {
+			return nil
+		}
+		why = append(why, r.Error)
+	}
+	return fmt.Errorf("every system failed: %s", strings.Join(why, "; "))
 }
 
 // benchSecondGraph loads onto (graph "onto", untimed) and then file (graph
@@ -205,6 +246,9 @@ func (a *app) benchIngestOne() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := errors.Join(atLeast("--limit", limit, 0), atLeast("--mem-limit", memLimit, 0)); err != nil {
+				return err
+			}
 			limitGoMemory(memLimit)
 			res, err := storebench.IngestOne(cmd.Context(), sys, args[0], dir, limit, graph)
 			if err != nil {
@@ -260,6 +304,9 @@ func (a *app) benchKG() *cobra.Command {
 database loaded from 'grove gen' output, --synthetic N picks random Q1..QN and the hubs Q1..Q4.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := errors.Join(atLeast("--n", cfg.N, 1), atLeast("--synthetic", entities, 0)); err != nil {
+				return err
+			}
 			if entities > 0 {
 				cfg.IDs, cfg.Hubs = syntheticIDs(entities), []string{"Q1", "Q2", "Q3", "Q4"}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -34,6 +35,10 @@ func (a *app) benchHTTP() *cobra.Command {
 		Short: "Load-test the HTTP KG API on loopback (relations and edges) and watch RSS over the run",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := errors.Join(atLeast("--clients", clients, 1), positive("--duration", duration),
+				atLeast("--synthetic", entities, 0)); err != nil {
+				return err
+			}
 			if entities > 0 {
 				ids = syntheticIDs(entities)
 			}
@@ -68,7 +73,7 @@ func (a *app) benchHTTP() *cobra.Command {
 			done := make(chan struct{})
 			go func() {
 				start := time.Now()
-				t := time.NewTicker(duration / 10)
+				t := time.NewTicker(rssInterval(duration))
 				defer t.Stop()
 				for {
 					select {
@@ -105,4 +110,10 @@ func (a *app) benchHTTP() *cobra.Command {
 	cmd.Flags().StringSliceVar(&ids, "ids", nil, "entity ids to query")
 	cmd.Flags().IntVar(&entities, "synthetic", 0, "database holds 'grove gen' output with this many entities")
 	return cmd
+}
+
+// rssInterval is how often a run of d samples RSS: ten times a run, but
+// not more often than every millisecond (a GC precedes each sample).
+func rssInterval(d time.Duration) time.Duration {
+	return max(d/10, time.Millisecond)
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,6 +44,9 @@ func (a *app) statsCmd() *cobra.Command {
 			graphs, err := db.Graphs(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if graphs == nil {
+				graphs = []store.GraphInfo{} // "graphs": [], as /v1/graphs answers, not null
 			}
 			nodeDeletes, err := db.UnfinishedNodeDeletes()
 			if err != nil {
@@ -100,9 +104,17 @@ func (a *app) kgCmd() *cobra.Command {
 }
 
 // atLeast refuses a numeric flag below min.
-func atLeast(flag string, v, min int) error {
+func atLeast[T int | int64](flag string, v, min T) error {
 	if v < min {
 		return fmt.Errorf("%s %d: want at least %d", flag, v, min)
+	}
+	return nil
+}
+
+// positive refuses a duration flag that is zero or negative.
+func positive(flag string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s %s: want a positive duration", flag, d)
 	}
 	return nil
 }
@@ -205,6 +217,23 @@ func withSearchHint(err error) error {
 		return fmt.Errorf("%w; ids are exact: `grove kg search TEXT` finds an entity's id by its name", err)
 	}
 	return err
+}
+
+// knownGraph returns a not-found error naming graph when the KG does not
+// hold it ("" is any graph), as kg search and /v1/sameas answer (kg
+// sameas --graph nosuch printed nothing).
+func knownGraph(ctx context.Context, kg store.KG, graph string) error {
+	if graph == "" {
+		return nil
+	}
+	gs, err := kg.Graphs(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(gs, func(g store.GraphInfo) bool { return g.Name == graph }) {
+		return fmt.Errorf("graph %q: %w (grove stats lists the graphs)", graph, store.ErrNotFound)
+	}
+	return nil
 }
 
 // unknownIDs returns a not-found error naming the ids the KG does not
@@ -465,6 +494,9 @@ func (a *app) kgSameAs() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withKG(cmd.Context(), func(kg store.KG) error {
+				if err := knownGraph(cmd.Context(), kg, graph); err != nil {
+					return err
+				}
 				ls, err := kg.SameAs(cmd.Context(), args[0], graph)
 				if err != nil {
 					return err

@@ -251,6 +251,10 @@ func TestKGCommandsExplainEmptyAnswers(t *testing.T) {
 		{"edges, no such relation", []string{"kg", "edges", "produced_by", "film"}, "", "its relations: directed_by"},
 		{"edges", []string{"kg", "edges", "directed_by", "film"}, "-directed by->", ""},
 		{"no features in JSON", []string{"--json", "kg", "features", "film"}, "[]", ""},
+		{"sameas in an unknown graph", []string{"kg", "sameas", "--graph", "nosuch", "film"}, "", `graph "nosuch": not found`},
+		{"sameas in an unknown graph, JSON", []string{"--json", "kg", "sameas", "--graph", "nosuch", "film"}, "", `graph "nosuch": not found`},
+		{"search in an unknown graph", []string{"kg", "search", "--graph", "nosuch", "Blade"}, "", `graph "nosuch": not found`},
+		{"sameas in a known graph", []string{"--json", "kg", "sameas", "--graph", "default", "film"}, "[]", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, append([]string{"--db", db}, c.args...)...)

@@ -8,6 +8,7 @@ package synth
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,8 +18,14 @@ import (
 
 // Config sizes the graph.
 type Config struct {
-	// Quads is the number of triples to write (approximately: the last
-	// entity is completed).
+	// Quads is the number of lines (triples) to write, at least 1:
+	// exactly that many, the first Properties of them the relations'
+	// labels; the last entity may be cut short. About 1% of the lines
+	// repeat an earlier line (an entity drawing the same edge twice),
+	// so a load stores about 99% of them. Before this was exact, the
+	// last entity was completed (up to a few dozen lines more, and all
+	// the property labels when Quads was smaller); every line written
+	// then for the same Seed is written now, in the same order.
 	Quads int64
 	// Seed makes the output reproducible.
 	Seed uint64
@@ -42,8 +49,14 @@ const (
 
 var syllables = strings.Fields("ka lo mi ra ne to vi sa du pe lin mor tan bel cor dan fel gar hol jun kel mar nor pol quin ros sil tor ul ven wil yor zan")
 
+// errFull ends generation when cfg.Quads lines are written.
+var errFull = errors.New("synth: all lines written")
+
 // Write generates the graph to w.
 func Write(w io.Writer, cfg Config) (Stats, error) {
+	if cfg.Quads <= 0 {
+		return Stats{}, fmt.Errorf("synth: Quads %d: want at least 1", cfg.Quads)
+	}
 	if cfg.Properties <= 0 {
 		cfg.Properties = 300
 	}
@@ -51,13 +64,12 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 	g.entities = max(cfg.Quads/quadsPerEntity, 10)
 	g.objZipf = rand.NewZipf(g.rng, 1.2, 1, uint64(g.entities-1))
 	g.propZipf = rand.NewZipf(g.rng, 1.1, 1, uint64(cfg.Properties-1))
-	if err := g.properties(); err != nil {
-		return g.st, err
+	err := g.properties()
+	for e := int64(1); err == nil && e <= g.entities; e++ {
+		err = g.entity(e)
 	}
-	for e := int64(1); e <= g.entities && g.st.Quads < cfg.Quads; e++ {
-		if err := g.entity(e); err != nil {
-			return g.st, err
-		}
+	if err != nil && !errors.Is(err, errFull) {
+		return g.st, err
 	}
 	return g.st, g.w.Flush()
 }
@@ -72,7 +84,11 @@ type gen struct {
 	st       Stats
 }
 
+// line writes one triple, or returns errFull when cfg.Quads are written.
 func (g *gen) line(s, p, o string) error {
+	if g.st.Quads >= g.cfg.Quads {
+		return errFull
+	}
 	g.st.Quads++
 	_, err := fmt.Fprintf(g.w, "%s %s %s .\n", s, p, o)
 	return err

@@ -45,6 +45,12 @@ const (
 	SystemGroveSecond = "grove-second"
 )
 
+// Systems lists the systems IngestOne loads with (SystemGroveSecond is
+// a label, not one of them).
+func Systems() []string {
+	return []string{SystemGrove, SystemCayleyKV, SystemCayleyMem, SystemGroveWriter}
+}
+
 // WriterBatch is the AddQuadSet size of SystemGroveWriter: Cayley's own
 // default batch for loads.
 const WriterBatch = 10000
@@ -81,7 +87,7 @@ func IngestOne(ctx context.Context, system, file, dir string, limit int64, graph
 	case SystemGroveWriter:
 		res.Quads, err = ingestGroveWriter(ctx, file, dir, limit)
 	default:
-		err = fmt.Errorf("unknown system %q", system)
+		err = fmt.Errorf("unknown system %q: want one of %s", system, strings.Join(Systems(), ", "))
 	}
 	res.Duration = time.Since(start)
 	if err != nil {

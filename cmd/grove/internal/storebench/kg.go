@@ -2,9 +2,12 @@ package storebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/grove-kg/grove/store"
@@ -99,7 +102,16 @@ func (k *kgBench) prepare(ctx context.Context) error {
 			k.inRels[id] = rels[0].ID
 		}
 	}
+	var missing []string
 	for _, id := range append(slices.Clone(k.cfg.IDs), k.cfg.Hubs...) {
+		e, err := k.db.Entity(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			missing = append(missing, id)
+			continue
+		}
+		if err == nil && e.Label != "" {
+			k.labels = append(k.labels, e.Label)
+		}
 		rels, err := k.db.Relations(ctx, []string{id}, store.Out)
 		if err != nil {
 			return err
@@ -110,14 +122,27 @@ func (k *kgBench) prepare(ctx context.Context) error {
 				break
 			}
 		}
-		if e, err := k.db.Entity(ctx, id); err == nil && e.Label != "" {
-			k.labels = append(k.labels, e.Label)
-		}
+	}
+	if len(missing) == len(k.cfg.IDs)+len(k.cfg.Hubs) {
+		return fmt.Errorf("the database has none of the entities to query (%s; ids are exact): %w",
+			clipIDs(missing, 5), store.ErrNotFound)
 	}
 	if len(k.labels) == 0 {
 		return fmt.Errorf("the sampled entities have no labels")
 	}
 	return nil
+}
+
+// clipIDs quotes the first n ids and counts the rest.
+func clipIDs(ids []string, n int) string {
+	q := make([]string, 0, n)
+	for _, id := range ids[:min(n, len(ids))] {
+		q = append(q, strconv.Quote(id))
+	}
+	if len(ids) > n {
+		q = append(q, fmt.Sprintf("and %d more", len(ids)-n))
+	}
+	return strings.Join(q, ", ")
 }
 
 func (k *kgBench) pick(ids []string, i int) string { return ids[(i*7919+int(k.cfg.Seed))%len(ids)] }
