@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -475,7 +476,10 @@ func (r *run) reader(f input.Format, graph, doc string) (source.Reader, error) {
 // Incremental applies the quads of files to a graph through transactions
 // of at most batch quads each (deletes when del is set); a batch too large
 // for one transaction is split until its parts fit. It is meant for small
-// updates: each transaction is atomic, the whole run is not. Quads go
+// updates: each transaction is atomic, the whole run is not, so the run
+// is recorded in the database (engine.DB.BeginWriteRun) until its last
+// transaction commits: a run stopped part-way keeps its record, which
+// every later open reports, and running it again completes it. Quads go
 // into the graphs the bulk loader (Run) would put them in: opts.Graph, or
 // with KeepLabels the graph of their own N-Quads label.
 func Incremental(ctx context.Context, db *engine.DB, files []string, opts Options, del bool, batch int) (res Result, err error) {
@@ -506,6 +510,10 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if del {
 		action = graph.Delete
 	}
+	run, err := db.BeginWriteRun(engine.WriteRun{Graph: opts.Graph, Delete: del, Files: runFiles(files), Total: sp.len()})
+	if err != nil {
+		return res, fmt.Errorf("ingest: %w", err)
+	}
 	var ds []graph.Delta
 	i := 0 // quads applied
 	err = sp.Each(ctx, batch, func(part []quad.Quad) error {
@@ -518,7 +526,7 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 				q.Label = lo.Label(q)
 				ds = append(ds, graph.Delta{Quad: q, Action: action})
 			}
-			return db.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+			return run.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
 		})
 		if err != nil && i+n > 0 {
 			return fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)
@@ -528,7 +536,23 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 		i += n
 		return nil
 	})
-	return res, err
+	if err != nil {
+		return res, run.Stop(err)
+	}
+	return res, run.Finish()
+}
+
+// runFiles names the input files of an incremental run for its record,
+// with their sizes (-1 when unknown: standard input, a file gone).
+func runFiles(files []string) []engine.WriteRunFile {
+	out := make([]engine.WriteRunFile, len(files))
+	for i, f := range files {
+		out[i] = engine.WriteRunFile{Name: f, Size: -1}
+		if st, err := os.Stat(f); f != input.Stdin && err == nil && st.Mode().IsRegular() {
+			out[i].Size = st.Size()
+		}
+	}
+	return out
 }
 
 // SpoolFiles reads files with Run's detection, readers and error

@@ -90,6 +90,8 @@ type (
 		MaxConcurrentRuns int               `json:"max_concurrent_runs"`
 		MaxResults        int               `json:"max_results"`
 		UptimeSeconds     float64           `json:"uptime_seconds"`
+		// Warnings are the store's unfinished writes (see warner).
+		Warnings []string `json:"warnings,omitempty"`
 	}
 	searchBody struct {
 		Query      string            `json:"query"`
@@ -178,6 +180,9 @@ func (s *Server) handleStats(ctx context.Context, _ kgQuery) (any, error) {
 		b.Quads += g.Quads
 		b.Relations += g.Relations
 		b.Labels += g.Labels
+	}
+	if b.Warnings, err = s.storeWarnings(); err != nil {
+		return nil, err
 	}
 	return b, nil
 }

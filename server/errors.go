@@ -12,6 +12,7 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/engine"
 )
 
 // apiError is an error whose message is safe to show to clients.
@@ -32,6 +33,13 @@ func badRequest(format string, args ...any) error {
 func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
 }
+
+// mergeUnfinishedMsg answers a write refused because a grove optimize run
+// on the database was interrupted (engine.ErrMergeUnfinished): reads go
+// on, writes wait for the operator.
+const mergeUnfinishedMsg = "writes are refused: an earlier grove optimize run on this database did not finish " +
+	"(reads are correct); stop the server, run grove optimize (it needs the database alone and completes the " +
+	"interrupted run), then start the server again"
 
 // errorBody is the JSON body of every error answer.
 type errorBody struct {
@@ -62,6 +70,8 @@ func classify(err error) (int, string, bool) {
 		return http.StatusInsufficientStorage, "the server's disk is full", false
 	case errors.Is(err, store.ErrTooManyFiles):
 		return http.StatusServiceUnavailable, "the server is out of open files", false
+	case errors.Is(err, engine.ErrMergeUnfinished):
+		return http.StatusServiceUnavailable, mergeUnfinishedMsg, false
 	case errors.Is(err, store.ErrTooBig):
 		return http.StatusRequestEntityTooLarge, "a quad is too large for one transaction", false
 	case errors.Is(err, context.DeadlineExceeded):

@@ -27,9 +27,12 @@ import (
 // mount Handler anywhere or run it with Serve; Run does everything for the
 // command line.
 type Server struct {
-	cfg     Config
-	deps    Deps
-	kg      store.KG
+	cfg  Config
+	deps Deps
+	kg   store.KG
+	// warner, if set, reports the store's unfinished writes (the kg
+	// given to New, when it is one).
+	warner  warner
 	log     *slog.Logger
 	metrics *metrics
 	routes  []route
@@ -71,6 +74,9 @@ func New(cfg Config, kg store.KG, deps Deps) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.kg = newMeteredKG(kg, s.metrics.kgLatency)
+	if w, ok := kg.(warner); ok {
+		s.warner = w
+	}
 	if cfg.Token != "" {
 		s.hasToken, s.tokenHash = true, sha256.Sum256([]byte(cfg.Token))
 	}
@@ -91,6 +97,35 @@ func New(cfg Config, kg store.KG, deps Deps) (*Server, error) {
 	s.handler = s.buildMux()
 	s.ready.Store(true)
 	return s, nil
+}
+
+// warner is a store that reports its unfinished writes, one sentence
+// each saying what to do (engine.DB.Warnings: an interrupted ingest,
+// grove ingest --incremental or --delete run, node delete or grove
+// optimize run).
+type warner interface {
+	Warnings() ([]string, error)
+}
+
+// storeWarnings returns the store's warnings (see warner); nil for a
+// store that has none or reports none.
+func (s *Server) storeWarnings() ([]string, error) {
+	if s.warner == nil {
+		return nil, nil
+	}
+	return s.warner.Warnings()
+}
+
+// logWarnings logs the store's warnings when the server starts, so that
+// its log says why writes are refused or what data is partly written.
+func (s *Server) logWarnings() {
+	ws, err := s.storeWarnings()
+	if err != nil {
+		s.log.Error("read the store's records of unfinished writes", "err", err)
+	}
+	for _, w := range ws {
+		s.log.Warn("the database needs attention: "+w, "read_only", s.readOnly())
+	}
 }
 
 // randomPrefix makes request ids unique across restarts.
@@ -137,6 +172,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
+	s.logWarnings() // before any request is answered
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "read_only", s.readOnly(), "auth", s.hasToken,

@@ -52,6 +52,10 @@ func (a *app) statsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			runs, err := db.UnfinishedWriteRuns()
+			if err != nil {
+				return err
+			}
 			out := struct {
 				Dir         string                    `json:"dir"`
 				Counts      engine.Stats              `json:"counts"`
@@ -61,7 +65,9 @@ func (a *app) statsCmd() *cobra.Command {
 				Unfinished  bool                      `json:"merge_unfinished,omitempty"`
 				Compression string                    `json:"table_compression"`
 				NodeDeletes []engine.NodeDeleteRecord `json:"unfinished_node_deletes,omitempty"`
-			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished(), db.TableCompression(), nodeDeletes}
+				WriteRuns   []engine.WriteRun         `json:"unfinished_write_runs,omitempty"`
+			}{db.Dir(), db.Counts(), graphs, db.Interrupted(), db.Segments(), db.MergeUnfinished(), db.TableCompression(),
+				nodeDeletes, runs}
 			return a.emit(out, func(w io.Writer) error {
 				fmt.Fprintf(w, "database %s: %d quads, %d nodes, %s tables\n", out.Dir, out.Counts.Quads, out.Counts.Nodes, out.Compression)
 				if out.Segments > 1 {
@@ -72,6 +78,9 @@ func (a *app) statsCmd() *cobra.Command {
 				}
 				if in := out.Interrupted; in != nil {
 					fmt.Fprintf(w, "warning: an ingest into graph %q did not finish; earlier data is intact, re-run it to complete\n", in.Graph)
+				}
+				for _, r := range out.WriteRuns {
+					fmt.Fprintln(w, "warning: "+r.String())
 				}
 				if out.Unfinished {
 					fmt.Fprintln(w, "warning: a grove optimize run did not finish; reads are correct, writes are refused until it is run again")

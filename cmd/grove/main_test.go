@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+
 	"github.com/grove-kg/grove/reasoner"
+	"github.com/grove-kg/grove/store/engine"
 )
 
 // run executes the CLI in-process and returns stdout.
@@ -352,5 +356,52 @@ func TestDirFlagHelp(t *testing.T) {
 	_, err := run(t, "--db", filepath.Join(t.TempDir(), "none"), "kg", "edges", "--dir", "both", "/film/film/directed_by", "/en/blade_runner")
 	if err == nil || !strings.Contains(err.Error(), "use --dir out or --dir in") {
 		t.Errorf("kg edges --dir both = %v, want a refusal naming out and in", err)
+	}
+}
+
+// TestCLIReportsUnfinishedIncremental: a grove ingest --incremental run
+// stopped part-way (its record left in the database) is reported by grove
+// stats (text and JSON) and by the log of the next grove ingest, and the
+// same command run again completes it and clears the report.
+func TestCLIReportsUnfinishedIncremental(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	upd := filepath.Join(dir, "upd.nt")
+	if err := os.WriteFile(upd, []byte("<a> <p> <b> .\n<b> <p> <c> .\n<c> <p> <d> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edb, err := engine.Open(db, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := edb.BeginWriteRun(engine.WriteRun{Graph: "g", Files: []engine.WriteRunFile{{Name: upd, Size: 42}}, Total: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := quad.Quad{Subject: quad.IRI("a"), Predicate: quad.IRI("p"), Object: quad.IRI("b"), Label: quad.IRI("g")}
+	if err := w.ApplyDeltas([]graph.Delta{{Quad: q, Action: graph.Add}}, graph.IgnoreOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Stop(context.Canceled)
+	edb.Close()
+
+	want := `warning: an incremental ingest (grove ingest --incremental) into graph "g" of ` + upd +
+		` (42 bytes) stopped after 1 of 3 quads; run the same command again to complete it (it is idempotent)`
+	if out, err := run(t, "--db", db, "stats"); err != nil || !strings.Contains(out, want) {
+		t.Fatalf("stats = %s, %v; want %q", out, err, want)
+	}
+	out, err := run(t, "--db", db, "--json", "stats")
+	var st struct {
+		Runs []engine.WriteRun `json:"unfinished_write_runs"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil || len(st.Runs) != 1 || st.Runs[0].Done != 1 {
+		t.Fatalf("stats --json = %s, %v", out, err)
+	}
+	_, stderr, err := runStreams(t, "--db", db, "ingest", "--quiet", "--incremental", "--graph", "g", upd)
+	if err != nil || !strings.Contains(stderr, "level=WARN") || !strings.Contains(stderr, "stopped after 1 of 3 quads") {
+		t.Fatalf("ingest --incremental: %v; stderr:\n%s", err, stderr)
+	}
+	if out, err := run(t, "--db", db, "stats"); err != nil || strings.Contains(out, "warning") || !strings.Contains(out, "3 quads") {
+		t.Fatalf("stats after the re-run = %s, %v", out, err)
 	}
 }

@@ -26,9 +26,10 @@ func (a *app) optimizeCmd() *cobra.Command {
 segment of its own (grove ingest --own-segment, the default): the load neither reads nor
 rewrites the stored blocks, and every later read of a node makes one lookup per segment.
 optimize merges every segment into one, rewriting the node blocks of the later graphs once,
-then flattens Badger's LSM tree into one level (which also drops old versions). Reads stay
-correct while it runs and if it is interrupted; writes wait while it runs, and after an
-interrupted merge they are refused until optimize is run again, which completes it.`,
+then flattens Badger's LSM tree into one level (which also drops old versions). It needs the
+database alone: while it runs, every other process (grove serve, kg, stats, ingest) is refused,
+so stop grove serve first. If it is interrupted, reads stay correct, and writes are refused
+(grove serve answers them with 503) until optimize is run again, which completes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if b, err := a.backend(); err != nil {

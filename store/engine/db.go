@@ -445,6 +445,16 @@ func (db *DB) init() error {
 		db.log.Warn("an earlier node delete did not finish; every count is consistent, delete the node again to finish it",
 			"node", r.Node, "deleted", r.Deleted)
 	}
+	runs, err := db.UnfinishedWriteRuns()
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		db.log.Warn(r.String(), "graph", r.Graph, "delete", r.Delete, "done", r.Done, "total", r.Total)
+	}
+	if db.merging > 0 {
+		db.log.Warn(mergeWarning)
+	}
 	return db.checkLabelFiles(context.Background())
 }
 
@@ -547,6 +557,43 @@ func (db *DB) Counts() Stats {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	return db.stats
+}
+
+// mergeWarning is the warning about an unfinished merge (Warnings and
+// the log of every open).
+const mergeWarning = "a grove optimize run did not finish; reads are correct, writes are refused " +
+	"until it is run again (grove optimize, which needs the database alone), which completes it"
+
+// Warnings describes, one sentence each, every write that did not finish
+// and what to do about it: an interrupted bulk load, incremental write
+// runs and node deletes stopped part-way, an interrupted merge (grove
+// optimize). It is what Open logs, for grove stats and grove serve's
+// /v1/stats to show; nil when there is none.
+func (db *DB) Warnings() ([]string, error) {
+	var out []string
+	if in := db.Interrupted(); in != nil {
+		out = append(out, fmt.Sprintf("an ingest into graph %q of %s did not finish; earlier data is intact, "+
+			"re-run the same ingest to complete it", in.Graph, strings.Join(in.Files, ", ")))
+	}
+	runs, err := db.UnfinishedWriteRuns()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		out = append(out, r.String())
+	}
+	dels, err := db.UnfinishedNodeDeletes()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range dels {
+		out = append(out, fmt.Sprintf("a delete of node %s stopped after %d of its quads; every count is "+
+			"consistent, delete the node again to finish it", r.Node, r.Deleted))
+	}
+	if db.MergeUnfinished() {
+		out = append(out, mergeWarning)
+	}
+	return out, nil
 }
 
 // Interrupted reports an unfinished bulk load, or nil.

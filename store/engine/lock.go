@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/grove-kg/grove/store/dirlock"
 )
@@ -37,10 +39,32 @@ func Exists(dir string) (bool, error) {
 // unknown).
 func inUseErr(holders []dirlock.Holder) error {
 	who := dirlock.Describe(holders, "another process (grove serve, ingest or optimize, or commands reading it)")
-	advice := "wait for it or stop it"
-	if dirlock.AnyWriter(holders) {
-		advice += "; a running grove serve answers the same KG calls over HTTP"
-	}
 	return fmt.Errorf("%w: held by %s; Badger lets one process write a database, or several read it at once: %s",
-		ErrInUse, who, advice)
+		ErrInUse, who, inUseAdvice(holders))
+}
+
+// inUseAdvice says what to do about the holders of a database: wait, or
+// stop them; use a writing grove serve's HTTP API, which answers the same
+// KG calls (not a grove ingest or optimize, which serve nothing: every
+// other process, readers included, is refused until they end).
+func inUseAdvice(holders []dirlock.Holder) string {
+	advice := "wait for it or stop it"
+	for _, h := range holders {
+		if !h.Write {
+			continue
+		}
+		switch words := strings.Fields(h.Cmd); {
+		case slices.Contains(words, "optimize"):
+			return advice + "; grove optimize holds the database alone until it ends, so every other " +
+				"process, readers included, is refused meanwhile (stopping it keeps reads correct; " +
+				"writes are then refused until it is run again)"
+		case slices.Contains(words, "serve"):
+			return advice + "; a running grove serve answers the same KG calls over HTTP"
+		case slices.Contains(words, "ingest"):
+			return advice + "; grove ingest holds the database alone until it ends"
+		default:
+			return advice + "; if it is a grove serve, it answers the same KG calls over HTTP"
+		}
+	}
+	return advice
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -86,7 +85,7 @@ func (db *DB) DeleteNode(ctx context.Context, v quad.Value) (int, error) {
 		return 0, fmt.Errorf("delete node %s: %w", v, err)
 	}
 	key := nodeDeleteKey(enc)
-	recorded, err := db.hasNodeDeleteRecord(key)
+	recorded, err := db.hasRecord(key)
 	if err != nil {
 		return 0, fmt.Errorf("delete node %s: %w", v, err)
 	}
@@ -94,18 +93,12 @@ func (db *DB) DeleteNode(ctx context.Context, v quad.Value) (int, error) {
 		if recorded {
 			// An earlier run deleted the last quads and died before the
 			// record went; nothing is left to delete.
-			return 0, db.dropNodeDeleteRecord(key)
+			return 0, db.dropRecord(key, "a node delete")
 		}
 		return 0, fmt.Errorf("delete node %s: %w", v, graph.ErrNodeNotExists)
 	}
 	record := func(deleted int) func(*badger.Txn) error {
-		return func(txn *badger.Txn) error {
-			b, err := json.Marshal(NodeDeleteRecord{Node: quad.StringOf(v), Deleted: deleted})
-			if err != nil {
-				return err
-			}
-			return txn.Set(key, b)
-		}
+		return setRecord(key, NodeDeleteRecord{Node: quad.StringOf(v), Deleted: deleted})
 	}
 	finish := func(txn *badger.Txn) error { return txn.Delete(key) }
 	deleted, parts := 0, 0
@@ -123,7 +116,7 @@ func (db *DB) DeleteNode(ctx context.Context, v quad.Value) (int, error) {
 				return 0, fmt.Errorf("delete node %s: %w", v, graph.ErrNodeNotExists)
 			}
 			// Quads all gone without a last part (a record of an earlier run).
-			if err := db.dropNodeDeleteRecord(key); err != nil {
+			if err := db.dropRecord(key, "a node delete"); err != nil {
 				return deleted, err
 			}
 			return deleted, nil
@@ -216,38 +209,10 @@ func nodeDeleteKey(enc []byte) []byte {
 	return append([]byte(metaNodeDelete), sum[:]...)
 }
 
-func (db *DB) hasNodeDeleteRecord(key []byte) (bool, error) {
-	var ok bool
-	err := db.bdb.View(func(txn *badger.Txn) (err error) {
-		_, ok, err = txnGet(txn, key)
-		return err
-	})
-	return ok, err
-}
-
-func (db *DB) dropNodeDeleteRecord(key []byte) error {
-	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(key) }); err != nil {
-		return fmt.Errorf("remove the record of a node delete: %w", err)
-	}
-	return nil
-}
-
 // UnfinishedNodeDeletes lists the node deletes that stopped part-way (see
 // DeleteNode), by node.
 func (db *DB) UnfinishedNodeDeletes() ([]NodeDeleteRecord, error) {
-	var out []NodeDeleteRecord
-	err := db.bdb.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(metaNodeDelete)})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			var r NodeDeleteRecord
-			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &r) }); err != nil {
-				return fmt.Errorf("corrupt node delete record %x: %w", it.Item().Key(), err)
-			}
-			out = append(out, r)
-		}
-		return nil
-	})
+	out, err := listRecords[NodeDeleteRecord](db, metaNodeDelete, "node delete")
 	if err != nil {
 		return nil, err
 	}

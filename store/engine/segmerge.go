@@ -33,8 +33,10 @@ import (
 // and completes the move.
 var metaMerge = []byte("mx")
 
-// errMergeUnfinished refuses writes while a merge is unfinished.
-var errMergeUnfinished = errors.New("an earlier merge of node-block segments did not finish " +
+// ErrMergeUnfinished is wrapped by the error of every write refused while
+// a merge is unfinished (an interrupted grove optimize), so that callers
+// (grove serve's write routes) can tell this state from a failure.
+var ErrMergeUnfinished = errors.New("an earlier merge of node-block segments did not finish " +
 	"(reads are unaffected); run it again (grove optimize) before writing")
 
 // mergeBatchBytes and mergeBatchOps bound one merge transaction, well
@@ -206,7 +208,7 @@ func (db *DB) checkWritable() error {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	if db.merging > 0 {
-		return errMergeUnfinished
+		return ErrMergeUnfinished
 	}
 	return nil
 }

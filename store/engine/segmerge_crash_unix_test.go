@@ -50,7 +50,7 @@ func TestCrashDuringMerge(t *testing.T) {
 		t.Fatalf("block keys per segment %v: the kill did not land mid-merge", keys)
 	}
 	tw.compare("killed mid-merge")
-	if err := tw.seg.Apply(context.Background(), "b", segQuads(rand.New(rand.NewPCG(1, 1)), "b", 3)[:3], nil); !errors.Is(err, errMergeUnfinished) {
+	if err := tw.seg.Apply(context.Background(), "b", segQuads(rand.New(rand.NewPCG(1, 1)), "b", 3)[:3], nil); !errors.Is(err, ErrMergeUnfinished) {
 		t.Fatalf("deltas after the kill: %v", err)
 	}
 	st, err := tw.seg.MergeSegments(context.Background(), nil)

@@ -130,11 +130,11 @@ func TestInterruptedMerge(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		err := tw.seg.Apply(context.Background(), "b", segQuads(rng, "b", 5)[:5], nil)
-		if !errors.Is(err, errMergeUnfinished) {
+		if !errors.Is(err, ErrMergeUnfinished) {
 			t.Fatalf("%s: deltas during an unfinished merge: %v", step, err)
 		}
 		l, err := tw.seg.NewLoader(LoadOptions{Graph: "x"})
-		if !errors.Is(err, errMergeUnfinished) {
+		if !errors.Is(err, ErrMergeUnfinished) {
 			if l != nil {
 				l.Close()
 			}
