@@ -510,7 +510,7 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if del {
 		action = graph.Delete
 	}
-	run, err := db.BeginWriteRun(engine.WriteRun{Graph: opts.Graph, Delete: del, Files: runFiles(files), Total: sp.len()})
+	run, err := db.BeginWriteRun(engine.WriteRun{Graph: opts.Graph, Delete: del, Files: runFiles(files), Total: sp.Len()})
 	if err != nil {
 		return res, fmt.Errorf("ingest: %w", err)
 	}
