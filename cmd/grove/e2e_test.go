@@ -541,7 +541,8 @@ func testE2ESegments(t *testing.T, bin, dir string) {
 	compareTwoLoads(t, two, one)
 	// The same comparison as a benchmark users run.
 	bench := two.ok("bench", "ingest", "--systems", "grove", "--onto", a, b)
-	mustContain(t, "bench ingest --onto", bench, "grove-second  1089075", "second graph: ", "x the first load's rate")
+	// 1,089,069 distinct quads in the 1,100,000 lines of seed 2 (grove gen repeats about 1% of its lines).
+	mustContain(t, "bench ingest --onto", bench, "grove-second  1089069", "second graph: ", "x the first load's rate")
 
 	// grove optimize merges the segments: the same answers, one segment.
 	var st struct {
