@@ -106,18 +106,9 @@ func TestDumpReadsBack(t *testing.T) {
 
 	all := file("all.nq", strings.Join(want, "\n")+"\n")
 	t.Run("whole dump with labels", func(t *testing.T) {
-		db2 := openDB(t, t.TempDir())
-		defer db2.Close()
-		if _, err := Run(ctx, db2, []string{all}, Options{Graph: "g1", KeepLabels: true}); err != nil {
-			t.Fatal(err)
-		}
-		if got := dumpNQuads(t, db2, ""); !slices.Equal(got, want) {
-			t.Errorf("read back:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
+		checkReadsBack(t, []string{all}, Options{Graph: "g1", KeepLabels: true}, want)
 	})
 	t.Run("graph by graph", func(t *testing.T) {
-		db2 := openDB(t, t.TempDir())
-		defer db2.Close()
 		var files []string
 		of := map[string]string{}
 		for i, g := range []string{"g1", "g2", "musicbrainz", "http://ex.org/graph?v=1"} {
@@ -125,12 +116,7 @@ func TestDumpReadsBack(t *testing.T) {
 			files = append(files, f)
 			of[f] = g
 		}
-		if _, err := Run(ctx, db2, files, Options{Graph: "g1", GraphOf: of}); err != nil {
-			t.Fatal(err)
-		}
-		if got := dumpNQuads(t, db2, ""); !slices.Equal(got, want) {
-			t.Errorf("read back:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
+		checkReadsBack(t, files, Options{Graph: "g1", GraphOf: of}, want)
 	})
 	t.Run("into another graph", func(t *testing.T) {
 		db2 := openDB(t, t.TempDir())
@@ -146,4 +132,18 @@ func TestDumpReadsBack(t *testing.T) {
 			t.Errorf("copy's blank nodes %v, want %v", got, wantCopy)
 		}
 	})
+}
+
+// checkReadsBack loads files with opts into a fresh database and fails
+// unless its N-Quads dump is want.
+func checkReadsBack(t *testing.T, files []string, opts Options, want []string) {
+	t.Helper()
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	if _, err := Run(context.Background(), db, files, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpNQuads(t, db, ""); !slices.Equal(got, want) {
+		t.Errorf("read back:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

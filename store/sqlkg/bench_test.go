@@ -12,6 +12,7 @@ import (
 
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/sqlkg"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // BenchmarkNameOf: one NameOf round trip (a hash not in the database, so
@@ -52,15 +53,7 @@ func BenchmarkNameOf(b *testing.B) {
 // keeping grove_graphs) and through Cayley's own postgres quad store
 // (which does not). Reported per batch.
 func BenchmarkApplyDeltas(b *testing.B) {
-	kg, pg := openPostgres(b)
-	ctx := context.Background()
-	film, err := kgtest.FilmQuads()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := kg.Load(ctx, kgtest.FilmGraph, film); err != nil {
-		b.Fatal(err)
-	}
+	kg, pg := openFilm(b)
 	plain, err := graph.NewQuadStore("postgres", pg.URL, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -106,15 +99,8 @@ func BenchmarkApplyDeltas(b *testing.B) {
 // and deleted, through direct statements and staged, whatever the size:
 // where one overtakes the other (sqlkg's smallWrite). Reported per batch.
 func BenchmarkWriteStrategies(b *testing.B) {
-	kg, _ := openPostgres(b)
+	kg, _ := openFilm(b)
 	ctx := context.Background()
-	film, err := kgtest.FilmQuads()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := kg.Load(ctx, kgtest.FilmGraph, film); err != nil {
-		b.Fatal(err)
-	}
 	round := 0
 	for _, n := range []int{2, 20, 50, 100, 200, 400, 800} {
 		for _, direct := range []bool{true, false} {
@@ -147,4 +133,17 @@ func BenchmarkWriteStrategies(b *testing.B) {
 			})
 		}
 	}
+}
+
+// openFilm opens a KG on a private PostgreSQL holding the film graph.
+func openFilm(b *testing.B) (*sqlkg.KG, *testserver.Postgres) {
+	kg, pg := openPostgres(b)
+	film, err := kgtest.FilmQuads()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := kg.Load(context.Background(), kgtest.FilmGraph, film); err != nil {
+		b.Fatal(err)
+	}
+	return kg, pg
 }
