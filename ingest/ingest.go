@@ -7,8 +7,16 @@
 // temporary files beside the database) and writes nothing until every file
 // has been read without error, so a bad line stops the command with
 // file:line and the reason and leaves the database as it was. With SkipInvalid, bad records are counted, a sample is logged, and
-// the load goes on. The incremental path applies small updates and deletes
-// through transactions instead.
+// the load goes on.
+//
+// The incremental path (Incremental) applies updates and deletes through
+// transactions instead. It too reads its whole input before writing, into
+// a Spool: parsed quads in memory up to a quarter of Options.MaxMemory,
+// the rest in a temporary file beside the database (Cayley's protobuf
+// quads, every value type kept), read back batch by batch. Remote
+// backends take their input from a Spool the same way (SpoolFiles). A run
+// of many transactions stopped part-way is recorded in the database
+// (engine.BeginWriteRun) until the same command completes it.
 package ingest
 
 import (
