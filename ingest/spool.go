@@ -127,8 +127,9 @@ func (s *Spool) fileErr(op string, err error) error {
 // Len is the number of quads spooled.
 func (s *Spool) Len() int64 { return int64(len(s.mem)) + s.onFile }
 
-// Each calls fn on the quads in order, batch at a time; fn must not keep
-// the slice. It stops at fn's first error or when ctx ends.
+// Each calls fn on the quads in order, batch at a time (a batch read
+// back from the file also ends at the spool's memory budget); fn must not
+// keep the slice. It stops at fn's first error or when ctx ends.
 func (s *Spool) Each(ctx context.Context, batch int, fn func([]quad.Quad) error) error {
 	for i := 0; i < len(s.mem); i += batch {
 		if err := ctx.Err(); err != nil {
@@ -162,14 +163,19 @@ func (s *Spool) eachOnFile(ctx context.Context, batch int, fn func([]quad.Quad) 
 	}
 	defer f.Close()
 	r := pquads.NewReader(bufio.NewReaderSize(f, 1<<20), s.maxMsg+64)
-	buf := make([]quad.Quad, 0, batch)
+	buf := make([]quad.Quad, 0, min(int64(batch), s.onFile, 1<<16))
+	var bufBytes int64
 	for read := int64(0); read < s.onFile; {
 		q, err := r.ReadQuad()
 		if err != nil {
 			return s.fileErr("read", fmt.Errorf("quad %d of %d: %w", read+1, s.onFile, noEOF(err)))
 		}
 		read++
-		if buf = append(buf, q); len(buf) == batch || read == s.onFile {
+		buf, bufBytes = append(buf, q), bufBytes+quadBytes(q)
+		// A batch read back from the file holds no more than the
+		// spool's memory budget (at least 1 MiB), whatever batch is.
+		if len(buf) == batch || bufBytes >= max(s.budget, 1<<20) || read == s.onFile {
+			bufBytes = 0
 			if err := ctx.Err(); err != nil {
 				return err
 			}

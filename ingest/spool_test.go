@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func TestSpool(t *testing.T) {
 		{"some in memory", 400, 4},
 	}
 	for _, c := range cases {
-		for _, batch := range []int{1, 3, 1000} {
+		for _, batch := range []int{1, 3, 1000, 1 << 30} { // 1 << 30: --batch 1073741824 must not allocate for it
 			t.Run(c.name, func(t *testing.T) {
 				base := t.TempDir()
 				s := newSpool(c.budget, func() (string, error) { return os.MkdirTemp(base, "spool-") })
@@ -172,5 +173,32 @@ func TestIncrementalSpooled(t *testing.T) {
 		if strings.HasPrefix(e.Name(), "ingest-spill-") {
 			t.Errorf("temporary directory %s left beside the database", e.Name())
 		}
+	}
+}
+
+// TestSpoolBatchBytes: a batch read back from the spool's file ends at
+// the spool's memory budget (at least 1 MiB) however many quads were
+// asked for, so a huge --batch cannot read the whole file into memory.
+func TestSpoolBatchBytes(t *testing.T) {
+	base := t.TempDir()
+	s := newSpool(0, func() (string, error) { return os.MkdirTemp(base, "spool-") })
+	defer s.Close()
+	lit := quad.String(strings.Repeat("y", 1000))
+	for i := range 5000 { // about 5 MB
+		if err := s.add(quad.Quad{Subject: quad.IRI(fmt.Sprint("s", i)), Predicate: quad.IRI("p"), Object: lit}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var batches, quads int
+	err := s.Each(context.Background(), 1<<30, func(b []quad.Quad) error {
+		batches++
+		quads += len(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quads != 5000 || batches < 5 {
+		t.Fatalf("%d quads in %d batches; want 5000 in at least 5 (1 MiB each)", quads, batches)
 	}
 }
