@@ -32,6 +32,7 @@ func TestBenchRefusesBadNumbers(t *testing.T) {
 		{[]string{"bench", "http", "--ids", "f1", "--duration", "0s"}, "--duration 0s: want a positive duration"},
 		{[]string{"bench", "http", "--ids", "f1", "--duration", "-1s"}, "--duration -1s: want a positive duration"},
 		{[]string{"bench", "http", "--ids", "f1", "--clients", "0"}, "--clients 0: want at least 1"},
+		{[]string{"bench", "http", "--ids", "f1", "--clients", "2000000000"}, "--clients 2000000000: want at most 10000"},
 		{[]string{"bench", "http", "--synthetic", "-3"}, "--synthetic -3: want at least 0"},
 		{[]string{"bench", "kg", "--ids", "f1", "--n", "0"}, "--n 0: want at least 1"},
 		{[]string{"bench", "kg", "--ids", "f1", "--n", "-5"}, "--n -5: want at least 1"},

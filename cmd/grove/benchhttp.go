@@ -35,7 +35,7 @@ func (a *app) benchHTTP() *cobra.Command {
 		Short: "Load-test the HTTP KG API on loopback (relations and edges) and watch RSS over the run",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := errors.Join(atLeast("--clients", clients, 1), positive("--duration", duration),
+			if err := errors.Join(atLeast("--clients", clients, 1), atMost("--clients", clients, loadgen.MaxClients), positive("--duration", duration),
 				atLeast("--synthetic", entities, 0)); err != nil {
 				return err
 			}

@@ -120,6 +120,14 @@ func atLeast[T int | int64](flag string, v, min T) error {
 	return nil
 }
 
+// atMost refuses an integer flag over max.
+func atMost[T int | int64](flag string, v, max T) error {
+	if v > max {
+		return fmt.Errorf("%s %d: want at most %d", flag, v, max)
+	}
+	return nil
+}
+
 // positive refuses a duration flag that is zero or negative.
 func positive(flag string, d time.Duration) error {
 	if d <= 0 {

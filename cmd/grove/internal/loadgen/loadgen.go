@@ -48,7 +48,8 @@ type Config struct {
 	BaseURL string
 	// Targets are cycled through; client i starts at target i.
 	Targets []Target
-	// Clients is the number of concurrent clients (default 8).
+	// Clients is the number of concurrent clients (default 8, at most
+	// MaxClients).
 	Clients int
 	// Requests bounds the total number of requests (0 = no bound).
 	Requests int64
@@ -92,6 +93,10 @@ func (r Result) String() string {
 }
 
 // withDefaults validates cfg and fills defaults.
+// MaxClients bounds Config.Clients: more would start that many
+// goroutines and connections before the run's clock could stop them.
+const MaxClients = 10_000
+
 func (cfg Config) withDefaults() (Config, error) {
 	switch {
 	case len(cfg.Targets) == 0:
@@ -100,6 +105,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, errors.New("loadgen: set Requests or Duration (a run must be bounded)")
 	case cfg.Clients < 0 || cfg.Requests < 0 || cfg.Duration < 0 || cfg.Timeout < 0:
 		return cfg, errors.New("loadgen: negative bound")
+	case cfg.Clients > MaxClients:
+		return cfg, fmt.Errorf("loadgen: %d clients, over the %d one process can drive (each a goroutine and a connection)", cfg.Clients, MaxClients)
 	}
 	if cfg.Clients == 0 {
 		cfg.Clients = 8

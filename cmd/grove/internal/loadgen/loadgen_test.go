@@ -105,6 +105,7 @@ func TestConfigErrors(t *testing.T) {
 		{"all interfaces", Config{BaseURL: "http://0.0.0.0:80", Requests: 1, Targets: []Target{{}}}, "not a loopback"},
 		{"scheme", Config{BaseURL: "ftp://127.0.0.1", Requests: 1, Targets: []Target{{}}}, "scheme"},
 		{"negative", Config{BaseURL: "http://127.0.0.1:1", Requests: -1, Duration: time.Second, Targets: []Target{{}}}, "negative"},
+		{"too many clients", Config{BaseURL: "http://127.0.0.1:1", Clients: 2_000_000_000, Duration: time.Second, Targets: []Target{{}}}, "over the 10000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
