@@ -556,8 +556,14 @@ func runFiles(files []string) []engine.WriteRunFile {
 	out := make([]engine.WriteRunFile, len(files))
 	for i, f := range files {
 		out[i] = engine.WriteRunFile{Name: f, Size: -1}
-		if st, err := os.Stat(f); f != input.Stdin && err == nil && st.Mode().IsRegular() {
+		if f == input.Stdin {
+			continue
+		}
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
 			out[i].Size = st.Size()
+		}
+		if abs, err := filepath.Abs(f); err == nil {
+			out[i].Path = abs
 		}
 	}
 	return out

@@ -49,6 +49,21 @@ func (db *DB) hasRecord(key []byte) (bool, error) {
 	return ok, err
 }
 
+// getRecord reads the record stored under key into v, reporting whether
+// there is one.
+func (db *DB) getRecord(key []byte, v any) (bool, error) {
+	var ok bool
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		b, found, err := txnGet(txn, key)
+		if err != nil || !found {
+			return err
+		}
+		ok = true
+		return json.Unmarshal(b, v)
+	})
+	return ok, err
+}
+
 // dropRecord removes the record under key in a transaction of its own;
 // what names the record in the error.
 func (db *DB) dropRecord(key []byte, what string) error {

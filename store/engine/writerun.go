@@ -32,6 +32,9 @@ const metaWriteRun = "mw" // + sha256 of the run's identity
 type WriteRunFile struct {
 	// Name is the file's name as given on the command line.
 	Name string `json:"name"`
+	// Path is its absolute path, which identifies the run with its size
+	// (empty for standard input, or when unknown: Name does).
+	Path string `json:"path,omitempty"`
 	// Size is its size in bytes when the run began; -1 if unknown
 	// (standard input).
 	Size int64 `json:"size"`
@@ -77,12 +80,17 @@ type WriteRunner struct {
 	key []byte
 	rec WriteRun
 	// earlier is set when the record of an earlier, unfinished run of the
-	// same command was there when this one began.
+	// same command was there when this one began; prior is how many quads
+	// it had applied, which the record keeps saying until this run has
+	// applied more.
 	earlier bool
+	prior   int64
 }
 
 // writeRunKey is the key of the record of runs of r's kind, graph and
-// files.
+// files (each by its path and size, or its name when it has no path):
+// another file of the same name, or the same file changed, is another
+// run.
 func writeRunKey(r WriteRun) []byte {
 	id := struct {
 		Graph  string   `json:"g"`
@@ -90,7 +98,11 @@ func writeRunKey(r WriteRun) []byte {
 		Files  []string `json:"f"`
 	}{Graph: r.Graph, Delete: r.Delete}
 	for _, f := range r.Files {
-		id.Files = append(id.Files, f.Name)
+		name := f.Path
+		if name == "" {
+			name = f.Name
+		}
+		id.Files = append(id.Files, fmt.Sprintf("%s\x00%d", name, f.Size))
 	}
 	b, _ := json.Marshal(id) // strings and a bool: cannot fail
 	sum := sha256.Sum256(b)
@@ -112,14 +124,24 @@ func (db *DB) BeginWriteRun(r WriteRun) (*WriteRunner, error) {
 	r.Done = 0
 	r.Files = slices.Clone(r.Files)
 	w := &WriteRunner{db: db, key: writeRunKey(r), rec: r}
+	var old WriteRun
 	var err error
-	if w.earlier, err = db.hasRecord(w.key); err != nil {
+	if w.earlier, err = db.getRecord(w.key, &old); err != nil {
 		return nil, fmt.Errorf("begin write run: %w", err)
 	}
-	if err := db.putRecord(w.key, r, "the write run"); err != nil {
+	w.prior = old.Done
+	if err := db.putRecord(w.key, w.stored(r), "the write run"); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// stored is the record to store for r: its count no lower than the
+// earlier run's (whose quads are applied even if this run has not
+// reached them yet).
+func (w *WriteRunner) stored(r WriteRun) WriteRun {
+	r.Done = max(r.Done, w.prior)
+	return r
 }
 
 // ApplyDeltas applies ds as DB.ApplyDeltas does, one transaction, which
@@ -132,7 +154,7 @@ func (w *WriteRunner) ApplyDeltas(ds []graph.Delta, opts graph.IgnoreOpts) error
 	next.Done += int64(len(ds))
 	w.db.writeMu.Lock()
 	defer w.db.writeMu.Unlock()
-	if err := w.db.applyDeltas(ds, opts, setRecord(w.key, next)); err != nil {
+	if err := w.db.applyDeltas(ds, opts, setRecord(w.key, w.stored(next))); err != nil {
 		return err
 	}
 	w.rec = next
@@ -160,10 +182,11 @@ func (w *WriteRunner) Stop(err error) error {
 		}
 		return err
 	}
+	done := w.stored(w.rec).Done
 	w.db.log.Warn("write run stopped part-way", "graph", w.rec.Graph, "delete", w.rec.Delete,
-		"done", w.rec.Done, "total", w.rec.Total, "err", err)
+		"done", done, "total", w.rec.Total, "err", err)
 	return fmt.Errorf("%w (%w, after %d of its %d quads; it is recorded, and reported until the same "+
-		"command is run again, which completes it: it is idempotent)", err, ErrWriteRunUnfinished, w.rec.Done, w.rec.Total)
+		"command is run again, which completes it: it is idempotent)", err, ErrWriteRunUnfinished, done, w.rec.Total)
 }
 
 // UnfinishedWriteRuns lists the write runs that stopped part-way (see

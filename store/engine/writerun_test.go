@@ -94,9 +94,12 @@ func TestWriteRunRecord(t *testing.T) {
 	}
 	// Another run into the same graph (a delete; other files) leaves the
 	// record alone.
+	changed := slices.Clone(want.Files) // the same name, another size: the file changed
+	changed[0].Size++
 	for _, other := range []WriteRun{
 		{Graph: "g", Delete: true, Files: want.Files, Total: 1},
 		{Graph: "g", Files: []WriteRunFile{{Name: "other.nt", Size: 1}}, Total: 1},
+		{Graph: "g", Files: changed, Total: 1},
 	} {
 		o, err := db.BeginWriteRun(other)
 		if err != nil {
@@ -118,8 +121,8 @@ func TestWriteRunRecord(t *testing.T) {
 	if err := w.Stop(errors.New("stopped")); !errors.Is(err, ErrWriteRunUnfinished) {
 		t.Errorf("Stop of a re-run that applied nothing = %v", err)
 	}
-	if rs := writeRuns(t, db); len(rs) != 1 {
-		t.Fatalf("a re-run that applied nothing dropped the record: %+v", rs)
+	if rs := writeRuns(t, db); len(rs) != 1 || rs[0].Done != 2 {
+		t.Fatalf("a re-run that applied nothing dropped the record or its count (2): %+v", rs)
 	}
 	// Run to the end, it completes the run and removes the record.
 	w, err = db.BeginWriteRun(run)
