@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cayleygraph/quad"
@@ -357,7 +359,7 @@ func printApplied(w io.Writer, res ingest.Result, graph string, keep, del bool) 
 		where = "the files' graphs"
 	}
 	if del {
-		verb, rest = "deleted", "were not there"
+		verb, rest = "deleted", "were not there or repeated an earlier line"
 	}
 	fmt.Fprintf(w, "%s: %d quads %s (%d of the %d read %s)\n", where, *res.Applied, verb, max(0, read-*res.Applied), read, rest)
 }
@@ -373,6 +375,41 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// remoteScratch creates the temporary directory of a remote ingest's
+// spool in os.TempDir, named after this process, after removing those of
+// grove processes that no longer run (killed ones; a normal end removes
+// its own).
+func remoteScratch() (string, error) {
+	const prefix = "grove-ingest-"
+	if ents, err := os.ReadDir(os.TempDir()); err == nil {
+		for _, e := range ents {
+			pid, ok := scratchOwner(e.Name(), prefix)
+			if ok && e.IsDir() && !processRuns(pid) {
+				_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+			}
+		}
+	}
+	return os.MkdirTemp("", fmt.Sprintf("%s%d-", prefix, os.Getpid()))
+}
+
+// scratchOwner is the process id in a name prefix + "PID-...".
+func scratchOwner(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	return pid, ok && err == nil && pid > 0
+}
+
+// processRuns reports whether process pid exists (signal 0 reaches it or
+// is refused for permissions).
+func processRuns(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // remoteChunk is the most quads a remote write takes from the spool at a
 // time.
 const remoteChunk = 50_000
@@ -384,9 +421,10 @@ const remoteChunk = 50_000
 // display.
 func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, del bool, done func(bool)) error {
 	ctx := cmd.Context()
-	sp, res, err := ingest.SpoolFiles(ctx, files, opts, func() (string, error) { return os.MkdirTemp("", "grove-ingest-") })
-	done(err == nil)
+	began := time.Now()
+	sp, res, err := ingest.SpoolFiles(ctx, files, opts, remoteScratch)
 	if err != nil {
+		done(false)
 		return err
 	}
 	defer sp.Close()
@@ -396,7 +434,18 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		verb = "quads deleted"
 	}
 	so := sqlkg.StreamOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Delete: del}
-	n, err := w.WriteFrom(ctx, so, func(fn func([]quad.Quad) error) error { return sp.Each(ctx, remoteChunk, fn) })
+	n, err := w.WriteFrom(ctx, so, func(fn func([]quad.Quad) error) error {
+		var copied int64
+		return sp.Each(ctx, remoteChunk, func(qs []quad.Quad) error {
+			if opts.Progress != nil { // the copy into the database's staging tables
+				opts.Progress(ingest.Progress{Phase: "write", Quads: sp.Len(), Elapsed: time.Since(began),
+					PhaseDone: copied, PhaseTotal: sp.Len(), PhaseElapsed: time.Since(start)})
+			}
+			copied += int64(len(qs))
+			return fn(qs)
+		})
+	})
+	done(err == nil)
 	if err != nil {
 		if del {
 			return fmt.Errorf("ingest --delete: %w", err)
@@ -420,7 +469,7 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		}
 		fmt.Fprintf(wr, "graph %s: %d %s in %s", opts.Graph, n, verb, out.Duration.Round(time.Millisecond))
 		if del {
-			fmt.Fprintf(wr, " (%d of the %d read were not there)", max(0, sp.Len()-n), sp.Len())
+			fmt.Fprintf(wr, " (%d of the %d read were not there or repeated an earlier line)", max(0, sp.Len()-n), sp.Len())
 		}
 		fmt.Fprintln(wr)
 		return nil

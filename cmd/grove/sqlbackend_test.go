@@ -94,7 +94,12 @@ func TestE2ESQLBackend(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sql("ingest", "--graph", "kept", "--keep-labels", "--max-memory", "512MiB", nq)
+	_, stderr, err := g.run("--kg-backend", "sql", "--sql-url", pg.URL, "ingest", "--graph", "kept", "--keep-labels", "--max-memory", "512MiB", nq)
+	if err != nil {
+		t.Fatalf("ingest --keep-labels: %v\n%s", err, stderr)
+	}
+	// Without a terminal, one log line per phase: reading, then the copy.
+	mustContain(t, "ingest's phases", stderr, "phase=read", "phase=write")
 	mustContain(t, "stats after --keep-labels", sql("stats"), "http://ex.org/gA", "kept")
 }
 
