@@ -33,7 +33,13 @@ func (a *app) statsCmd() *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return a.emit(graphs, func(w io.Writer) error { return printGraphs(w, graphs) })
+					// The same shape as badger's: an object whose graphs
+					// are a list, empty rather than null.
+					out := struct {
+						Backend string            `json:"backend"`
+						Graphs  []store.GraphInfo `json:"graphs"`
+					}{string(b), append([]store.GraphInfo{}, graphs...)}
+					return a.emit(out, func(w io.Writer) error { return printGraphs(w, graphs) })
 				})
 			}
 			db, err := a.openDB(true)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,13 @@ func TestE2ESQLBackend(t *testing.T) {
 	// Without a terminal, one log line per phase: reading, then the copy.
 	mustContain(t, "ingest's phases", stderr, "phase=read", "phase=write")
 	mustContain(t, "stats after --keep-labels", sql("stats"), "http://ex.org/gA", "kept")
+	var st struct {
+		Backend string            `json:"backend"`
+		Graphs  []json.RawMessage `json:"graphs"`
+	}
+	if err := json.Unmarshal([]byte(sql("--json", "stats")), &st); err != nil || st.Backend != "sql" || len(st.Graphs) == 0 {
+		t.Errorf("stats --json on sql: %+v, %v; want an object naming the backend with its graphs, as on badger", st, err)
+	}
 }
 
 // checkSQLUpdates: ingest --incremental and --delete on the SQL backend
