@@ -8,10 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/cayleygraph/quad"
 	"github.com/cayleygraph/quad/pquads"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // A Spool holds the quads of a parse for the pass that applies them, so
@@ -115,13 +116,10 @@ func (s *Spool) create() error {
 	return nil
 }
 
-// fileErr names the spool's file, and says so plainly when the disk is
-// full.
+// fileErr names the spool's file, and marks a full disk
+// (store.ErrDiskFull).
 func (s *Spool) fileErr(op string, err error) error {
-	if errors.Is(err, syscall.ENOSPC) {
-		return fmt.Errorf("%s temporary file %s: disk full: %w", op, s.path, err)
-	}
-	return fmt.Errorf("%s temporary file %s: %w", op, s.path, err)
+	return fmt.Errorf("%s temporary file %s: %w", op, s.path, store.MarkDiskFull(err, s.dir))
 }
 
 // Len is the number of quads spooled.

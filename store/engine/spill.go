@@ -223,8 +223,8 @@ func diskErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, syscall.ENOSPC) && !errors.Is(err, errDiskFull):
-		return fmt.Errorf("%w (free space on the database's disk and re-run): %w", errDiskFull, err)
+	case errors.Is(err, syscall.ENOSPC):
+		return store.MarkDiskFull(err, "the database")
 	case (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) && !errors.Is(err, errTooManyFiles):
 		return fmt.Errorf("%w (a bulk load keeps up to 512 temporary files open to merge its vocabularies, "+
 			"768 to merge sorted runs, and Badger one file per table: raise the limit with ulimit -n, or give --max-memory more "+
