@@ -9,6 +9,8 @@ import (
 	"github.com/cayleygraph/cayley/graph/refs"
 	"github.com/cayleygraph/quad"
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // quadShape is the set of quads having one node in one direction. Scanning
@@ -190,6 +192,10 @@ func (s *scanner) advance() bool {
 			s.Close()
 			return false
 		}
+		if s.db.bdb.IsClosed() {
+			s.err = store.ErrClosed
+			return false
+		}
 		s.txn = s.db.bdb.NewTransaction(false)
 	}
 	if s.byNode {
@@ -197,7 +203,9 @@ func (s *scanner) advance() bool {
 	}
 	if s.it == nil {
 		s.pi = 0
-		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefixes[0], PrefetchValues: false})
+		if s.it, s.err = openIterator(s.txn, s.prefixes[0]); s.err != nil {
+			return false
+		}
 		s.it.Rewind()
 	} else {
 		s.it.Next()
@@ -213,13 +221,31 @@ func (s *scanner) advance() bool {
 		}
 		s.it.Close()
 		s.pi++
-		s.it = s.txn.NewIterator(badger.IteratorOptions{Prefix: s.prefixes[s.pi], PrefetchValues: false})
+		if s.it, s.err = openIterator(s.txn, s.prefixes[s.pi]); s.err != nil {
+			return false
+		}
 		s.it.Rewind()
 	}
 	s.buf, s.pos = s.buf[:0], 0
 	item := s.it.Item()
 	s.err = item.Value(func(v []byte) error { return s.fill(item.Key(), v) })
 	return s.err == nil
+}
+
+// openIterator opens an iterator over prefix in txn, keys only. After
+// the database is closed it is store.ErrClosed: Badger panics there
+// instead of answering an error (a Close may come between a scanner's
+// check and its iterator), and an iterator's Err must tell the caller.
+func openIterator(txn *badger.Txn, prefix []byte) (it *badger.Iterator, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); !ok || !errors.Is(e, badger.ErrDBClosed) {
+				panic(r)
+			}
+			it, err = nil, store.ErrClosed
+		}
+	}()
+	return txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false}), nil
 }
 
 // advanceNode reads the node block of s.node once.

@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // TestScannerSafety drives every scanner the engine hands to Cayley past
@@ -94,5 +97,62 @@ func TestScannerSafety(t *testing.T) {
 				t.Fatal("Next after Close without Next = true")
 			}
 		})
+	}
+}
+
+// TestScannersAfterStoreClose drives every scanner after the database
+// was closed, made before and after the Close: Next answers false and
+// Err says the store is closed, where Badger would panic ("DB Closed").
+func TestScannersAfterStoreClose(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadQuads(t, db, "g", []quad.Quad{
+		quad.MakeIRI("a", "knows", "b", ""),
+		quad.MakeIRI("b", "knows", "c", ""),
+	})
+	ctx := context.Background()
+	node := func(v string) nodeRef {
+		r, err := db.ValueOf(quad.IRI(v))
+		if err != nil || r == nil {
+			t.Fatalf("ValueOf(%s) = %v, %v", v, r, err)
+		}
+		return r.(nodeRef)
+	}
+	shapes := []struct {
+		name  string
+		shape iterator.Shape
+	}{
+		{"subject", db.QuadIterator(quad.Subject, node("a"))},
+		{"object", db.QuadIterator(quad.Object, node("c"))},
+		{"predicate", db.QuadIterator(quad.Predicate, node("knows"))},
+		{"label", db.QuadIterator(quad.Label, node("g"))},
+		{"all quads", db.QuadsAllIterator()},
+		{"all nodes", db.NodesAllIterator()},
+	}
+	before := make([]iterator.Scanner, len(shapes))
+	for i, s := range shapes {
+		before[i] = s.shape.Iterate()
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range shapes {
+		for _, when := range []string{"made before Close", "made after Close"} {
+			t.Run(s.name+"/"+when, func(t *testing.T) {
+				sc := before[i]
+				if when == "made after Close" {
+					sc = s.shape.Iterate()
+				}
+				defer sc.Close()
+				if sc.Next(ctx) {
+					t.Fatal("Next on a closed store = true")
+				}
+				if err := sc.Err(); !errors.Is(err, store.ErrClosed) {
+					t.Fatalf("Err = %v, want store.ErrClosed", err)
+				}
+			})
+		}
 	}
 }
