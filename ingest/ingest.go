@@ -91,7 +91,8 @@ type Progress struct {
 	Elapsed    time.Duration
 	Committing bool
 	// Phase is the bulk load's phase once reading is done ("dictionary",
-	// "map", "write", "labels", "compact"), with its progress (see
+	// "map", "write", "labels", "compact"), or a remote backend's write's
+	// ("copy", then "insert" or "delete"), with its progress (see
 	// engine.LoadProgress; PhaseTotal < 0: unknown).
 	Phase                 string
 	PhaseDone, PhaseTotal int64

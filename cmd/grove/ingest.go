@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -189,6 +190,16 @@ func newBar(w io.Writer) *progressbar.ProgressBar {
 // updateBar shows compressed bytes (with ETA) and quads/s while reading,
 // then each commit phase with its own count, rate and ETA.
 func updateBar(bar *progressbar.ProgressBar, p ingest.Progress) {
+	if p.Phase != "" && p.PhaseTotal < 0 && p.PhaseDone == 0 {
+		// A phase whose length is unknown and that reports no count as
+		// it runs (a remote backend's insert): a spinner.
+		if bar.GetMax64() != -1 {
+			bar.ChangeMax64(-1)
+		}
+		bar.Describe(fmt.Sprintf("%s: in the database", p.Phase))
+		_ = bar.Set64(0)
+		return
+	}
 	if p.Phase != "" {
 		if p.PhaseTotal > 0 && bar.GetMax64() != p.PhaseTotal {
 			bar.ChangeMax64(p.PhaseTotal)
@@ -434,17 +445,7 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		verb = "quads deleted"
 	}
 	so := sqlkg.StreamOptions{Graph: opts.Graph, KeepLabels: opts.KeepLabels, Delete: del}
-	n, err := w.WriteFrom(ctx, so, func(fn func([]quad.Quad) error) error {
-		var copied int64
-		return sp.Each(ctx, remoteChunk, func(qs []quad.Quad) error {
-			if opts.Progress != nil { // the copy into the database's staging tables
-				opts.Progress(ingest.Progress{Phase: "write", Quads: sp.Len(), Elapsed: time.Since(began),
-					PhaseDone: copied, PhaseTotal: sp.Len(), PhaseElapsed: time.Since(start)})
-			}
-			copied += int64(len(qs))
-			return fn(qs)
-		})
-	})
+	n, err := writeSpool(ctx, w, sp, so, remotePhases{report: opts.Progress, began: began, quads: sp.Len()})
 	done(err == nil)
 	if err != nil {
 		if del {
@@ -474,6 +475,50 @@ func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts 
 		fmt.Fprintln(wr)
 		return nil
 	})
+}
+
+// remotePhases reports a remote write's phases: "copy" into the
+// database's staging tables, then the set-based "insert" (or "delete")
+// inside the database, whose length nothing measures as it runs.
+type remotePhases struct {
+	report func(ingest.Progress) // nil: no progress shown
+	began  time.Time             // when the command began
+	quads  int64                 // parsed
+}
+
+// show reports phase with done of total (< 0: unknown) since it began.
+func (r remotePhases) show(phase string, done, total int64, since time.Time) {
+	if r.report != nil {
+		r.report(ingest.Progress{Phase: phase, Quads: r.quads, Elapsed: time.Since(r.began),
+			PhaseDone: done, PhaseTotal: total, PhaseElapsed: time.Since(since)})
+	}
+}
+
+// writeSpool writes (deletes) the quads of sp to w in one transaction,
+// showing its phases.
+func writeSpool(ctx context.Context, w kgWriter, sp *ingest.Spool, so sqlkg.StreamOptions, r remotePhases) (int64, error) {
+	apply := "insert"
+	if so.Delete {
+		apply = "delete"
+	}
+	var applied time.Time
+	n, err := w.WriteFrom(ctx, so, func(fn func([]quad.Quad) error) error {
+		copyStart, copied := time.Now(), int64(0)
+		err := sp.Each(ctx, remoteChunk, func(qs []quad.Quad) error {
+			r.show("copy", copied, sp.Len(), copyStart)
+			copied += int64(len(qs))
+			return fn(qs)
+		})
+		if err == nil {
+			applied = time.Now()
+			r.show(apply, 0, -1, applied)
+		}
+		return err
+	})
+	if err == nil && !applied.IsZero() {
+		r.show(apply, n, -1, applied)
+	}
+	return n, err
 }
 
 // wikidataFlags are ingest's options of the Wikidata JSON reader.

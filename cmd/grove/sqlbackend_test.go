@@ -99,8 +99,9 @@ func TestE2ESQLBackend(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ingest --keep-labels: %v\n%s", err, stderr)
 	}
-	// Without a terminal, one log line per phase: reading, then the copy.
-	mustContain(t, "ingest's phases", stderr, "phase=read", "phase=write")
+	// Without a terminal, one log line per phase: reading, the copy into
+	// the staging tables, then the database's insert.
+	mustContain(t, "ingest's phases", stderr, "phase=read", "phase=copy", "phase=insert")
 	mustContain(t, "stats after --keep-labels", sql("stats"), "http://ex.org/gA", "kept")
 	var st struct {
 		Backend string            `json:"backend"`
