@@ -292,38 +292,48 @@ func (d *deriver) inspect(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
-// nodeType reads grove:nodeType when the node has it.
+// nodeType reads the node's grove:nodeType in this graph when it has one.
+// The same node may carry another graph's type too, so the edges are read
+// from every graph and the first of this graph is taken.
 func (d *deriver) nodeType(ctx context.Context, id string, rels []store.Relation) (string, error) {
 	if !slices.ContainsFunc(rels, func(r store.Relation) bool {
 		return r.ID == store.GroveNodeType && r.Dir == store.Out && r.Graph == d.graph
 	}) {
 		return "", nil
 	}
-	es, err := d.kg.Edges(ctx, []string{id}, store.GroveNodeType, store.Out, 1)
+	es, err := d.kg.Edges(ctx, []string{id}, store.GroveNodeType, store.Out, 0)
 	if err != nil {
 		return "", fmt.Errorf("node type: %w", err)
 	}
-	if len(es) == 0 {
-		return "", nil
+	return d.firstObject(es), nil
+}
+
+// firstObject is the name of the object of the first of es in this
+// graph, "" when none is.
+func (d *deriver) firstObject(es []store.Edge) string {
+	for _, e := range es {
+		if e.Graph == d.graph {
+			return e.Object.Name()
+		}
 	}
-	return es[0].Object.Name(), nil
+	return ""
 }
 
 // typeIndex returns the index of the type, adding it (with its text
-// feature) when new.
+// feature) when new. A type node is named by the bare type name, which
+// other graphs may share (Wikidata's "item" and Amazon's), so only this
+// graph's grove:textFeature counts.
 func (d *deriver) typeIndex(ctx context.Context, name string) (int, error) {
 	if i, ok := d.types[name]; ok {
 		return i, nil
 	}
 	t := NodeType{Name: name}
 	if name != "" {
-		es, err := d.kg.Edges(ctx, []string{name}, store.GroveTextFeature, store.Out, 1)
+		es, err := d.kg.Edges(ctx, []string{name}, store.GroveTextFeature, store.Out, 0)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return 0, fmt.Errorf("text feature of type %s: %w", name, err)
 		}
-		if len(es) > 0 {
-			t.TextFeature = es[0].Object.Name()
-		}
+		t.TextFeature = d.firstObject(es)
 	}
 	d.types[name] = len(d.def.Types)
 	d.def.Types = append(d.def.Types, t)

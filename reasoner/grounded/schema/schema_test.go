@@ -251,3 +251,49 @@ func TestDeriveUnlabelled(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveOtherGraphsTypes: a type node is named by the bare type name,
+// which graphs share (Wikidata's "item" and Amazon's), and one node may
+// carry a type in several graphs. Only the described graph's
+// grove:nodeType and grove:textFeature count, whichever graph was loaded
+// first.
+func TestDeriveOtherGraphsTypes(t *testing.T) {
+	const wd = `<Q1> <grove:nodeType> "item" .
+<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "London" .
+<Q1> <P17> <Q2> .
+<Q2> <grove:nodeType> "item" .
+<Q2> <http://www.w3.org/2000/01/rdf-schema#label> "United Kingdom" .
+`
+	const amazon = `<item> <grove:textFeature> "title" .
+<Q1> <grove:nodeType> "product" .
+<product> <grove:textFeature> "name" .
+<item/7> <grove:nodeType> "item" .
+<item/7> <http://www.w3.org/2000/01/rdf-schema#label> "A kettle" .
+<item/7> <also_bought> <Q1> .
+`
+	for _, tc := range []struct {
+		name  string
+		order []string
+	}{{"other graph loaded first", []string{"amazon", "wd"}}, {"other graph loaded last", []string{"wd", "amazon"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := storetest.Open(t, nil)
+			for _, g := range tc.order {
+				qs, err := storetest.Parse(g, strings.NewReader(map[string]string{"wd": wd, "amazon": amazon}[g]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				storetest.Load(t, db, g, qs)
+			}
+			d, err := Derive(context.Background(), db, "wd", []string{"Q1"}, Options{Probes: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Types) != 1 || d.Types[0].Name != "item" || d.Types[0].TextFeature != "" {
+				t.Errorf("types = %+v, want item without a text feature", d.Types)
+			}
+			if text := d.Text(); !strings.Contains(text, "  item nodes:\n") {
+				t.Errorf("definition shows another graph's type or search field:\n%s", text)
+			}
+		})
+	}
+}
