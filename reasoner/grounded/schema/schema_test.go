@@ -297,3 +297,57 @@ func TestDeriveOtherGraphsTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestDerivePartlyTyped: in a graph where only some nodes have a type (a
+// Wikidata sample's items outside the sample have no type, no label and
+// no outgoing edge), the untyped section lists the untyped nodes' own
+// edges only, not those of the typed items next to them, and a typed node
+// reached only through an untyped one (George Washington, whose spouse
+// no inspected item shares) still gives its edges to its own type.
+func TestDerivePartlyTyped(t *testing.T) {
+	const rdfsLabel = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	db := storetest.Open(t, map[string]string{"wd": strings.NewReplacer("LABEL", rdfsLabel).Replace(`
+<P17> LABEL "country" .
+<P131> LABEL "located in" .
+<P102> LABEL "party" .
+<P26> LABEL "spouse" .
+<Q1> <grove:nodeType> "item" .
+<Q1> LABEL "London" .
+<Q1> <P17> <Q2> .
+<Q1> <P131> <Q9> .
+<Q2> <grove:nodeType> "item" .
+<Q2> LABEL "United Kingdom" .
+<Q3> <grove:nodeType> "item" .
+<Q3> LABEL "George Washington" .
+<Q3> <P102> <Q9> .
+<Q3> <P26> <Q10> .
+`)})
+	d, err := Derive(context.Background(), db, "wd", []string{"Q1"}, Options{MaxNodes: 3, Probes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := d.Text()
+	for _, tc := range []struct {
+		typ, rel string
+		dir      store.Direction
+		want     bool
+	}{
+		{"", "P131", store.In, true},
+		{"", "P102", store.In, true},
+		{"", "P17", store.Out, false},
+		{"", "P102", store.Out, false},
+		{"", "P26", store.Out, false},
+		{"item", "P17", store.Out, true},
+		{"item", "P102", store.Out, true},
+		{"item", "P26", store.Out, true},
+	} {
+		typ, ok := typeNamed(d, tc.typ)
+		if !ok {
+			t.Fatalf("no type %q:\n%s", tc.typ, text)
+		}
+		got := slices.ContainsFunc(typ.Edges, func(e EdgeType) bool { return e.Relation == tc.rel && e.Dir == tc.dir })
+		if got != tc.want {
+			t.Errorf("type %q lists %s edge type %s = %v, want %v:\n%s", tc.typ, tc.dir, tc.rel, got, tc.want, text)
+		}
+	}
+}
