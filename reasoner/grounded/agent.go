@@ -333,17 +333,44 @@ func (a *agent) relation(ctx context.Context, c *state, id, name string) (store.
 			return rels[i], nil
 		}
 	}
-	var names []string
-	for _, r := range rels {
-		if l := subgraph.RelText(r); !slices.Contains(names, l) {
-			names = append(names, l)
+	return store.Relation{}, a.noEdgeType(ctx, c, id, name, rels)
+}
+
+// noEdgeType explains an edge type node id lacks, given its visible
+// relations: it lists the edge types that can be followed and, apart, the
+// literal-valued relations, which are features NodeFeature reads (a
+// relation with both literal and node values is in both lists).
+func (a *agent) noEdgeType(ctx context.Context, c *state, id, name string, rels []store.Relation) error {
+	fs, err := a.r.KG.Features(ctx, id)
+	if err != nil {
+		return fmt.Errorf("features of %s: %w", id, err)
+	}
+	literals := map[string]int64{}
+	for _, f := range fs {
+		if slices.Contains(a.r.Graphs, f.Graph) {
+			literals[f.Relation]++
 		}
 	}
-	if len(names) == 0 {
-		return store.Relation{}, bad("%s has no edges", c.describe(id))
+	var edges, features []string
+	for _, r := range rels {
+		text := subgraph.RelText(r)
+		if r.Dir == store.Out && literals[r.ID] > 0 && !slices.Contains(features, text) {
+			features = append(features, text)
+		}
+		if (r.Dir != store.Out || literals[r.ID] < r.Count) && !slices.Contains(edges, text) {
+			edges = append(edges, text)
+		}
 	}
-	return store.Relation{}, bad("%s has no edge type %q; its edge types are: %s", c.describe(id), name,
-		strings.Join(names, ", "))
+	var featureText string
+	if len(features) > 0 {
+		featureText = fmt.Sprintf("; its features, read with %s[%s, feature] and not followed, are: %s",
+			action.NodeFeature, id, strings.Join(features, ", "))
+	}
+	if len(edges) == 0 {
+		return bad("%s has no edge types to follow%s", c.describe(id), featureText)
+	}
+	return bad("%s has no edge type %q; its edge types are: %s%s", c.describe(id), name,
+		strings.Join(edges, ", "), featureText)
 }
 
 // nodeEdge resolves the node and edge-type arguments of NeighbourCheck and

@@ -9,6 +9,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 // agentModel scripts an agent chain: thoughts and actions by step.
@@ -244,6 +245,68 @@ func TestConfidentNeedsKGSupport(t *testing.T) {
 			tr := answer(t, db, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: tc.question})
 			if a := tr.Answer; !a.Found || a.Confident != tc.confident {
 				t.Fatalf("answer = %+v, want confident %v\n%s", a, tc.confident, tracetest.Warnings(tr))
+			}
+		})
+	}
+}
+
+// TestAgentNoEdgeTypeListsFeaturesApart: a NeighbourCheck of an edge type
+// the node lacks lists the edge types that can be followed, and apart the
+// literal-valued relations as features NodeFeature reads ("length ms" is
+// not an edge type); a relation with both literal and node values is in
+// both lists.
+func TestAgentNoEdgeTypeListsFeaturesApart(t *testing.T) {
+	const label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	db := storetest.Open(t, map[string]string{"music": strings.NewReplacer("LABEL", label).Replace(`
+<length_ms> LABEL "length ms" .
+<first_release_date> LABEL "first release date" .
+<produced_by> LABEL "produced by" .
+<note> LABEL "note" .
+<rec/1> <grove:nodeType> "recording" .
+<rec/1> LABEL "Come Together" .
+<rec/1> <length_ms> "259000" .
+<rec/1> <first_release_date> "1969-09-26" .
+<rec/1> <produced_by> <artist/1> .
+<rec/1> <note> "remastered" .
+<rec/1> <note> <artist/1> .
+<artist/1> <grove:nodeType> "artist" .
+<artist/1> LABEL "George Martin" .
+<rec/2> <grove:nodeType> "recording" .
+<rec/2> LABEL "Something" .
+<rec/2> <length_ms> "182000" .
+`)})
+	for _, tc := range []struct {
+		name, action string
+		want         []string
+		not          []string
+	}{
+		{"edge types and features", "NeighbourCheck[rec/1, performer]",
+			[]string{`Come Together (rec/1) has no edge type "performer"; its edge types are: note, produced by; ` +
+				"its features, read with NodeFeature[rec/1, feature] and not followed, are: first release date, length ms, note"},
+			[]string{"are: first release date, length ms, note, produced by"}},
+		{"features only", "NeighbourCheck[rec/2, performer]",
+			[]string{"Something (rec/2) has no edge types to follow; its features, read with NodeFeature[rec/2, feature] " +
+				"and not followed, are: length ms"},
+			[]string{"its edge types are"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cfgWith(Agent, CoT, func(c *Config) { c.Steps = 1 })
+			m := agentModel([]string{"Let me look."}, []string{tc.action}, nil)
+			tr := answer(t, db, m, nil, cfg, reasoner.Query{Question: "Who produced Come Together?"})
+			steps := stepNodes(tr)
+			if len(steps) != 1 {
+				t.Fatalf("%d steps, want 1", len(steps))
+			}
+			obs := steps[0].Extra["observation"]
+			for _, w := range tc.want {
+				if !strings.Contains(obs, w) {
+					t.Errorf("observation\n  %q\nlacks\n  %q", obs, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(obs, n) {
+					t.Errorf("observation\n  %q\nhas\n  %q", obs, n)
+				}
 			}
 		})
 	}

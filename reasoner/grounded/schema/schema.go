@@ -32,15 +32,19 @@
 //
 //  4. Completion from relation summaries: a sample of one node per edge
 //     type misses what few nodes of a type have (a Freebase performance's
-//     character is on one performance in nine). So each type's members
-//     (its inspected nodes and, in a graph without declared types, up to
-//     Options.MemberCap neighbours along each edge type; in a typed graph a
-//     neighbour's type is not known without a call per node) are
-//     summarised with one KG.Relations call over all of them, which
-//     returns every relation any of them has; the ones the sample missed are added as edge types or,
-//     when literal-valued, as features. The cost stays a few KG calls per
-//     type, and a feature or edge type is only missing when none of a
-//     type's first MemberCap nodes has it.
+//     character is on one performance in nine). So each type's members,
+//     up to Options.MemberCap nodes (its inspected nodes and the
+//     neighbours of all inspected nodes along their edge types that are
+//     of the type: in a typed graph one KG.Edges call of grove:nodeType
+//     over all the neighbours reads their types, so a partly typed graph's
+//     untyped nodes are summarised without the typed nodes next to them,
+//     and a typed node reached only through them still counts for its
+//     type), are summarised with one KG.Relations call per type, which
+//     returns every relation any of them has; the ones the sample missed
+//     are added as edge types or, when literal-valued, as features. The
+//     cost stays a few KG calls per type and edge type, and a feature or
+//     edge type is only missing when none of a type's first MemberCap
+//     nodes has it.
 //
 // Unnamed nodes (mediators such as Freebase CVTs) appear in examples as
 // "(unnamed node)", never by their ids. Features and edge types are named
@@ -292,38 +296,48 @@ func (d *deriver) inspect(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
-// nodeType reads grove:nodeType when the node has it.
+// nodeType reads the node's grove:nodeType in this graph when it has one.
+// The same node may carry another graph's type too, so the edges are read
+// from every graph and the first of this graph is taken.
 func (d *deriver) nodeType(ctx context.Context, id string, rels []store.Relation) (string, error) {
 	if !slices.ContainsFunc(rels, func(r store.Relation) bool {
 		return r.ID == store.GroveNodeType && r.Dir == store.Out && r.Graph == d.graph
 	}) {
 		return "", nil
 	}
-	es, err := d.kg.Edges(ctx, []string{id}, store.GroveNodeType, store.Out, 1)
+	es, err := d.kg.Edges(ctx, []string{id}, store.GroveNodeType, store.Out, 0)
 	if err != nil {
 		return "", fmt.Errorf("node type: %w", err)
 	}
-	if len(es) == 0 {
-		return "", nil
+	return d.firstObject(es), nil
+}
+
+// firstObject is the name of the object of the first of es in this
+// graph, "" when none is.
+func (d *deriver) firstObject(es []store.Edge) string {
+	for _, e := range es {
+		if e.Graph == d.graph {
+			return e.Object.Name()
+		}
 	}
-	return es[0].Object.Name(), nil
+	return ""
 }
 
 // typeIndex returns the index of the type, adding it (with its text
-// feature) when new.
+// feature) when new. A type node is named by the bare type name, which
+// other graphs may share (Wikidata's "item" and Amazon's), so only this
+// graph's grove:textFeature counts.
 func (d *deriver) typeIndex(ctx context.Context, name string) (int, error) {
 	if i, ok := d.types[name]; ok {
 		return i, nil
 	}
 	t := NodeType{Name: name}
 	if name != "" {
-		es, err := d.kg.Edges(ctx, []string{name}, store.GroveTextFeature, store.Out, 1)
+		es, err := d.kg.Edges(ctx, []string{name}, store.GroveTextFeature, store.Out, 0)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return 0, fmt.Errorf("text feature of type %s: %w", name, err)
 		}
-		if len(es) > 0 {
-			t.TextFeature = es[0].Object.Name()
-		}
+		t.TextFeature = d.firstObject(es)
 	}
 	d.types[name] = len(d.def.Types)
 	d.def.Types = append(d.def.Types, t)
@@ -388,23 +402,24 @@ func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relatio
 // complete adds to every type the edge types and features its members
 // have that the sample missed (step 4 of the package comment).
 func (d *deriver) complete(ctx context.Context) error {
-	for ti := range d.def.Types {
-		members, err := d.typeMembers(ctx, ti)
-		if err != nil {
-			return err
-		}
-		if len(members) == 0 {
+	members, err := d.typeMembers(ctx)
+	if err != nil {
+		return err
+	}
+	for ti, t := range d.def.Types {
+		ms := members[t.Name]
+		if len(ms) == 0 {
 			continue
 		}
-		rels, err := d.kg.Relations(ctx, members, store.Both)
+		rels, err := d.kg.Relations(ctx, ms, store.Both)
 		if err != nil {
-			return fmt.Errorf("relations of %d %q nodes: %w", len(members), d.def.Types[ti].Name, err)
+			return fmt.Errorf("relations of %d %q nodes: %w", len(ms), t.Name, err)
 		}
 		for _, r := range rels {
 			if r.Hidden || r.Graph != d.graph || r.Count == 0 || r.ID == store.GroveNodeType {
 				continue
 			}
-			if err := d.add(ctx, ti, members, r); err != nil {
+			if err := d.add(ctx, ti, ms, r); err != nil {
 				return err
 			}
 		}
@@ -412,45 +427,89 @@ func (d *deriver) complete(ctx context.Context) error {
 	return nil
 }
 
-// typeMembers returns up to MemberCap nodes of type ti: the inspected
-// ones and, for untyped nodes, their neighbours along each edge type.
-func (d *deriver) typeMembers(ctx context.Context, ti int) ([]string, error) {
-	t := d.def.Types[ti]
-	out := slices.Clone(d.members[t.Name])
+// typeMembers returns up to MemberCap nodes of each type, by type name:
+// the inspected ones and the neighbours of every inspected node along its
+// type's edge types. Neighbours along one edge type can be of several
+// types (authors, publishers and series all point at books with "book";
+// the unnamed Wikidata items outside the sample are pointed at by typed
+// items and point at none), so in a typed graph one KG call reads their
+// types and each neighbour joins the members of its own type, the
+// untyped ones those of the untyped type. A neighbour of a type that no
+// inspected node has is left out.
+func (d *deriver) typeMembers(ctx context.Context) (map[string][]string, error) {
+	out := map[string][]string{}
 	seen := map[string]bool{}
-	for _, id := range out {
-		seen[id] = true
+	for name, ids := range d.members {
+		out[name] = slices.Clone(ids)
+		for _, id := range ids {
+			seen[id] = true
+		}
 	}
-	addAll := func(es []store.Edge, dir store.Direction) {
-		for _, e := range es {
-			n := e.Object
-			if dir == store.In {
-				n = e.Subject
+	var near []string
+	for _, t := range d.def.Types {
+		ns, err := d.neighbours(ctx, t, d.members[t.Name], d.opts.MemberCap-len(d.members[t.Name]), seen)
+		if err != nil {
+			return nil, err
+		}
+		near = append(near, ns...)
+	}
+	types, err := d.typesOf(ctx, near)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range near {
+		typ := types[id]
+		if _, known := d.types[typ]; known && len(out[typ]) < d.opts.MemberCap {
+			out[typ] = append(out[typ], id)
+		}
+	}
+	return out, nil
+}
+
+// neighbours returns up to limit nodes not yet seen, reached from members
+// along the edge types of t in this graph, and marks them seen.
+func (d *deriver) neighbours(ctx context.Context, t NodeType, members []string, limit int, seen map[string]bool) ([]string, error) {
+	var out []string
+	for _, e := range t.Edges {
+		if len(out) >= limit {
+			break
+		}
+		es, err := d.kg.Edges(ctx, members, e.Relation, e.Dir, d.opts.MemberCap)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours along %s: %w", e.Relation, err)
+		}
+		for _, ed := range es {
+			n := ed.Object
+			if e.Dir == store.In {
+				n = ed.Subject
 			}
-			if !n.Literal && !seen[n.ID] && len(out) < d.opts.MemberCap {
+			if ed.Graph == d.graph && !n.Literal && !seen[n.ID] && len(out) < limit {
 				seen[n.ID] = true
 				out = append(out, n.ID)
 			}
 		}
 	}
-	if t.Name != "" {
-		// A typed graph's neighbours along an edge type can be of several
-		// types (authors, publishers and series all point at books with
-		// "book"), so only the inspected nodes are known to be of type t.
-		return out, nil
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	sample := slices.Clone(out)
-	for _, e := range t.Edges {
-		es, err := d.kg.Edges(ctx, sample, e.Relation, e.Dir, d.opts.MemberCap)
-		if err != nil {
-			return nil, fmt.Errorf("neighbours along %s: %w", e.Relation, err)
-		}
-		addAll(es, e.Dir)
-	}
 	return out, nil
+}
+
+// typesOf reads the grove:nodeType in this graph of the ids with one KG
+// call; an id without one is absent. A graph without declared types costs
+// no call.
+func (d *deriver) typesOf(ctx context.Context, ids []string) (map[string]string, error) {
+	types := map[string]string{}
+	if len(ids) == 0 || !d.def.Typed() {
+		return types, nil
+	}
+	es, err := d.kg.Edges(ctx, ids, store.GroveNodeType, store.Out, 0)
+	if err != nil {
+		return nil, fmt.Errorf("node types of %d neighbours: %w", len(ids), err)
+	}
+	for _, e := range es {
+		if _, ok := types[e.Subject.ID]; !ok && e.Graph == d.graph {
+			types[e.Subject.ID] = e.Object.Name()
+		}
+	}
+	return types, nil
 }
 
 // add records relation r of type ti's members when the type lacks it: a

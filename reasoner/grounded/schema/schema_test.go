@@ -251,3 +251,103 @@ func TestDeriveUnlabelled(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveOtherGraphsTypes: a type node is named by the bare type name,
+// which graphs share (Wikidata's "item" and Amazon's), and one node may
+// carry a type in several graphs. Only the described graph's
+// grove:nodeType and grove:textFeature count, whichever graph was loaded
+// first.
+func TestDeriveOtherGraphsTypes(t *testing.T) {
+	const wd = `<Q1> <grove:nodeType> "item" .
+<Q1> <http://www.w3.org/2000/01/rdf-schema#label> "London" .
+<Q1> <P17> <Q2> .
+<Q2> <grove:nodeType> "item" .
+<Q2> <http://www.w3.org/2000/01/rdf-schema#label> "United Kingdom" .
+`
+	const amazon = `<item> <grove:textFeature> "title" .
+<Q1> <grove:nodeType> "product" .
+<product> <grove:textFeature> "name" .
+<item/7> <grove:nodeType> "item" .
+<item/7> <http://www.w3.org/2000/01/rdf-schema#label> "A kettle" .
+<item/7> <also_bought> <Q1> .
+`
+	for _, tc := range []struct {
+		name  string
+		order []string
+	}{{"other graph loaded first", []string{"amazon", "wd"}}, {"other graph loaded last", []string{"wd", "amazon"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := storetest.Open(t, nil)
+			for _, g := range tc.order {
+				qs, err := storetest.Parse(g, strings.NewReader(map[string]string{"wd": wd, "amazon": amazon}[g]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				storetest.Load(t, db, g, qs)
+			}
+			d, err := Derive(context.Background(), db, "wd", []string{"Q1"}, Options{Probes: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Types) != 1 || d.Types[0].Name != "item" || d.Types[0].TextFeature != "" {
+				t.Errorf("types = %+v, want item without a text feature", d.Types)
+			}
+			if text := d.Text(); !strings.Contains(text, "  item nodes:\n") {
+				t.Errorf("definition shows another graph's type or search field:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestDerivePartlyTyped: in a graph where only some nodes have a type (a
+// Wikidata sample's items outside the sample have no type, no label and
+// no outgoing edge), the untyped section lists the untyped nodes' own
+// edges only, not those of the typed items next to them, and a typed node
+// reached only through an untyped one (George Washington, whose spouse
+// no inspected item shares) still gives its edges to its own type.
+func TestDerivePartlyTyped(t *testing.T) {
+	const rdfsLabel = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	db := storetest.Open(t, map[string]string{"wd": strings.NewReplacer("LABEL", rdfsLabel).Replace(`
+<P17> LABEL "country" .
+<P131> LABEL "located in" .
+<P102> LABEL "party" .
+<P26> LABEL "spouse" .
+<Q1> <grove:nodeType> "item" .
+<Q1> LABEL "London" .
+<Q1> <P17> <Q2> .
+<Q1> <P131> <Q9> .
+<Q2> <grove:nodeType> "item" .
+<Q2> LABEL "United Kingdom" .
+<Q3> <grove:nodeType> "item" .
+<Q3> LABEL "George Washington" .
+<Q3> <P102> <Q9> .
+<Q3> <P26> <Q10> .
+`)})
+	d, err := Derive(context.Background(), db, "wd", []string{"Q1"}, Options{MaxNodes: 3, Probes: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := d.Text()
+	for _, tc := range []struct {
+		typ, rel string
+		dir      store.Direction
+		want     bool
+	}{
+		{"", "P131", store.In, true},
+		{"", "P102", store.In, true},
+		{"", "P17", store.Out, false},
+		{"", "P102", store.Out, false},
+		{"", "P26", store.Out, false},
+		{"item", "P17", store.Out, true},
+		{"item", "P102", store.Out, true},
+		{"item", "P26", store.Out, true},
+	} {
+		typ, ok := typeNamed(d, tc.typ)
+		if !ok {
+			t.Fatalf("no type %q:\n%s", tc.typ, text)
+		}
+		got := slices.ContainsFunc(typ.Edges, func(e EdgeType) bool { return e.Relation == tc.rel && e.Dir == tc.dir })
+		if got != tc.want {
+			t.Errorf("type %q lists %s edge type %s = %v, want %v:\n%s", tc.typ, tc.dir, tc.rel, got, tc.want, text)
+		}
+	}
+}
