@@ -18,7 +18,10 @@
 // recoverable problems); package link is the entity linking the methods
 // share on top of it. Run settles every final answer with NameAnswer: one
 // that is exactly an entity id ("Q3247097") is answered with the entity's
-// label, or marked not confident when it has none.
+// label when the reasoning saw that entity (it is among the answer's
+// Entities) in the query's graphs; an id outside the query's graphs, one
+// the reasoning never saw or one without a label keeps its text and is
+// marked not confident, the first two with a trace warning.
 //
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods

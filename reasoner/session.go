@@ -78,7 +78,8 @@ type Solve func(ctx context.Context, s *Session) (trace.Answer, error)
 // call can be tagged with the node it serves. The session's models are
 // llm.Bounded by params[ParamMaxTokens] (the MaxTokens of every request
 // that sets none; replies longer than their max tokens explain fail), and
-// the answer is settled by NameAnswer (an entity id becomes its name).
+// the answer is settled by NameAnswer (an entity id the reasoning saw in
+// the query's graphs becomes its name; any other is flagged).
 func Run(ctx context.Context, method string, params map[string]any, deps Deps, q Query, solve Solve) (*trace.Trace, error) {
 	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -106,13 +107,28 @@ func Run(ctx context.Context, method string, params map[string]any, deps Deps, q
 		rec.Flush(ctx)
 		return tr, fmt.Errorf("%s: %w", method, err)
 	}
-	ans = NameAnswer(ctx, s.KG, ans)
+	ans = s.nameAnswer(ctx, ans)
 	rec.SetAnswer(ans)
 	tr := rec.Finish(nil)
 	// Live events are delivered off the run's goroutine; give the observer
 	// a bounded moment to see the last of them before the caller does.
 	rec.Flush(ctx)
 	return tr, nil
+}
+
+// nameAnswer settles ans with NameAnswer against the session's graphs
+// (the query's when the method resolved none) and records its warning on
+// the answer's node.
+func (s *Session) nameAnswer(ctx context.Context, ans trace.Answer) trace.Answer {
+	graphs := s.Graphs
+	if len(graphs) == 0 {
+		graphs = s.Query.Graphs
+	}
+	ans, warn := NameAnswer(ctx, s.KG, graphs, ans)
+	if warn != "" {
+		s.Warn(trace.WithNode(ctx, ans.Node), "%s", warn)
+	}
+	return ans
 }
 
 // Warn records a recoverable problem (a malformed reply, a dead end) on

@@ -221,18 +221,48 @@ func TestRunMaxTokens(t *testing.T) {
 }
 
 // TestRunNamesIDAnswers: Run answers with an entity's label when a method
-// answers with its id.
+// answers with the id of an entity it saw (among the answer's Entities) in
+// the query's graphs; any other id answer keeps its text, is not
+// confident and leaves a warning on the answer's node.
 func TestRunNamesIDAnswers(t *testing.T) {
-	db := storetest.Open(t, map[string]string{"g": `<Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams" .`})
-	tr, err := Run(t.Context(), "m", nil, Deps{KG: db, Model: lexical.Policy{}}, Query{Question: "q?"},
-		func(context.Context, *Session) (trace.Answer, error) {
-			return trace.Answer{Found: true, Confident: true, Text: "Q42"}, nil
+	db := storetest.Open(t, map[string]string{"g": `<Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas Adams" .`,
+		"h": `<Q5> <http://www.w3.org/2000/01/rdf-schema#label> "human" .`})
+	for _, tc := range []struct {
+		name      string
+		graphs    []string
+		answer    trace.Answer
+		text      string
+		confident bool
+		warning   string
+	}{
+		{"seen", nil, trace.Answer{Found: true, Confident: true, Text: "Q42", Entities: []string{"Q42"}, Node: 1},
+			"Douglas Adams", true, ""},
+		{"never seen", []string{"g"}, trace.Answer{Found: true, Confident: true, Text: "Q42", Node: 1},
+			"Q42", false, "the answer Q42 is the id of an entity the reasoning never saw (Douglas Adams in g)"},
+		{"outside the query's graphs", []string{"g"}, trace.Answer{Found: true, Confident: true, Text: "Q5",
+			Entities: []string{"Q5"}, Node: 1}, "Q5", false, "the answer Q5 is an entity of h (human), outside the query's graphs g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := Run(t.Context(), "m", nil, Deps{KG: db, Model: lexical.Policy{}},
+				Query{Question: "q?", Graphs: tc.graphs},
+				func(ctx context.Context, s *Session) (trace.Answer, error) {
+					s.Rec.AddNode(trace.Node{Text: "answer"})
+					return tc.answer, nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := tr.Answer
+			if a.Text != tc.text || a.Confident != tc.confident || slices.Contains(a.Entities, tc.answer.Text) == (tc.warning != "") {
+				t.Errorf("answer %+v, want %q (confident %v)", a, tc.text, tc.confident)
+			}
+			warned := slices.ContainsFunc(tr.Warnings, func(w trace.Warning) bool {
+				return w.Node == 1 && strings.HasPrefix(w.Message, tc.warning)
+			})
+			if tc.warning != "" && !warned || tc.warning == "" && len(tr.Warnings) > 0 {
+				t.Errorf("warnings %+v, want one on #1 starting %q", tr.Warnings, tc.warning)
+			}
 		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := tr.Answer; a.Text != "Douglas Adams" || !slices.Contains(a.Entities, "Q42") {
-		t.Errorf("answer %+v, want Douglas Adams (Q42)", a)
 	}
 }
 

@@ -239,6 +239,14 @@ func TestConfidentNeedsKGSupport(t *testing.T) {
 			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza and Ross Poldark]"}, true},
 		{"one item of a list not retrieved", "Which books did Winston Graham write?",
 			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[Demelza, Warleggan]"}, false},
+		// An answer given as an id is held by the triple it is an end of
+		// (and then named: NameAnswer runs after this check).
+		{"the id of a neighbour", "Which books did Winston Graham write?",
+			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[book/6186]"}, true},
+		{"a list of neighbours' ids", "Which books did Winston Graham write?",
+			[]string{"NeighbourCheck[author/49853, author (inverse)]", "Finish[book/6186, book/6185]"}, true},
+		{"only a search result's id", "How many pages are contained in the book Inu Yasha, Volume 1?",
+			[]string{"RetrieveNode[Inu Yasha, Volume 1]", "Finish[book/2284]"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := agentModel([]string{"I look at the graph."}, tc.actions, nil)

@@ -85,9 +85,12 @@
 // Confident, and "unknown" counts as no answer. A Finish or ANSWER step's
 // answer is Confident only when the KG supports it: the whole answer, or
 // every item of a list, occurs as whole words in an entity name or value of
-// the chain's retrieved triples and attributes (an answer given before any
-// KG evidence, or naming only a search result, is found but not
-// Confident).
+// the chain's retrieved triples and attributes, or is the id of an entity
+// at an end of one of those triples (an answer given before any KG
+// evidence, or naming only a search result, is found but not Confident).
+// An id answer is then named by reasoner.NameAnswer, which takes the
+// chain's graph (its triples and the entities its searches found) for
+// what the reasoning saw.
 //
 // # Trace
 //

@@ -263,15 +263,22 @@ func (s *state) evidence() string {
 // from the KG: the whole answer, or else every item of it (split on
 // commas, semicolons and the word "and"), occurs as whole words (case
 // ignored) in an entity name or value of the chain's triples and
-// attributes. Relation names do not count, nor do entities the chain only
-// found by name (a search result without an edge).
+// attributes, or is exactly the id of an entity at an end of one of the
+// chain's triples (an answer given as an id, which NameAnswer names after
+// this check). Relation names do not count, nor do entities the chain
+// only found by name (a search result without an edge).
 func (s *state) supported(answer string) bool {
 	var ends []string
 	for _, f := range s.facts() {
 		ends = append(ends, strings.ToLower(flat(f.Subject)), strings.ToLower(flat(f.Object)))
 	}
+	ids := s.factIDs()
 	occurs := func(item string) bool {
-		item = strings.ToLower(flat(strings.Trim(flat(item), "\"'`*.[]")))
+		item = flat(strings.Trim(flat(item), "\"'`*.[]"))
+		if ids[item] {
+			return true
+		}
+		item = strings.ToLower(item)
 		return item != "" && slices.ContainsFunc(ends, func(e string) bool { return containsWords(e, item) })
 	}
 	if occurs(answer) {
@@ -289,6 +296,15 @@ func (s *state) supported(answer string) bool {
 		}
 	}
 	return true
+}
+
+// factIDs are the ids of the entities at the ends of the chain's triples.
+func (s *state) factIDs() map[string]bool {
+	ids := map[string]bool{}
+	for _, e := range s.sub.Edges() {
+		ids[e.Subject.ID], ids[e.Object.ID] = true, true
+	}
+	return ids
 }
 
 // containsWords reports whether sub occurs in s with no letter or digit

@@ -216,6 +216,44 @@ func ParseSelection(text string, opts []Option, max int) ([]string, error) {
 	return ids, nil
 }
 
+// UnofferedIDs returns the words of a KindSelect reply that look like ids
+// (one word with a letter and a digit: "Q999", "R12", "mb:artist/4d54")
+// but are no offered option's id nor a word of an option's text, in
+// order and without duplicates, read where ParseSelection reads. They are
+// what ParseSelection ignores without a word ("Q999, Q23" selects Q23), so
+// that a caller can say so.
+func UnofferedIDs(text string, opts []Option) []string {
+	region := text
+	if r, ok := lastLabelled(text, selectionLabels...); ok {
+		region = r
+	}
+	split := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool {
+			return unicode.IsSpace(r) || strings.ContainsRune(",;()[]{}\"'`*", r)
+		})
+	}
+	known := map[string]bool{}
+	for _, o := range opts {
+		known[strings.ToLower(strings.TrimSpace(o.ID))] = true
+		for _, w := range split(o.Text) {
+			known[strings.ToLower(strings.TrimRight(w, ".:!?"))] = true
+		}
+	}
+	var out []string
+	for _, w := range split(region) {
+		w = strings.TrimRight(w, ".:!?")
+		if idWord(w) && !known[strings.ToLower(w)] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// idWord reports a word holding both a letter and a digit.
+func idWord(w string) bool {
+	return strings.ContainsFunc(w, unicode.IsLetter) && strings.ContainsFunc(w, unicode.IsDigit)
+}
+
 // isNone reports whether the first word of s says "none".
 func isNone(s string) bool {
 	s = strings.ToLower(stripDecoration(strings.TrimSpace(s)))

@@ -435,3 +435,26 @@ func BenchmarkParseSelection(b *testing.B) {
 		}
 	})
 }
+
+func TestUnofferedIDs(t *testing.T) {
+	opts := []Option{{ID: "Q23", Text: "George Washington"}, {ID: "Q191789", Text: "Martha Washington (Q191789)"},
+		{ID: "R1", Text: "spouse (P26, 1 edge)"}, {ID: "mb:artist/1", Text: "John Lennon"}}
+	for _, tc := range []struct {
+		reply string
+		want  []string
+	}{
+		{"Q999, Q23", []string{"Q999"}},
+		{"Q23", nil},
+		{"[Q999; Q998, Q999] and Q23.", []string{"Q999", "Q998"}},
+		{"mb:artist/1, mb:artist/2.", []string{"mb:artist/2"}},
+		{"P26 via R1", nil},
+		{"George Washington (Q23) in 1759", nil},
+		{"I thought of Q5 first.\nSelection: Q23, Q6", []string{"Q6"}},
+		{"none", nil},
+		{"q23", nil},
+	} {
+		if got := UnofferedIDs(tc.reply, opts); !slices.Equal(got, tc.want) {
+			t.Errorf("UnofferedIDs(%q) = %q, want %q", tc.reply, got, tc.want)
+		}
+	}
+}

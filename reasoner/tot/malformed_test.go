@@ -8,6 +8,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 // TestMalformedActions: no reply of the default state is usable, so the
@@ -73,6 +74,43 @@ func TestMalformedSelections(t *testing.T) {
 					n.Action == "SELECT_RELATION" {
 					t.Errorf("a malformed selection produced node %+v", n)
 				}
+			}
+		})
+	}
+}
+
+// TestUnofferedSelections: a selection that names offered options and ids
+// that were not offered keeps the offered ones and warns of the others;
+// one that names only offered options warns of nothing.
+func TestUnofferedSelections(t *testing.T) {
+	for _, tc := range []struct {
+		name, task, reply, warning string
+	}{
+		{"entity ids", TaskSelectEntities, "Q999, Q392", "entity selection sample 1 names Q999, not offered: ignored (selected Q392)"},
+		{"entity ids, labelled", TaskSelectEntities, "I pick Q7 and Q8.\nSelection: Q392, Q999", "names Q999, not offered"},
+		{"entity name", TaskSelectEntities, "Bob Dylan (Q392)", ""},
+		{"relation ids", TaskSelectRelation, "R99, R1", "relation selection sample 1 names R99, not offered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := []llm.Rule{
+				{Name: TaskAction, Replies: []string{"EXPAND_KG: find the mother of Bob Dylan"}},
+				{Name: TaskSelectEntities, Replies: []string{"Q392"}},
+				{Name: TaskSelectRelation, Replies: []string{"R1"}},
+			}
+			for i := range rules {
+				if rules[i].Name == tc.task {
+					rules[i].Replies = []string{tc.reply}
+				}
+			}
+			cfg := cfgWith(func(c *Config) { c.K = 1; c.MaxExpansions = 3 })
+			tr := answerAll(t, family(t), &llm.Scripted{Rules: rules}, scores(0.5, nil), cfg,
+				reasoner.Query{Question: grandmother, TopicEntities: []string{"Q392"}})
+			selected := slices.ContainsFunc(tr.Nodes, func(n trace.Node) bool {
+				return n.Action == "SELECT_ENTITIES" && n.Text == "Q392" || n.Action == "SELECT_RELATION"
+			})
+			warned := tracetest.HasWarning(tr, "not offered")
+			if !selected || tc.warning == "" && warned || tc.warning != "" && !tracetest.HasWarning(tr, tc.warning) {
+				t.Fatalf("selected %v; warnings:\n%s", selected, tracetest.Warnings(tr))
 			}
 		})
 	}

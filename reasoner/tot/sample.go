@@ -193,7 +193,9 @@ func (r *run) sampleRelation(ctx context.Context, n *node) ([]proposal, error) {
 }
 
 // selections parses the sampled selection replies, in sample order; a
-// reply that selects nothing is a warning naming what was selected.
+// reply that selects nothing is a warning naming what was selected, and
+// one that names ids besides the offered options it selects ("Q999, Q23")
+// is a warning naming the ids ignored.
 func (r *run) selections(ctx context.Context, what string, texts []string, opts []llm.Option, max int) [][]string {
 	var out [][]string
 	for i, t := range texts {
@@ -201,6 +203,10 @@ func (r *run) selections(ctx context.Context, what string, texts []string, opts 
 		if err != nil || len(ids) == 0 {
 			r.Warn(ctx, "%s selection sample %d selects nothing: %s", what, i+1, why(err, t))
 			continue
+		}
+		if bad := llm.UnofferedIDs(t, opts); len(bad) > 0 {
+			r.Warn(ctx, "%s selection sample %d names %s, not offered: ignored (selected %s)",
+				what, i+1, strings.Join(bad, ", "), strings.Join(ids, ", "))
 		}
 		out = append(out, ids)
 	}

@@ -131,7 +131,10 @@ func idList(ids []int) string {
 // answerNote is what the footer says of a found answer beside its text:
 // its node, its value when that node was evaluated, and the method's check
 // with its outcome, each only where the method has it: " (value 0.91 at
-// #12; value above the threshold 0.80: yes)", " (at #3)", "".
+// #12; value above the threshold 0.80: yes)", " (at #3)", "". An answer
+// that passed its check but is in Doubt says both: "value above the
+// threshold 0.80: yes, but the answer Q5 has no label in the KG: not
+// confident".
 func answerNote(t *Trace) string {
 	a := t.Answer
 	var parts []string
@@ -142,7 +145,10 @@ func answerNote(t *Trace) string {
 		}
 		parts = append(parts, at)
 	}
-	if a.Check != "" {
+	switch {
+	case a.Check != "" && a.Doubt != "":
+		parts = append(parts, a.Check+": yes, but "+a.Doubt+": not confident")
+	case a.Check != "":
 		parts = append(parts, a.Check+": "+map[bool]string{true: "yes", false: "no"}[a.Confident])
 	}
 	if len(parts) == 0 {

@@ -173,12 +173,17 @@ type Answer struct {
 	Entities []string `json:"entities,omitempty"`
 	Value    float64  `json:"value"`
 	// Confident is true when the answer passed the method's own check,
-	// which Check names.
+	// which Check names, and Grove found no Doubt about it.
 	Confident bool `json:"confident"`
 	// Check says in words what Confident tells ("value above the
 	// threshold 0.80", "supported by the facts found"); empty for methods
 	// that check nothing (Confident is then false).
 	Check string `json:"check,omitempty"`
+	// Doubt, set only on an answer that passed its Check, says why it is
+	// not Confident all the same: the answer is an entity id with no
+	// label, one outside the query's graphs, or one the reasoning never
+	// saw (see reasoner.NameAnswer).
+	Doubt string `json:"doubt,omitempty"`
 	// Node is the node holding the answer, 0 when none.
 	Node int `json:"node,omitempty"`
 	// Reason says why the search stopped.

@@ -265,6 +265,9 @@ func TestAnswerNote(t *testing.T) {
 		{"not evaluated, no check", Answer{Found: true, Node: 3}, " (at #3)"},
 		{"no node, check failed", Answer{Found: true, Check: "named on a path the stack kept"},
 			" (named on a path the stack kept: no)"},
+		{"checked, in doubt", Answer{Found: true, Value: 0.9, Node: 7, Check: "value above the threshold 0.80",
+			Doubt: "the answer Q5 has no label in the KG"},
+			" (value 0.90 at #7; value above the threshold 0.80: yes, but the answer Q5 has no label in the KG: not confident)"},
 		{"nothing to say", Answer{Found: true}, ""},
 		{"node not in the trace", Answer{Found: true, Value: 0.5, Node: 9}, " (at #9)"},
 	} {
