@@ -616,6 +616,9 @@ func (x *explorer) ask(ctx context.Context, b *budget, opts []llm.Option, width 
 		x.r.Warn(ctx, "%s for %s: %v", task.Name, task.Context, err)
 		return nil, nil
 	}
+	if bad := llm.Unoffered(first(texts), opts); bad != "" {
+		x.r.Warn(ctx, "%s for %s: the reply %s", task.Name, task.Context, bad)
+	}
 	var out []llm.Option
 	for _, id := range ids {
 		out = append(out, opts[slices.IndexFunc(opts, func(o llm.Option) bool { return o.ID == id })])

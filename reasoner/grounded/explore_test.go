@@ -188,6 +188,35 @@ func TestExploreMalformedReplies(t *testing.T) {
 	}
 }
 
+// TestExplorePruningWarnsUnoffered: a pruning reply naming an option that
+// was not offered keeps the offered ones and warns of the other.
+func TestExplorePruningWarnsUnoffered(t *testing.T) {
+	db := goodreads(t)
+	for _, tc := range []struct{ reply, warning string }{
+		{"Relevant: series, R99", "grounded/prune-relations for Demelza (Poldark, #2): the reply names R99, not offered: ignored"},
+		{"Relevant: series", ""},
+	} {
+		t.Run(tc.reply, func(t *testing.T) {
+			m := exploreModel(map[string]func(fcall) string{
+				TaskExtract:         always("Demelza (Poldark, #2)"),
+				TaskPruneRelations:  always(tc.reply),
+				TaskPruneAttributes: always("none"),
+				TaskEnd:             always("Yes"),
+				TaskDecide:          always("ANSWER: The Poldark Saga"),
+			})
+			cfg := cfgWith(Explore, CoT, func(c *Config) { c.Steps = 1 })
+			tr := answer(t, db, m, nil, cfg, reasoner.Query{Question: "Which series includes the book Demelza (Poldark, #2)?"})
+			if s := stepNodes(tr)[0]; !strings.Contains(s.Extra["observation"], "-> series ->") {
+				t.Errorf("the offered relation was not kept: %s", s.Extra["observation"])
+			}
+			w := tracetest.Warnings(tr)
+			if strings.Contains(w, "not offered") != (tc.warning != "") || !strings.Contains(w, tc.warning) {
+				t.Errorf("warnings %s, want %q", w, tc.warning)
+			}
+		})
+	}
+}
+
 func TestExploreLexicalGRBench(t *testing.T) {
 	// GRBench goodreads qid 60 end to end with the lexical policy.
 	db := goodreads(t)

@@ -284,6 +284,9 @@ func (l Linker) choose(ctx context.Context, question, mention string, cands []st
 	if len(ids) == 0 {
 		l.warn(ctx, "mention %s: the model matched no candidate", llm.Quote(mention))
 	}
+	if bad := llm.Unoffered(first(resp.Texts), opts); bad != "" {
+		l.warn(ctx, "mention %s: the reply %s", llm.Quote(mention), bad)
+	}
 	out := make([]store.Candidate, len(ids))
 	for i, id := range ids {
 		out[i] = cands[slices.IndexFunc(cands, func(c store.Candidate) bool { return c.ID == id })]

@@ -163,6 +163,29 @@ func TestSelectTask(t *testing.T) {
 	}
 }
 
+// TestSelectWarnsUnoffered: a selection naming an id no candidate has
+// keeps the offered ones and warns of the others.
+func TestSelectWarnsUnoffered(t *testing.T) {
+	db := storetest.Open(t, films)
+	for _, tc := range []struct{ reply, warning string }{
+		{"a1, zz9", `mention "Blade Runner": the reply names zz9, not offered: ignored`},
+		{"a1", ""},
+	} {
+		t.Run(tc.reply, func(t *testing.T) {
+			m := &llm.Scripted{Rules: []llm.Rule{{Name: "t/extract", Replies: []string{"- Blade Runner"}},
+				{Name: "t/link", Replies: []string{tc.reply}}}}
+			w := &warnings{}
+			got, err := linker(db, m, w, "a", "b").Question(t.Context(), "Who directed Blade Runner?")
+			if err != nil || len(got) != 1 || got[0].Entity.ID != "a1" {
+				t.Fatalf("Question = %+v, %v", got, err)
+			}
+			if warned := w.has("not offered"); warned != (tc.warning != "") || tc.warning != "" && !w.has(tc.warning) {
+				t.Errorf("warnings %q, want %q", w.msgs, tc.warning)
+			}
+		})
+	}
+}
+
 func TestLinkWithoutSelect(t *testing.T) {
 	db := storetest.Open(t, films)
 	m := &llm.Scripted{}

@@ -249,6 +249,17 @@ func UnofferedIDs(text string, opts []Option) []string {
 	return out
 }
 
+// Unoffered says which ids of a KindSelect reply no option offered
+// ("names Q999, R7, not offered: ignored"), "" when there are none (see
+// UnofferedIDs): every selection step warns with it.
+func Unoffered(text string, opts []Option) string {
+	bad := UnofferedIDs(text, opts)
+	if len(bad) == 0 {
+		return ""
+	}
+	return "names " + strings.Join(bad, ", ") + ", not offered: ignored"
+}
+
 // idWord reports a word holding both a letter and a digit.
 func idWord(w string) bool {
 	return strings.ContainsFunc(w, unicode.IsLetter) && strings.ContainsFunc(w, unicode.IsDigit)

@@ -106,6 +106,9 @@ func (r *run) filterRelations(ctx context.Context, leaf *node, rels []store.Rela
 	if len(ids) == 0 {
 		r.Warn(ctx, "the value model kept no relation of %s", leaf.entity.ID)
 	}
+	if bad := llm.Unoffered(first(resp.Texts), opts); bad != "" {
+		r.Warn(ctx, "relation filtering of %s: the reply %s", leaf.entity.ID, bad)
+	}
 	out := make([]store.Relation, len(ids))
 	for i, id := range ids {
 		out[i] = rels[slices.IndexFunc(opts, func(o llm.Option) bool { return o.ID == id })]

@@ -89,6 +89,30 @@ func TestMalformedReplies(t *testing.T) {
 	}
 }
 
+// TestUnofferedRelations: a relation selection naming an option that was
+// not offered keeps the offered ones and warns of the other.
+func TestUnofferedRelations(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"toy": toyGraph})
+	for _, tc := range []struct{ reply, warning string }{
+		{"R1, R99", "relation filtering of T: the reply names R99, not offered: ignored"},
+		{"R1", ""},
+	} {
+		t.Run(tc.reply, func(t *testing.T) {
+			m := toyOracle().model()
+			m.Rules = slices.Insert(m.Rules, 0, llm.Rule{Name: TaskSelectRelation, Replies: []string{tc.reply}})
+			m.Rules = append(m.Rules, llm.Rule{Name: TaskExtract, Repeat: true, Replies: []string{"none"}})
+			tr := answerWith(t, db, m, m, toyConfig(nil), toyQuery)
+			if !slices.Equal(tnode(t, tr, idA).Parents, []int{idT}) {
+				t.Errorf("R1 was not followed:\n%s", tracetest.Render(t, tr))
+			}
+			if warned := tracetest.HasWarning(tr, "not offered"); warned != (tc.warning != "") ||
+				tc.warning != "" && !tracetest.HasWarning(tr, tc.warning) {
+				t.Errorf("warnings %+v, want %q", tr.Warnings, tc.warning)
+			}
+		})
+	}
+}
+
 // TestModelErrors: a failing model ends the run with the error and the
 // partial trace.
 func TestModelErrors(t *testing.T) {

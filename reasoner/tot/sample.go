@@ -204,9 +204,8 @@ func (r *run) selections(ctx context.Context, what string, texts []string, opts 
 			r.Warn(ctx, "%s selection sample %d selects nothing: %s", what, i+1, why(err, t))
 			continue
 		}
-		if bad := llm.UnofferedIDs(t, opts); len(bad) > 0 {
-			r.Warn(ctx, "%s selection sample %d names %s, not offered: ignored (selected %s)",
-				what, i+1, strings.Join(bad, ", "), strings.Join(ids, ", "))
+		if bad := llm.Unoffered(t, opts); bad != "" {
+			r.Warn(ctx, "%s selection sample %d %s (selected %s)", what, i+1, bad, strings.Join(ids, ", "))
 		}
 		out = append(out, ids)
 	}
