@@ -406,7 +406,7 @@ func (a *agent) neighbours(ctx context.Context, c *state, nodeArg, edge string) 
 		switch {
 		case e.Far.Literal:
 			parts[i] = flat(e.Far.Name())
-		case hood.IsMediator(e.Far):
+		case e.IsMediator():
 			parts[i] = e.Text() + " (" + e.Far.ID + ")"
 		default:
 			parts[i] = c.describe(e.Far.ID)

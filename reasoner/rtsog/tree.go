@@ -65,12 +65,13 @@ type candidate struct {
 }
 
 // hops is the length of the node's reasoning path; a hop onto a mediator
-// does not count: it and the hop out of it are one step (a CVT joins two
-// entities the way one edge does).
+// (a node with contents, see hood.Contents) does not count: it and the
+// hop out of it are one step (a CVT joins two entities the way one edge
+// does). An unlabelled node without contents is a step of its own.
 func (n *node) hops() int {
 	h := 0
 	for v := n; v != nil && v.hop != nil; v = v.parent {
-		if !hood.IsMediator(v.entity) {
+		if len(v.described) == 0 {
 			h++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/literal"
 )
 
 // Naming in words. A model sees only text, and an id is not a
@@ -13,7 +14,9 @@ import (
 // relations and qualifiers goes through EntityText and RelationText.
 
 // NoLabel follows the id of a node or relation the KG has no label for.
-const NoLabel = "(no label in the KG)"
+// It is literal.NoLabel, which a quantity's unit id without a label
+// carries too ("10 Q11229 (no label in the KG)").
+const NoLabel = literal.NoLabel
 
 // HasLabel reports whether label names id in words: it is not empty and
 // not a bare Wikidata id derived from id (the store labels P580 "P580"

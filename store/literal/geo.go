@@ -85,7 +85,7 @@ func renderWKT(s string, labelOf func(string) string) string {
 	}
 	out := p.String()
 	if p.Globe != "" && p.Globe != earth {
-		out += " on " + renderID(p.Globe, labelOf)
+		out += " on " + renderName(p.Globe, labelOf)
 	}
 	return out
 }

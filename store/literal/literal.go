@@ -15,9 +15,12 @@
 //     XSD uses astronomical year numbering (XSD 1.1): "0000" is 1 BC and
 //     "-0043" is 44 BC.
 //   - grove:quantity "1234.5 Q11573" renders "1,234.5 metre", the unit label
-//     coming from labelOf (the unit id when labelOf knows none).
+//     coming from labelOf; a unit labelOf knows no label for renders as its
+//     id followed by NoLabel, "10 Q11229 (no label in the KG)", never as a
+//     bare id that reads as if it were a name.
 //   - geo:wktLiteral "Point(13.405 52.52)" renders "52.52°N, 13.405°E"; a
-//     leading CRS IRI naming a Wikidata globe adds " on <globe label>".
+//     leading CRS IRI naming a Wikidata globe adds " on <globe label>" (the
+//     globe's id followed by NoLabel when labelOf knows none).
 //   - numbers get thousands separators (plain xsd numbers only from five
 //     integer digits up, so that years stored as integers stay "1982");
 //     booleans render "true"/"false"; xsd:anyURI renders the URI.
@@ -46,6 +49,11 @@ const (
 	wikidataNS  = "http://www.wikidata.org/entity/"
 	wikidataNS2 = "https://www.wikidata.org/entity/"
 )
+
+// NoLabel follows an id the KG has no label for where the id stands for a
+// name in text: "Q11229 (no label in the KG)". An id is not a description,
+// and a bare id must never read as if it were a name.
+const NoLabel = "(no label in the KG)"
 
 // Render returns the human-readable text of v. labelOf maps an entity id to
 // its label ("" when unknown) and may be nil.
@@ -95,17 +103,38 @@ func unmarkedLanguage(lang string) bool {
 	return strings.HasPrefix(l, "en-")
 }
 
-// renderID renders an entity id by its label.
+// renderID renders an entity id by its label, or as the id itself (a node's
+// own text: whoever names the node marks it, see NoLabel).
 func renderID(id string, labelOf func(string) string) string {
-	if l := lookup(labelOf, id); l != "" {
+	if l := labelFor(id, labelOf); l != "" {
 		return l
 	}
+	return id
+}
+
+// renderName renders an id that stands for a name inside a literal's text
+// (a quantity's unit, a globe): its label, or the id followed by NoLabel.
+func renderName(id string, labelOf func(string) string) string {
+	if l := labelFor(id, labelOf); l != "" {
+		return l
+	}
+	return id + " " + NoLabel
+}
+
+// labelFor is the label labelOf gives id, or its Wikidata id when id is a
+// Wikidata IRI; "" when neither has one. A label that is only the id
+// itself ("Q11229") is none.
+func labelFor(id string, labelOf func(string) string) string {
+	ids := []string{id}
 	if q, ok := wikidataID(id); ok {
-		if l := lookup(labelOf, q); l != "" {
+		ids = append(ids, q)
+	}
+	for _, x := range ids {
+		if l := strings.TrimSpace(lookup(labelOf, x)); l != "" && l != x && l != id {
 			return l
 		}
 	}
-	return id
+	return ""
 }
 
 // lookup calls labelOf when it is set.

@@ -12,7 +12,7 @@ import (
 func labels(id string) string {
 	return map[string]string{
 		"Q11573": "metre", "Q183": "Germany", "Q111": "Mars",
-		"_:b1": "blank label",
+		"_:b1": "blank label", "Q11229": "Q11229",
 	}[id]
 }
 
@@ -63,7 +63,9 @@ func TestRenderNilLabelOf(t *testing.T) {
 	if got := Render(quad.IRI("Q183"), nil); got != "Q183" {
 		t.Errorf("got %q", got)
 	}
-	if got := Render(typed("5 Q11573", store.GroveQuantity), nil); got != "5 Q11573" {
+	// Without labels a unit is an id, marked so (never a bare id that reads
+	// as a name).
+	if got := Render(typed("5 Q11573", store.GroveQuantity), nil); got != "5 Q11573 (no label in the KG)" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -169,7 +171,10 @@ func TestRenderQuantity(t *testing.T) {
 		{"1234.5 http://www.wikidata.org/entity/Q11573", "1,234.5 metre"},
 		{"3469849", "3,469,849"},
 		{"3469849 1", "3,469,849"},
-		{"-40 Q25267", "-40 Q25267"},
+		{"-40 Q25267", "-40 Q25267 (no label in the KG)"},
+		{"10 http://www.wikidata.org/entity/Q25267", "10 Q25267 (no label in the KG)"},
+		{"10 Q11229", "10 Q11229 (no label in the KG)"},
+		{"2 http://qudt.org/vocab/unit/M", "2 http://qudt.org/vocab/unit/M (no label in the KG)"},
 		{"0.5", "0.5"},
 		{"123", "123"},
 		{"1234", "1,234"},
@@ -224,6 +229,7 @@ func TestRenderWKT(t *testing.T) {
 		{"Point(13.383333333333 52.516666666667)", "52.516667°N, 13.383333°E"},
 		{"<http://www.wikidata.org/entity/Q111> Point(137.4 -4.6)", "4.6°S, 137.4°E on Mars"},
 		{"<http://www.wikidata.org/entity/Q2> Point(1 2)", "2°N, 1°E"},
+		{"<http://www.wikidata.org/entity/Q405> Point(1 2)", "2°N, 1°E on Q405 (no label in the KG)"},
 		{"<http://www.opengis.net/def/crs/OGC/1.3/CRS84> Point(1 2)", "2°N, 1°E"},
 		{"Point(1 95)", "Point(1 95)"},
 		{"Point(1)", "Point(1)"},

@@ -36,7 +36,8 @@ func ParseQuantity(s string) (Quantity, error) {
 	return q, nil
 }
 
-// renderQuantity renders "1234.5 Q11573" as "1,234.5 metre".
+// renderQuantity renders "1234.5 Q11573" as "1,234.5 metre", or "1,234.5
+// Q11573 (no label in the KG)" when labelOf knows no label of the unit.
 func renderQuantity(s string, labelOf func(string) string) string {
 	q, err := ParseQuantity(s)
 	if err != nil {
@@ -46,7 +47,7 @@ func renderQuantity(s string, labelOf func(string) string) string {
 	if q.Unit == "" {
 		return text
 	}
-	return text + " " + renderID(q.Unit, labelOf)
+	return text + " " + renderName(q.Unit, labelOf)
 }
 
 // renderNumber renders a numeric lexical form with thousands separators

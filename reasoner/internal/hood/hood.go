@@ -43,14 +43,23 @@
 //
 // # Mediators
 //
-// A mediator is a node without a label that only connects others: a
-// Freebase CVT (a film performance joining film, actor and character), a
-// Wikidata statement node. An id such as "_:film/9897" tells a model
-// nothing, so Contents describes mediators by their other edges, fetched
-// in one batch (one KG.Relations call and one KG.Edges call per relation
-// for all mediators of a page), and Render writes them in one shared form,
-// "(actor: Harrison Ford; character: Rick Deckard)", that every reasoner
-// uses in graph text, options, observations and paths.
+// A mediator is a node without a label, with edges of its own, that
+// connects others: a Freebase CVT (a film performance joining film, actor
+// and character), a Wikidata statement node. An id such as "_:film/9897"
+// tells a model nothing, so Contents describes mediators by their other
+// edges, fetched in one batch (one KG.Relations call and one KG.Edges call
+// per relation for all mediators of a page), and Render writes them in
+// one shared form, "(actor: Harrison Ford; character: Rick Deckard)",
+// that every reasoner uses in graph text, options, observations and
+// paths.
+//
+// A node without a label and without outgoing edges is no mediator but
+// an ordinary item whose label the KG lacks (a Wikidata city outside a
+// loaded subset): the edges of other entities into it would describe it
+// as "(inverse of twinned with: Berlin)", which reads as Berlin. It gets
+// no contents and reads "Q1486 (no label in the KG)"; so does a hub (an
+// unnamed type node). Only an Edge with contents is a mediator
+// (Edge.IsMediator); Unlabelled only says it may be one.
 package hood
 
 import (
@@ -104,9 +113,11 @@ func (o Options) inGraphs(g string) bool {
 	return len(o.Graphs) == 0 || slices.Contains(o.Graphs, g)
 }
 
-// IsMediator reports whether e is a mediator: a non-literal node without a
-// label.
-func IsMediator(e store.Entity) bool {
+// Unlabelled reports whether e may be a mediator: a non-literal node
+// without a label. It may also be an ordinary item whose label the KG
+// lacks (a Wikidata city outside a loaded subset): Contents tells them
+// apart, and only an Edge with contents (Edge.IsMediator) is one.
+func Unlabelled(e store.Entity) bool {
 	return !e.Literal && strings.TrimSpace(e.Label) == ""
 }
 
@@ -116,7 +127,8 @@ type Edge struct {
 	// From is the entity the edge was fetched from; Far its other end.
 	From string
 	Far  store.Entity
-	// Contents describe Far when it is a mediator (see Contents).
+	// Contents describe Far when it is a mediator (see Contents); an
+	// unlabelled far end that is not one has none.
 	Contents []Part
 	// Score is the lexical similarity of Far's text to the question.
 	Score float64
@@ -144,6 +156,10 @@ type Page struct {
 	// Totals are the true edge counts per entity.
 	Totals map[string]int64
 }
+
+// IsMediator reports whether the far end of e is a mediator, named by its
+// contents: an unlabelled node with edges of its own (see Contents).
+func (e Edge) IsMediator() bool { return len(e.Contents) > 0 }
 
 // More reports whether edges beyond this page were ranked.
 func (p Page) More() bool { return p.Offset+len(p.Edges) < p.Ranked }
@@ -252,7 +268,7 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 			far = e.Subject
 		}
 		es = append(es, Edge{Edge: e, From: id, Far: far, Score: Similarity(q, far.Name()), Named: named})
-		if IsMediator(far) {
+		if Unlabelled(far) {
 			mediators = append(mediators, len(es)-1)
 		}
 	}
@@ -289,18 +305,20 @@ func rankEdges(ctx context.Context, kg store.KG, id string, rel store.Relation, 
 		}
 		for i, j := range mediators {
 			es[j].Contents = ms[i].Contents
-			es[j].Score = Similarity(q, PartsText(ms[i].Contents))
+			if ms[i].IsMediator() {
+				es[j].Score = Similarity(q, PartsText(ms[i].Contents))
+			}
 		}
 	}
 	matched := 0
 	for _, e := range es {
-		if e.Score > 0 && !e.Far.Literal && !IsMediator(e.Far) {
+		if e.Score > 0 && !e.Far.Literal && !e.IsMediator() {
 			matched++
 		}
 	}
 	for i := range es {
 		e := &es[i]
-		if matched > opt.DegreeCap || e.Score == 0 || e.Far.Literal || IsMediator(e.Far) {
+		if matched > opt.DegreeCap || e.Score == 0 || e.Far.Literal || e.IsMediator() {
 			continue
 		}
 		d, err := kg.Degree(ctx, e.Far.ID, "", store.Both)
@@ -346,13 +364,14 @@ func interleave(per [][]Edge) []Edge {
 	}
 }
 
-// describe sets the contents of the page's mediator far ends that have
-// none yet.
+// describe sets the contents of the page's unlabelled far ends that were
+// not described yet. One that is no mediator gets empty, non-nil
+// contents, so it is not described again.
 func describe(ctx context.Context, kg store.KG, es []Edge, opt Options) error {
 	var ids []string
 	from := map[string]string{}
 	for _, e := range es {
-		if IsMediator(e.Far) && e.Contents == nil && !slices.Contains(ids, e.Far.ID) {
+		if Unlabelled(e.Far) && e.Contents == nil && !slices.Contains(ids, e.Far.ID) {
 			ids = append(ids, e.Far.ID)
 			from[e.Far.ID] = e.From
 		}
@@ -365,8 +384,12 @@ func describe(ctx context.Context, kg store.KG, es []Edge, opt Options) error {
 		return err
 	}
 	for i := range es {
-		if p, ok := parts[es[i].Far.ID]; ok && es[i].Contents == nil {
-			es[i].Contents = p
+		if es[i].Contents != nil || !slices.Contains(ids, es[i].Far.ID) {
+			continue
+		}
+		es[i].Contents = parts[es[i].Far.ID]
+		if es[i].Contents == nil {
+			es[i].Contents = []Part{}
 		}
 	}
 	return nil
@@ -393,52 +416,103 @@ type Part struct {
 // opt.Graphs and the edge back to from[id] (the node the mediator was
 // reached from). It costs one KG.Relations call plus one KG.Edges call per
 // relation, whatever the number of ids, each reading at most 2*MaxParts
-// edges per id. A node with more than 2*MaxParts edges of one relation is
-// a hub (an unnamed type or class node), not a mediator: it gets no
-// contents and keeps its id as its name.
+// edges per id.
+//
+// Only a mediator gets contents; the other ids get none and keep their id
+// as their name:
+//   - a node without edges of its own (no outgoing edge, in opt.Graphs,
+//     of a relation that is not hidden) is an ordinary item whose label
+//     the KG lacks, such as a Wikidata city outside a loaded subset: the
+//     edges of other entities into it do not describe it;
+//   - a node with more than 2*MaxParts edges of one relation is a hub (an
+//     unnamed type or class node).
 func Contents(ctx context.Context, kg store.KG, ids []string, from map[string]string, opt Options) (map[string][]Part, error) {
 	opt = opt.withDefaults()
 	rels, err := kg.Relations(ctx, ids, store.Both)
 	if err != nil {
 		return nil, fmt.Errorf("contents of %d mediators: %w", len(ids), err)
 	}
-	out := make(map[string][]Part, len(ids))
-	hubs := map[string]bool{}
+	c := contents{out: make(map[string][]Part, len(ids)), hubs: map[string]bool{}, own: map[string]bool{}}
 	for _, rel := range rels {
 		if rel.Hidden || rel.Count == 0 || !opt.inGraphs(rel.Graph) {
 			continue
 		}
 		// Bounded: a node without a label can be a hub (an unnamed type
 		// node with 75,000 members); a few parts per mediator suffice.
-		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, (hubEdges(opt)+1)*len(ids))
+		limit := (hubEdges(opt) + 1) * len(ids)
+		es, err := kg.Edges(ctx, ids, rel.ID, rel.Dir, limit)
 		if err != nil {
 			return nil, fmt.Errorf("contents of mediators along %s: %w", rel.ID, err)
 		}
-		added := map[string]bool{}
-		per := map[string]int{}
-		for _, e := range es {
-			if e.Graph != rel.Graph {
-				continue
-			}
-			med, other := e.Subject, e.Object
-			if rel.Dir == store.In {
-				med, other = e.Object, e.Subject
-			}
-			if per[med.ID]++; per[med.ID] > hubEdges(opt) {
-				hubs[med.ID] = true
-			}
-			if other.ID == from[med.ID] || added[med.ID] || len(out[med.ID]) >= opt.MaxParts {
-				continue
-			}
-			added[med.ID] = true
-			out[med.ID] = append(out[med.ID], Part{Label: label(rel), Value: other, Edge: e, Dir: rel.Dir,
-				InverseLabel: rel.InverseLabel})
+		c.add(es, rel, from, opt)
+		c.cut = c.cut || (rel.Dir == store.Out && len(es) >= limit)
+	}
+	if err := c.ownEdges(ctx, kg, ids); err != nil {
+		return nil, err
+	}
+	for id := range c.out {
+		if c.hubs[id] || !c.own[id] {
+			delete(c.out, id)
 		}
 	}
-	for id := range hubs {
-		delete(out, id)
+	return c.out, nil
+}
+
+// contents is what Contents gathers.
+type contents struct {
+	out  map[string][]Part
+	hubs map[string]bool
+	// own marks the ids seen with an outgoing edge; cut is set when the
+	// limit may have hidden some (see ownEdges).
+	own map[string]bool
+	cut bool
+}
+
+// add takes the parts of one relation's edges es from the mediators.
+func (c *contents) add(es []store.Edge, rel store.Relation, from map[string]string, opt Options) {
+	added := map[string]bool{}
+	per := map[string]int{}
+	for _, e := range es {
+		if e.Graph != rel.Graph {
+			continue
+		}
+		med, other := e.Subject, e.Object
+		if rel.Dir == store.In {
+			med, other = e.Object, e.Subject
+		}
+		if rel.Dir == store.Out {
+			c.own[med.ID] = true
+		}
+		if per[med.ID]++; per[med.ID] > hubEdges(opt) {
+			c.hubs[med.ID] = true
+		}
+		if other.ID == from[med.ID] || added[med.ID] || len(c.out[med.ID]) >= opt.MaxParts {
+			continue
+		}
+		added[med.ID] = true
+		c.out[med.ID] = append(c.out[med.ID], Part{Label: label(rel), Value: other, Edge: e, Dir: rel.Dir,
+			InverseLabel: rel.InverseLabel})
 	}
-	return out, nil
+}
+
+// ownEdges settles, for the ids with parts but no outgoing edge seen,
+// whether they have one, when a batch limit may have hidden it (one KG
+// call each, only then; KG.Degree counts every graph's edges).
+func (c *contents) ownEdges(ctx context.Context, kg store.KG, ids []string) error {
+	if !c.cut {
+		return nil
+	}
+	for _, id := range ids {
+		if c.own[id] || c.hubs[id] || len(c.out[id]) == 0 {
+			continue
+		}
+		n, err := kg.Degree(ctx, id, "", store.Out)
+		if err != nil {
+			return fmt.Errorf("outgoing edges of %s: %w", id, err)
+		}
+		c.own[id] = n > 0
+	}
+	return nil
 }
 
 func label(rel store.Relation) string { return subgraph.RelText(rel) }
@@ -446,7 +520,7 @@ func label(rel store.Relation) string { return subgraph.RelText(rel) }
 // Text is how a model sees the far end of e: its name, or a mediator's
 // contents.
 func (e Edge) Text() string {
-	if IsMediator(e.Far) && len(e.Contents) > 0 {
+	if e.IsMediator() {
 		return Render(e.Contents)
 	}
 	return subgraph.EntityText(e.Far)

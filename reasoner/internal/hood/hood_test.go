@@ -107,7 +107,7 @@ func TestFetchMediators(t *testing.T) {
 		t.Fatalf("first performance %q", got)
 	}
 	for _, e := range p.Edges {
-		if !IsMediator(e.Far) || len(e.Contents) != 2 {
+		if !e.IsMediator() || len(e.Contents) != 2 {
 			t.Errorf("performance %s contents %+v", e.Far.ID, e.Contents)
 		}
 	}
@@ -214,7 +214,7 @@ func TestTextNamesUnlabelledInWords(t *testing.T) {
 		{"type node", Edge{Far: store.Entity{ID: "/film/film"}}, "/film/film (no label in the KG)"},
 		{"labelled", Edge{Far: store.Entity{ID: "/en/ridley_scott", Label: "Ridley Scott"}}, "Ridley Scott"},
 		{"literal", Edge{Far: store.Entity{ID: `"1982"`, Label: "1982", Literal: true}}, "1982"},
-		{"mediator part without labels", Edge{Far: store.Entity{ID: "_:wd/s1"}, Contents: []Part{
+		{"mediator part without labels", Edge{Far: store.Entity{ID: "stmt1"}, Contents: []Part{
 			{Label: label(store.Relation{ID: "P642", Label: "P642"}), Value: store.Entity{ID: "Q5"}},
 			{Label: label(store.Relation{ID: "actor", Label: "actor"}), Value: store.Entity{ID: "Q7", Label: "Harrison Ford"}}}},
 			"(P642 (no label in the KG): Q5 (no label in the KG); actor: Harrison Ford)"},
@@ -351,5 +351,84 @@ func TestCappedReadTotalsWithGraphFilter(t *testing.T) {
 	}
 	if got := p.Totals[kgfixture.RidleyScott]; got != kgfixture.ScottFilms {
 		t.Errorf("Ridley Scott's total %d, want his %d films (the cap stopped the read)", got, kgfixture.ScottFilms)
+	}
+}
+
+// twinCities is a Wikidata-like graph: London and Berlin are twinned with
+// Q1486 and Q1490, items outside the loaded subset (no label, no edges of
+// their own); stmt1 is a statement node (no label, edges of its own).
+const twinCities = `<London> <name> "London" .
+<Berlin> <name> "Berlin" .
+<SaoPaulo> <name> "São Paulo" .
+<London> <P190> <Q1486> .
+<Berlin> <P190> <Q1486> .
+<SaoPaulo> <P190> <Q1490> .
+<London> <P190> <Q1490> .
+<London> <P190> <Berlin> .
+<London> <P6> <stmt1> .
+<stmt1> <value> <Berlin> .
+<stmt1> <start> "2016" .
+`
+
+// TestOnlyNodesWithEdgesOfTheirOwnAreMediators: an unlabelled item that
+// only other entities' edges point at is no mediator: it has no
+// contents, so it is never named after them ("(inverse of P190: Berlin)"
+// would read as Berlin), and reads "Q1486 (no label in the KG)"; an
+// unlabelled node with edges of its own (a statement or CVT node) is
+// described by them.
+func TestOnlyNodesWithEdgesOfTheirOwnAreMediators(t *testing.T) {
+	kg := storetest.Open(t, map[string]string{"wd": twinCities})
+	for _, tc := range []struct {
+		name, rel, question string
+		limit               int
+		want                []string
+	}{
+		{"unranked page", "P190", "", 10, []string{"Berlin", "Q1486 (no label in the KG)", "Q1490 (no label in the KG)"}},
+		{"ranked page", "P190", "Which cities are twinned with Berlin?", 1, []string{"Berlin"}},
+		{"ranked past the page", "P190", "Which cities are twinned with Berlin?", 3,
+			[]string{"Berlin", "Q1486 (no label in the KG)", "Q1490 (no label in the KG)"}},
+		{"statement node", "P6", "", 10, []string{"(start: 2016; value: Berlin)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rel := relation(t, kg, "London", tc.rel, store.Out)
+			p, err := Fetch(context.Background(), kg, []string{"London"}, rel, 0, tc.limit, Options{Question: tc.question})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range p.Edges {
+				got = append(got, e.Text())
+				if e.IsMediator() != strings.HasPrefix(e.Far.ID, "stmt") {
+					t.Errorf("%s: IsMediator() = %v, contents %+v", e.Far.ID, e.IsMediator(), e.Contents)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("texts %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestContentsWhenTheBatchLimitHidesOwnEdges: when a hub fills the
+// limit of an Edges call for a batch, a node whose own edges it hid is
+// still a mediator (its outgoing edges are counted), and an item without
+// any is still none.
+func TestContentsWhenTheBatchLimitHidesOwnEdges(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(twinCities + "<London> <P6> <stmt2> .\n<stmt2> <value> <Berlin> .\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "<hub> <value> <m%03d> .\n", i)
+	}
+	kg := storetest.Open(t, map[string]string{"wd": b.String()})
+	ids := []string{"hub", "stmt2", "Q1486"}
+	parts, err := Contents(context.Background(), kg, ids, map[string]string{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"hub": false, "stmt2": true, "Q1486": false} {
+		if got := len(parts[id]) > 0; got != want {
+			t.Errorf("%s: contents %+v, want a mediator: %v", id, parts[id], want)
+		}
 	}
 }
