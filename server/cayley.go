@@ -93,10 +93,8 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			r.URL = &u
 			path = trimmed
 		}
-		if isCayleyWrite(path) && r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
-				"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: POST)"})
+		if allowed, ok := cayleyMethods[path]; ok && !slices.Contains(allowed, r.Method) {
+			s.refuseMethod(w, r, allowed)
 			return
 		}
 		if isCayleyWrite(path) && !writable {
@@ -128,6 +126,27 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		}
 		inner.ServeHTTP(w, r)
 	}), nil
+}
+
+// cayleyMethods are the methods of the Cayley routes served here rather
+// than by Cayley's router (which answers the others' wrong methods itself):
+// the routes and methods Cayley's API v2 registers. Without this check
+// /query ran a query for any method (a PUT or DELETE answered 200).
+var cayleyMethods = map[string][]string{
+	"/api/v2/write":       {http.MethodPost},
+	"/api/v2/delete":      {http.MethodPost},
+	"/api/v2/node/delete": {http.MethodPost},
+	"/api/v2/read":        {http.MethodGet, http.MethodPost},
+	"/api/v2/query":       {http.MethodGet, http.MethodPost},
+}
+
+// refuseMethod answers a request whose method its route does not serve:
+// 405 with the Allow header listing the methods that it does.
+func (s *Server) refuseMethod(w http.ResponseWriter, r *http.Request, allowed []string) {
+	list := strings.Join(allowed, ", ")
+	w.Header().Set("Allow", list)
+	s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
+		"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: " + list + ")"})
 }
 
 // checkQueryLanguage answers a query request whose lang parameter is
