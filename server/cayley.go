@@ -446,7 +446,9 @@ var formatAliases = map[string]string{
 
 // genericContentTypes say nothing about the quad format (curl sends the
 // first for --data); a write with one of them, or none, is read as N-Quads.
-var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain", "application/octet-stream"}
+// application/octet-stream is not one: it is a pquads type (/formats lists
+// it so), and Cayley reads such a body as pquads.
+var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain"}
 
 // quadBody is a write or delete request's body, read and checked.
 type quadBody struct {

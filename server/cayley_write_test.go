@@ -18,6 +18,7 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/pquads"
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
@@ -668,5 +669,65 @@ func TestCayleyWriteBlankNodeNQuads(t *testing.T) {
 		if got := decode[changeErrorBody](t, b).Error; st != 400 || got != c.want {
 			t.Errorf("%s %q: %d %q, want 400 %q", c.path, c.body, st, got, c.want)
 		}
+	}
+}
+
+// TestCayleyWriteContentTypes: application/octet-stream is one of pquads'
+// types (as /formats says and Cayley reads it), not a generic type read as
+// N-Quads; text/plain, curl's form type and none still mean N-Quads. A
+// node delete reads an octet-stream body as one pquads value.
+func TestCayleyWriteContentTypes(t *testing.T) {
+	const token = "write-token-ctype"
+	ts := cayleyServer(t, Config{Token: token})
+	pq := func(qs ...quad.Quad) string {
+		var b bytes.Buffer
+		w := pquads.NewWriter(&b, &pquads.Options{Full: true})
+		for _, q := range qs {
+			if err := w.WriteQuad(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	value := func(v quad.Value) string {
+		b, err := pquads.MarshalValue(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	oct := func(s string) quad.Quad { return quad.MakeIRI(s, "directed_by", "p1", "movies") }
+	cases := []struct {
+		name, path, ctype, body string
+		status                  int
+		want, stored, gone      string
+	}{
+		{"pquads write as octet-stream", "/cayley/api/v2/write", "application/octet-stream", pq(oct("o1"), oct("o2")), 200, `"count":2`, "<o1>", ""},
+		{"pquads delete as octet-stream", "/cayley/api/v2/delete", "application/octet-stream", pq(oct("o2")), 200, `"count":1`, "<o1>", "<o2>"},
+		{"pquads node delete as octet-stream", "/cayley/api/v2/node/delete", "application/octet-stream", value(quad.IRI("o1")), 200, `"quads":1`, "", "<o1>"},
+		{"n-quads sent as octet-stream", "/cayley/api/v2/write", "application/octet-stream", "<o3> <directed_by> <p1> .\n", 400, "pquads", "", "<o3>"},
+		{"text/plain is n-quads", "/cayley/api/v2/write", "text/plain", "<o4> <directed_by> <p1> .\n", 200, `"count":1`, "<o4>", ""},
+		{"form type is n-quads", "/cayley/api/v2/write", "application/x-www-form-urlencoded", "<o5> <directed_by> <p1> .\n", 200, `"count":1`, "<o5>", ""},
+		{"no type is n-quads", "/cayley/api/v2/write", "", "<o6> <directed_by> <p1> .\n", 200, `"count":1`, "<o6>", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, b := ts.do("POST", c.path, c.body, map[string]string{"Content-Type": c.ctype})
+			if st != c.status || !strings.Contains(string(b), c.want) {
+				t.Fatalf("status %d body %s, want %d %q", st, b, c.status, c.want)
+			}
+			for sub, want := range map[string]bool{c.stored: true, c.gone: false} {
+				if sub == "" {
+					continue
+				}
+				_, _, got := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil)
+				if has := strings.Contains(string(got), sub+" <directed_by> <p1>"); has != want {
+					t.Errorf("%s stored %v, want %v: %s", sub, has, want, got)
+				}
+			}
+		})
 	}
 }
