@@ -731,3 +731,27 @@ func TestCayleyWriteContentTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestREADMEWriteTransactions: README's account of how a write body is
+// applied matches writeTxnQuads (it said "batches of 10,000 quads, each a
+// transaction", Cayley's batching, which the handlers do not use).
+func TestREADMEWriteTransactions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	n := fmt.Sprintf("%d,%03d", writeTxnQuads/1000, writeTxnQuads%1000)
+	for _, c := range []struct {
+		phrase string
+		want   bool
+	}{
+		{"A body of up to " + n + " quads is applied in one transaction, whole or not at all", true},
+		{"in transactions of " + n + " quads", true},
+		{"The body is applied in batches of 10,000 quads", false},
+	} {
+		if got := strings.Contains(readme, c.phrase); got != c.want {
+			t.Errorf("README says %q: %v, want %v", c.phrase, got, c.want)
+		}
+	}
+}
