@@ -456,6 +456,9 @@ type quadBody struct {
 	raw    []byte // as sent, bounded by the server's body limit
 	quads  int    // the quads it holds (readQuadBody counts them)
 	gzip   bool
+	// blankScope names a jsonld body's blank nodes, the same on every
+	// pass over the body (see newBlankScope).
+	blankScope string
 	// inflated bounds a gzip body once decompressed.
 	inflated *inflateLimit
 }
@@ -513,7 +516,7 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
 	case "jsonld":
 		// Never Cayley's reader, which loads remote contexts (jsonld.go).
-		return newJSONLDReader(rd), nil
+		return newJSONLDReader(rd, b.blankScope), nil
 	}
 	return safeReader(b.format.Name, b.format.Reader, rd)
 }
@@ -596,6 +599,9 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		return nil, err
 	}
 	b := &quadBody{format: f, inflated: &inflateLimit{max: inflateFactor * maxBody}}
+	if f.Name == "jsonld" {
+		b.blankScope = newBlankScope()
+	}
 	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
 	case "gzip":

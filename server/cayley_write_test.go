@@ -755,3 +755,62 @@ func TestREADMEWriteTransactions(t *testing.T) {
 		}
 	}
 }
+
+// TestCayleyWriteJSONLDBlankNodes: the unnamed nodes of separate JSON-LD
+// writes stay distinct (json-gold names them _:b0, _:b1, ... in every
+// document, and stored as named one person's address became everyone's),
+// an N-Quads _:b0 does not join them, the name /read gives one deletes it,
+// and N-Quads blank node names are kept as sent: _:x in two requests is
+// one node, as in Cayley.
+func TestCayleyWriteJSONLDBlankNodes(t *testing.T) {
+	const token = "write-token-jsonld-bnode"
+	ts := cayleyServer(t, Config{Token: token})
+	ld := map[string]string{"Content-Type": "application/ld+json"}
+	for _, n := range []string{"Ann", "Ben"} {
+		body := `{"@context":{"@vocab":"http://v/"},"@id":"http://ex/` + n + `","address":{"city":"C` + n + `"}}`
+		if st, _, b := ts.do("POST", "/cayley/api/v2/write", body, ld); st != 200 || !strings.Contains(string(b), `"count":2`) {
+			t.Fatalf("write %s: %d %s", n, st, b)
+		}
+	}
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", `_:b0 <http://v/city> "Elsewhere" .`+"\n", nil); st != 200 {
+		t.Fatalf("n-quads write: %d %s", st, b)
+	}
+	city := func(person string) string {
+		t.Helper()
+		q := `g.V("<http://ex/` + person + `>").Out("<http://v/address>").Out("<http://v/city>").All()`
+		st, _, b := ts.do("POST", "/cayley/api/v2/query?lang=gizmo", q, nil)
+		if st != 200 {
+			t.Fatalf("query: %d %s", st, b)
+		}
+		return string(b)
+	}
+	for _, c := range []struct{ person, want string }{{"Ann", `{"result":[{"id":"CAnn"}]}`}, {"Ben", `{"result":[{"id":"CBen"}]}`}} {
+		if got := strings.TrimSpace(city(c.person)); got != c.want {
+			t.Errorf("%s's city: %s, want %s", c.person, got, c.want)
+		}
+	}
+	// The address node's name is scoped to its request, reads back as
+	// N-Quads and deletes as /read gave it.
+	_, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape("<http://ex/Ann>"), "", nil)
+	line := strings.TrimSpace(string(b))
+	addr := strings.Fields(line)[2]
+	if !strings.HasPrefix(addr, "_:jsonld-") || !strings.HasSuffix(addr, "#b0") {
+		t.Fatalf("Ann's address is %q, want a name scoped to its request (_:jsonld-...#b0)", addr)
+	}
+	_, _, b = ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(addr), "", nil)
+	if st, _, out := ts.do("POST", "/cayley/api/v2/delete", string(b), nil); st != 200 || !strings.Contains(string(out), `"count":1`) {
+		t.Fatalf("delete %q: %d %s", b, st, out)
+	}
+	if got := strings.TrimSpace(city("Ann")); got != `{"result":null}` && got != `{"result":[]}` {
+		t.Errorf("after the delete Ann's city is %s", got)
+	}
+	// N-Quads names are the client's: _:x named twice is one node.
+	for _, l := range []string{`<http://ex/Cy> <http://v/address> _:x .`, `_:x <http://v/city> "CCy" .`} {
+		if st, _, b := ts.do("POST", "/cayley/api/v2/write", l+"\n", nil); st != 200 {
+			t.Fatalf("write %q: %d %s", l, st, b)
+		}
+	}
+	if got := strings.TrimSpace(city("Cy")); got != `{"result":[{"id":"CCy"}]}` {
+		t.Errorf("Cy's city: %s", got)
+	}
+}
