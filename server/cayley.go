@@ -513,7 +513,7 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 	}
 	switch b.format.Name {
 	case "nquads":
-		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
+		return newNQuadsReader(rd), nil
 	case "jsonld":
 		// Never Cayley's reader, which loads remote contexts (jsonld.go).
 		return newJSONLDReader(rd, b.blankScope), nil
@@ -559,11 +559,22 @@ func malformedBody(format string, v any) error {
 // into the integer 7, so a write stored "7" and a delete of the "07" quad
 // removed the "7" one. Blank nodes keep their labels as sent (the
 // parser has no scope), scoped ones as /read writes them ("_:film/1")
-// included; relative IRIs are accepted, as Cayley does.
+// included; relative IRIs are accepted, as Cayley does. So are the
+// generalized quads Cayley's reader accepts and its JSON format and quad
+// writers store (a literal subject, predicate or label, a blank node
+// predicate: rdf.Parser.SetGeneralized), so that every line /read writes
+// can be deleted and written back; grove ingest reads standard RDF.
 type nquadsReader struct {
 	br   *bufio.Reader
 	p    *rdf.Parser
 	line int
+}
+
+// newNQuadsReader reads an N-Quads or N-Triples body (see nquadsReader).
+func newNQuadsReader(rd io.Reader) *nquadsReader {
+	p := rdf.NewParser("", false)
+	p.SetGeneralized(true)
+	return &nquadsReader{br: bufio.NewReader(rd), p: p}
 }
 
 func (r *nquadsReader) ReadQuad() (quad.Quad, error) {

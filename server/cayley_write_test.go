@@ -814,3 +814,60 @@ func TestCayleyWriteJSONLDBlankNodes(t *testing.T) {
 		t.Errorf("Cy's city: %s", got)
 	}
 }
+
+// TestCayleyWriteGeneralizedQuads: quads with a literal subject, predicate
+// or label, or a blank node predicate, which Cayley's JSON format stores
+// (as the engine's quad writer does), read back through /read as N-Quads
+// that /delete deletes and /write writes back as they are (the N-Quads
+// reader refused them: "a literal cannot be the subject"), and a literal
+// graph label is listed by /v1/graphs under its N-Quads form.
+func TestCayleyWriteGeneralizedQuads(t *testing.T) {
+	const token = "write-token-general"
+	ts := cayleyServer(t, Config{Token: token})
+	cases := []struct {
+		name, json, obj, line string
+	}{
+		{"literal subject and label", `[{"subject":"\"litsubj\"","predicate":"<p>","object":"<lo1>","label":"\"litlabel\""}]`,
+			"<lo1>", `"litsubj" <p> <lo1> "litlabel" .`},
+		{"typed literal subject", `[{"subject":"\"5\"^^<http://ex/t>","predicate":"<p>","object":"<lo2>","label":"<movies>"}]`,
+			"<lo2>", `"5"^^<http://ex/t> <p> <lo2> <movies> .`},
+		{"literal predicate", `[{"subject":"<ls3>","predicate":"\"lp\"@en","object":"<lo3>"}]`,
+			"<lo3>", `<ls3> "lp"@en <lo3> .`},
+		{"blank predicate", `[{"subject":"<ls4>","predicate":"_:bp","object":"<lo4>"}]`,
+			"<lo4>", `<ls4> _:bp <lo4> .`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			read := func() string {
+				st, _, b := ts.do("GET", "/cayley/api/v2/read?obj="+url.QueryEscape(c.obj), "", nil)
+				if st != 200 {
+					t.Fatalf("read: %d %s", st, b)
+				}
+				return strings.TrimSpace(string(b))
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/write?format=json", c.json, nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("json write: %d %s", st, b)
+			}
+			got := read()
+			if got != c.line {
+				t.Fatalf("read %q, want %q", got, c.line)
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/delete", got+"\n", nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("delete of the line /read gave: %d %s", st, b)
+			}
+			if after := read(); after != "" {
+				t.Fatalf("after the delete: %q", after)
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/write", got+"\n", nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("n-quads write back: %d %s", st, b)
+			}
+			if again := read(); again != c.line {
+				t.Fatalf("written back, read %q, want %q", again, c.line)
+			}
+		})
+	}
+	st, b := ts.get("/v1/graphs")
+	if st != 200 || !strings.Contains(string(b), `"name":"\"litlabel\""`) {
+		t.Errorf("/v1/graphs does not list the literal label's graph as \"litlabel\" in quotes: %d %s", st, b)
+	}
+}
