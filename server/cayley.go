@@ -93,10 +93,8 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			r.URL = &u
 			path = trimmed
 		}
-		if isCayleyWrite(path) && r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
-				"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: POST)"})
+		if allowed, ok := cayleyMethods[path]; ok && !slices.Contains(allowed, r.Method) {
+			s.refuseMethod(w, r, allowed)
 			return
 		}
 		if isCayleyWrite(path) && !writable {
@@ -128,6 +126,27 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		}
 		inner.ServeHTTP(w, r)
 	}), nil
+}
+
+// cayleyMethods are the methods of the Cayley routes served here rather
+// than by Cayley's router (which answers the others' wrong methods itself):
+// the routes and methods Cayley's API v2 registers. Without this check
+// /query ran a query for any method (a PUT or DELETE answered 200).
+var cayleyMethods = map[string][]string{
+	"/api/v2/write":       {http.MethodPost},
+	"/api/v2/delete":      {http.MethodPost},
+	"/api/v2/node/delete": {http.MethodPost},
+	"/api/v2/read":        {http.MethodGet, http.MethodPost},
+	"/api/v2/query":       {http.MethodGet, http.MethodPost},
+}
+
+// refuseMethod answers a request whose method its route does not serve:
+// 405 with the Allow header listing the methods that it does.
+func (s *Server) refuseMethod(w http.ResponseWriter, r *http.Request, allowed []string) {
+	list := strings.Join(allowed, ", ")
+	w.Header().Set("Allow", list)
+	s.writeError(w, r, &apiError{http.StatusMethodNotAllowed,
+		"method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: " + list + ")"})
 }
 
 // checkQueryLanguage answers a query request whose lang parameter is
@@ -427,7 +446,9 @@ var formatAliases = map[string]string{
 
 // genericContentTypes say nothing about the quad format (curl sends the
 // first for --data); a write with one of them, or none, is read as N-Quads.
-var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain", "application/octet-stream"}
+// application/octet-stream is not one: it is a pquads type (/formats lists
+// it so), and Cayley reads such a body as pquads.
+var genericContentTypes = []string{"", "application/x-www-form-urlencoded", "text/plain"}
 
 // quadBody is a write or delete request's body, read and checked.
 type quadBody struct {
@@ -435,6 +456,9 @@ type quadBody struct {
 	raw    []byte // as sent, bounded by the server's body limit
 	quads  int    // the quads it holds (readQuadBody counts them)
 	gzip   bool
+	// blankScope names a jsonld body's blank nodes, the same on every
+	// pass over the body (see newBlankScope).
+	blankScope string
 	// inflated bounds a gzip body once decompressed.
 	inflated *inflateLimit
 }
@@ -489,10 +513,10 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 	}
 	switch b.format.Name {
 	case "nquads":
-		return &nquadsReader{br: bufio.NewReader(rd), p: rdf.NewParser("", false)}, nil
+		return newNQuadsReader(rd), nil
 	case "jsonld":
 		// Never Cayley's reader, which loads remote contexts (jsonld.go).
-		return newJSONLDReader(rd), nil
+		return newJSONLDReader(rd, b.blankScope), nil
 	}
 	return safeReader(b.format.Name, b.format.Reader, rd)
 }
@@ -535,11 +559,22 @@ func malformedBody(format string, v any) error {
 // into the integer 7, so a write stored "7" and a delete of the "07" quad
 // removed the "7" one. Blank nodes keep their labels as sent (the
 // parser has no scope), scoped ones as /read writes them ("_:film/1")
-// included; relative IRIs are accepted, as Cayley does.
+// included; relative IRIs are accepted, as Cayley does. So are the
+// generalized quads Cayley's reader accepts and its JSON format and quad
+// writers store (a literal subject, predicate or label, a blank node
+// predicate: rdf.Parser.SetGeneralized), so that every line /read writes
+// can be deleted and written back; grove ingest reads standard RDF.
 type nquadsReader struct {
 	br   *bufio.Reader
 	p    *rdf.Parser
 	line int
+}
+
+// newNQuadsReader reads an N-Quads or N-Triples body (see nquadsReader).
+func newNQuadsReader(rd io.Reader) *nquadsReader {
+	p := rdf.NewParser("", false)
+	p.SetGeneralized(true)
+	return &nquadsReader{br: bufio.NewReader(rd), p: p}
 }
 
 func (r *nquadsReader) ReadQuad() (quad.Quad, error) {
@@ -575,6 +610,9 @@ func readQuadBody(r *http.Request, maxBody int64) (*quadBody, error) {
 		return nil, err
 	}
 	b := &quadBody{format: f, inflated: &inflateLimit{max: inflateFactor * maxBody}}
+	if f.Name == "jsonld" {
+		b.blankScope = newBlankScope()
+	}
 	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
 	case "gzip":

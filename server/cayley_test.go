@@ -331,6 +331,45 @@ func TestCayleyRouting(t *testing.T) {
 	})
 }
 
+// TestCayleyMethods: every Cayley route answers a method it does not
+// serve with 405 and an Allow header naming the ones it does (as Cayley's
+// router does), and runs or writes nothing; /query ran a PUT or DELETE as a
+// query (200).
+func TestCayleyMethods(t *testing.T) {
+	const token = "method-token"
+	ts := cayleyServer(t, Config{Token: token})
+	gizmo := url.QueryEscape(`g.V("<m1>").Out("<directed_by>").All()`)
+	cases := []struct {
+		path    string
+		methods []string
+		allow   string
+	}{
+		{"/cayley/api/v2/query?lang=gizmo&qu=" + gizmo, []string{"PUT", "DELETE", "PATCH", "HEAD"}, "GET, POST"},
+		{"/cayley/api/v2/query/?lang=gizmo&qu=" + gizmo, []string{"PUT"}, "GET, POST"},
+		{"/cayley/api/v2/read?sub=" + url.QueryEscape("<m1>"), []string{"PUT", "DELETE", "PATCH"}, "GET, POST"},
+		{"/cayley/api/v2/write", []string{"GET", "PUT"}, "POST"},
+		{"/cayley/api/v2/delete", []string{"GET", "DELETE"}, "POST"},
+		{"/cayley/api/v2/node/delete", []string{"GET", "DELETE"}, "POST"},
+	}
+	for _, c := range cases {
+		for _, m := range c.methods {
+			t.Run(m+" "+c.path, func(t *testing.T) {
+				st, hdr, b := ts.do(m, c.path, "<m1> <directed_by> <p1> .\n", nil)
+				if st != 405 || hdr.Get("Allow") != c.allow {
+					t.Fatalf("status %d Allow %q: %s; want 405 Allow %q", st, hdr.Get("Allow"), b, c.allow)
+				}
+				if m != "HEAD" && !strings.Contains(string(b), "not allowed") {
+					t.Fatalf("body does not say the method is not allowed: %s", b)
+				}
+			})
+		}
+	}
+	if st, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape("<m1>"), "", nil); st != 200 ||
+		!strings.Contains(string(b), "<m1> <directed_by> <p1>") {
+		t.Fatalf("a refused method changed the store: %d %s", st, b)
+	}
+}
+
 // TestCayleyReadPosted: a posted read takes the same parameters as a GET
 // (an unknown one is a 400) and a body over the limit is a 413 as on every
 // route (it was a 400 quoting "http: request body too large").

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
@@ -111,7 +112,7 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		return
 	}
 	if f.UnmarshalValue == nil {
-		s.writeError(w, r, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("format %s cannot name a node; use nquads or json", f.Name)})
+		s.writeError(w, r, &apiError{http.StatusUnsupportedMediaType, fmt.Sprintf("format %s cannot name a node; use %s", f.Name, nodeFormats())})
 		return
 	}
 	data, err := io.ReadAll(r.Body)
@@ -130,6 +131,19 @@ func (s *Server) serveNodeDelete(w http.ResponseWriter, r *http.Request, h *grap
 		return
 	}
 	writeJSON(w, http.StatusOK, changeResult{Result: "Successfully deleted 1 nodes.", Count: 1, Quads: n})
+}
+
+// nodeFormats lists the formats that can name the node of a node delete
+// (those with a value decoder: nquads, json, pquads), for error messages.
+func nodeFormats() string {
+	var out []string
+	for _, f := range quad.Formats() {
+		if f.UnmarshalValue != nil && f.Reader != nil && len(f.Mime) > 0 {
+			out = append(out, fmt.Sprintf("%s (?format=%s or Content-Type: %s)", f.Name, f.Name, strings.Join(f.Mime, ", ")))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }
 
 // errNoNode answers a node delete whose body is empty or blank: without

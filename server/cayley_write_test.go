@@ -18,6 +18,7 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/pquads"
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
@@ -668,5 +669,205 @@ func TestCayleyWriteBlankNodeNQuads(t *testing.T) {
 		if got := decode[changeErrorBody](t, b).Error; st != 400 || got != c.want {
 			t.Errorf("%s %q: %d %q, want 400 %q", c.path, c.body, st, got, c.want)
 		}
+	}
+}
+
+// TestCayleyWriteContentTypes: application/octet-stream is one of pquads'
+// types (as /formats says and Cayley reads it), not a generic type read as
+// N-Quads; text/plain, curl's form type and none still mean N-Quads. A
+// node delete reads an octet-stream body as one pquads value.
+func TestCayleyWriteContentTypes(t *testing.T) {
+	const token = "write-token-ctype"
+	ts := cayleyServer(t, Config{Token: token})
+	pq := func(qs ...quad.Quad) string {
+		var b bytes.Buffer
+		w := pquads.NewWriter(&b, &pquads.Options{Full: true})
+		for _, q := range qs {
+			if err := w.WriteQuad(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	value := func(v quad.Value) string {
+		b, err := pquads.MarshalValue(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	oct := func(s string) quad.Quad { return quad.MakeIRI(s, "directed_by", "p1", "movies") }
+	cases := []struct {
+		name, path, ctype, body string
+		status                  int
+		want, stored, gone      string
+	}{
+		{"pquads write as octet-stream", "/cayley/api/v2/write", "application/octet-stream", pq(oct("o1"), oct("o2")), 200, `"count":2`, "<o1>", ""},
+		{"pquads delete as octet-stream", "/cayley/api/v2/delete", "application/octet-stream", pq(oct("o2")), 200, `"count":1`, "<o1>", "<o2>"},
+		{"pquads node delete as octet-stream", "/cayley/api/v2/node/delete", "application/octet-stream", value(quad.IRI("o1")), 200, `"quads":1`, "", "<o1>"},
+		{"n-quads sent as octet-stream", "/cayley/api/v2/write", "application/octet-stream", "<o3> <directed_by> <p1> .\n", 400, "pquads", "", "<o3>"},
+		{"text/plain is n-quads", "/cayley/api/v2/write", "text/plain", "<o4> <directed_by> <p1> .\n", 200, `"count":1`, "<o4>", ""},
+		{"form type is n-quads", "/cayley/api/v2/write", "application/x-www-form-urlencoded", "<o5> <directed_by> <p1> .\n", 200, `"count":1`, "<o5>", ""},
+		{"no type is n-quads", "/cayley/api/v2/write", "", "<o6> <directed_by> <p1> .\n", 200, `"count":1`, "<o6>", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, b := ts.do("POST", c.path, c.body, map[string]string{"Content-Type": c.ctype})
+			if st != c.status || !strings.Contains(string(b), c.want) {
+				t.Fatalf("status %d body %s, want %d %q", st, b, c.status, c.want)
+			}
+			for sub, want := range map[string]bool{c.stored: true, c.gone: false} {
+				if sub == "" {
+					continue
+				}
+				_, _, got := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(sub), "", nil)
+				if has := strings.Contains(string(got), sub+" <directed_by> <p1>"); has != want {
+					t.Errorf("%s stored %v, want %v: %s", sub, has, want, got)
+				}
+			}
+		})
+	}
+}
+
+// TestREADMEWriteTransactions: README's account of how a write body is
+// applied matches writeTxnQuads (it said "batches of 10,000 quads, each a
+// transaction", Cayley's batching, which the handlers do not use).
+func TestREADMEWriteTransactions(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	n := fmt.Sprintf("%d,%03d", writeTxnQuads/1000, writeTxnQuads%1000)
+	for _, c := range []struct {
+		phrase string
+		want   bool
+	}{
+		{"A body of up to " + n + " quads is applied in one transaction, whole or not at all", true},
+		{"in transactions of " + n + " quads", true},
+		{"The body is applied in batches of 10,000 quads", false},
+	} {
+		if got := strings.Contains(readme, c.phrase); got != c.want {
+			t.Errorf("README says %q: %v, want %v", c.phrase, got, c.want)
+		}
+	}
+}
+
+// TestCayleyWriteJSONLDBlankNodes: the unnamed nodes of separate JSON-LD
+// writes stay distinct (json-gold names them _:b0, _:b1, ... in every
+// document, and stored as named one person's address became everyone's),
+// an N-Quads _:b0 does not join them, the name /read gives one deletes it,
+// and N-Quads blank node names are kept as sent: _:x in two requests is
+// one node, as in Cayley.
+func TestCayleyWriteJSONLDBlankNodes(t *testing.T) {
+	const token = "write-token-jsonld-bnode"
+	ts := cayleyServer(t, Config{Token: token})
+	ld := map[string]string{"Content-Type": "application/ld+json"}
+	for _, n := range []string{"Ann", "Ben"} {
+		body := `{"@context":{"@vocab":"http://v/"},"@id":"http://ex/` + n + `","address":{"city":"C` + n + `"}}`
+		if st, _, b := ts.do("POST", "/cayley/api/v2/write", body, ld); st != 200 || !strings.Contains(string(b), `"count":2`) {
+			t.Fatalf("write %s: %d %s", n, st, b)
+		}
+	}
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", `_:b0 <http://v/city> "Elsewhere" .`+"\n", nil); st != 200 {
+		t.Fatalf("n-quads write: %d %s", st, b)
+	}
+	city := func(person string) string {
+		t.Helper()
+		q := `g.V("<http://ex/` + person + `>").Out("<http://v/address>").Out("<http://v/city>").All()`
+		st, _, b := ts.do("POST", "/cayley/api/v2/query?lang=gizmo", q, nil)
+		if st != 200 {
+			t.Fatalf("query: %d %s", st, b)
+		}
+		return string(b)
+	}
+	for _, c := range []struct{ person, want string }{{"Ann", `{"result":[{"id":"CAnn"}]}`}, {"Ben", `{"result":[{"id":"CBen"}]}`}} {
+		if got := strings.TrimSpace(city(c.person)); got != c.want {
+			t.Errorf("%s's city: %s, want %s", c.person, got, c.want)
+		}
+	}
+	// The address node's name is scoped to its request, reads back as
+	// N-Quads and deletes as /read gave it.
+	_, _, b := ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape("<http://ex/Ann>"), "", nil)
+	line := strings.TrimSpace(string(b))
+	addr := strings.Fields(line)[2]
+	if !strings.HasPrefix(addr, "_:jsonld-") || !strings.HasSuffix(addr, "#b0") {
+		t.Fatalf("Ann's address is %q, want a name scoped to its request (_:jsonld-...#b0)", addr)
+	}
+	_, _, b = ts.do("GET", "/cayley/api/v2/read?sub="+url.QueryEscape(addr), "", nil)
+	if st, _, out := ts.do("POST", "/cayley/api/v2/delete", string(b), nil); st != 200 || !strings.Contains(string(out), `"count":1`) {
+		t.Fatalf("delete %q: %d %s", b, st, out)
+	}
+	if got := strings.TrimSpace(city("Ann")); got != `{"result":null}` && got != `{"result":[]}` {
+		t.Errorf("after the delete Ann's city is %s", got)
+	}
+	// N-Quads names are the client's: _:x named twice is one node.
+	for _, l := range []string{`<http://ex/Cy> <http://v/address> _:x .`, `_:x <http://v/city> "CCy" .`} {
+		if st, _, b := ts.do("POST", "/cayley/api/v2/write", l+"\n", nil); st != 200 {
+			t.Fatalf("write %q: %d %s", l, st, b)
+		}
+	}
+	if got := strings.TrimSpace(city("Cy")); got != `{"result":[{"id":"CCy"}]}` {
+		t.Errorf("Cy's city: %s", got)
+	}
+}
+
+// TestCayleyWriteGeneralizedQuads: quads with a literal subject, predicate
+// or label, or a blank node predicate, which Cayley's JSON format stores
+// (as the engine's quad writer does), read back through /read as N-Quads
+// that /delete deletes and /write writes back as they are (the N-Quads
+// reader refused them: "a literal cannot be the subject"), and a literal
+// graph label is listed by /v1/graphs under its N-Quads form.
+func TestCayleyWriteGeneralizedQuads(t *testing.T) {
+	const token = "write-token-general"
+	ts := cayleyServer(t, Config{Token: token})
+	cases := []struct {
+		name, json, obj, line string
+	}{
+		{"literal subject and label", `[{"subject":"\"litsubj\"","predicate":"<p>","object":"<lo1>","label":"\"litlabel\""}]`,
+			"<lo1>", `"litsubj" <p> <lo1> "litlabel" .`},
+		{"typed literal subject", `[{"subject":"\"5\"^^<http://ex/t>","predicate":"<p>","object":"<lo2>","label":"<movies>"}]`,
+			"<lo2>", `"5"^^<http://ex/t> <p> <lo2> <movies> .`},
+		{"literal predicate", `[{"subject":"<ls3>","predicate":"\"lp\"@en","object":"<lo3>"}]`,
+			"<lo3>", `<ls3> "lp"@en <lo3> .`},
+		{"blank predicate", `[{"subject":"<ls4>","predicate":"_:bp","object":"<lo4>"}]`,
+			"<lo4>", `<ls4> _:bp <lo4> .`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			read := func() string {
+				st, _, b := ts.do("GET", "/cayley/api/v2/read?obj="+url.QueryEscape(c.obj), "", nil)
+				if st != 200 {
+					t.Fatalf("read: %d %s", st, b)
+				}
+				return strings.TrimSpace(string(b))
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/write?format=json", c.json, nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("json write: %d %s", st, b)
+			}
+			got := read()
+			if got != c.line {
+				t.Fatalf("read %q, want %q", got, c.line)
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/delete", got+"\n", nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("delete of the line /read gave: %d %s", st, b)
+			}
+			if after := read(); after != "" {
+				t.Fatalf("after the delete: %q", after)
+			}
+			if st, _, b := ts.do("POST", "/cayley/api/v2/write", got+"\n", nil); st != 200 || !strings.Contains(string(b), `"count":1`) {
+				t.Fatalf("n-quads write back: %d %s", st, b)
+			}
+			if again := read(); again != c.line {
+				t.Fatalf("written back, read %q, want %q", again, c.line)
+			}
+		})
+	}
+	st, b := ts.get("/v1/graphs")
+	if st != 200 || !strings.Contains(string(b), `"name":"\"litlabel\""`) {
+		t.Errorf("/v1/graphs does not list the literal label's graph as \"litlabel\" in quotes: %d %s", st, b)
 	}
 }

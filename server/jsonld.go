@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,14 @@ import (
 // or open any local file, with no timeout. Here the document loader refuses
 // every load, so a JSON-LD body must carry its context inline; a body that
 // is not a JSON object or array, or has data after it, is a 400 too.
+//
+// A JSON-LD document's blank nodes are its own: json-gold names them _:b0,
+// _:b1, ... afresh in every document, so stored as named they merged the
+// unnamed nodes of separate requests (one person's address became every
+// person's). Each request's blank nodes are named in a scope of their own,
+// "jsonld-<random>#b0" (see newBlankScope), as grove ingest names a
+// stream's anonymous nodes after its run; the N-Quads and JSON bodies of
+// the write routes keep their blank node names as sent, as Cayley does.
 
 // errRemoteContext answers a JSON-LD body that needs a document loaded.
 const errRemoteContext = "remote JSON-LD contexts are not loaded; inline the context"
@@ -41,10 +50,18 @@ func (l *refusingLoader) LoadDocument(u string) (*ld.RemoteDocument, error) {
 	return nil, ld.NewJsonLdError(ld.LoadingDocumentFailed, errRemoteContext)
 }
 
+// newBlankScope returns a new scope for one JSON-LD body's blank nodes:
+// "jsonld-" and 26 random base32 characters (128 bits), so that no two
+// requests share one. It holds no '/', so grove ingest treats the names as
+// unscoped (and scopes them to its target graph) if a dump is loaded.
+func newBlankScope() string { return "jsonld-" + rand.Text() }
+
 // jsonldQuads reads a JSON-LD document into quads, loading no document.
-// The returned error is an apiError (400) whose message names what was
-// wrong with the body.
-func jsonldQuads(rd io.Reader) (qs []quad.Quad, err error) {
+// Its blank nodes are named within scope ("<scope>#b0"; see
+// newBlankScope), so the same body read twice with one scope gives the
+// same quads. The returned error is an apiError (400) whose message names
+// what was wrong with the body.
+func jsonldQuads(rd io.Reader, scope string) (qs []quad.Quad, err error) {
 	dec := json.NewDecoder(rd)
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
@@ -81,7 +98,7 @@ func jsonldQuads(rd io.Reader) (qs []quad.Quad, err error) {
 	if !ok {
 		return nil, jsonldError("the document gave no RDF dataset")
 	}
-	return datasetQuads(ds)
+	return datasetQuads(ds, scope)
 }
 
 // jsonldError is a 400 about a JSON-LD body, on one line.
@@ -109,18 +126,23 @@ func jsonKindOf(v any) string {
 }
 
 // datasetQuads converts a json-gold dataset to quads, graph by graph in
-// name order, as Cayley's jsonld reader converts them.
-func datasetQuads(ds *ld.RDFDataset) ([]quad.Quad, error) {
+// name order, as Cayley's jsonld reader converts them, except that blank
+// nodes (a graph named by one included) are named within scope.
+func datasetQuads(ds *ld.RDFDataset, scope string) ([]quad.Quad, error) {
 	var out []quad.Quad
 	for _, name := range slices.Sorted(maps.Keys(ds.Graphs)) {
 		var label quad.Value
-		if name != "@default" {
+		switch {
+		case name == "@default":
+		case strings.HasPrefix(name, "_:"):
+			label = scopedBNode(scope, name)
+		default:
 			label = quad.IRI(name)
 		}
 		for _, q := range ds.Graphs[name] {
-			s, err1 := ldValue(q.Subject)
-			p, err2 := ldValue(q.Predicate)
-			o, err3 := ldValue(q.Object)
+			s, err1 := ldValue(q.Subject, scope)
+			p, err2 := ldValue(q.Predicate, scope)
+			o, err3 := ldValue(q.Object, scope)
 			if err := errors.Join(err1, err2, err3); err != nil {
 				return nil, jsonldError("%v", err)
 			}
@@ -133,15 +155,21 @@ func datasetQuads(ds *ld.RDFDataset) ([]quad.Quad, error) {
 // xsdString is the datatype of plain literals.
 const xsdString = "http://www.w3.org/2001/XMLSchema#string"
 
+// scopedBNode names the document's blank node label ("_:b0") within
+// scope: quad.BNode("<scope>#b0").
+func scopedBNode(scope, label string) quad.BNode {
+	return quad.BNode(scope + "#" + strings.TrimPrefix(label, "_:"))
+}
+
 // ldValue converts one json-gold term as Cayley's jsonld reader does
 // (typed literals become native values when jsonld.AutoConvertTypedString
-// is set and they parse).
-func ldValue(n ld.Node) (quad.Value, error) {
+// is set and they parse), except that a blank node is named within scope.
+func ldValue(n ld.Node, scope string) (quad.Value, error) {
 	switch t := n.(type) {
 	case *ld.IRI:
 		return quad.IRI(t.Value), nil
 	case *ld.BlankNode:
-		return quad.BNode(strings.TrimPrefix(t.Attribute, "_:")), nil
+		return scopedBNode(scope, t.Attribute), nil
 	case *ld.Literal:
 		switch {
 		case t.Language != "":
@@ -184,9 +212,10 @@ type errReader struct{ err error }
 func (r errReader) ReadQuad() (quad.Quad, error) { return quad.Quad{}, r.err }
 func (r errReader) Close() error                 { return nil }
 
-// newJSONLDReader reads a JSON-LD body (see jsonldQuads).
-func newJSONLDReader(rd io.Reader) quad.ReadCloser {
-	qs, err := jsonldQuads(rd)
+// newJSONLDReader reads a JSON-LD body, its blank nodes named within scope
+// (see jsonldQuads).
+func newJSONLDReader(rd io.Reader, scope string) quad.ReadCloser {
+	qs, err := jsonldQuads(rd, scope)
 	if err != nil {
 		return errReader{err}
 	}

@@ -19,12 +19,13 @@ func FuzzJSONLDQuads(f *testing.F) {
 		`{"@context":{"@version":1.1,"@import":"http://x/c"}}`,
 		`[{"@id":"_:b0","http://x/p":{"@value":"07","@type":"http://www.w3.org/2001/XMLSchema#integer"}}]`,
 		`{"@graph":[{"@id":"http://x/a","http://x/p":{"@id":"http://x/b"}}],"@id":"http://x/g"}`,
+		`{"@id":"_:g","@graph":[{"@id":"_:x","http://x/p":{"@id":"_:y"}}]}`,
 		`"http://x/doc"`, `5`, `null`, ``, `{} {}`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		qs, err := jsonldQuads(strings.NewReader(body))
+		qs, err := jsonldQuads(strings.NewReader(body), "jsonld-fuzz")
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.status != 400 || !strings.HasPrefix(ae.msg, "jsonld body: ") {
@@ -35,6 +36,12 @@ func FuzzJSONLDQuads(f *testing.F) {
 		for _, q := range qs {
 			if q.Subject == nil || q.Predicate == nil || q.Object == nil {
 				t.Fatalf("incomplete quad %v", q)
+			}
+			// Every blank node is named within the body's scope.
+			for _, v := range []quad.Value{q.Subject, q.Predicate, q.Object, q.Label} {
+				if b, ok := v.(quad.BNode); ok && !strings.HasPrefix(string(b), "jsonld-fuzz#") {
+					t.Fatalf("blank node %v of quad %v is not in the body's scope", b, q)
+				}
 			}
 		}
 	})

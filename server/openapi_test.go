@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -202,5 +203,47 @@ func TestOpenAPIBodyAnswers(t *testing.T) {
 		if f.Writer != nil && !slices.Contains(formats, f.Name) {
 			t.Errorf("read format %s is not documented", f.Name)
 		}
+	}
+}
+
+// TestOpenAPICayleyWriteRefusals: the refusals of Cayley's write routes
+// (an unreadable Content-Type or Content-Encoding, a format that cannot
+// name a node) get the status the OpenAPI document lists for the route,
+// and the node delete's refusal names every format that can name a node.
+func TestOpenAPICayleyWriteRefusals(t *testing.T) {
+	var doc openAPIDoc
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ts := cayleyServer(t, Config{Token: "openapi-write-token"})
+	cases := []struct {
+		name, path, body string
+		hdr              map[string]string
+		status           int
+		want             []string
+	}{
+		{"write turtle", "/cayley/api/v2/write", "<a> <b> <c> .\n", map[string]string{"Content-Type": "text/turtle"}, 415, []string{"text/turtle"}},
+		{"delete turtle", "/cayley/api/v2/delete", "<a> <b> <c> .\n", map[string]string{"Content-Type": "text/turtle"}, 415, []string{"text/turtle"}},
+		{"write x-gzip", "/cayley/api/v2/write", "<a> <b> <c> .\n", map[string]string{"Content-Encoding": "x-gzip"}, 415, []string{"x-gzip"}},
+		{"delete x-gzip", "/cayley/api/v2/delete", "<a> <b> <c> .\n", map[string]string{"Content-Encoding": "x-gzip"}, 415, []string{"x-gzip"}},
+		{"node delete jsonld", "/cayley/api/v2/node/delete", `{"@id":"http://ex/a"}`, map[string]string{"Content-Type": "application/ld+json"}, 415,
+			[]string{"jsonld cannot name a node", "nquads", "json", "pquads"}},
+		{"node delete turtle", "/cayley/api/v2/node/delete", "<m1>", map[string]string{"Content-Type": "text/turtle"}, 415, []string{"text/turtle"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, b := ts.do("POST", c.path, c.body, c.hdr)
+			if st != c.status {
+				t.Fatalf("status %d body %s, want %d", st, b, c.status)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("answer %s does not say %q", b, w)
+				}
+			}
+			if _, ok := doc.Paths[c.path]["post"]["responses"].(map[string]any)[strconv.Itoa(st)]; !ok {
+				t.Errorf("POST %s answers %d, which openapi.json does not list", c.path, st)
+			}
+		})
 	}
 }

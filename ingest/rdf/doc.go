@@ -39,6 +39,10 @@
 // '.' and a comment, as N-Triples says), and a label must be followed by
 // whitespace, '<', '"', its final '.' or the end of the line (anything else
 // is an error of the label's term).
+// Parser.SetGeneralized accepts, for Grove's Cayley write routes only,
+// the generalized quads Cayley stores (a literal subject, predicate or
+// graph label, a blank node predicate); readers for grove ingest never
+// set it.
 // "x"^^xsd:string is returned as the plain literal quad.String("x"); other
 // typed literals stay quad.TypedString (the engine renders them).
 //

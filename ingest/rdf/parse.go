@@ -2,6 +2,7 @@ package rdf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -47,6 +48,7 @@ type Parser struct {
 	scope   string
 	strict  bool
 	keepAll bool // keep every scoped label as is (SetKeepScoped)
+	general bool // accept generalized quads (SetGeneralized)
 	preds   map[string]quad.Value
 	dtypes  map[string]quad.IRI
 	subjRaw []byte
@@ -78,6 +80,15 @@ func NewParser(blankScope string, strict bool) *Parser {
 // graph. Labels without '/' are still scoped.
 func (p *Parser) SetKeepScoped(keep bool) { p.keepAll = keep }
 
+// SetGeneralized makes the parser accept, as Cayley's N-Quads reader and
+// store do, generalized quads: a literal as the subject, predicate or
+// graph label and a blank node as the predicate ("litsubj" <p> <o>
+// "litlabel" .). Grove's Cayley write routes read bodies so, since Cayley's
+// JSON format and quad writers store such quads and the N-Quads /read
+// writes for them must delete and write back; grove ingest reads standard
+// RDF and never sets it. Errors inside such a literal name its term.
+func (p *Parser) SetGeneralized(on bool) { p.general = on }
+
 // Parse parses one line (a trailing "\n" or "\r\n" is ignored). ok is false
 // for blank and comment-only lines. The returned quad's Label is set when the
 // line has a fourth term. The quad never refers to line's memory.
@@ -100,7 +111,7 @@ func (p *Parser) Parse(line []byte) (q quad.Quad, ok bool, err error) {
 		return q, false, err
 	}
 	i = skipWS(line, i)
-	if i < len(line) && (line[i] == '<' || line[i] == '_') {
+	if i < len(line) && (line[i] == '<' || line[i] == '_' || (p.general && line[i] == '"')) {
 		if q.Label, i, err = p.node(line, i, TermGraph); err != nil {
 			return q, false, err
 		}
@@ -152,6 +163,9 @@ func isTermEnd(b []byte, i int) bool {
 }
 
 func (p *Parser) predicate(b []byte, i int) (quad.Value, int, error) {
+	if p.general && i < len(b) && (b[i] == '_' || b[i] == '"') {
+		return p.node(b, i, TermPredicate)
+	}
 	if i >= len(b) || b[i] != '<' {
 		return nil, i, errAt(i, TermPredicate, "expected IRI, found %s", quoteByte(b, i))
 	}
@@ -194,6 +208,9 @@ func (p *Parser) node(b []byte, i int, term string) (quad.Value, int, error) {
 	case '_':
 		return p.blank(b, i, term)
 	case '"':
+		if p.general {
+			return p.termLiteral(b, i, term)
+		}
 		return nil, i, errAt(i, term, "a literal cannot be the %s", term)
 	}
 	return nil, i, errAt(i, term, "expected IRI or blank node, found %s", quoteByte(b, i))
@@ -307,6 +324,17 @@ func (p *Parser) scoped(label []byte) bool {
 	}
 	n := len(p.scope)
 	return len(label) > n && label[n] == '/' && string(label[:n]) == p.scope
+}
+
+// termLiteral parses a literal in the position term of a generalized quad
+// (SetGeneralized); its errors name that term rather than the object.
+func (p *Parser) termLiteral(b []byte, i int, term string) (quad.Value, int, error) {
+	v, j, err := p.literal(b, i)
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		se.Term = term
+	}
+	return v, j, err
 }
 
 // literal parses "..." with an optional @lang or ^^<datatype>.

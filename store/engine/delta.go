@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
@@ -57,7 +58,10 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 	db.mu.RUnlock()
 	err := db.bdb.Update(func(txn *badger.Txn) error {
 		u.txn = txn
-		for _, d := range in {
+		for i, d := range in {
+			if err := validQuad(d.Quad); err != nil {
+				return invalidDelta(d, i, len(in), err)
+			}
 			if err := u.apply(d); err != nil {
 				return err
 			}
@@ -118,10 +122,34 @@ type updater struct {
 	interrupted *Interrupted
 }
 
-func (u *updater) apply(d graph.Delta) error {
-	if err := validQuad(d.Quad); err != nil {
-		return &graph.DeltaError{Delta: d, Err: err}
+// invalidDelta is the error of the batch's delta i of n, whose quad lacks
+// a term (validQuad's err). graph.DeltaError prints only its Err for such
+// a quad, so Err names the delta's place in the batch and its terms: a
+// "missing object" of a 10,000-quad writer batch named no quad.
+func invalidDelta(d graph.Delta, i, n int, err error) error {
+	return &graph.DeltaError{Delta: d, Err: fmt.Errorf("quad %d of %d in the batch (%s %s): %w",
+		i+1, n, d.Action, describeQuad(d.Quad), err)}
+}
+
+// describeQuad renders a quad whose terms may be missing, in N-Quads term
+// order.
+func describeQuad(q quad.Quad) string {
+	terms := make([]string, 0, 4)
+	for _, v := range []quad.Value{q.Subject, q.Predicate, q.Object} {
+		if v == nil {
+			terms = append(terms, "(none)")
+			continue
+		}
+		terms = append(terms, v.String())
 	}
+	if q.Label != nil {
+		terms = append(terms, q.Label.String())
+	}
+	return strings.Join(terms, " ")
+}
+
+// apply applies one delta whose quad validQuad accepted.
+func (u *updater) apply(d graph.Delta) error {
 	var ids qids
 	var err error
 	for _, f := range []struct {

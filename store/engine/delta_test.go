@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -214,5 +217,76 @@ func TestTooBigBatch(t *testing.T) {
 	}
 	if got := quadSet(t, db); len(got) != len(qs) {
 		t.Errorf("%d quads stored, want %d", len(got), len(qs))
+	}
+}
+
+// TestApplyDeltasNamesInvalidQuad: a quad missing a term, deep in a large
+// writer batch, is refused with an error naming its place in the batch and
+// its terms (graph.DeltaError prints only "missing object" for such a
+// quad, so the error of a 10,000-quad batch named no quad), and nothing of
+// the batch is written.
+func TestApplyDeltasNamesInvalidQuad(t *testing.T) {
+	db, err := Open("", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	good := func(i int) quad.Quad { return quad.MakeIRI(fmt.Sprintf("s%d", i), "p", "o", "g") }
+	cases := []struct {
+		name   string
+		bad    quad.Quad
+		action graph.Procedure
+		want   string
+	}{
+		{"missing object", quad.Quad{Subject: quad.IRI("s"), Predicate: quad.IRI("p"), Label: quad.IRI("g")}, graph.Add,
+			"quad 7001 of 10000 in the batch (add <s> <p> (none) <g>): missing object"},
+		{"missing subject", quad.Quad{Predicate: quad.IRI("p"), Object: quad.String("x")}, graph.Add,
+			`quad 7001 of 10000 in the batch (add (none) <p> "x"): missing subject`},
+		{"missing predicate on delete", quad.Quad{Subject: quad.BNode("b"), Object: quad.IRI("o")}, graph.Delete,
+			"quad 7001 of 10000 in the batch (delete _:b (none) <o>): missing predicate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := make([]graph.Delta, 10000)
+			for i := range in {
+				in[i] = graph.Delta{Quad: good(i), Action: graph.Add}
+			}
+			in[7000] = graph.Delta{Quad: c.bad, Action: c.action}
+			err := db.ApplyDeltas(in, graph.IgnoreOpts{})
+			var de *graph.DeltaError
+			if err == nil || err.Error() != c.want || !errors.As(err, &de) || de.Delta != in[7000] {
+				t.Fatalf("error %v, want a DeltaError %q", err, c.want)
+			}
+			if st, err := db.Stats(context.Background(), true); err != nil || st.Quads.Value != 0 {
+				t.Errorf("the refused batch wrote %d quads (%v)", st.Quads.Value, err)
+			}
+		})
+	}
+}
+
+// TestREADMEMemstoreDifferences: README lists the engine's known
+// differences from Cayley's memstore (it claimed there were none) and
+// quotes the error of a quad missing a term as the engine gives it.
+func TestREADMEMemstoreDifferences(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	d := graph.Delta{Quad: quad.Quad{Subject: quad.IRI("s"), Predicate: quad.IRI("p"), Label: quad.IRI("g")}, Action: graph.Add}
+	msg := invalidDelta(d, 7000, 10000, validQuad(d.Quad)).Error()
+	for _, c := range []struct {
+		phrase string
+		want   bool
+	}{
+		{"there is no known difference from Cayley's memstore", false},
+		{"Known differences from Cayley's memstore", true},
+		{"`g.Emit(g.V().Count())` gives 14", true},
+		{"adds and deletes the same quad", true},
+		{"`" + msg + "`", true},
+	} {
+		if got := strings.Contains(readme, c.phrase); got != c.want {
+			t.Errorf("README says %q: %v, want %v", c.phrase, got, c.want)
+		}
 	}
 }
