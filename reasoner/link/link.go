@@ -215,7 +215,9 @@ func (l Linker) search(ctx context.Context, mention string) ([]store.Candidate, 
 // candidates whose grove:nodeType is "property" (as Grove's Wikidata
 // ingest types P36 "capital"). Search finds them by their labels like
 // items, yet they lead nowhere as entities. The type, not the shape of an
-// id, decides: a private KG's node "P1" is an entity. One KG call.
+// id, decides: a private KG's node "P1" is an entity, and so is a node
+// typed "property" only in another graph than the candidate's. One KG
+// call.
 func WithoutProperties(ctx context.Context, kg store.KG, cands []store.Candidate) ([]store.Candidate, error) {
 	if len(cands) == 0 {
 		return cands, nil
@@ -228,13 +230,14 @@ func WithoutProperties(ctx context.Context, kg store.KG, cands []store.Candidate
 	if err != nil {
 		return nil, fmt.Errorf("node types: %w", err)
 	}
-	prop := map[string]bool{}
+	type inGraph struct{ id, graph string }
+	prop := map[inGraph]bool{}
 	for _, e := range types {
 		if flat(e.Object.Name()) == "property" {
-			prop[e.Subject.ID] = true
+			prop[inGraph{e.Subject.ID, e.Graph}] = true
 		}
 	}
-	return slices.DeleteFunc(slices.Clone(cands), func(c store.Candidate) bool { return prop[c.ID] }), nil
+	return slices.DeleteFunc(slices.Clone(cands), func(c store.Candidate) bool { return prop[inGraph{c.ID, c.Graph}] }), nil
 }
 
 // bestPerGraph keeps the first non-literal candidate of each graph.

@@ -363,18 +363,20 @@ func TestPropertiesNotLinked(t *testing.T) {
 <Q5119> <http://www.w3.org/2000/01/rdf-schema#label> "capital city" .
 <P7> <http://www.w3.org/2000/01/rdf-schema#label> "Capital in the Twenty-First Century" .
 <P7> <grove:nodeType> "paper" .
+`, "papers": `<P36> <http://www.w3.org/2000/01/rdf-schema#label> "capital" .
+<P36> <grove:nodeType> "paper" .
 `})
 	for _, tc := range []struct {
 		mention string
 		want    []string
 	}{
-		{"capital", []string{"Q5119@wd"}},
+		{"capital", []string{"Q5119@wd", "P36@papers"}},
 		{"Human Development Index", []string{"P1081@wd"}},
 		{"Capital in the Twenty-First Century", []string{"P7@wd"}},
 		{"United Kingdom", []string{"Q145@wd"}},
 	} {
 		t.Run(tc.mention, func(t *testing.T) {
-			l := linker(db, &llm.Scripted{}, &warnings{}, "wd")
+			l := linker(db, &llm.Scripted{}, &warnings{}, "wd", "papers")
 			l.Tasks.Select = ""
 			got, err := l.Link(t.Context(), "q", tc.mention)
 			if err != nil || !slices.Equal(ids(got), tc.want) {
