@@ -33,8 +33,9 @@ const (
 	ExtraGraph = "extra"
 )
 
-// ExtraNQuads is the "extra" graph: features, aliases and a hidden link that
-// the film sample lacks. Ids without a scheme are relative like the film
+// ExtraNQuads is the "extra" graph: features (quantities whose unit has a
+// label and has none among them), aliases and a hidden link that the film
+// sample lacks. Ids without a scheme are relative like the film
 // sample's.
 const ExtraNQuads = `<beatles> <http://www.w3.org/2000/01/rdf-schema#label> "The Beatles"@en .
 <beatles> <http://www.w3.org/2004/02/skos/core#altLabel> "Fab Four" .
@@ -47,6 +48,9 @@ const ExtraNQuads = `<beatles> <http://www.w3.org/2000/01/rdf-schema#label> "The
 <lennon> <http://www.w3.org/2000/01/rdf-schema#label> "John Lennon" .
 <lennon> <born> "1940"^^<http://www.w3.org/2001/XMLSchema#gYear> .
 <mccartney> <http://www.w3.org/2000/01/rdf-schema#label> "Paul McCartney" .
+<lennon> <height> "1.79 Q11573"^^<grove:quantity> .
+<mccartney> <height> "1.8 Q99999"^^<grove:quantity> .
+<Q11573> <http://www.w3.org/2000/01/rdf-schema#label> "metre" .
 `
 
 // FilmPath is the path of data/film.nq.gz in this repository.

@@ -464,6 +464,14 @@ func (s *suite) features(t *testing.T) {
 	if want := []string{"description=English rock band", "formed=1960"}; !slices.Equal(got, want) {
 		t.Errorf("features of beatles = %q, want %q (labels and aliases are not features)", got, want)
 	}
+	// A quantity's unit reads as its label, or as its id marked as
+	// having none: the backend looks the unit up.
+	for id, want := range map[string]string{"lennon": "height=1.79 metre", "mccartney": "height=1.8 Q99999 (no label in the KG)"} {
+		fs, err := s.kg.Features(ctx(), id)
+		if err != nil || !slices.ContainsFunc(fs, func(f store.Feature) bool { return f.Name+"="+f.Value == want }) {
+			t.Errorf("features of %s = %+v, %v; want %q", id, fs, err, want)
+		}
+	}
 	film, err := s.kg.Features(ctx(), BladeRunner)
 	if err != nil || len(film) != 0 {
 		t.Errorf("features of Blade Runner = %+v, %v; want none (its only literal is its name)", film, err)

@@ -35,6 +35,7 @@
 package literal
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -81,6 +82,21 @@ func Render(v quad.Value, labelOf func(id string) string) string {
 		return renderQuadTime(x)
 	}
 	return quad.StringOf(v)
+}
+
+// Names returns the ids whose labels Render(v, labelOf) asks labelOf for
+// (a quantity's unit, a point's globe; an IRI or blank node itself), in
+// the order asked, so that a caller without labels at hand can look them
+// up in one batch first.
+func Names(v quad.Value) []string {
+	var ids []string
+	Render(v, func(id string) string {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+		return ""
+	})
+	return ids
 }
 
 // renderLang renders a language-tagged string.

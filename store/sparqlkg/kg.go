@@ -615,7 +615,9 @@ func (k *KG) Edges(ctx context.Context, ids []string, relation string, dir store
 	nodes, rels := k.qualifierRefs(quals)
 	for _, r := range rows {
 		nodes = append(nodes, termString(r.x))
-		if !isLiteral(r.other) {
+		if isLiteral(r.other) {
+			nodes = append(nodes, k.literalTerms(r.other)...)
+		} else {
 			nodes = append(nodes, termString(r.other))
 		}
 	}
@@ -663,7 +665,7 @@ func termString(t term) string {
 func (k *KG) entityOf(t term, names map[string]remote.Names) store.Entity {
 	if isLiteral(t) {
 		v := toValue(t)
-		return store.Entity{ID: v.String(), Label: renderLiteral(v), Literal: true}
+		return store.Entity{ID: v.String(), Label: k.literalText(t, names), Literal: true}
 	}
 	return names[termString(t)].Entity(k.nodeID(t))
 }
@@ -769,6 +771,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		return nil, err
 	}
 	var out []store.Feature
+	var objs []term
 	var rels []string
 	var facts []fact
 	for _, b := range r.Results.Bindings {
@@ -779,13 +782,15 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		rel := k.relID(p)
 		rels = append(rels, rel)
 		facts = append(facts, fact{s: node, rel: rel, o: valueTerm(b["o"]), g: b["g"].Value})
-		out = append(out, store.Feature{Relation: rel, Value: renderLiteral(toValue(b["o"])), Graph: k.graphName(b)})
+		objs = append(objs, b["o"])
+		out = append(out, store.Feature{Relation: rel, Graph: k.graphName(b)})
 	}
 	quals, err := k.featureQualifiers(ctx, facts)
 	if err != nil {
 		return nil, err
 	}
 	nodes, qrels := k.qualifierRefs(quals)
+	nodes = append(nodes, k.literalTerms(objs...)...)
 	slices.Sort(rels) // the same query text (cache key) every time
 	names, meta, err := k.lookup(ctx, nodes, append(qrels, slices.Compact(slices.Clone(rels))...))
 	if err != nil {
@@ -793,6 +798,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 	}
 	byFact := k.qualifierFeatures(quals, names, meta, func(i int) string { return out[i].Graph })
 	for i := range out {
+		out[i].Value = k.literalText(objs[i], names)
 		out[i].Name = meta[out[i].Relation].label
 		out[i].Qualifiers = byFact[i]
 	}

@@ -126,5 +126,29 @@ func toValue(t term) quad.Value {
 	return quad.String(t.Value)
 }
 
-// renderLiteral renders a literal for humans, as the engine does.
-func renderLiteral(v quad.Value) string { return literal.Render(v, nil) }
+// literalTerms are the terms of the ids the literals ts name in their
+// text (a quantity's unit, a point's globe; ids that cannot be nodes are
+// left out), to be described with the nodes around them.
+func (k *KG) literalTerms(ts ...term) []string {
+	var out []string
+	for _, t := range ts {
+		for _, id := range remote.LiteralIDs(toValue(t)) {
+			if n, err := k.nodeTerm(id); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// literalText renders literal t for humans, as the engine does: the ids
+// its text names by their labels in names (see literalTerms).
+func (k *KG) literalText(t term, names map[string]remote.Names) string {
+	return literal.Render(toValue(t), func(id string) string {
+		n, err := k.nodeTerm(id)
+		if err != nil {
+			return ""
+		}
+		return names[n].Label()
+	})
+}

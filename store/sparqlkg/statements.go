@@ -107,7 +107,9 @@ func (k *KG) qualifierID(q string) string {
 // their values and the qualifier relation ids.
 func (k *KG) qualifierRefs(rows []qualRow) (nodes, rels []string) {
 	for _, r := range rows {
-		if !isLiteral(r.v) {
+		if isLiteral(r.v) {
+			nodes = append(nodes, k.literalTerms(r.v)...)
+		} else {
 			nodes = append(nodes, termString(r.v))
 		}
 		if id := k.qualifierID(r.q); !slices.Contains(rels, id) {

@@ -13,7 +13,6 @@ import (
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/internal/remote"
 	"github.com/grove-kg/grove/store/labelindex"
-	"github.com/grove-kg/grove/store/literal"
 )
 
 // searchCap bounds the label rows each of a search's two reads (exact,
@@ -150,12 +149,37 @@ func (k *KG) entities(ctx context.Context, hashes [][]byte) (map[string]store.En
 	if err != nil {
 		return nil, err
 	}
+	var lits []quad.Value
+	for _, v := range vals {
+		lits = append(lits, v)
+	}
+	text, err := remote.LiteralText(ctx, lits, k.namesOf)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]store.Entity, len(vals))
 	for h, v := range vals {
 		if isNode(v) {
 			out[h] = names[h].Entity(idOf(v))
 		} else {
-			out[h] = store.Entity{ID: idOf(v), Label: literal.Render(v, nil), Literal: true}
+			out[h] = store.Entity{ID: idOf(v), Label: text(v), Literal: true}
+		}
+	}
+	return out, nil
+}
+
+// namesOf is names keyed by IRI id instead of hash (remote.LiteralText's
+// lookup of a literal's unit or globe).
+func (k *KG) namesOf(ctx context.Context, ids []string) (map[string]remote.Names, error) {
+	hs := hashIRIs(ids)
+	names, err := k.names(ctx, hs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]remote.Names, len(names))
+	for i, id := range ids {
+		if n, ok := names[string(hs[i])]; ok {
+			out[id] = n
 		}
 	}
 	return out, nil
@@ -454,6 +478,14 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 	if err != nil {
 		return nil, err
 	}
+	objs := make([]quad.Value, len(fs))
+	for i, f := range fs {
+		objs[i] = f.o.value()
+	}
+	text, err := remote.LiteralText(ctx, objs, k.namesOf)
+	if err != nil {
+		return nil, err
+	}
 	var out []store.Feature
 	var rels []string
 	var keys []qualKey
@@ -468,7 +500,7 @@ func (k *KG) Features(ctx context.Context, id string) ([]store.Feature, error) {
 		}
 		rels = append(rels, rel)
 		keys = append(keys, qualKey{string(h), string(f.p), string(f.o.hash), string(f.g)})
-		out = append(out, store.Feature{Relation: rel, Value: literal.Render(f.o.value(), nil),
+		out = append(out, store.Feature{Relation: rel, Value: text(f.o.value()),
 			Graph: graphName(vals[string(f.g)])})
 	}
 	meta, err := k.relationMeta(ctx, rels)
