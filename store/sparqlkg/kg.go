@@ -22,7 +22,9 @@
 // relation per KG for Relation.Hidden); a relation's node names it (its
 // label and grove:inverseLabel). The client bounds the requests in
 // flight, times each out, retries 429/502/503/504 honouring
-// Retry-After, and caches every response body by query text in memory and,
+// Retry-After (the waits of one request's retries add up to at most
+// Config.Timeout and end before the call's deadline: a longer wait fails
+// at once, naming it; each wait is logged as a warning), and caches every response body by query text in memory and,
 // with Config.CacheDir, on disk: a re-run of an experiment sends no request
 // twice.
 //
@@ -58,7 +60,9 @@ type Config struct {
 	Dialect Dialect
 	// Auth is the Authorization header value ("Basic ...", "Bearer ...").
 	Auth string
-	// Timeout bounds each request (default 60s).
+	// Timeout bounds each request (default 60s), and the total wait
+	// between its retries: a Retry-After (or backoff) beyond what is left
+	// of it fails the request at once.
 	Timeout time.Duration
 	// MaxInFlight bounds concurrent requests (default 4).
 	MaxInFlight int
@@ -97,6 +101,9 @@ type KG struct {
 
 var _ store.KG = (*KG)(nil)
 
+// probeQuery is the query Open sends to check the endpoint.
+const probeQuery = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+
 // Open checks the configuration and that the endpoint answers SPARQL.
 func Open(ctx context.Context, cfg Config) (*KG, error) {
 	u, err := url.Parse(cfg.URL)
@@ -131,7 +138,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	}
 	// A probe that bypasses the cache: an unreachable or non-SPARQL
 	// endpoint, or wrong credentials, fail here with a clear error.
-	b, err := k.c.send(ctx, "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
+	b, err := k.c.send(ctx, probeQuery)
 	if err != nil {
 		return nil, err
 	}
