@@ -32,7 +32,7 @@ func (a *app) backendFlags(pf *pflag.FlagSet) {
 	pf.StringToString("sparql-graph", nil, "Grove graph name = named-graph IRI (repeatable; default: the endpoint's default graph)")
 	pf.String("sparql-auth-file", "", "file holding the Authorization header value (or user:password); GROVE_SPARQL_AUTH holds it otherwise")
 	pf.String("sparql-cache", "", "directory caching endpoint responses across runs (default: memory only)")
-	pf.Duration("sparql-timeout", 0, "timeout of one SPARQL request (default 60s)")
+	pf.Duration("sparql-timeout", 0, "timeout of one SPARQL request, and the most its retries wait in total (default 60s)")
 	pf.Int("sparql-max-in-flight", 0, "concurrent SPARQL requests (default 4)")
 	pf.String("sql-url", "", "database URL for --kg-backend sql, e.g. postgres://user@localhost/grove?sslmode=disable")
 	pf.String("sql-flavor", "postgres", "SQL database: postgres or cockroach")

@@ -1,7 +1,6 @@
 package labelindex
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -249,18 +248,32 @@ func (s *searcher) walk(aut *bounded, start []byte, visited *int) (stop bool, er
 	return aut.exhausted, nil
 }
 
-// addKey classifies key against the query and adds its ids.
-func (s *searcher) addKey(key []byte, off uint64) error {
-	var h Hit
+// Classify says how the normalized key matches the normalized query q,
+// as Search classifies its hits: Exact (distance 0), Prefix (q is a
+// proper prefix of key; the distance is the number of extra runes) or
+// otherwise Fuzzy, at the Levenshtein distance in runes (however large:
+// Search keeps only keys within FuzzyDistance, the remote backends rank
+// their word-index hits by it). The distance is the edit distance in
+// every case, so a Prefix hit is also the Fuzzy hit of that distance.
+func Classify(q, key string) (MatchKind, int) {
 	switch {
-	case bytes.Equal(key, []byte(s.q)):
+	case key == q:
+		return Exact, 0
+	case strings.HasPrefix(key, q):
+		return Prefix, utf8.RuneCountInString(key) - utf8.RuneCountInString(q)
+	}
+	return Fuzzy, levenshtein.ComputeDistance(q, key)
+}
+
+// addKey classifies key against the query (Classify) and adds its ids.
+func (s *searcher) addKey(key []byte, off uint64) error {
+	h := Hit{Key: string(key)}
+	h.Match, h.Distance = Classify(s.q, h.Key)
+	switch {
+	case h.Match == Exact:
 		return nil // the exact phase has it
-	case !s.opts.NoPrefix && bytes.HasPrefix(key, []byte(s.q)):
-		h = Hit{Key: string(key), Match: Prefix}
-		h.Distance = utf8.RuneCount(key) - s.qRunes
-	default:
-		h = Hit{Key: string(key), Match: Fuzzy}
-		h.Distance = levenshtein.ComputeDistance(s.q, h.Key)
+	case h.Match == Prefix && s.opts.NoPrefix:
+		h.Match = Fuzzy // the same distance: a prefix's edit distance is its extra runes
 	}
 	var err error
 	s.ids, _, err = decodePostings(s.ids[:0], s.ix.post, off, s.decodeLimit())

@@ -24,7 +24,8 @@ import (
 )
 
 // client sends SPARQL queries: a bounded number in flight, a timeout per
-// request, retries on 429/502/503/504 honouring Retry-After, and a cache
+// request, retries on 429/502/503/504 honouring Retry-After (their waits
+// bounded by the timeout, see do), and a cache
 // of response bodies (memory, optionally disk) keyed by the query text so
 // that a re-run sends no request twice.
 type client struct {
@@ -72,6 +73,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "the endpoint rejected the query (HTTP 400): %s; query: %s", e.Body, e.Query)
 	case e.Err != nil:
 		fmt.Fprintf(&b, "%v", e.Err)
+	case e.Body == "":
+		fmt.Fprintf(&b, "HTTP %d", e.Status)
 	default:
 		fmt.Fprintf(&b, "HTTP %d: %s", e.Status, e.Body)
 	}
@@ -254,7 +257,11 @@ func (c *client) send(ctx context.Context, q string) ([]byte, error) {
 }
 
 // do sends the request build makes, retrying throttling and gateway
-// errors; the response must have one of the content types.
+// errors; the response must have one of the content types. The waits
+// between retries (Retry-After, or a backoff from 0.5 s doubling) add up
+// to at most the request timeout and end before the context's deadline:
+// a wait beyond either fails at once (retryWait), and each wait is logged
+// as a warning.
 func (c *client) do(ctx context.Context, q string, build func(context.Context) (*http.Request, error), types ...string) ([]byte, error) {
 	select {
 	case c.sem <- struct{}{}:
@@ -262,23 +269,54 @@ func (c *client) do(ctx context.Context, q string, build func(context.Context) (
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	backoff := 500 * time.Millisecond
+	backoff, waited := 500*time.Millisecond, time.Duration(0)
 	for attempt := 0; ; attempt++ {
 		b, wait, err := c.once(ctx, q, build, types)
 		if err == nil || wait < 0 || attempt >= c.retries {
 			return b, err
 		}
-		if wait == 0 {
-			wait = backoff
-			backoff *= 2
+		asked := wait > 0 // Retry-After
+		if !asked {
+			wait, backoff = backoff, backoff*2
 		}
-		c.log.Debug("sparql endpoint asked to retry", "host", c.host, "wait", wait, "attempt", attempt+1)
+		if err := c.retryWait(ctx, err, wait, waited, asked); err != nil {
+			return nil, err
+		}
+		c.log.Warn("sparql endpoint failed: waiting before a retry", "host", c.host, "wait", wait,
+			"retry", attempt+1, "of", c.retries, "err", err)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("sparql endpoint %s: waiting %v to retry: %w", c.host, wait, ctx.Err())
 		}
+		waited += wait
 	}
+}
+
+// retryWait refuses a wait before a retry after err that would take the
+// retries of one request beyond their budget, the request timeout (having
+// waited already), or beyond the context's deadline: the error wraps err
+// and names the wait (asked: the endpoint's Retry-After, else the
+// backoff), the bound and what sets it.
+func (c *client) retryWait(ctx context.Context, err error, wait, waited time.Duration, asked bool) error {
+	left := c.timeout - waited
+	dl, ok := ctx.Deadline()
+	byDeadline := ok && time.Until(dl) < left
+	if byDeadline {
+		left = time.Until(dl)
+	}
+	if wait <= left {
+		return nil
+	}
+	bound := fmt.Sprintf("the %v its retries may still wait (the request timeout, --sparql-timeout %v, bounds the total wait of one request's retries)", left, c.timeout)
+	if byDeadline {
+		bound = fmt.Sprintf("the %v left before the call's deadline", max(left, 0).Round(time.Millisecond))
+	}
+	why := fmt.Sprintf("the next retry would wait %v (backoff)", wait)
+	if asked {
+		why = fmt.Sprintf("the endpoint asked to retry after %v (Retry-After)", wait)
+	}
+	return fmt.Errorf("%w; %s, more than %s: not retried", err, why, bound)
 }
 
 // once sends one request. wait >= 0 means the failure may be retried
@@ -374,19 +412,25 @@ func (c *client) digest(ctx context.Context, build func(context.Context) (*http.
 	return c.http.Do(req)
 }
 
-// retryAfter parses Retry-After (seconds or an HTTP date), capped at a
-// minute; 0 means "use the backoff".
+// maxRetryAfter caps a parsed Retry-After, keeping absurd values from
+// overflowing a time.Duration; any wait that long is refused anyway
+// (retryWait).
+const maxRetryAfter = 365 * 24 * time.Hour
+
+// retryAfter parses Retry-After (seconds or an HTTP date); 0 means "use
+// the backoff". The wait is not capped here: retryWait refuses one beyond
+// the retry budget rather than retry sooner than the endpoint asked.
 func retryAfter(h string) time.Duration {
 	if h == "" {
 		return 0
 	}
 	var d time.Duration
-	if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil {
-		d = time.Duration(n) * time.Second
+	if n, err := strconv.ParseInt(strings.TrimSpace(h), 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		d = time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
 	} else if t, err := http.ParseTime(h); err == nil {
-		d = time.Until(t)
+		d = min(time.Until(t), maxRetryAfter)
 	}
-	return min(max(d, 0), time.Minute)
+	return max(d, 0)
 }
 
 // scrub removes credentials from a transport error: net/http quotes the

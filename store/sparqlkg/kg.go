@@ -22,7 +22,9 @@
 // relation per KG for Relation.Hidden); a relation's node names it (its
 // label and grove:inverseLabel). The client bounds the requests in
 // flight, times each out, retries 429/502/503/504 honouring
-// Retry-After, and caches every response body by query text in memory and,
+// Retry-After (the waits of one request's retries add up to at most
+// Config.Timeout and end before the call's deadline: a longer wait fails
+// at once, naming it; each wait is logged as a warning), and caches every response body by query text in memory and,
 // with Config.CacheDir, on disk: a re-run of an experiment sends no request
 // twice.
 //
@@ -58,13 +60,18 @@ type Config struct {
 	Dialect Dialect
 	// Auth is the Authorization header value ("Basic ...", "Bearer ...").
 	Auth string
-	// Timeout bounds each request (default 60s).
+	// Timeout bounds each request (default 60s), and the total wait
+	// between its retries: a Retry-After (or backoff) beyond what is left
+	// of it fails the request at once.
 	Timeout time.Duration
 	// MaxInFlight bounds concurrent requests (default 4).
 	MaxInFlight int
 	// Retries of throttled or failed-gateway requests (default 4).
 	Retries int
-	// CacheDir, when set, keeps response bodies on disk across runs.
+	// CacheDir, when set, keeps response bodies on disk across runs,
+	// Open's probe included: a re-run sends only the queries the cache
+	// does not hold (none for an identical re-run, which then works with
+	// the endpoint offline).
 	CacheDir string
 	// HubCap caps the edges a relation count aggregates (default 100,000);
 	// counts that reach it are lower bounds (Relation.AtLeast).
@@ -97,7 +104,11 @@ type KG struct {
 
 var _ store.KG = (*KG)(nil)
 
-// Open checks the configuration and that the endpoint answers SPARQL.
+// probeQuery is the query Open sends to check the endpoint.
+const probeQuery = "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"
+
+// Open checks the configuration and that the endpoint answers SPARQL
+// (probe: with Config.CacheDir, an earlier run's answer will do).
 func Open(ctx context.Context, cfg Config) (*KG, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -129,16 +140,26 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 	if k.c.maxBody <= 0 {
 		k.c.maxBody = 256 << 20
 	}
-	// A probe that bypasses the cache: an unreachable or non-SPARQL
-	// endpoint, or wrong credentials, fail here with a clear error.
-	b, err := k.c.send(ctx, "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := parseResults(u.Host, "probe", b); err != nil {
+	if err := k.probe(ctx); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// probe checks that the endpoint answers SPARQL: an unreachable or
+// non-SPARQL endpoint, or wrong credentials, fail here with a clear
+// error. The answer is cached like any other, so with Config.CacheDir a
+// re-run sends no probe: the disk cache holds an earlier run's, and a
+// re-run answered wholly from the cache works with the endpoint offline.
+func (k *KG) probe(ctx context.Context) error {
+	before := k.Requests()
+	if _, err := k.c.query(ctx, probeQuery); err != nil {
+		return err
+	}
+	if k.Requests() == before {
+		k.c.log.Debug("sparql endpoint not probed: the response cache holds an earlier probe's answer", "host", k.c.host, "cache", k.c.cacheDir)
+	}
+	return nil
 }
 
 // redactURL is an endpoint URL fit for errors and logs: the user info

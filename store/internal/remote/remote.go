@@ -58,21 +58,25 @@ func (s Names) Entity(id string) store.Entity {
 	return store.Entity{ID: id, Label: s.label, Description: s.desc, Aliases: slices.Clone(s.aliases)}
 }
 
-// Score classifies a label that a search for the normalized text norm hit:
-// exact 30, prefix 20 (longer labels slightly lower), and any other hit
-// "word" (the endpoint's word index found the text's words in it: "John
-// Ridley" for "ridley"), 10 minus the edit distance, which ranks such hits
-// as the engine ranks its fuzzy ones. No remote backend matches by edit
-// distance, so no hit is "fuzzy".
+// Score classifies a label that a search for the normalized text norm hit,
+// with the distance and score the engine gives it (labelindex.Classify,
+// the engine's kind score minus the distance; remote backends have no
+// popularity term): exact 30 at distance 0, prefix 20 minus the number of
+// extra runes, and any other hit "word" (the endpoint's word index found
+// the text's words in it: "John Ridley" for "ridley"), 10 minus the edit
+// distance, which ranks such hits as the engine ranks its fuzzy ones. No
+// remote backend matches by edit distance, so no hit is "fuzzy". An exact
+// hit always ranks first; a prefix over 11 runes longer than the text can
+// rank below a close word hit, as a long prefix ranks below a fuzzy hit in
+// the engine.
 func Score(label, norm string) (match string, distance int, score float64) {
-	ln := labelindex.Normalize(label)
-	switch {
-	case ln == norm:
+	kind, d := labelindex.Classify(norm, labelindex.Normalize(label))
+	switch kind {
+	case labelindex.Exact:
 		return "exact", 0, 30
-	case strings.HasPrefix(ln, norm):
-		return "prefix", 0, 20 - float64(len(ln)-len(norm))/100
+	case labelindex.Prefix:
+		return "prefix", d, 20 - float64(d)
 	}
-	d := EditDistance(norm, ln)
 	return "word", d, 10 - float64(d)
 }
 
@@ -115,28 +119,6 @@ func RankHits(hits []Hit, norm string, limit int) []store.Candidate {
 		}
 	}
 	return Rank(out, limit)
-}
-
-// EditDistance is the Levenshtein distance in runes.
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // CleanText is search text fit for a remote query: invalid UTF-8 and

@@ -1,10 +1,18 @@
 package remote
 
-import "testing"
+import (
+	"bytes"
+	"testing"
 
-// TestScore: a label that is neither the text nor starts with it is a hit
-// of the endpoint's word index ("John Ridley" for "ridley"), not an edit
-// distance match: its kind is "word", ranked below prefix by distance.
+	"github.com/grove-kg/grove/store/labelindex"
+)
+
+// TestScore: an exact hit is at distance 0; a prefix hit is at the number
+// of extra runes (as on badger: "Scotland, Pa." is 3 from "scotland", not
+// 0), scored 20 minus it; a label that is neither the text nor starts
+// with it is a hit of the endpoint's word index ("John Ridley" for
+// "ridley"), not an edit distance match: its kind is "word", scored 10
+// minus the edit distance.
 func TestScore(t *testing.T) {
 	cases := []struct {
 		label, norm string
@@ -13,7 +21,11 @@ func TestScore(t *testing.T) {
 		score       float64
 	}{
 		{"Ridley Scott", "ridley scott", "exact", 0, 30},
-		{"Ridley Scott", "ridley", "prefix", 0, 19.94},
+		{"Ridley Scott", "ridley", "prefix", 6, 14},
+		{"Scotland, Pa.", "scotland", "prefix", 3, 17},
+		{"Amélie Poulain", "amelie", "prefix", 8, 12},
+		{"Ωmega Ωne", "ωmega", "prefix", 4, 16}, // runes, not bytes
+		{"Scotland", "scotland", "exact", 0, 30},
 		{"John Ridley", "ridley", "word", 5, 5},
 		{"Blade Runner 2049", "runner", "word", 11, -1},
 	}
@@ -65,5 +77,59 @@ func TestRankHits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScoreDistanceAsBadger: the distance of an exact or prefix hit is the
+// one the embedded store's label index gives the same label.
+func TestScoreDistanceAsBadger(t *testing.T) {
+	labels := []string{"Scotland", "Scotland, Pa.", "Scotland Yard", "Ωmega Ωne", "Ridley Scott"}
+	b := labelindex.NewBuilder()
+	for i, l := range labels {
+		b.Add(l, uint64(i))
+	}
+	var buf bytes.Buffer
+	if err := b.Build(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := labelindex.Open(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"scotland", "scot", "ωmega", "ridley"} {
+		hits := ix.Search(q, 0, labelindex.SearchOptions{NoFuzzy: true})
+		if len(hits) == 0 {
+			t.Fatalf("the index finds nothing for %q", q)
+		}
+		for _, h := range hits {
+			label := labels[h.ID]
+			if m, d, _ := Score(label, q); m != h.Match.String() || d != h.Distance {
+				t.Errorf("Score(%q, %q) = %s %d; the label index says %s %d", label, q, m, d, h.Match, h.Distance)
+			}
+		}
+	}
+}
+
+// TestRankHitsExactFirst: an exact hit ranks before every prefix and word
+// hit, and prefix hits rank by their distance, shortest first.
+func TestRankHitsExactFirst(t *testing.T) {
+	hits := []Hit{
+		{"d", "g", "New Scotland"},
+		{"c", "g", "Scotland Yard"},
+		{"b", "g", "Scotland, Pa."},
+		{"z", "g", "Scotland"},
+	}
+	got := RankHits(hits, "scotland", 0)
+	want := []struct {
+		id, match string
+		distance  int
+	}{{"z", "exact", 0}, {"b", "prefix", 3}, {"c", "prefix", 5}, {"d", "word", 4}}
+	if len(got) != len(want) {
+		t.Fatalf("RankHits = %+v", got)
+	}
+	for i, w := range want {
+		if got[i].ID != w.id || got[i].Match != w.match || got[i].Distance != w.distance {
+			t.Errorf("candidate %d = %s %s %d, want %+v", i, got[i].ID, got[i].Match, got[i].Distance, w)
+		}
 	}
 }
