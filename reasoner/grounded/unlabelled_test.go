@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -36,18 +35,7 @@ func TestAgentNamesUnlabelledItemsByID(t *testing.T) {
 		{"mediator", "NeighbourCheck[Q84, P6]", []string{"(actor: Berlin) (perf1)"}, []string{"perf1 (no label in the KG)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := agentModel([]string{"I look at the graph."}, []string{tc.action, "Finish[x]"}, nil)
-			tr := answer(t, kg, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: "Which cities are twinned with London?"})
-			steps := stepNodes(tr)
-			if len(steps) == 0 {
-				t.Fatal("no steps")
-			}
-			obs := steps[0].Extra["observation"]
-			for _, w := range tc.want {
-				if !strings.Contains(obs, w) {
-					t.Errorf("observation\n  %s\nlacks\n  %s", obs, w)
-				}
-			}
+			obs := firstObservation(t, kg, tc.action, "Which cities are twinned with London?", tc.want)
 			for _, w := range tc.not {
 				if strings.Contains(obs, w) {
 					t.Errorf("observation\n  %s\nhas\n  %s", obs, w)

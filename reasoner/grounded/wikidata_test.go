@@ -47,23 +47,31 @@ func TestAgentWikidataObservations(t *testing.T) {
 		{"an external id asked by name", "NodeFeature[Q145, VIAF ID]", []string{"is: 127756949"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := agentModel([]string{"I look at the graph."}, []string{tc.action, "Finish[x]"}, nil)
-			tr := answer(t, kg, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: "What about " + tc.name + "?"})
-			steps := stepNodes(tr)
-			if len(steps) == 0 {
-				t.Fatal("no steps")
-			}
-			obs := steps[0].Extra["observation"]
-			for _, w := range tc.want {
-				if !strings.Contains(obs, w) {
-					t.Errorf("observation\n  %s\nlacks\n  %s", obs, w)
-				}
-			}
+			obs := firstObservation(t, kg, tc.action, "What about "+tc.name+"?", tc.want)
 			if strings.Contains(obs, "features are:") && strings.Contains(obs, "VIAF") {
 				t.Errorf("observation offers an external id: %s", obs)
 			}
 		})
 	}
+}
+
+// firstObservation runs the agent with one action and returns what the
+// first step observed, failing t for each of want it lacks.
+func firstObservation(t *testing.T, kg store.KG, action, question string, want []string) string {
+	t.Helper()
+	m := agentModel([]string{"I look at the graph."}, []string{action, "Finish[x]"}, nil)
+	tr := answer(t, kg, m, nil, DefaultConfig(Agent, CoT), reasoner.Query{Question: question})
+	steps := stepNodes(tr)
+	if len(steps) == 0 {
+		t.Fatal("no steps")
+	}
+	obs := steps[0].Extra["observation"]
+	for _, w := range want {
+		if !strings.Contains(obs, w) {
+			t.Errorf("observation\n  %s\nlacks\n  %s", obs, w)
+		}
+	}
+	return obs
 }
 
 // TestExploreWikidataAttributes: the attribute options name a feature
