@@ -168,9 +168,10 @@ func TestStalledServer(t *testing.T) {
 
 // TestStalledQuadStore: once the server stops answering, Cayley's quad
 // store (what Gizmo, GraphQL and MQL run on) returns too: a call with a
-// context when the context ends, a call without one (NameOf, Stats,
-// ApplyDeltas: Cayley passes them none) after the idle bound, with an
-// error wrapping sqlkg.ErrIdleTimeout.
+// context when the context ends (ApplyDeltasContext, the server's writes,
+// too), a call without one (NameOf, Stats, ApplyDeltas: Cayley passes
+// them none) after the idle bound, with an error wrapping
+// sqlkg.ErrIdleTimeout.
 func TestStalledQuadStore(t *testing.T) {
 	const idle = time.Second
 	kg, p := openStalled(t, sqlkg.Config{IdleTimeout: idle})
@@ -199,6 +200,20 @@ func TestStalledQuadStore(t *testing.T) {
 			for it.Next(ctx) {
 			}
 			return it.Err()
+		}},
+		{"ApplyDeltasContext", true, func(ctx context.Context) error {
+			a, ok := qs.(interface {
+				ApplyDeltasContext(context.Context, []graph.Delta, graph.IgnoreOpts) error
+			})
+			if !ok {
+				return errors.New("the quad store has no ApplyDeltasContext")
+			}
+			err := a.ApplyDeltasContext(ctx, []graph.Delta{{Action: graph.Add,
+				Quad: quad.MakeIRI("a", "b", "c", "")}}, graph.IgnoreOpts{IgnoreDup: true})
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("want an error wrapping context.DeadlineExceeded: %w", err)
+			}
+			return err
 		}},
 		{"NameOf", false, func(context.Context) error {
 			ref, err := qs.ValueOf(quad.IRI("not looked up before"))
