@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/grove-kg/grove/store"
 )
@@ -222,4 +224,27 @@ func findRelation(rs []relationJSON, id, dir string) *relationJSON {
 		}
 	}
 	return nil
+}
+
+// silentKG is a store that stopped answering: Graphs returns only when
+// its context ends.
+type silentKG struct{ store.KG }
+
+func (silentKG) Graphs(ctx context.Context) ([]store.GraphInfo, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestReadySilentStore: /readyz on a store that does not answer says 503
+// "store unavailable" within readyTimeout (a probe gives up after 1 to 10
+// s), not after the request's time limit.
+func TestReadySilentStore(t *testing.T) {
+	ts := startServer(t, Config{RequestTimeout: 20 * time.Second}, silentKG{testDB(t)}, Deps{})
+	start := time.Now()
+	st, body := ts.get("/readyz")
+	took := time.Since(start)
+	if st != http.StatusServiceUnavailable || !strings.Contains(string(body), "store unavailable") ||
+		took < readyTimeout || took > readyTimeout+2*time.Second {
+		t.Errorf("/readyz on a silent store: %d %s after %v; want 503 store unavailable after %v", st, body, took, readyTimeout)
+	}
 }

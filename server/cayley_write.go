@@ -38,6 +38,11 @@ import (
 //   - a single quad is too large for one transaction (store.ErrTooBig): 413;
 //   - a deleted quad or node does not exist: 404 naming it (the client's own
 //     data);
+//   - the request's time limit (Config.RequestTimeout) ends first: 504
+//     "request timed out", the failing batch rolled back. A store whose
+//     writes take a context (sqlkg's ApplyDeltasContext: Cayley's
+//     ApplyDeltas takes none) gets the request's (requestWriter), so a
+//     database that stops answering cannot hold the answer past it;
 //   - anything else: 500 with the request id, the error in the server log.
 //
 // Every error answer of a write or delete carries "count", the quads
@@ -87,10 +92,15 @@ func (s *Server) serveQuadChange(w http.ResponseWriter, r *http.Request, h *grap
 		return
 	}
 	defer qr.Close()
-	var dst graph.BatchWriter = graph.NewWriter(h.QuadWriter)
+	qw, err := requestWriter(r.Context(), h)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var dst graph.BatchWriter = graph.NewWriter(qw)
 	verb, done := "wrote", "written"
 	if remove {
-		dst, verb, done = graph.NewRemover(h.QuadWriter), "deleted", "deleted"
+		dst, verb, done = graph.NewRemover(qw), "deleted", "deleted"
 	}
 	// dst is written by WriteQuads only, so it buffers nothing and needs
 	// no Close (Cayley's writer would flush an empty batch: a transaction
@@ -236,7 +246,11 @@ func removeNode(ctx context.Context, h *graph.Handle, v quad.Value) (int, error)
 	if ref == nil {
 		return 0, fmt.Errorf("node %s: %w", v, graph.ErrNodeNotExists)
 	}
-	del := &ctxBatchWriter{ctx: ctx, w: graph.NewRemover(h.QuadWriter)}
+	qw, err := requestWriter(ctx, h)
+	if err != nil {
+		return 0, err
+	}
+	del := &ctxBatchWriter{ctx: ctx, w: graph.NewRemover(qw)}
 	total := 0
 	var last quad.Quad
 	for {
@@ -341,4 +355,39 @@ func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
 		_, err := c.w.WriteQuads(b)
 		return err
 	})
+}
+
+// ctxDeltaApplier is a quad store whose writes a context bounds (sqlkg's:
+// Cayley's QuadStore.ApplyDeltas takes none, so a write to a silent
+// database would outlive the request's deadline and its answer).
+type ctxDeltaApplier interface {
+	ApplyDeltasContext(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts) error
+}
+
+// ctxQuadStore is a quad store whose ApplyDeltas runs under ctx.
+type ctxQuadStore struct {
+	graph.QuadStore
+	ctx context.Context
+	a   ctxDeltaApplier
+}
+
+func (c ctxQuadStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	return c.a.ApplyDeltasContext(c.ctx, in, opts)
+}
+
+// requestWriter is the quad writer of one request: h's, or, for a store
+// whose writes take a context, Cayley's same "single" writer over the
+// store bound to ctx (the request's, with its deadline), so a write to a
+// silent database fails when the request's time is up, its transaction
+// rolled back.
+func requestWriter(ctx context.Context, h *graph.Handle) (graph.QuadWriter, error) {
+	a, ok := h.QuadStore.(ctxDeltaApplier)
+	if !ok {
+		return h.QuadWriter, nil
+	}
+	qw, err := graph.NewQuadWriter("single", ctxQuadStore{QuadStore: h.QuadStore, ctx: ctx, a: a}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cayley writer: %w", err)
+	}
+	return qw, nil
 }

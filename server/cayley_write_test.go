@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -869,5 +871,52 @@ func TestCayleyWriteGeneralizedQuads(t *testing.T) {
 	st, b := ts.get("/v1/graphs")
 	if st != 200 || !strings.Contains(string(b), `"name":"\"litlabel\""`) {
 		t.Errorf("/v1/graphs does not list the literal label's graph as \"litlabel\" in quotes: %d %s", st, b)
+	}
+}
+
+// silentStore is a quad store whose database stopped answering: a write
+// with a context (ApplyDeltasContext, as sqlkg's) returns when its
+// context ends, one without (Cayley's ApplyDeltas) only after hang, as
+// sqlkg's idle bound would end it. Nothing is written either way.
+type silentStore struct {
+	graph.QuadStore
+	hang time.Duration
+}
+
+func (s silentStore) ApplyDeltas([]graph.Delta, graph.IgnoreOpts) error {
+	time.Sleep(s.hang)
+	return errors.New("the database sent nothing for the idle bound")
+}
+
+func (s silentStore) ApplyDeltasContext(ctx context.Context, _ []graph.Delta, _ graph.IgnoreOpts) error {
+	<-ctx.Done()
+	return fmt.Errorf("sql: %w", ctx.Err())
+}
+
+// TestCayleyWriteSilentStore: a write, delete or node delete to a store
+// that stopped answering is answered within the request's time limit by a
+// JSON 504 saying nothing was written, instead of waiting for the store's
+// own bound past the connection's write deadline (an empty reply).
+func TestCayleyWriteSilentStore(t *testing.T) {
+	const token = "silent-token"
+	const limit = 300 * time.Millisecond
+	db := testDB(t)
+	ts := startServer(t, Config{Token: token, RequestTimeout: limit}, db,
+		Deps{QuadStore: silentStore{QuadStore: db, hang: 5 * time.Second}})
+	cases := []struct{ name, path, body, want string }{
+		{"write", "/cayley/api/v2/write", "<w1> <name> \"W1\" <film> .\n", "request timed out; nothing was written"},
+		{"delete", "/cayley/api/v2/delete", "<f1> <directed_by> <p1> .\n", "request timed out; nothing was deleted"},
+		{"node delete", "/cayley/api/v2/node/delete", "<p1>", "request timed out; nothing was deleted"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			st, hdr, body := ts.do("POST", c.path, c.body, map[string]string{"Authorization": "Bearer " + token})
+			took := time.Since(start)
+			if st != http.StatusGatewayTimeout || !strings.Contains(string(body), c.want) ||
+				!strings.HasPrefix(hdr.Get("Content-Type"), "application/json") || took > limit+2*time.Second {
+				t.Errorf("%s to a silent store: %d %s after %v; want a JSON 504 %q soon after %v", c.name, st, body, took, c.want, limit)
+			}
+		})
 	}
 }

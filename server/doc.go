@@ -19,7 +19,8 @@
 //     (Deps.NoCayley: 501, or 403 for a write), and the server is
 //     read-only (read_only in /v1/stats and on the page);
 //   - the embedded web page of package server/web at /, plus /healthz,
-//     /readyz and Prometheus /metrics.
+//     /readyz (503 when the store does not list its graphs within 3 s,
+//     readyTimeout) and Prometheus /metrics.
 //
 // Every route is registered through one wrapper (middleware.go) that gives
 // the request an id, recovers panics (logging the stack, never sending it),

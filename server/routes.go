@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	_ "embed"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -79,13 +81,21 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, healthBody{Status: "ok"})
 }
 
-// handleReady is readiness: not shutting down and the store answers.
+// readyTimeout bounds the store check of a readiness probe: probes
+// commonly give up after 1 to 10 s, and a store that does not answer in
+// this long is not ready.
+const readyTimeout = 3 * time.Second
+
+// handleReady is readiness: not shutting down and the store answers
+// (lists its graphs) within readyTimeout.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if !s.ready.Load() {
 		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "shutting down"})
 		return
 	}
-	gs, err := s.kg.Graphs(r.Context())
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	gs, err := s.kg.Graphs(ctx)
 	if err != nil {
 		s.log.Warn("readiness check failed", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "store unavailable"})

@@ -36,7 +36,7 @@ func (a *app) backendFlags(pf *pflag.FlagSet) {
 	pf.Int("sparql-max-in-flight", 0, "concurrent SPARQL requests (default 4)")
 	pf.String("sql-url", "", "database URL for --kg-backend sql, e.g. postgres://user@localhost/grove?sslmode=disable")
 	pf.String("sql-flavor", "postgres", "SQL database: postgres or cockroach")
-	pf.Duration("sql-idle-timeout", sqlkg.DefaultIdleTimeout, "--kg-backend sql: a database call without a timeout of its own (Cayley's name lookups and writes) fails after this long without a byte from the database (negative: never)")
+	pf.Duration("sql-idle-timeout", sqlkg.DefaultIdleTimeout, "--kg-backend sql: a database call without a deadline of its own (every CLI command's; the server's Cayley name lookups) fails after this long without a byte from the database if the database does not answer a fresh connection either (a busy statement goes on; negative: never)")
 	for flag, key := range backendKeys() {
 		_ = a.v.BindPFlag(key, pf.Lookup(flag))
 	}

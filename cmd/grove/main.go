@@ -18,7 +18,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newApp().root().ExecuteContext(ctx)
+	err := interrupted(ctx, newApp().root().ExecuteContext(ctx))
 	stop()
 	if err != nil {
 		var ee exitError
@@ -28,6 +28,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "grove:", err)
 		os.Exit(1)
 	}
+}
+
+// interrupted makes err, the error of a command whose context a signal
+// cancelled, say so first: the store's own error may be only what the
+// cancellation did to it (a socket's "i/o timeout").
+func interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return fmt.Errorf("interrupted (%v) before the command finished: %w", context.Cause(ctx), err)
 }
 
 // exitError carries a specific exit status.

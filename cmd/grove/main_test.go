@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -403,5 +404,38 @@ func TestCLIReportsUnfinishedIncremental(t *testing.T) {
 	}
 	if out, err := run(t, "--db", db, "stats"); err != nil || strings.Contains(out, "warning") || !strings.Contains(out, "3 quads") {
 		t.Fatalf("stats after the re-run = %s, %v", out, err)
+	}
+}
+
+// TestInterrupted: the error of a command a signal cancelled says it was
+// interrupted, by which signal, before the store's own error (which may
+// be only a socket's "i/o timeout"); other errors are left as they are.
+func TestInterrupted(t *testing.T) {
+	storeErr := errors.New("sql: read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout")
+	signalled, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("terminated signal received"))
+	exit := exitError{code: 3, err: storeErr}
+	cases := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"interrupted", signalled, storeErr, "interrupted (terminated signal received) before the command finished: " + storeErr.Error()},
+		{"not interrupted", context.Background(), storeErr, storeErr.Error()},
+		{"interrupted, no error", signalled, nil, ""},
+		{"interrupted, exit status", signalled, exit, storeErr.Error()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := interrupted(c.ctx, c.err)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want || (c.err != nil && !errors.Is(err, c.err)) {
+				t.Errorf("interrupted(%v) = %q, want %q wrapping the error", c.err, got, c.want)
+			}
+		})
 	}
 }

@@ -24,15 +24,27 @@ import (
 // call returns (lib/pq then discards the connection, as it does after
 // any cancellation).
 
-// A call whose context can never be done (context.Background: Cayley's
-// NameOf, Stats, writes and schema creation pass no context at all) is
-// bounded by the connector's idle bound instead: while such a call is in
-// progress, the socket's deadline is idle ahead and each read or write
-// that moves a byte pushes it idle ahead again, so a long call that keeps
-// exchanging data (rows streaming in, COPY data streaming out) is not
-// cut, and a server silent for idle fails the call with ErrIdleTimeout.
-// Opening a connection (dial, TLS, startup) is bounded by idle as well as
-// by its context: a handshake is never legitimately silent for long.
+// A call whose context has no deadline (context.Background: Cayley's
+// NameOf, Stats, writes and schema creation pass no context at all; a
+// CLI command's context, which only a signal cancels) is bounded by the
+// connector's idle bound as well: while such a call is in progress, a
+// timer runs idle ahead and each read or write that moves a byte pushes
+// it idle ahead again, so a long call that keeps exchanging data (rows
+// streaming in, COPY data streaming out) is not cut. A call with a
+// deadline is left to its deadline.
+//
+// A statement may also be silent because it is busy: a big load's
+// set-based INSERT ... SELECT sends nothing for minutes. So when the idle
+// bound passes, the connector probes the server on a fresh connection of
+// its own (connect and an empty query, within probeBound): a server that
+// answers is busy, not gone, and the call goes on for another idle bound;
+// a server that does not answer (a stopped process, a dead host) fails the
+// call with ErrIdleTimeout. TCP keepalives cannot tell the two apart: the
+// kernel answers them for a stopped process, and Go's dialer already
+// enables them (they end a call whose link died, after about 2.5 min).
+// Opening a connection (dial, TLS, startup) is bounded by idle, with no
+// probe, as well as by its context: a handshake is never legitimately
+// silent for long.
 //
 // lib/pq sends a cancel request over a second connection it dials with
 // the same dialer; that socket gets a deadline of its own
@@ -40,8 +52,17 @@ import (
 // lib/pq sends it from.
 
 // ErrIdleTimeout is wrapped by the error of a call without a deadline
-// that the database left unanswered for the idle bound (Config.IdleTimeout).
+// that the database left unanswered for the idle bound (Config.IdleTimeout)
+// while it did not answer a fresh connection either.
 var ErrIdleTimeout = errors.New("the database sent nothing for the idle bound")
+
+// maxProbeBound bounds the probe of a server silent for the idle bound
+// (probeBound).
+const maxProbeBound = 10 * time.Second
+
+// probeBound is how long the probe of a server silent for idle may take:
+// idle itself, at most maxProbeBound.
+func probeBound(idle time.Duration) time.Duration { return min(idle, maxProbeBound) }
 
 // cancelRequestBound bounds a cancel request's connection, dial included
 // (lib/pq's own dial timeout for it is 10s).
@@ -64,8 +85,15 @@ func newConnector(dsn string, idle time.Duration) (*connector, error) {
 }
 
 // Connect opens one connection; ctx and the idle bound bound the dial and
-// the startup handshake.
+// the startup handshake. The connection's calls without a deadline probe
+// the server when it is silent for the idle bound (see probe).
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	return c.open(ctx, true)
+}
+
+// open opens one connection, whose silent calls probe the server when
+// probing is set (a probe's own connection does not).
+func (c *connector) open(ctx context.Context, probing bool) (*watchedConn, error) {
 	pc, err := pq.NewConnector(c.dsn)
 	if err != nil {
 		return nil, err
@@ -82,7 +110,21 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	w.Conn = conn
+	if probing {
+		w.setProbe(c.probe)
+	}
 	return w, nil
+}
+
+// probe checks that the server answers a fresh connection within ctx: it
+// connects and sends an empty query.
+func (c *connector) probe(ctx context.Context) error {
+	w, err := c.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	return w.Ping(ctx)
 }
 
 // Driver is the watched driver.
@@ -141,26 +183,24 @@ func dialCancel(ctx context.Context, network, address string) (net.Conn, error) 
 	return nc, nil
 }
 
-// socket is a connection's socket that reports each read or write that
-// moved a byte to its watchedConn (see watchedConn.progress).
+// socket is a connection's socket that reports each read or write, and
+// whether it moved a byte, to its watchedConn (see watchedConn.beginIO).
 type socket struct {
 	net.Conn
 	w *watchedConn
 }
 
 func (s socket) Read(p []byte) (int, error) {
+	s.w.beginIO()
 	n, err := s.Conn.Read(p)
-	if n > 0 {
-		s.w.progress()
-	}
+	s.w.endIO(n > 0)
 	return n, err
 }
 
 func (s socket) Write(p []byte) (int, error) {
+	s.w.beginIO()
 	n, err := s.Conn.Write(p)
-	if n > 0 {
-		s.w.progress()
-	}
+	s.w.endIO(n > 0)
 	return n, err
 }
 
@@ -170,13 +210,23 @@ type watchedConn struct {
 	driver.Conn
 	idle time.Duration
 
-	mu     sync.Mutex
-	nc     net.Conn
-	ctx    context.Context
-	stop   func() bool
-	gen    uint64
-	idling bool // the operation in progress is bounded by idle
-	done   bool // its context is done
+	mu sync.Mutex
+	nc net.Conn
+	// probe checks that the server answers a fresh connection (nil: a
+	// silent server fails the operation at once, as in a handshake).
+	probe func(context.Context) error
+	ctx   context.Context
+	stop  func() bool
+	timer *time.Timer // the idle check of the operation in progress
+	gen   uint64
+	inIO  int // reads and writes blocked on the socket
+	// last is when the operation in progress last moved a byte (or the
+	// server last answered a probe).
+	last     time.Time
+	idling   bool  // the operation in progress is bounded by idle
+	done     bool  // its context is done
+	expired  bool  // the idle bound ended it
+	probeErr error // why the probe that ended it failed
 }
 
 // past is a deadline that has passed: a read or write blocked on the
@@ -187,42 +237,43 @@ func (w *watchedConn) setSocket(nc net.Conn) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.nc = nc
-	switch {
-	case w.done || (w.ctx != nil && w.ctx.Err() != nil):
+	if w.done || w.expired || (w.ctx != nil && w.ctx.Err() != nil) {
 		_ = nc.SetDeadline(past)
-	case w.idling:
-		_ = nc.SetDeadline(time.Now().Add(w.idle))
 	}
+}
+
+// setProbe sets the probe of a silent server (see watchedConn.probe).
+func (w *watchedConn) setProbe(probe func(context.Context) error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.probe = probe
 }
 
 // watch makes ctx the context of the operation starting (see watchOp);
-// the idle bound applies when ctx can never be done.
+// the idle bound applies when ctx has no deadline, whether or not it can
+// be cancelled.
 func (w *watchedConn) watch(ctx context.Context) {
-	w.watchOp(ctx, ctx.Done() == nil)
+	_, hasDeadline := ctx.Deadline()
+	w.watchOp(ctx, !hasDeadline)
 }
 
 // watchOp makes ctx the context of the operation starting: the socket's
-// deadline is cleared now (set idle ahead when idle applies) and passes
-// when ctx is done (until the next operation starts). An operation's
-// later reads (rows of a query, Commit) stay under its context.
+// deadline is cleared now and passes when ctx is done, or when idle
+// applies and a read or write has waited on a silent server for idle
+// (see beginIO and idleCheck), until the next operation starts. An operation's later reads (rows of a
+// query, Commit) stay under its context.
 func (w *watchedConn) watchOp(ctx context.Context, idle bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stop != nil {
-		w.stop()
-		w.stop = nil
-	}
+	w.stopWatching()
 	w.gen++
 	gen := w.gen
 	w.ctx = ctx
 	w.idling = idle && w.idle > 0
-	w.done = false
+	w.done, w.expired, w.probeErr = false, false, nil
+	w.last = time.Now()
 	if w.nc != nil {
-		deadline := time.Time{}
-		if w.idling {
-			deadline = time.Now().Add(w.idle)
-		}
-		_ = w.nc.SetDeadline(deadline)
+		_ = w.nc.SetDeadline(time.Time{})
 	}
 	if ctx.Done() == nil {
 		return
@@ -239,29 +290,123 @@ func (w *watchedConn) watchOp(ctx context.Context, idle bool) {
 	})
 }
 
-// progress pushes the deadline of an operation bounded by idle forward
-// after a read or write that moved a byte.
-func (w *watchedConn) progress() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.idling && !w.done && w.nc != nil {
-		_ = w.nc.SetDeadline(time.Now().Add(w.idle))
+// stopWatching stops the context watch and the idle check of the last
+// operation; w.mu is held.
+func (w *watchedConn) stopWatching() {
+	if w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
 	}
 }
 
-// explain wraps ErrIdleTimeout around err when err is the socket's
-// timeout in an operation bounded by idle.
+// idleCheck runs when operation gen may have been silent for idle: it
+// stops when nothing waits on the socket, checks again later when a byte
+// moved since, else probes the server and gives the operation another
+// idle bound when the server answers, or ends it (the socket's deadline
+// passes) when it does not.
+func (w *watchedConn) idleCheck(gen uint64) {
+	w.mu.Lock()
+	if w.gen != gen || !w.idling || w.done {
+		w.mu.Unlock()
+		return
+	}
+	if w.inIO == 0 {
+		// Nothing waits on the server (the connection is back in the
+		// pool, or its caller is busy with rows): the next read or write
+		// starts the check again.
+		w.timer = nil
+		w.mu.Unlock()
+		return
+	}
+	if left := w.idle - time.Since(w.last); left > 0 {
+		w.timer = time.AfterFunc(left, func() { w.idleCheck(gen) })
+		w.mu.Unlock()
+		return
+	}
+	probe, silentSince := w.probe, w.last
+	w.mu.Unlock()
+	err := errNoProbe
+	if probe != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), probeBound(w.idle))
+		err = probe(ctx)
+		cancel()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gen != gen || w.done {
+		return
+	}
+	switch {
+	case w.inIO == 0:
+		w.timer = nil // the operation stopped waiting meanwhile
+		return
+	case err == nil || w.last != silentSince:
+		// The server answers: the operation is busy, not abandoned.
+		w.last = time.Now()
+		w.timer = time.AfterFunc(w.idle, func() { w.idleCheck(gen) })
+		return
+	}
+	w.expired, w.probeErr = true, err
+	if w.nc != nil {
+		_ = w.nc.SetDeadline(past)
+	}
+}
+
+// errNoProbe is the probe error of an operation that cannot probe (a
+// connection's handshake).
+var errNoProbe = errors.New("no probe while connecting")
+
+// beginIO records a read or write starting on the socket: in an
+// operation bounded by idle, the idle check starts unless it runs.
+func (w *watchedConn) beginIO() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.inIO++
+	if w.idling && w.timer == nil && !w.done && !w.expired {
+		w.last = time.Now()
+		gen := w.gen
+		w.timer = time.AfterFunc(w.idle, func() { w.idleCheck(gen) })
+	}
+}
+
+// endIO records a read or write ending, and whether it moved a byte.
+func (w *watchedConn) endIO(moved bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.inIO--
+	if moved && w.idling {
+		w.last = time.Now()
+	}
+}
+
+// explain makes err, the socket's timeout, say why the socket's deadline
+// passed: it wraps ErrIdleTimeout when the idle bound ended the
+// operation, and the context's cause (a deadline, a cancellation, a
+// signal) when its context did.
 func (w *watchedConn) explain(err error) error {
 	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return err
 	}
 	w.mu.Lock()
-	idling, done := w.idling, w.done
+	ctx, expired, done, probeErr := w.ctx, w.expired, w.done, w.probeErr
 	w.mu.Unlock()
-	if !idling || done {
+	switch {
+	case done && ctx != nil:
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+			return fmt.Errorf("%w: %w", cause, err)
+		}
 		return err
+	case !expired:
+		return err
+	case errors.Is(probeErr, errNoProbe):
+		return fmt.Errorf("%w (%v): %w", ErrIdleTimeout, w.idle, err)
 	}
-	return fmt.Errorf("%w (%v): %w", ErrIdleTimeout, w.idle, err)
+	return fmt.Errorf("%w (%v) and did not answer a new connection within %v (%v): %w",
+		ErrIdleTimeout, w.idle, probeBound(w.idle), probeErr, err)
 }
 
 // Close ends the connection. The context of the last operation may have
@@ -270,12 +415,9 @@ func (w *watchedConn) explain(err error) error {
 // message must get through, and a silent server cannot hold Close longer.
 func (w *watchedConn) Close() error {
 	w.mu.Lock()
-	if w.stop != nil {
-		w.stop()
-		w.stop = nil
-	}
+	w.stopWatching()
 	w.gen++
-	w.idling, w.done = false, false
+	w.idling, w.done, w.expired = false, false, false
 	if w.nc != nil {
 		_ = w.nc.SetDeadline(time.Now().Add(closeBound))
 	}

@@ -11,20 +11,33 @@ import (
 	"time"
 )
 
-// TestIdleBound: an operation whose context can never be done fails once
-// the socket has been silent for the idle bound, and not while bytes keep
-// coming; an operation with a context is left to its context.
+// TestIdleBound: an operation whose context has no deadline, whether it
+// can be cancelled (a CLI command's) or not (Cayley's), fails once the
+// socket has been silent for the idle bound and the server does not
+// answer a probe; not while bytes keep coming, nor while the server
+// answers probes (a busy statement). An operation with a deadline is left
+// to its deadline. (Before, a cancellable context without a deadline was
+// left to its cancellation: a CLI command waited on a stopped server for
+// ever.)
 func TestIdleBound(t *testing.T) {
 	const idle = 200 * time.Millisecond
+	alive := func(context.Context) error { return nil }
+	gone := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
 	cases := []struct {
 		name    string
-		trickle int  // bytes the server sends, one per idle/2
-		cancel  bool // the operation's context can be cancelled (and is, after 3 idle)
-		want    int  // bytes read before the read fails
+		trickle int    // bytes the server sends, one per idle/2
+		ctx     string // "background", "cancel" (cancelled after 5 idle) or "deadline" (3 idle ahead)
+		probe   func(context.Context) error
+		want    int           // bytes read before the read fails
+		idleErr bool          // the read fails with ErrIdleTimeout
+		after   time.Duration // the read fails after this long (from its last byte), and before 2 idle more
 	}{
-		{"progressing without a context", 6, false, 6},
-		{"silent without a context", 0, false, 0},
-		{"silent with a context", 0, true, 0},
+		{"progressing without a context", 6, "background", nil, 6, true, idle},
+		{"silent without a context", 0, "background", nil, 0, true, idle},
+		{"silent with a cancellable context", 0, "cancel", nil, 0, true, idle},
+		{"silent with a deadline", 0, "deadline", nil, 0, false, 3 * idle},
+		{"busy: the server answers probes", 0, "cancel", alive, 0, false, 5 * idle},
+		{"stopped: the server answers no probe", 0, "cancel", gone, 0, true, idle + probeBound(idle)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -33,12 +46,19 @@ func TestIdleBound(t *testing.T) {
 			defer server.Close()
 			w := &watchedConn{idle: idle}
 			w.setSocket(client)
-			start := time.Now() // before the cancel timer, so took >= 3*idle when it fires
+			w.setProbe(c.probe)
+			start := time.Now() // before the context's timers, so took >= their time when they fire
 			ctx := context.Background()
-			if c.cancel {
+			switch c.ctx {
+			case "cancel":
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(3*idle, cancel)
+				defer cancel()
+				time.AfterFunc(5*idle, cancel)
+			case "deadline":
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 3*idle)
+				defer cancel()
 			}
 			w.watch(ctx)
 			go func() {
@@ -55,12 +75,15 @@ func TestIdleBound(t *testing.T) {
 			if n != c.want || !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Fatalf("read %d bytes, %v; want %d and a deadline error", n, err, c.want)
 			}
-			idleErr := errors.Is(w.explain(err), ErrIdleTimeout)
-			switch {
-			case c.cancel && (took < 3*idle || idleErr):
-				t.Errorf("the read with a context failed after %v (idle error %v), want when the context ended (%v), not idle", took, idleErr, 3*idle)
-			case !c.cancel && (!idleErr || took < time.Duration(c.trickle)*idle/2+idle):
-				t.Errorf("the read failed after %v (idle error %v), want an idle error %v after the last byte", took, idleErr, idle)
+			err = w.explain(err)
+			idleErr := errors.Is(err, ErrIdleTimeout)
+			min := time.Duration(c.trickle)*idle/2 + c.after
+			if idleErr != c.idleErr || took < min || took > min+2*idle {
+				t.Errorf("the read failed after %v with %v (idle error %v); want after %v, idle error %v",
+					took, err, idleErr, min, c.idleErr)
+			}
+			if c.ctx != "background" && !c.idleErr && !errors.Is(err, ctx.Err()) {
+				t.Errorf("the read ended by its context failed with %v, want an error wrapping %v", err, ctx.Err())
 			}
 		})
 	}

@@ -30,3 +30,10 @@ func ApplyWith(ctx context.Context, k *KG, deltas []graph.Delta, opts graph.Igno
 	})
 	return r.added, r.deleted, err
 }
+
+// Exec runs one statement on k's pool, its error as the KG's calls give
+// theirs (k.wrap).
+func Exec(ctx context.Context, k *KG, query string) error {
+	_, err := k.db.ExecContext(ctx, query)
+	return k.wrap(ctx, err)
+}

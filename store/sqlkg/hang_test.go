@@ -3,9 +3,11 @@ package sqlkg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,9 +168,10 @@ func TestStalledServer(t *testing.T) {
 
 // TestStalledQuadStore: once the server stops answering, Cayley's quad
 // store (what Gizmo, GraphQL and MQL run on) returns too: a call with a
-// context when the context ends, a call without one (NameOf, Stats,
-// ApplyDeltas: Cayley passes them none) after the idle bound, with an
-// error wrapping sqlkg.ErrIdleTimeout.
+// context when the context ends (ApplyDeltasContext, the server's writes,
+// too), a call without one (NameOf, Stats, ApplyDeltas: Cayley passes
+// them none) after the idle bound, with an error wrapping
+// sqlkg.ErrIdleTimeout.
 func TestStalledQuadStore(t *testing.T) {
 	const idle = time.Second
 	kg, p := openStalled(t, sqlkg.Config{IdleTimeout: idle})
@@ -197,6 +200,20 @@ func TestStalledQuadStore(t *testing.T) {
 			for it.Next(ctx) {
 			}
 			return it.Err()
+		}},
+		{"ApplyDeltasContext", true, func(ctx context.Context) error {
+			a, ok := qs.(interface {
+				ApplyDeltasContext(context.Context, []graph.Delta, graph.IgnoreOpts) error
+			})
+			if !ok {
+				return errors.New("the quad store has no ApplyDeltasContext")
+			}
+			err := a.ApplyDeltasContext(ctx, []graph.Delta{{Action: graph.Add,
+				Quad: quad.MakeIRI("a", "b", "c", "")}}, graph.IgnoreOpts{IgnoreDup: true})
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("want an error wrapping context.DeadlineExceeded: %w", err)
+			}
+			return err
 		}},
 		{"NameOf", false, func(context.Context) error {
 			ref, err := qs.ValueOf(quad.IRI("not looked up before"))
@@ -295,4 +312,82 @@ func openStalled(t *testing.T, cfg sqlkg.Config) (*sqlkg.KG, *stallProxy) {
 	}
 	t.Cleanup(func() { kg.Close() })
 	return kg, p
+}
+
+// TestNoDeadline: a call whose context has no deadline (a CLI command's,
+// which only a signal cancels; Cayley's context.Background) is bounded by
+// the idle bound when the server stops answering, but a statement that is
+// silent because it is busy (a big load's INSERT ... SELECT) is not cut:
+// the server answers the probe of a fresh connection. A call cancelled
+// (by a signal) fails with the cancellation's cause, not a bare socket
+// timeout.
+func TestNoDeadline(t *testing.T) {
+	const idle = time.Second
+	kg, p := openStalled(t, sqlkg.Config{IdleTimeout: idle})
+	if _, err := kg.Load(context.Background(), kgtest.ExtraGraph, kgtest.ExtraQuads()); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := errors.New("interrupted by the test")
+	cases := []struct {
+		name  string
+		stall bool
+		ctx   func() (context.Context, context.CancelFunc)
+		call  func(context.Context) error
+		check func(err error, took time.Duration) string // what is wrong, or ""
+	}{
+		{"busy statement, cancellable context", false, cancellable,
+			func(ctx context.Context) error { return sqlkg.Exec(ctx, kg, "SELECT pg_sleep(3)") },
+			func(err error, _ time.Duration) string { return wantNil(err) }},
+		{"busy statement, no context", false, background,
+			func(ctx context.Context) error { return sqlkg.Exec(ctx, kg, "SELECT pg_sleep(3)") },
+			func(err error, _ time.Duration) string { return wantNil(err) }},
+		{"stalled server, cancellable context", true, cancellable,
+			func(ctx context.Context) error { _, err := kg.Entity(ctx, "beatles"); return err },
+			func(err error, took time.Duration) string {
+				if !errors.Is(err, sqlkg.ErrIdleTimeout) || took > idle+10*time.Second {
+					return "want an error wrapping sqlkg.ErrIdleTimeout soon after the idle bound"
+				}
+				return ""
+			}},
+		{"stalled server, interrupted", true, func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			time.AfterFunc(300*time.Millisecond, func() { cancel(interrupted) })
+			return ctx, func() { cancel(nil) }
+		},
+			func(ctx context.Context) error { _, err := kg.Entity(ctx, "beatles"); return err },
+			func(err error, took time.Duration) string {
+				if !errors.Is(err, context.Canceled) || !strings.Contains(fmt.Sprint(err), interrupted.Error()) ||
+					errors.Is(err, sqlkg.ErrIdleTimeout) || took > idle {
+					return "want an error wrapping context.Canceled and naming its cause, at the cancellation"
+				}
+				return ""
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p.stall.Store(c.stall)
+			ctx, cancel := c.ctx()
+			defer cancel()
+			start := time.Now()
+			err := within(t, 30*time.Second, c.name, func() error { return c.call(ctx) })
+			took := time.Since(start)
+			if msg := c.check(err, took); msg != "" {
+				t.Errorf("%s: %v after %v; %s", c.name, err, took, msg)
+			}
+			t.Logf("%s: %v after %v", c.name, err, took)
+		})
+	}
+}
+
+func cancellable() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+}
+
+func background() (context.Context, context.CancelFunc) { return context.Background(), func() {} }
+
+func wantNil(err error) string {
+	if err != nil {
+		return "want success"
+	}
+	return ""
 }

@@ -33,17 +33,26 @@ func (s *quadStore) SQLQuadStore() *csql.QuadStore { return s.k.cayley }
 // *graph.DeltaError naming the quad (graph.ErrQuadExists,
 // graph.ErrQuadNotExist); so does an action other than add or delete
 // (graph.ErrInvalidAction).
+//
+// Cayley's interface passes no context; the connector's idle timeout
+// bounds the calls (see Config.IdleTimeout). ApplyDeltasContext takes one.
 func (s *quadStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
+	return s.ApplyDeltasContext(context.Background(), in, opts)
+}
+
+// ApplyDeltasContext is ApplyDeltas bounded by ctx (the server's Cayley
+// write routes pass the request's): once ctx ends, the transaction is
+// rolled back, nothing of the batch written, and the error wraps
+// ctx.Err().
+func (s *quadStore) ApplyDeltasContext(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts) error {
 	w, err := deltaSet(in, opts)
 	if err != nil {
 		return err
 	}
 	if len(in) == 0 {
-		return s.k.usable(context.Background())
+		return s.k.usable(ctx)
 	}
-	// Cayley's interface passes no context; the connector's idle timeout
-	// bounds the calls (see Config.IdleTimeout).
-	_, err = s.k.write(context.Background(), w)
+	_, err = s.k.write(ctx, w)
 	return err
 }
 

@@ -22,10 +22,13 @@
 // (opened through a private driver and private Cayley flavors, flavor.go),
 // is watched (conn.go): a call's context ends its network I/O, since
 // lib/pq alone keeps reading a silent server after cancellation, and a
-// call without a context (Cayley's NameOf, Stats, writes and Init pass
-// none) fails with ErrIdleTimeout once the database has been silent for
-// Config.IdleTimeout (default 2 minutes); a call that keeps receiving or
-// sending data is not cut. Opening a connection is bounded by both.
+// call without a deadline (Cayley's NameOf, Stats, writes and Init pass
+// no context; a CLI command's context only a signal cancels) fails with
+// ErrIdleTimeout once the database has been silent for Config.IdleTimeout
+// (default 2 minutes) and does not answer a fresh connection either; a
+// call that keeps receiving or sending data is not cut, nor one whose
+// statement is busy (the server answers the probe). Opening a connection
+// is bounded by both.
 package sqlkg
 
 import (
@@ -57,12 +60,16 @@ type Config struct {
 	URL string
 	// Flavor is "postgres" (default) or "cockroach".
 	Flavor string
-	// IdleTimeout bounds a database call that no context can end (one
-	// made with context.Background, as Cayley's NameOf, Stats and writes
-	// are): the call fails when the database has sent and taken nothing
-	// for this long. A call that keeps moving data is not cut, but a
-	// single statement that works longer than this before its first row
-	// is. Opening a connection is bounded by it too. 0 means
+	// IdleTimeout bounds a database call whose context has no deadline
+	// (context.Background, as Cayley's NameOf, Stats and writes pass, or
+	// a cancellable context such as a CLI command's): when the database
+	// has sent and taken nothing for this long, the connection probes the
+	// server on a fresh connection (within IdleTimeout, at most 10 s),
+	// and the call fails with ErrIdleTimeout when it does not answer. A
+	// call that keeps moving data is not cut, nor a single statement that
+	// works long before its first row while the server answers the
+	// probe. Opening a connection is bounded by it too, without a probe.
+	// A call with a deadline is bounded by its deadline only. 0 means
 	// DefaultIdleTimeout; a negative value removes the bound.
 	IdleTimeout time.Duration
 	Logger      *slog.Logger
