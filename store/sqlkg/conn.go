@@ -127,6 +127,14 @@ func (c *connector) probe(ctx context.Context) error {
 	return w.Ping(ctx)
 }
 
+// answered reports whether a probe's error is the server's own answer
+// (too many connections, a refused login): it runs, so a silent operation
+// is busy, not stalled.
+func answered(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe)
+}
+
 // Driver is the watched driver.
 func (c *connector) Driver() driver.Driver { return watchedDriver{} }
 
@@ -344,7 +352,7 @@ func (w *watchedConn) idleCheck(gen uint64) {
 	case w.inIO == 0:
 		w.timer = nil // the operation stopped waiting meanwhile
 		return
-	case err == nil || w.last != silentSince:
+	case err == nil || answered(err) || w.last != silentSince:
 		// The server answers: the operation is busy, not abandoned.
 		w.last = time.Now()
 		w.timer = time.AfterFunc(w.idle, func() { w.idleCheck(gen) })

@@ -3,12 +3,15 @@ package sqlkg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // TestIdleBound: an operation whose context has no deadline, whether it
@@ -23,6 +26,9 @@ func TestIdleBound(t *testing.T) {
 	const idle = 200 * time.Millisecond
 	alive := func(context.Context) error { return nil }
 	gone := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	refused := func(context.Context) error {
+		return fmt.Errorf("open: %w", &pq.Error{Severity: "FATAL", Code: "53300", Message: "sorry, too many clients already"})
+	}
 	cases := []struct {
 		name    string
 		trickle int    // bytes the server sends, one per idle/2
@@ -37,6 +43,7 @@ func TestIdleBound(t *testing.T) {
 		{"silent with a cancellable context", 0, "cancel", nil, 0, true, idle},
 		{"silent with a deadline", 0, "deadline", nil, 0, false, 3 * idle},
 		{"busy: the server answers probes", 0, "cancel", alive, 0, false, 5 * idle},
+		{"busy and full: the server refuses the probe's connection", 0, "cancel", refused, 0, false, 5 * idle},
 		{"stopped: the server answers no probe", 0, "cancel", gone, 0, true, idle + probeBound(idle)},
 	}
 	for _, c := range cases {
