@@ -79,6 +79,11 @@ type Options struct {
 	Logger   *slog.Logger
 	// MaxSamples is how many skipped records are logged (default 10).
 	MaxSamples int
+	// Check, if set, is called by SpoolFiles on every quad read, for a
+	// backend that cannot store some values (PostgreSQL text holds no
+	// NUL): its error stops the read, positioned at the file and line
+	// (file:line: error), and nothing is written.
+	Check func(quad.Quad) error
 }
 
 // Progress is a snapshot of a running ingest.
@@ -572,13 +577,22 @@ func runFiles(files []string) []engine.WriteRunFile {
 
 // SpoolFiles reads files with Run's detection, readers and error
 // handling into a Spool for a later pass (the incremental path, remote
-// backends): parsed quads stay in memory up to a quarter of
-// opts.MaxMemory, the rest go to a temporary directory that mkdir
+// backends), each checked by opts.Check: parsed quads stay in memory up
+// to a quarter of opts.MaxMemory, the rest go to a temporary directory that mkdir
 // creates. On error nothing is left behind; otherwise the caller closes
 // the Spool, which removes its files.
 func SpoolFiles(ctx context.Context, files []string, opts Options, mkdir func() (string, error)) (*Spool, Result, error) {
 	sp := newSpool(spoolBudget(opts.MaxMemory), mkdir)
-	res, err := parseTo(ctx, files, opts, sp.add)
+	add := sp.add
+	if opts.Check != nil {
+		add = func(q quad.Quad) error {
+			if err := opts.Check(q); err != nil {
+				return err
+			}
+			return sp.add(q)
+		}
+	}
+	res, err := parseTo(ctx, files, opts, add)
 	if err != nil {
 		sp.Close()
 		return nil, res, err

@@ -202,3 +202,45 @@ func TestSpoolBatchBytes(t *testing.T) {
 		t.Fatalf("%d quads in %d batches; want 5000 in at least 5 (1 MiB each)", quads, batches)
 	}
 }
+
+// TestSpoolFilesCheck: a quad Options.Check refuses stops SpoolFiles
+// with an error positioned at its file and line, wrapping the check's.
+func TestSpoolFilesCheck(t *testing.T) {
+	errBad := errors.New("cannot store a NUL")
+	check := func(q quad.Quad) error {
+		if strings.ContainsRune(quad.StringOf(q.Object), 0) {
+			return errBad
+		}
+		return nil
+	}
+	dir := t.TempDir()
+	cases := []struct {
+		name, body, want string // want "": no error
+	}{
+		{"nul.nt", "<s> <p> \"ok\" .\n<s> <p> \"a\\u0000b\" .\n", "nul.nt:2: cannot store a NUL"},
+		{"fine.nt", "<s> <p> \"ok\" .\n<s> <p> \"a b\" .\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name)
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sp, _, err := SpoolFiles(context.Background(), []string{path}, Options{Graph: "g", Check: check},
+				func() (string, error) { return t.TempDir(), nil })
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sp.Close()
+				if sp.Len() != 2 {
+					t.Errorf("spooled %d quads, want 2", sp.Len())
+				}
+				return
+			}
+			if !errors.Is(err, errBad) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("SpoolFiles: %v, want %q", err, c.want)
+			}
+		})
+	}
+}

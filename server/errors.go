@@ -49,7 +49,8 @@ type errorBody struct {
 
 // classify maps err to a status code and a client-safe message. Only
 // apiError messages, store.ErrNotFound messages (which name the missing id
-// or graph), a delete's missing quad or node, and fixed messages for the
+// or graph), a delete's missing quad or node, a quad the store cannot hold
+// (store.ErrUnstorable, 400), and fixed messages for the
 // store's resource errors reach clients; anything else is logged and answered with a
 // generic message, so no internal path or stack ever leaks.
 func classify(err error) (int, string, bool) {
@@ -66,6 +67,10 @@ func classify(err error) (int, string, bool) {
 	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
 		// A delete's missing quad or node: the message names the client's own data.
 		return http.StatusNotFound, err.Error(), false
+	case errors.Is(err, store.ErrUnstorable):
+		// A value the store cannot hold (a NUL in PostgreSQL text): the
+		// message names the client's quad and says why.
+		return http.StatusBadRequest, oneLine(err.Error()), false
 	case errors.Is(err, store.ErrDiskFull):
 		return http.StatusInsufficientStorage, "the server's disk is full", false
 	case errors.Is(err, store.ErrTooManyFiles):

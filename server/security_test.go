@@ -230,6 +230,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("open /srv/db/1.sst: %w", store.ErrTooManyFiles), 503, false},
 		{fmt.Errorf("apply deltas: 1 deltas are %w", store.ErrTooBig), 413, false},
 		{&graph.DeltaError{Err: graph.ErrQuadNotExist}, 404, false},
+		{fmt.Errorf("sql write: quad 2 (subject </s>, predicate </p>): %w: its object holds a NUL character", store.ErrUnstorable), 400, false},
 	}
 	for _, c := range cases {
 		st, msg, internal := classify(c.err)

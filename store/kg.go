@@ -324,6 +324,12 @@ var ErrClosed = errors.New("knowledge graph is closed")
 // write.
 var ErrReadOnly = errors.New("knowledge graph backend is read-only")
 
+// ErrUnstorable is returned (wrapped) when a write holds a value the
+// backend cannot store, such as a NUL character in PostgreSQL text; the
+// error names the quad and says why, and nothing of the write was
+// applied. It is the client's data, not a fault of the store.
+var ErrUnstorable = errors.New("the backend cannot store this value")
+
 // ErrNoQuadStore is returned (wrapped) when Cayley's queries (Gizmo,
 // GraphQL, MQL), quad reads or quad writes are asked of a backend that has
 // no Cayley quad store: the SPARQL backend, whose endpoint answers SPARQL

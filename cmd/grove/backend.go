@@ -67,6 +67,14 @@ func (a *app) backend() (string, error) {
 // openKG opens the configured knowledge-graph backend for reading. Every
 // command that reads the KG goes through here.
 func (a *app) openKG(ctx context.Context) (store.KG, io.Closer, error) {
+	return a.openKGFor(ctx, true)
+}
+
+// openKGFor opens the configured knowledge-graph backend, read-only or
+// writable (grove serve without --read-only writes through Cayley's API).
+// A read-only sql backend changes no schema, so a role with SELECT alone
+// can read and a read never waits for a writer's locks.
+func (a *app) openKGFor(ctx context.Context, readOnly bool) (store.KG, io.Closer, error) {
 	b, err := a.backend()
 	if err != nil {
 		return nil, nil, err
@@ -76,7 +84,7 @@ func (a *app) openKG(ctx context.Context) (store.KG, io.Closer, error) {
 		kg, err := a.openSPARQL(ctx)
 		return kg, kg, err
 	case backendSQL:
-		kg, err := a.openSQL(ctx)
+		kg, err := a.openSQL(ctx, readOnly)
 		return kg, kg, err
 	}
 	db, err := a.openDB(true)
@@ -103,7 +111,7 @@ func (a *app) openWriter(ctx context.Context) (kgWriter, error) {
 	case backendSPARQL:
 		return nil, fmt.Errorf("ingest: %w: the sparql backend reads a remote endpoint; load data with the endpoint's own bulk loader (Virtuoso: ld_dir + rdf_loader_run), or use --kg-backend badger or sql", store.ErrReadOnly)
 	case backendSQL:
-		return a.openSQL(ctx)
+		return a.openSQL(ctx, false)
 	}
 	return nil, nil
 }
@@ -180,11 +188,13 @@ func quadStoreOf(kg store.KG) (graph.QuadStore, error) {
 	return nil, fmt.Errorf("the %T backend has %w: send SPARQL to the endpoint itself", kg, store.ErrNoQuadStore)
 }
 
-func (a *app) openSQL(ctx context.Context) (*sqlkg.KG, error) {
+// openSQL opens the sql backend, read-only or writable (a writable open
+// creates what of the schema the database lacks).
+func (a *app) openSQL(ctx context.Context, readOnly bool) (*sqlkg.KG, error) {
 	url := a.v.GetString("sql.url")
 	if url == "" {
 		return nil, errors.New("--kg-backend sql needs --sql-url (or GROVE_SQL_URL, sql.url in the config file)")
 	}
 	return sqlkg.Open(ctx, sqlkg.Config{URL: url, Flavor: a.v.GetString("sql.flavor"),
-		IdleTimeout: a.v.GetDuration("sql.idle_timeout"), Logger: a.log})
+		IdleTimeout: a.v.GetDuration("sql.idle_timeout"), ReadOnly: readOnly, Logger: a.log})
 }

@@ -433,6 +433,9 @@ const remoteChunk = 50_000
 func (a *app) ingestRemote(cmd *cobra.Command, w kgWriter, files []string, opts ingest.Options, del bool, done func(bool)) error {
 	ctx := cmd.Context()
 	began := time.Now()
+	if c, ok := w.(interface{ Storable(quad.Quad) error }); ok && !del {
+		opts.Check = c.Storable // a value the database cannot store is refused at its line
+	}
 	sp, res, err := ingest.SpoolFiles(ctx, files, opts, remoteScratch)
 	if err != nil {
 		done(false)

@@ -51,7 +51,7 @@ max_results, ask: {max_model_calls, param_caps, ...}) or from GROVE_SERVE_<KEY>
 				return err
 			} else if b != backendBadger {
 				var closeKG io.Closer
-				if kg, closeKG, err = a.openKG(cmd.Context()); err != nil {
+				if kg, closeKG, err = a.openKGFor(cmd.Context(), cfg.ReadOnly); err != nil {
 					return err
 				}
 				defer closeKG.Close()

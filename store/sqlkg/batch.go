@@ -48,13 +48,16 @@ type pair struct {
 type batch struct {
 	w          *writeSet
 	adds, dels []hashedQuad
-	// labels is the graph name of each label hash.
+	// labels is the graph name of each label hash ("" for the quads
+	// without a label, which are graph "").
 	labels map[string]string
-	// pairs are the batch's (label, predicate) pairs, labelled quads only.
+	// pairs are the batch's (label, predicate) pairs (a nil label: the
+	// quads without one).
 	pairs []*pair
 }
 
-// newBatch hashes w's quads, failing on a quad that lacks a direction.
+// newBatch hashes w's quads, failing on a quad that lacks a direction or
+// an add that PostgreSQL cannot store (see storable).
 func newBatch(w *writeSet) (*batch, error) {
 	b := &batch{w: w, labels: map[string]string{}}
 	seen := map[string]*pair{}
@@ -71,15 +74,23 @@ func newBatch(w *writeSet) (*batch, error) {
 			if q.Subject == nil || q.Predicate == nil || q.Object == nil {
 				return nil, fmt.Errorf("sql write: quad %d (%v) lacks a direction", i+1, q)
 			}
-			h := hashedQuad{s: hashOf(q.Subject), p: hashOf(q.Predicate), o: hashOf(q.Object)}
-			if q.Label != nil {
-				if q.Label != lastL { // most batches have one label
-					lastL, lastH = q.Label, hashOf(q.Label)
-					b.labels[string(lastH)] = graphName(q.Label)
+			if !del {
+				if err := storable(q); err != nil {
+					return nil, fmt.Errorf("sql write: quad %d (%s): %w", i+1, quadNames(q), err)
 				}
-				h.l = lastH
-				b.notePair(seen, h, del)
 			}
+			h := hashedQuad{s: hashOf(q.Subject), p: hashOf(q.Predicate), o: hashOf(q.Object)}
+			switch {
+			case q.Label == nil:
+				b.labels[""] = "" // graph "", as the embedded store lists it
+			case q.Label != lastL: // most batches have one label
+				lastL, lastH = q.Label, hashOf(q.Label)
+				b.labels[string(lastH)] = graphName(q.Label)
+				h.l = lastH
+			default:
+				h.l = lastH
+			}
+			b.notePair(seen, h, del)
 			out[i] = h
 		}
 		if del {
@@ -156,8 +167,16 @@ func (k *KG) pairsExist(ctx context.Context, tx *sql.Tx, ps []*pair) (map[int]bo
 			if i > 0 {
 				q.WriteString(", ")
 			}
+			// A nil label is the quads without one (label_hash IS NULL:
+			// "= NULL" matches nothing).
+			if p.l == nil {
+				fmt.Fprintf(&q, `(%d, EXISTS (SELECT 1 FROM quads WHERE label_hash IS NULL AND predicate_hash = $%d))`,
+					start+i, len(args)+1)
+				args = append(args, p.p)
+				continue
+			}
 			fmt.Fprintf(&q, `(%d, EXISTS (SELECT 1 FROM quads WHERE label_hash = $%d AND predicate_hash = $%d))`,
-				start+i, 2*i+1, 2*i+2)
+				start+i, len(args)+1, len(args)+2)
 			args = append(args, p.l, p.p)
 		}
 		q.WriteString(`) v(i, e) WHERE e`)

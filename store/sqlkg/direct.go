@@ -178,7 +178,7 @@ func (k *KG) changed(ctx context.Context, tx *sql.Tx, query string, args []any, 
 			return nil, k.wrap(ctx, err)
 		}
 		done[h.key()] = true
-		if c := counts[string(h.l)]; h.l != nil && c != nil {
+		if c := counts[string(h.l)]; c != nil { // a nil label: graph ""
 			c.quads += sign
 		}
 	}

@@ -197,8 +197,9 @@ func isNode(v quad.Value) bool {
 // link predicates, Grove's own and statement-node predicates, and the
 // relations marked grove:hidden (see relationMeta).
 func (k *KG) hiddenPreds(ctx context.Context) ([][]byte, error) {
-	own, err := queryAll(ctx, k, single[[]byte], `SELECT hash FROM nodes WHERE iri AND (lower(value_string) LIKE 'grove:%'
-		OR lower(value_string) LIKE 'p:%' OR lower(value_string) LIKE 'ps:%' OR lower(value_string) LIKE 'pq:%')`)
+	v := k.labelCol("value_string") // the label index's expression: these prefixes are short
+	own, err := queryAll(ctx, k, single[[]byte], `SELECT hash FROM nodes WHERE iri AND (`+v+` LIKE 'grove:%'
+		OR `+v+` LIKE 'p:%' OR `+v+` LIKE 'ps:%' OR `+v+` LIKE 'pq:%')`)
 	if err != nil {
 		return nil, err
 	}
@@ -581,8 +582,9 @@ func (k *KG) SameAs(ctx context.Context, id, graph string) ([]store.Link, error)
 }
 
 // Search matches labels and aliases exactly or by prefix, case-folded only
-// (no accent folding, no fuzzy matching), through the lower(value_string)
-// index, ranked as the engine ranks. Exact matches are read first, so they
+// (no accent folding, no fuzzy matching), through the label index (the
+// lower-cased first characters of each value, rechecked on the whole
+// value; see schema.go), ranked as the engine ranks. Exact matches are read first, so they
 // are never lost to the cap on prefix matches.
 func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store.Candidate, error) {
 	if err := k.usable(ctx); err != nil {
@@ -611,6 +613,11 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 	// out. The prefix read sorts all prefix matches: a one-letter text on
 	// a large graph costs a scan of that letter's labels.
 	lower := strings.ToLower(strings.TrimSpace(text))
+	head := lower // what the label index holds of a match
+	if k.labelChars > 0 {
+		head = firstChars(lower, k.labelChars)
+	}
+	idx := k.labelCol("n.value_string")
 	preds := pq.ByteaArray(slices.Concat(k.labelH, k.aliasH))
 	const from = `SELECT q.subject_hash, n.value_string, q.label_hash
 		FROM nodes n JOIN quads q ON q.object_hash = n.hash
@@ -624,11 +631,11 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 		sql  string
 		args []any
 	}{
-		{from + `lower(n.value_string) = $1 ORDER BY q.subject_hash, q.label_hash LIMIT $4`,
-			[]any{lower, preds, gh, searchCap}},
-		{from + `lower(n.value_string) LIKE $1 AND lower(n.value_string) <> $5
+		{from + idx + ` = $5 AND lower(n.value_string) = $1 ORDER BY q.subject_hash, q.label_hash LIMIT $4`,
+			[]any{lower, preds, gh, searchCap, head}},
+		{from + idx + ` LIKE $5 AND lower(n.value_string) LIKE $1 AND lower(n.value_string) <> $6
 			ORDER BY length(n.value_string), n.value_string, q.subject_hash, q.label_hash LIMIT $4`,
-			[]any{likePrefix(lower), preds, gh, searchCap, lower}},
+			[]any{likePrefix(lower), preds, gh, searchCap, likePrefix(head), lower}},
 	} {
 		hs, err := queryAll(ctx, k, func(h *hit) []any { return []any{&h.x, &h.label, &h.g} }, q.sql, q.args...)
 		if err != nil {
@@ -666,6 +673,17 @@ func (k *KG) Search(ctx context.Context, graph, text string, limit int) ([]store
 		out[i].Graphs = []string{out[i].Graph}
 	}
 	return out, nil
+}
+
+// firstChars is s cut to its first n characters.
+func firstChars(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // likePrefix escapes LIKE wildcards and appends %.

@@ -48,7 +48,7 @@ func (k *KG) analyzeAfterLoad(ctx context.Context, n int) {
 // returns the number of quads deleted; a graph that holds no quads is
 // store.ErrNotFound.
 func (k *KG) Delete(ctx context.Context, graph string, qs []quad.Quad) (int64, error) {
-	if err := k.usable(ctx); err != nil {
+	if err := k.writable(ctx); err != nil {
 		return 0, err
 	}
 	if err := k.mustHaveGraph(ctx, graph); err != nil {
@@ -105,7 +105,7 @@ const deadlockRetries = 3
 // victim: staged writes of graphs that share nodes may lock them in
 // different orders.
 func (k *KG) writeWith(ctx context.Context, w *writeSet, choose func(*batch) writeStrategy) (writeResult, error) {
-	if err := k.usable(ctx); err != nil {
+	if err := k.writable(ctx); err != nil {
 		return writeResult{}, err
 	}
 	b, err := newBatch(w)
@@ -316,8 +316,7 @@ func (k *KG) insert(ctx context.Context, tx *sql.Tx, w *writeSet, counts map[str
 		return 0, err
 	}
 	// ON CONFLICT only matters when another writer stored the same quad
-	// since grove_new was computed (quads without a label: no graph row
-	// makes such writers take turns).
+	// since grove_new was computed.
 	added, err := k.perLabel(ctx, tx, `WITH ins AS (INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash, ts)
 		SELECT s, p, o, l, now() FROM grove_new ORDER BY s, p, o ON CONFLICT DO NOTHING RETURNING label_hash)
 		SELECT label_hash, count(*) FROM ins GROUP BY label_hash`, counts, 1)

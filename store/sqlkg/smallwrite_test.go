@@ -76,7 +76,7 @@ func dump(t *testing.T, db *sql.DB) string {
 func checkExact(t *testing.T, tw twin) {
 	t.Helper()
 	var names []string
-	rows, err := tw.db.Query(`SELECT DISTINCT n.value_string FROM quads q JOIN nodes n ON n.hash = q.label_hash ORDER BY 1`)
+	rows, err := tw.db.Query(`SELECT DISTINCT coalesce(n.value_string, '') FROM quads q LEFT JOIN nodes n ON n.hash = q.label_hash ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)
 	}

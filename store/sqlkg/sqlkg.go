@@ -9,7 +9,9 @@
 // is computed client-side, relation summaries are GROUP BY queries, edges
 // are index range reads with LIMIT, and names come from one batched query
 // per call. Search matches labels and aliases exactly and by prefix
-// through an expression index on lower(value_string) that Open adds. Load
+// through an expression index on the lower-cased first 512 characters of
+// each value, which a writable Open adds (schema.go: a read-only Open
+// changes no schema). Load
 // writes a batch of quads in one transaction, a large one through COPY into
 // temporary tables followed by set-based INSERTs, a small one (up to 64
 // quads) through direct INSERT/DELETE ... RETURNING statements
@@ -72,7 +74,12 @@ type Config struct {
 	// A call with a deadline is bounded by its deadline only. 0 means
 	// DefaultIdleTimeout; a negative value removes the bound.
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// ReadOnly opens the database for reading: Open runs no
+	// schema-changing statement (a role with SELECT alone may open it),
+	// and writes fail with store.ErrReadOnly. A writable open creates
+	// what of the schema is missing (see initSchema).
+	ReadOnly bool
+	Logger   *slog.Logger
 }
 
 // DefaultIdleTimeout is Config.IdleTimeout's default.
@@ -99,6 +106,11 @@ type KG struct {
 	log    *slog.Logger
 	labels store.LabelConfig
 	closed atomic.Bool
+	// readOnly is Config.ReadOnly.
+	readOnly bool
+	// labelChars is how many characters of each value the label index
+	// that search goes through holds (0: whole values; see schema.go).
+	labelChars int
 
 	labelH, aliasH, descH, hiddenH [][]byte
 	// groveHiddenH and groveInverseH are the hashes of grove:hidden and
@@ -108,8 +120,8 @@ type KG struct {
 
 var _ store.KG = (*KG)(nil)
 
-// Open connects, creating Cayley's tables (and the label index) when the
-// database is empty.
+// Open connects; opened writable, it creates Cayley's tables, Grove's
+// indexes and grove_graphs where the database lacks them (see schema.go).
 func Open(ctx context.Context, cfg Config) (*KG, error) {
 	flavor, err := cayleyFlavor(cmp.Or(cfg.Flavor, "postgres"))
 	if err != nil {
@@ -138,7 +150,7 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		db.Close()
 		return nil, fmt.Errorf("sql %s: %w", redact(cfg.URL), scrub(err, cfg.URL))
 	}
-	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig()}
+	k := &KG{db: db, log: log, labels: store.DefaultLabelConfig(), readOnly: cfg.ReadOnly}
 	addr, release := cayleyAddr(conn)
 	defer release()
 	if err := k.initSchema(ctx, flavor, addr, cfg.URL); err != nil {
@@ -162,32 +174,6 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 		store.GroveHidden, store.GroveInverseLabel, store.GroveNodeType, store.GroveTextFeature}))
 	k.groveHiddenH, k.groveInverseH = hashOf(quad.IRI(store.GroveHidden)), hashOf(quad.IRI(store.GroveInverseLabel))
 	return k, nil
-}
-
-// initSchema creates Cayley's tables once (flavor is the private Cayley
-// flavor, addr its address), then Grove's label index; url is the
-// database URL, for scrubbing errors.
-func (k *KG) initSchema(ctx context.Context, flavor, addr, url string) error {
-	var exists bool
-	err := k.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'quads')`).Scan(&exists)
-	if err != nil {
-		return fmt.Errorf("sql schema check: %w", err)
-	}
-	if !exists {
-		if err := graph.InitQuadStore(flavor, addr, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-			return fmt.Errorf("sql: create cayley tables: %w", scrub(err, url))
-		}
-	}
-	for _, stmt := range []string{
-		`CREATE INDEX IF NOT EXISTS grove_nodes_lower ON nodes (lower(value_string) text_pattern_ops)`,
-		`CREATE INDEX IF NOT EXISTS grove_quads_label ON quads (label_hash)`,
-		`CREATE TABLE IF NOT EXISTS grove_graphs (name TEXT PRIMARY KEY, quads BIGINT NOT NULL DEFAULT 0, relations BIGINT NOT NULL DEFAULT 0)`,
-	} {
-		if _, err := k.db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("sql: %s: %w", stmt, err)
-		}
-	}
-	return nil
 }
 
 // redact is a database URL fit for errors and logs: no password in the
@@ -322,6 +308,17 @@ func (k *KG) usable(ctx context.Context) error {
 		return store.ErrClosed
 	}
 	return ctx.Err()
+}
+
+// writable is usable, and store.ErrReadOnly when k was opened read-only.
+func (k *KG) writable(ctx context.Context) error {
+	if err := k.usable(ctx); err != nil {
+		return err
+	}
+	if k.readOnly {
+		return fmt.Errorf("sql write: %w: the database was opened read-only (Config.ReadOnly; grove opens it writable for ingest and serve without --read-only)", store.ErrReadOnly)
+	}
+	return nil
 }
 
 // --- values -----------------------------------------------------------------

@@ -44,7 +44,7 @@ func (k *KG) WriteFrom(ctx context.Context, o StreamOptions, src QuadSource) (in
 	if o.Graph == "" {
 		return 0, fmt.Errorf("sql write: empty graph name")
 	}
-	if err := k.usable(ctx); err != nil {
+	if err := k.writable(ctx); err != nil {
 		return 0, err
 	}
 	if o.Delete && !o.KeepLabels {
