@@ -17,7 +17,10 @@
 //   - grove:quantity "1234.5 Q11573" renders "1,234.5 metre", the unit label
 //     coming from labelOf; a unit labelOf knows no label for renders as its
 //     id followed by NoLabel, "10 Q11229 (no label in the KG)", never as a
-//     bare id that reads as if it were a name.
+//     bare id that reads as if it were a name. A bounded quantity "95
+//     [70,120] Q743895" (see ParseQuantity) shows its bounds after the
+//     amount: "95 ±25 beats per minute" when they are symmetric, else the
+//     range, "95 (70–130) beats per minute".
 //   - geo:wktLiteral "Point(13.405 52.52)" renders "52.52°N, 13.405°E"; a
 //     leading CRS IRI naming a Wikidata globe adds " on <globe label>" (the
 //     globe's id followed by NoLabel when labelOf knows none).
