@@ -523,14 +523,24 @@ func timeValue(o *valueObject) (quad.Value, error) {
 	return quad.TypedString{Value: quad.String(s), Type: store.GroveTime}, nil
 }
 
-// quantityValue renders "<amount>" or "<amount> <unit id>".
+// quantityValue renders "<amount> [<lower>,<upper>] <unit id>", the
+// bounds only when they differ from the amount and the unit only when
+// there is one (see literal.ParseQuantity).
 func quantityValue(o *valueObject) (quad.Value, error) {
-	s := strings.TrimPrefix(o.Amount, "+")
+	if (o.LowerBound == "") != (o.UpperBound == "") {
+		return nil, errors.New("quantity with only one bound")
+	}
+	q := literal.Quantity{Amount: strings.TrimPrefix(o.Amount, "+"),
+		Lower: strings.TrimPrefix(o.LowerBound, "+"), Upper: strings.TrimPrefix(o.UpperBound, "+")}
+	if q.Lower == q.Amount && q.Upper == q.Amount {
+		q.Lower, q.Upper = "", "" // ±0: Wikidata's default, no range
+	}
 	switch unit := strings.TrimPrefix(o.Unit, entityNS); unit {
 	case "1", "":
 	default:
-		s += " " + unit
+		q.Unit = unit
 	}
+	s := q.String()
 	if _, err := literal.ParseQuantity(s); err != nil {
 		return nil, err
 	}

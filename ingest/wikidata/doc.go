@@ -49,8 +49,10 @@
 // or finer (precision 10-14: month, day, hour, minute, second; every one
 // names a month, which the calendar changes) and not for coarser ones
 // (years and beyond); quantity a
-// grove:quantity literal "<amount>" or "<amount> <unit id>" (bounds are
-// dropped); globecoordinate a WKT literal "Point(lon lat)", prefixed with
+// grove:quantity literal "<amount>" or "<amount> <unit id>", with the
+// bounds after the amount when they differ from it ("95 [70,120] Q743895";
+// bounds equal to the amount, Wikidata's "±0" default, are not written;
+// a quantity with one bound only is an error); globecoordinate a WKT literal "Point(lon lat)", prefixed with
 // the globe IRI when it is not Earth. store/literal renders all of them.
 //
 // After the last entity the reader writes the property metadata it

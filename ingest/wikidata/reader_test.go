@@ -114,6 +114,8 @@ func TestSampleBerlin(t *testing.T) {
 		{"musicbrainz artist", nq("<Q255>", "<grove:sameAs>", "<mb:artist/1f9df192-a621-4f54-8850-2c5373b7eac9>")},
 		{"julian day", nq("<Q220>", "<P571>", `"-0753-04-13T00:00:00Z 11 julian"^^<grove:time>`)},
 		{"deep time", nq("<Q1>", "<P580>", `"-13798000000-00-00T00:00:00Z 3"^^<grove:time>`)},
+		{"quantity bounds", nq("<Q144>", "<P3395>", `"95 [70,120] Q743895"^^<grove:quantity>`)},
+		{"quantity bounds, unitless", nq("<Q142>", "<P1082>", `"66628000 [66627500,66628500]"^^<grove:quantity>`)},
 		{"some value", nq("<Q31>", "<P1589>", `"unknown value"`)},
 		{"sitelink predicate hidden", nq("<"+SitelinkPredicate+">", "<grove:hidden>", `"true"`)},
 	}
