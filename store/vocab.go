@@ -75,6 +75,11 @@ const (
 	// <precision 0-11> [julian]", e.g. "+2010-07-08T00:00:00Z 11"; parse it
 	// with literal.ParseTime.
 	GroveTime = "grove:time"
+	// GroveUnknown is an unknown value (Wikidata's "somevalue"): a value
+	// exists but is not known. Its lexical form only names the snak it
+	// comes from (a statement id, "Q31$..."), so that two unknown values
+	// are two; store/literal renders every one as "unknown value".
+	GroveUnknown = "grove:unknown"
 	// WKTLiteral is a geo point "Point(lon lat)".
 	WKTLiteral = "http://www.opengis.net/ont/geosparql#wktLiteral"
 )

@@ -36,8 +36,15 @@
 // Kept statements: by default the best rank of each property ("truthy":
 // the preferred statements if there is one, else the normal ones); with
 // AllRanks every preferred and normal statement. Deprecated statements are
-// never kept. A novalue main snak keeps nothing; a somevalue snak becomes
-// the string "unknown value". Two kept statements with the same value give
+// never kept. A novalue snak (main or qualifier) keeps nothing: "no
+// value" is not represented. A somevalue snak (a value exists but is
+// unknown) becomes a grove:unknown literal naming its snak, which
+// store/literal renders "unknown value": the statement id for a main snak
+// ("Q31$15b2...", or "<entity> <property> <index>" without an id) and
+// "<statement id> <qualifier property> <index>" for a qualifier, so each
+// unknown value is its own (two unknown children are two edges) and none
+// reads as the string "unknown value". A claim filter value never matches
+// an unknown value. Two kept statements with the same value give
 // one direct edge (each still has its statement node). The statement node
 // is written only when at least one qualifier has a value.
 //

@@ -498,3 +498,46 @@ func TestEndlessLine(t *testing.T) {
 		t.Errorf("skipping: error %v after %d bytes, want context.Canceled", err, in.N)
 	}
 }
+
+// TestUnknownValues checks that each somevalue snak (Wikidata's "unknown
+// value") becomes its own grove:unknown literal, named by its statement
+// (and qualifier), so that two stay two and none reads as a string.
+func TestUnknownValues(t *testing.T) {
+	some := func(p, id string) string {
+		s := `{"mainsnak":{"snaktype":"somevalue","property":"` + p + `","datatype":"wikibase-item"},"type":"statement","rank":"normal"`
+		if id != "" {
+			s += `,"id":"` + id + `"`
+		}
+		return s + `}`
+	}
+	item64 := `{"value":{"entity-type":"item","id":"Q64"},"type":"wikibase-entityid"}`
+	someQual := `,"qualifiers":{"P1480":[{"snaktype":"somevalue","property":"P1480"},{"snaktype":"somevalue","property":"P1480"}]}`
+	tests := []struct {
+		name, claims, pred string
+		want           []string
+	}{
+		{"two unknown children and a known one", `"P40":[` + some("P40", "Q1$1") + `,` + some("P40", "Q1$2") + `,` + stmt("P40", "normal", "wikibase-item", item64, "") + `]`,
+			"<P40>", []string{`"Q1$1"^^<grove:unknown>`, `"Q1$2"^^<grove:unknown>`, "<Q64>"}},
+		{"without statement ids", `"P40":[` + some("P40", "") + `,` + some("P40", "") + `]`,
+			"<P40>", []string{`"Q1 P40 0"^^<grove:unknown>`, `"Q1 P40 1"^^<grove:unknown>`}},
+		{"two unknown qualifiers", `"P6":[` + stmt("P6", "normal", "wikibase-item", item64, someQual) + `]`,
+			"<pq:P1480>", []string{`"Q1$P6normal P1480 0"^^<grove:unknown>`, `"Q1$P6normal P1480 1"^^<grove:unknown>`}},
+		{"unknown value with an unknown qualifier", `"P6":[` + strings.TrimSuffix(some("P6", "Q1$s"), `}`) + someQual + `}]`,
+			"<ps:P6>", []string{`"Q1$s"^^<grove:unknown>`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := mustRun(t, Options{}, dump(item("Q1", tt.claims)))
+			var got []string
+			for _, q := range out {
+				if f := strings.SplitN(q, " ", 3); f[1] == tt.pred {
+					got = append(got, strings.TrimSuffix(f[2], " ."))
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%s objects %q, want %q", tt.pred, got, tt.want)
+			}
+		})
+	}
+}

@@ -154,6 +154,9 @@ func TestRenderXSDDates(t *testing.T) {
 		{store.XSDGYearMonth, "2010-07", "July 2010"},
 		{store.XSDGYearMonth, "2010-00", "2010"},
 		{store.XSDGYearMonth, "2010", "2010"},
+		{store.GroveUnknown, "Q31$5A8B", "unknown value"},
+		{store.GroveUnknown, "Q9006$a P580 0", "unknown value"},
+		{store.GroveUnknown, "", "unknown value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ+" "+tt.in, func(t *testing.T) {
@@ -364,7 +367,7 @@ func FuzzRender(f *testing.F) {
 		"95 [70,120] Q743895", "66628000 [66627500,66628500]"} {
 		f.Add(s, 0)
 	}
-	types := []string{store.GroveTime, store.GroveQuantity, store.WKTLiteral, store.XSDDate,
+	types := []string{store.GroveTime, store.GroveQuantity, store.GroveUnknown, store.WKTLiteral, store.XSDDate,
 		store.XSDDateTime, store.XSDGYear, store.XSDGYearMonth, "http://www.w3.org/2001/XMLSchema#double",
 		"http://www.w3.org/2001/XMLSchema#boolean"}
 	f.Fuzz(func(t *testing.T, s string, k int) {
