@@ -514,7 +514,7 @@ func TestUnknownValues(t *testing.T) {
 	someQual := `,"qualifiers":{"P1480":[{"snaktype":"somevalue","property":"P1480"},{"snaktype":"somevalue","property":"P1480"}]}`
 	tests := []struct {
 		name, claims, pred string
-		want           []string
+		want               []string
 	}{
 		{"two unknown children and a known one", `"P40":[` + some("P40", "Q1$1") + `,` + some("P40", "Q1$2") + `,` + stmt("P40", "normal", "wikibase-item", item64, "") + `]`,
 			"<P40>", []string{`"Q1$1"^^<grove:unknown>`, `"Q1$2"^^<grove:unknown>`, "<Q64>"}},
