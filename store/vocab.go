@@ -67,12 +67,19 @@ const (
 	XSDGYear      = "http://www.w3.org/2001/XMLSchema#gYear"
 	XSDDateTime   = "http://www.w3.org/2001/XMLSchema#dateTime"
 	XSDAnyURI     = "http://www.w3.org/2001/XMLSchema#anyURI"
-	// GroveQuantity is "<amount>" or "<amount> <unit entity id>".
+	// GroveQuantity is "<amount>" or "<amount> <unit entity id>", with
+	// optional bounds after the amount: "95 [70,120] Q743895"; parse it
+	// with literal.ParseQuantity.
 	GroveQuantity = "grove:quantity"
 	// GroveTime is a Wikidata time with precision: "<Wikidata timestamp>
 	// <precision 0-11> [julian]", e.g. "+2010-07-08T00:00:00Z 11"; parse it
 	// with literal.ParseTime.
 	GroveTime = "grove:time"
+	// GroveUnknown is an unknown value (Wikidata's "somevalue"): a value
+	// exists but is not known. Its lexical form only names the snak it
+	// comes from (a statement id, "Q31$..."), so that two unknown values
+	// are two; store/literal renders every one as "unknown value".
+	GroveUnknown = "grove:unknown"
 	// WKTLiteral is a geo point "Point(lon lat)".
 	WKTLiteral = "http://www.opengis.net/ont/geosparql#wktLiteral"
 )

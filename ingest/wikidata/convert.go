@@ -21,7 +21,6 @@ const (
 	julianCalendar  = entityNS + "Q1985786"
 	earthGlobe      = entityNS + "Q2"
 	inverseProperty = "P1696"
-	unknownValue    = "unknown value"
 	hiddenTrue      = "true"
 	// SitelinkPredicate links an entity to the Wikipedia article of one of
 	// the chosen languages (an xsd:anyURI literal). Readers of the graph
@@ -248,7 +247,11 @@ func keepRanks(dst []bool, stmts []statement, all bool) []bool {
 // one kept statement.
 func (c *converter) statement(p string, pred quad.Value, s *statement, i int) error {
 	c.noteHidden(p, &s.Mainsnak)
-	v, ok, err := snakValue(&s.Mainsnak)
+	ref, err := c.unknownRef(p, s, i)
+	if err != nil {
+		return fieldErr(stmtField(p, i)+".id", err)
+	}
+	v, ok, err := snakValue(&s.Mainsnak, ref)
 	if err != nil {
 		return fieldErr(stmtField(p, i)+".mainsnak", err)
 	}
@@ -264,6 +267,23 @@ func (c *converter) statement(p string, pred quad.Value, s *statement, i int) er
 		return nil
 	}
 	return c.qualifiers(p, v, s, i)
+}
+
+// unknownRef names the main snak of statement i of property p when it is
+// a somevalue, for its grove:unknown literal: the statement id, or without
+// one "<entity> <property> <index>". It is "" for other snaks.
+func (c *converter) unknownRef(p string, s *statement, i int) (string, error) {
+	if s.Mainsnak.Snaktype != snakSomeValue {
+		return "", nil
+	}
+	id, err := unquote(s.IDToken)
+	if s.IDToken != nil && err != nil {
+		return "", err
+	}
+	if id == "" {
+		id = c.id + " " + p + " " + strconv.Itoa(i)
+	}
+	return id, nil
 }
 
 // stmtField names statement i of property p ("claims.P17[0]").
@@ -327,7 +347,7 @@ func (c *converter) qualifiers(p string, v quad.Value, s *statement, i int) erro
 		snaks, _ := s.qualifier(q)
 		for j := range snaks {
 			c.noteHidden(q, &snaks[j])
-			qv, ok, err := snakValue(&snaks[j])
+			qv, ok, err := snakValue(&snaks[j], id+" "+q+" "+strconv.Itoa(j))
 			if err != nil {
 				return fieldErr(stmtField(p, i)+".qualifiers."+q+"["+strconv.Itoa(j)+"]", err)
 			}
@@ -419,7 +439,7 @@ func firstInverse(cs claims) string {
 	stmts := cs.get(inverseProperty)
 	keep := selectRanks(stmts, false)
 	for i := range stmts {
-		if v, ok, err := snakValue(&stmts[i].Mainsnak); keep[i] && ok && err == nil {
+		if v, ok, err := snakValue(&stmts[i].Mainsnak, ""); keep[i] && ok && err == nil {
 			if iri, isIRI := v.(quad.IRI); isIRI {
 				return string(iri)
 			}
@@ -428,14 +448,24 @@ func firstInverse(cs claims) string {
 	return ""
 }
 
-// snakValue converts a snak to a quad value; ok is false for novalue.
-func snakValue(s *snak) (quad.Value, bool, error) {
+// Snak types (a value, an unknown value, no value).
+const (
+	snakValueType = "value"
+	snakSomeValue = "somevalue"
+	snakNoValue   = "novalue"
+)
+
+// snakValue converts a snak to a quad value; ok is false for novalue. A
+// somevalue snak becomes a grove:unknown literal whose lexical form is
+// ref, which names the snak, so that two unknown values stay two and never
+// read as the string "unknown value" (store.GroveUnknown).
+func snakValue(s *snak, ref string) (quad.Value, bool, error) {
 	switch s.Snaktype {
-	case "novalue":
+	case snakNoValue:
 		return nil, false, nil
-	case "somevalue":
-		return quad.String(unknownValue), true, nil
-	case "value":
+	case snakSomeValue:
+		return quad.TypedString{Value: quad.String(ref), Type: store.GroveUnknown}, true, nil
+	case snakValueType:
 	default:
 		return nil, false, fmt.Errorf("snaktype: unknown %q", s.Snaktype)
 	}
@@ -523,14 +553,24 @@ func timeValue(o *valueObject) (quad.Value, error) {
 	return quad.TypedString{Value: quad.String(s), Type: store.GroveTime}, nil
 }
 
-// quantityValue renders "<amount>" or "<amount> <unit id>".
+// quantityValue renders "<amount> [<lower>,<upper>] <unit id>", the
+// bounds only when they differ from the amount and the unit only when
+// there is one (see literal.ParseQuantity).
 func quantityValue(o *valueObject) (quad.Value, error) {
-	s := strings.TrimPrefix(o.Amount, "+")
+	if (o.LowerBound == "") != (o.UpperBound == "") {
+		return nil, errors.New("quantity with only one bound")
+	}
+	q := literal.Quantity{Amount: strings.TrimPrefix(o.Amount, "+"),
+		Lower: strings.TrimPrefix(o.LowerBound, "+"), Upper: strings.TrimPrefix(o.UpperBound, "+")}
+	if q.Lower == q.Amount && q.Upper == q.Amount {
+		q.Lower, q.Upper = "", "" // ±0: Wikidata's default, no range
+	}
 	switch unit := strings.TrimPrefix(o.Unit, entityNS); unit {
 	case "1", "":
 	default:
-		s += " " + unit
+		q.Unit = unit
 	}
+	s := q.String()
 	if _, err := literal.ParseQuantity(s); err != nil {
 		return nil, err
 	}

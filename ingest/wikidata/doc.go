@@ -36,8 +36,15 @@
 // Kept statements: by default the best rank of each property ("truthy":
 // the preferred statements if there is one, else the normal ones); with
 // AllRanks every preferred and normal statement. Deprecated statements are
-// never kept. A novalue main snak keeps nothing; a somevalue snak becomes
-// the string "unknown value". Two kept statements with the same value give
+// never kept. A novalue snak (main or qualifier) keeps nothing: "no
+// value" is not represented. A somevalue snak (a value exists but is
+// unknown) becomes a grove:unknown literal naming its snak, which
+// store/literal renders "unknown value": the statement id for a main snak
+// ("Q31$15b2...", or "<entity> <property> <index>" without an id) and
+// "<statement id> <qualifier property> <index>" for a qualifier, so each
+// unknown value is its own (two unknown children are two edges) and none
+// reads as the string "unknown value". A claim filter value never matches
+// an unknown value. Two kept statements with the same value give
 // one direct edge (each still has its statement node). The statement node
 // is written only when at least one qualifier has a value.
 //
@@ -49,8 +56,10 @@
 // or finer (precision 10-14: month, day, hour, minute, second; every one
 // names a month, which the calendar changes) and not for coarser ones
 // (years and beyond); quantity a
-// grove:quantity literal "<amount>" or "<amount> <unit id>" (bounds are
-// dropped); globecoordinate a WKT literal "Point(lon lat)", prefixed with
+// grove:quantity literal "<amount>" or "<amount> <unit id>", with the
+// bounds after the amount when they differ from it ("95 [70,120] Q743895";
+// bounds equal to the amount, Wikidata's "±0" default, are not written;
+// a quantity with one bound only is an error); globecoordinate a WKT literal "Point(lon lat)", prefixed with
 // the globe IRI when it is not Earth. store/literal renders all of them.
 //
 // After the last entity the reader writes the property metadata it

@@ -32,9 +32,13 @@ func (c *ClaimClause) holds(cs claims) bool {
 }
 
 // matchKey is the text a filter value is compared with: the entity id of
-// an entity value or the string of a string value.
+// an entity value or the string of a string value. An unknown value
+// (somevalue) has none.
 func matchKey(s *snak) (string, bool) {
-	v, ok, err := snakValue(s)
+	if s.Snaktype != snakValueType {
+		return "", false
+	}
+	v, ok, err := snakValue(s, "")
 	if !ok || err != nil {
 		return "", false
 	}

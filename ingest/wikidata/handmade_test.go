@@ -155,6 +155,14 @@ func TestValues(t *testing.T) {
 			nq("<Q1>", "<P5830>", "<L7-F1>")},
 		{"negative quantity with unit", `"P2076":[` + stmt("P2076", "normal", "quantity", `{"value":{"amount":"-40.5","unit":"http://www.wikidata.org/entity/Q25267"},"type":"quantity"}`, "") + `]`,
 			nq("<Q1>", "<P2076>", `"-40.5 Q25267"^^<grove:quantity>`)},
+		{"quantity with bounds", `"P3395":[` + stmt("P3395", "normal", "quantity", `{"value":{"amount":"+95","unit":"http://www.wikidata.org/entity/Q743895","upperBound":"+120","lowerBound":"+70"},"type":"quantity"}`, "") + `]`,
+			nq("<Q1>", "<P3395>", `"95 [70,120] Q743895"^^<grove:quantity>`)},
+		{"unitless quantity with bounds", `"P1082":[` + stmt("P1082", "normal", "quantity", `{"value":{"amount":"+66628000","unit":"1","upperBound":"+66628500","lowerBound":"+66627500"},"type":"quantity"}`, "") + `]`,
+			nq("<Q1>", "<P1082>", `"66628000 [66627500,66628500]"^^<grove:quantity>`)},
+		{"quantity with ±0 bounds", `"P1082":[` + stmt("P1082", "normal", "quantity", `{"value":{"amount":"+8","unit":"1","upperBound":"+8","lowerBound":"+8"},"type":"quantity"}`, "") + `]`,
+			nq("<Q1>", "<P1082>", `"8"^^<grove:quantity>`)},
+		{"qualifier quantity with bounds", `"P6":[` + stmt("P6", "normal", "wikibase-item", `{"value":{"id":"Q2"},"type":"wikibase-entityid"}`, `,"qualifiers":{"P1114":[{"snaktype":"value","property":"P1114","datavalue":{"value":{"amount":"-1.5","unit":"1","upperBound":"-1","lowerBound":"-2.5"},"type":"quantity"}}]}`) + `]`,
+			nq("<Q1$P6normal>", "<pq:P1114>", `"-1.5 [-2.5,-1]"^^<grove:quantity>`)},
 		{"mars coordinates", `"P625":[` + stmt("P625", "normal", "globe-coordinate", `{"value":{"latitude":-4.5,"longitude":137.4,"altitude":null,"precision":null,"globe":"http://www.wikidata.org/entity/Q111"},"type":"globecoordinate"}`, "") + `]`,
 			nq("<Q1>", "<P625>", `"<http://www.wikidata.org/entity/Q111> Point(137.4 -4.5)"^^<`+store.WKTLiteral+`>`)},
 		{"math string", `"P2534":[` + stmt("P2534", "normal", "math", `{"value":"E=mc^2","type":"string"}`, "") + `]`,
@@ -275,6 +283,10 @@ func TestMalformedLines(t *testing.T) {
 			`x.json:3: claims.P9[0].mainsnak: datavalue: unsupported datavalue type "hologram"`, Options{}},
 		{"bad quantity", item("Q2", `"P1082":[`+stmt("P1082", "normal", "quantity", `{"value":{"amount":"lots","unit":"1"},"type":"quantity"}`, "")+`]`),
 			`x.json:3: claims.P1082[0].mainsnak: datavalue: quantity "lots": amount "lots" is not a number`, Options{}},
+		{"quantity with one bound", item("Q2", `"P1082":[`+stmt("P1082", "normal", "quantity", `{"value":{"amount":"+5","unit":"1","upperBound":"+6"},"type":"quantity"}`, "")+`]`),
+			`x.json:3: claims.P1082[0].mainsnak: datavalue: quantity with only one bound`, Options{}},
+		{"quantity outside its bounds", item("Q2", `"P1082":[`+stmt("P1082", "normal", "quantity", `{"value":{"amount":"+5","unit":"1","upperBound":"+9","lowerBound":"+6"},"type":"quantity"}`, "")+`]`),
+			`x.json:3: claims.P1082[0].mainsnak: datavalue: quantity "5 [6,9]": amount outside its bounds`, Options{}},
 		{"latitude out of range", item("Q2", `"P625":[`+stmt("P625", "normal", "globe-coordinate", `{"value":{"latitude":91,"longitude":0},"type":"globecoordinate"}`, "")+`]`),
 			`x.json:3: claims.P625[0].mainsnak: datavalue: coordinates (91, 0) out of range`, Options{}},
 		{"unknown rank", item("Q2", `"P17":[`+stmt("P17", "best", "wikibase-item", `{"value":{"id":"Q183"},"type":"wikibase-entityid"}`, "")+`]`),
@@ -484,5 +496,48 @@ func TestEndlessLine(t *testing.T) {
 	opts := Options{MaxLineBytes: max, Options: source.Options{SkipInvalid: true, OnSkip: func(*source.Error) {}}}
 	if err := New(opts).Read(ctx, "zero.json", in, discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("skipping: error %v after %d bytes, want context.Canceled", err, in.N)
+	}
+}
+
+// TestUnknownValues checks that each somevalue snak (Wikidata's "unknown
+// value") becomes its own grove:unknown literal, named by its statement
+// (and qualifier), so that two stay two and none reads as a string.
+func TestUnknownValues(t *testing.T) {
+	some := func(p, id string) string {
+		s := `{"mainsnak":{"snaktype":"somevalue","property":"` + p + `","datatype":"wikibase-item"},"type":"statement","rank":"normal"`
+		if id != "" {
+			s += `,"id":"` + id + `"`
+		}
+		return s + `}`
+	}
+	item64 := `{"value":{"entity-type":"item","id":"Q64"},"type":"wikibase-entityid"}`
+	someQual := `,"qualifiers":{"P1480":[{"snaktype":"somevalue","property":"P1480"},{"snaktype":"somevalue","property":"P1480"}]}`
+	tests := []struct {
+		name, claims, pred string
+		want               []string
+	}{
+		{"two unknown children and a known one", `"P40":[` + some("P40", "Q1$1") + `,` + some("P40", "Q1$2") + `,` + stmt("P40", "normal", "wikibase-item", item64, "") + `]`,
+			"<P40>", []string{`"Q1$1"^^<grove:unknown>`, `"Q1$2"^^<grove:unknown>`, "<Q64>"}},
+		{"without statement ids", `"P40":[` + some("P40", "") + `,` + some("P40", "") + `]`,
+			"<P40>", []string{`"Q1 P40 0"^^<grove:unknown>`, `"Q1 P40 1"^^<grove:unknown>`}},
+		{"two unknown qualifiers", `"P6":[` + stmt("P6", "normal", "wikibase-item", item64, someQual) + `]`,
+			"<pq:P1480>", []string{`"Q1$P6normal P1480 0"^^<grove:unknown>`, `"Q1$P6normal P1480 1"^^<grove:unknown>`}},
+		{"unknown value with an unknown qualifier", `"P6":[` + strings.TrimSuffix(some("P6", "Q1$s"), `}`) + someQual + `}]`,
+			"<ps:P6>", []string{`"Q1$s"^^<grove:unknown>`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := mustRun(t, Options{}, dump(item("Q1", tt.claims)))
+			var got []string
+			for _, q := range out {
+				if f := strings.SplitN(q, " ", 3); f[1] == tt.pred {
+					got = append(got, strings.TrimSuffix(f[2], " ."))
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%s objects %q, want %q", tt.pred, got, tt.want)
+			}
+		})
 	}
 }

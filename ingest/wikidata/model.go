@@ -83,8 +83,10 @@ type valueObject struct {
 	Precision     *float64 `json:"precision"`
 	CalendarModel string   `json:"calendarmodel"`
 	// quantity
-	Amount string `json:"amount"`
-	Unit   string `json:"unit"`
+	Amount     string `json:"amount"`
+	Unit       string `json:"unit"`
+	LowerBound string `json:"lowerBound"`
+	UpperBound string `json:"upperBound"`
 	// monolingualtext
 	Text     string `json:"text"`
 	Language string `json:"language"`
@@ -138,6 +140,10 @@ func (o *valueObject) set(key, val []byte) error {
 		o.Amount, err = unquote(val)
 	case "unit":
 		o.Unit, err = unquote(val)
+	case "lowerBound":
+		o.LowerBound, err = unquote(val)
+	case "upperBound":
+		o.UpperBound, err = unquote(val)
 	case "text":
 		o.Text, err = unquote(val)
 	case "language":

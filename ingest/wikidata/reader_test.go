@@ -114,7 +114,9 @@ func TestSampleBerlin(t *testing.T) {
 		{"musicbrainz artist", nq("<Q255>", "<grove:sameAs>", "<mb:artist/1f9df192-a621-4f54-8850-2c5373b7eac9>")},
 		{"julian day", nq("<Q220>", "<P571>", `"-0753-04-13T00:00:00Z 11 julian"^^<grove:time>`)},
 		{"deep time", nq("<Q1>", "<P580>", `"-13798000000-00-00T00:00:00Z 3"^^<grove:time>`)},
-		{"some value", nq("<Q31>", "<P1589>", `"unknown value"`)},
+		{"quantity bounds", nq("<Q144>", "<P3395>", `"95 [70,120] Q743895"^^<grove:quantity>`)},
+		{"quantity bounds, unitless", nq("<Q142>", "<P1082>", `"66628000 [66627500,66628500]"^^<grove:quantity>`)},
+		{"some value", nq("<Q31>", "<P1589>", `"Q31$15b2441e-47ed-bd45-548c-d03a6c2e490d"^^<grove:unknown>`)},
 		{"sitelink predicate hidden", nq("<"+SitelinkPredicate+">", "<grove:hidden>", `"true"`)},
 	}
 	for _, tt := range tests {
@@ -129,6 +131,7 @@ func TestSampleBerlin(t *testing.T) {
 		nq("<Q64>", "<P31>", "<Q262166>"),                  // deprecated
 		nq("<Q64>", "<P1082>", `"1200"^^<grove:quantity>`), // normal rank population
 		nq("<P17>", "<grove:hidden>", `"true"`),            // not an external id
+		nq("<Q31>", "<P1589>", `"unknown value"`),          // somevalue is not this string
 	}
 	for _, q := range absent {
 		if slices.Contains(out, q) {

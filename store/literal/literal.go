@@ -17,7 +17,13 @@
 //   - grove:quantity "1234.5 Q11573" renders "1,234.5 metre", the unit label
 //     coming from labelOf; a unit labelOf knows no label for renders as its
 //     id followed by NoLabel, "10 Q11229 (no label in the KG)", never as a
-//     bare id that reads as if it were a name.
+//     bare id that reads as if it were a name. A bounded quantity "95
+//     [70,120] Q743895" (see ParseQuantity) shows its bounds after the
+//     amount: "95 ±25 beats per minute" when they are symmetric, else the
+//     range, "95 (70–130) beats per minute".
+//   - grove:unknown (an unknown value, Wikidata's "somevalue") renders
+//     UnknownValue, "unknown value": its lexical form only tells unknown
+//     values apart.
 //   - geo:wktLiteral "Point(13.405 52.52)" renders "52.52°N, 13.405°E"; a
 //     leading CRS IRI naming a Wikidata globe adds " on <globe label>" (the
 //     globe's id followed by NoLabel when labelOf knows none).
@@ -55,6 +61,10 @@ const (
 // name in text: "Q11229 (no label in the KG)". An id is not a description,
 // and a bare id must never read as if it were a name.
 const NoLabel = "(no label in the KG)"
+
+// UnknownValue is the text of every grove:unknown literal (a value exists
+// but is not known, store.GroveUnknown), whatever its lexical form.
+const UnknownValue = "unknown value"
 
 // Render returns the human-readable text of v. labelOf maps an entity id to
 // its label ("" when unknown) and may be nil.
@@ -192,6 +202,8 @@ func renderTyped(s, typ string, labelOf func(string) string) string {
 		return renderQuantity(s, labelOf)
 	case store.WKTLiteral:
 		return renderWKT(s, labelOf)
+	case store.GroveUnknown:
+		return UnknownValue
 	}
 	return renderXSD(s, localType(typ))
 }

@@ -154,6 +154,9 @@ func TestRenderXSDDates(t *testing.T) {
 		{store.XSDGYearMonth, "2010-07", "July 2010"},
 		{store.XSDGYearMonth, "2010-00", "2010"},
 		{store.XSDGYearMonth, "2010", "2010"},
+		{store.GroveUnknown, "Q31$5A8B", "unknown value"},
+		{store.GroveUnknown, "Q9006$a P580 0", "unknown value"},
+		{store.GroveUnknown, "", "unknown value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ+" "+tt.in, func(t *testing.T) {
@@ -183,6 +186,20 @@ func TestRenderQuantity(t *testing.T) {
 		{"1 2 3", "1 2 3"},
 		{"1e5 Q11573", "1e5 Q11573"},
 		{"12.", "12."},
+		{"66628000 [66627500,66628500]", "66,628,000 ±500"},
+		{"95 [70,120] Q743895", "95 ±25 Q743895 (no label in the KG)"},
+		{"95 [70,130] Q11573", "95 (70–130) metre"},
+		{"+8 [+7,+9] Q11573", "8 ±1 metre"},
+		{"1.5 [1.25,1.75] Q11573", "1.5 ±0.25 metre"},
+		{"1.5 [1,2.00]", "1.5 ±0.50"},
+		{"-40 [-45,-30]", "-40 (-45–-30)"},
+		{"12000 [9000,13000]", "12,000 (9,000–13,000)"},
+		{"5 [5,5]", "5 ±0"},
+		{"5 [6,7] Q11573", "5 [6,7] Q11573"},
+		{"5 [1,2,3]", "5 [1,2,3]"},
+		{"5 [1,x]", "5 [1,x]"},
+		{"5 [1,9", "5 [1,9"},
+		{"5 [1,9] Q1 extra", "5 [1,9] Q1 extra"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -265,13 +282,66 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestParseQuantity(t *testing.T) {
-	got, err := ParseQuantity("+12.5 http://www.wikidata.org/entity/Q11573")
-	if err != nil || got != (Quantity{Amount: "12.5", Unit: "Q11573"}) {
-		t.Errorf("got %+v, %v", got, err)
+	tests := []struct {
+		in   string
+		want Quantity
+	}{
+		{"+12.5 http://www.wikidata.org/entity/Q11573", Quantity{Amount: "12.5", Unit: "Q11573"}},
+		{"3469849", Quantity{Amount: "3469849"}},
+		{"3469849 1", Quantity{Amount: "3469849"}},
+		{"95 [70,120] Q743895", Quantity{Amount: "95", Lower: "70", Upper: "120", Unit: "Q743895"}},
+		{"+95 [+70,+120]", Quantity{Amount: "95", Lower: "70", Upper: "120"}},
+		{"-1.5 [-2,-1] 1", Quantity{Amount: "-1.5", Lower: "-2", Upper: "-1"}},
+		{"5 [5,5]", Quantity{Amount: "5", Lower: "5", Upper: "5"}},
 	}
-	if _, err := ParseQuantity("12 Q1 extra"); err == nil {
-		t.Error("want error for three fields")
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseQuantity(tt.in)
+			if err != nil || got != tt.want {
+				t.Errorf("ParseQuantity(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+			}
+		})
 	}
+	for _, bad := range []string{"", "12 Q1 extra", "x", "5 [1,9] Q1 extra", "5 [6,7]", "5 [1,4]",
+		"5 [1,9", "5 [1;9]", "5 [,9]", "5 [1,x]", "5 [1,2,9]", "[1,9] 5"} {
+		if _, err := ParseQuantity(bad); err == nil {
+			t.Errorf("ParseQuantity(%q): want error", bad)
+		}
+	}
+}
+
+func TestQuantityString(t *testing.T) {
+	for _, s := range []string{"3469849", "891.68 Q712226", "95 [70,120] Q743895", "-1.5 [-2,-1]"} {
+		q, err := ParseQuantity(s)
+		if err != nil || q.String() != s {
+			t.Errorf("ParseQuantity(%q).String() = %q, %v", s, q.String(), err)
+		}
+	}
+}
+
+// FuzzParseQuantity checks that a parsed quantity keeps its amount within
+// its bounds, prints back to a form that parses to the same value and
+// renders non-empty.
+func FuzzParseQuantity(f *testing.F) {
+	for _, s := range []string{"3469849", "+12.5 Q11573", "95 [70,120] Q743895", "+8 [+7,+9] 1",
+		"-1.5 [-2,-1]", "5 [6,7]", "5 [1,9", "1e5 [1,2]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ParseQuantity(s)
+		if err != nil {
+			return
+		}
+		if q.Lower != "" && (compareDecimals(q.Lower, q.Amount) > 0 || compareDecimals(q.Amount, q.Upper) > 0) {
+			t.Errorf("ParseQuantity(%q) = %+v: amount outside its bounds", s, q)
+		}
+		if again, err := ParseQuantity(q.String()); err != nil || again != q {
+			t.Errorf("ParseQuantity(%q) = %+v, printed %q, parsed again %+v, %v", s, q, q.String(), again, err)
+		}
+		if Render(typed(s, store.GroveQuantity), labels) == "" {
+			t.Errorf("Render(%q) is empty", s)
+		}
+	})
 }
 
 func TestTimeStringOutOfRangeFields(t *testing.T) {
@@ -293,10 +363,11 @@ func TestOrdinal(t *testing.T) {
 
 func FuzzRender(f *testing.F) {
 	for _, s := range []string{"+2010-07-08T00:00:00Z 11", "1234.5 Q11573", "Point(1 2)",
-		"-13798000000-00-00T00:00:00Z 0", "2010-07", "<x> Point(1 2)", "1e400", "+0000-00-00 7 julian"} {
+		"-13798000000-00-00T00:00:00Z 0", "2010-07", "<x> Point(1 2)", "1e400", "+0000-00-00 7 julian",
+		"95 [70,120] Q743895", "66628000 [66627500,66628500]"} {
 		f.Add(s, 0)
 	}
-	types := []string{store.GroveTime, store.GroveQuantity, store.WKTLiteral, store.XSDDate,
+	types := []string{store.GroveTime, store.GroveQuantity, store.GroveUnknown, store.WKTLiteral, store.XSDDate,
 		store.XSDDateTime, store.XSDGYear, store.XSDGYearMonth, "http://www.w3.org/2001/XMLSchema#double",
 		"http://www.w3.org/2001/XMLSchema#boolean"}
 	f.Fuzz(func(t *testing.T, s string, k int) {
