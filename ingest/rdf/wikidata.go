@@ -25,9 +25,6 @@ const (
 	// mulLanguage is Wikidata's language-independent label code, the
 	// fallback for inverse labels.
 	mulLanguage = "mul"
-	// UnknownValue is the object of "some value" statements, as the
-	// Wikidata JSON reader writes it.
-	UnknownValue = "unknown value"
 )
 
 // WikidataTruthy is the dialect of the Wikidata truthy N-Triples dump
@@ -51,7 +48,8 @@ const (
 //     configured language where both have a label ("mul" labels serve as
 //     fallback), as the Wikidata JSON reader does;
 //   - rewrites statement values as the JSON reader does: "some value" blank
-//     nodes and .well-known/genid IRIs become "unknown value", xsd:decimal
+//     nodes and .well-known/genid IRIs become grove:unknown literals (one
+//     per value, each reading "unknown value"), xsd:decimal
 //     quantities become grove:quantity (truthy dumps carry no unit), and
 //     IRIs outside Wikidata (URLs, Commons files) become xsd:anyURI literals
 //     so they do not turn into nodes;
@@ -353,10 +351,10 @@ func classifyTruthy(p quad.Value) wdPred {
 func claimValue(o quad.Value) quad.Value {
 	switch v := o.(type) {
 	case quad.BNode:
-		return quad.String(UnknownValue)
+		return unknown(string(v))
 	case quad.IRI:
-		if strings.HasPrefix(string(v), WikidataGenidNS) {
-			return quad.String(UnknownValue)
+		if g, ok := strings.CutPrefix(string(v), WikidataGenidNS); ok {
+			return unknown(g)
 		}
 		if id, ok := entityID(v); ok {
 			return quad.IRI(id)
@@ -368,6 +366,14 @@ func claimValue(o quad.Value) quad.Value {
 		}
 	}
 	return o
+}
+
+// unknown is a "some value" object, as the Wikidata JSON reader writes
+// it: a grove:unknown literal that reads "unknown value", its lexical form
+// the blank node's or genid's name, so that two unknown values of one
+// property stay two values (and none equals a string "unknown value").
+func unknown(name string) quad.Value {
+	return quad.TypedString{Value: quad.String(name), Type: store.GroveUnknown}
 }
 
 // entityID returns "Q64" for <http://www.wikidata.org/entity/Q64>. IRIs with
