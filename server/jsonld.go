@@ -27,7 +27,7 @@ import (
 // _:b1, ... afresh in every document, so stored as named they merged the
 // unnamed nodes of separate requests (one person's address became every
 // person's). Each request's blank nodes are named in a scope of their own,
-// "jsonld-<random>#b0" (see newBlankScope), as grove ingest names a
+// "jsonld-<random>-b0" (see newBlankScope), as grove ingest names a
 // stream's anonymous nodes after its run; the N-Quads and JSON bodies of
 // the write routes keep their blank node names as sent, as Cayley does.
 
@@ -57,7 +57,7 @@ func (l *refusingLoader) LoadDocument(u string) (*ld.RemoteDocument, error) {
 func newBlankScope() string { return "jsonld-" + rand.Text() }
 
 // jsonldQuads reads a JSON-LD document into quads, loading no document.
-// Its blank nodes are named within scope ("<scope>#b0"; see
+// Its blank nodes are named within scope ("<scope>-b0", a label N-Quads allows; see
 // newBlankScope), so the same body read twice with one scope gives the
 // same quads. The returned error is an apiError (400) whose message names
 // what was wrong with the body.
@@ -156,9 +156,9 @@ func datasetQuads(ds *ld.RDFDataset, scope string) ([]quad.Quad, error) {
 const xsdString = "http://www.w3.org/2001/XMLSchema#string"
 
 // scopedBNode names the document's blank node label ("_:b0") within
-// scope: quad.BNode("<scope>#b0").
+// scope: quad.BNode("<scope>-b0").
 func scopedBNode(scope, label string) quad.BNode {
-	return quad.BNode(scope + "#" + strings.TrimPrefix(label, "_:"))
+	return quad.BNode(scope + "-" + strings.TrimPrefix(label, "_:"))
 }
 
 // ldValue converts one json-gold term as Cayley's jsonld reader does
