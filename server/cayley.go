@@ -516,7 +516,9 @@ func (b *quadBody) reader() (quad.ReadCloser, error) {
 		return newNQuadsReader(rd), nil
 	case "jsonld":
 		// Never Cayley's reader, which loads remote contexts (jsonld.go).
-		return newJSONLDReader(rd, b.blankScope), nil
+		return newJSONLDReader(&utf8Reader{r: rd, format: "jsonld"}, b.blankScope), nil
+	case "json", "json-stream":
+		rd = &utf8Reader{r: rd, format: b.format.Name}
 	}
 	return safeReader(b.format.Name, b.format.Reader, rd)
 }

@@ -715,6 +715,14 @@ func TestCayleyWriteContentTypes(t *testing.T) {
 		{"text/plain is n-quads", "/cayley/api/v2/write", "text/plain", "<o4> <directed_by> <p1> .\n", 200, `"count":1`, "<o4>", ""},
 		{"form type is n-quads", "/cayley/api/v2/write", "application/x-www-form-urlencoded", "<o5> <directed_by> <p1> .\n", 200, `"count":1`, "<o5>", ""},
 		{"no type is n-quads", "/cayley/api/v2/write", "", "<o6> <directed_by> <p1> .\n", 200, `"count":1`, "<o6>", ""},
+		{"json with invalid UTF-8", "/cayley/api/v2/write", "application/json",
+			`[{"subject":"<o7>","predicate":"<directed_by>","object":"<p1>"},{"subject":"<o8>","predicate":"<directed_by>","object":"\"x` + "\xff" + `y\""}]`,
+			400, "invalid UTF-8 at byte", "", "<o7>"},
+		{"json with UTF-8", "/cayley/api/v2/write", "application/json",
+			`[{"subject":"<o9>","predicate":"<directed_by>","object":"<p1>"},{"subject":"<o9>","predicate":"<directed_by>","object":"\"café\""}]`,
+			200, `"count":2`, "<o9>", ""},
+		{"jsonld with invalid UTF-8", "/cayley/api/v2/write", "application/ld+json",
+			`{"@id":"http://ex/o10","http://ex/p":"x` + "\xc3" + `"}`, 400, "invalid UTF-8", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
