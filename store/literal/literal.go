@@ -27,8 +27,7 @@
 //   - a language-tagged string renders its text, followed by " (de)" when
 //     the language is not English ("en", "en-gb", ...) or language-neutral
 //     ("", "mul", "und", "zxx"), so a reader can tell an untranslated value
-//     from an English one (Tagged; the backends mark entity labels and
-//     descriptions the same way).
+//     from an English one.
 //   - IRIs and blank nodes render labelOf(id), or the id itself.
 //
 // Render never panics and never fails: a value that does not parse as its
@@ -66,7 +65,7 @@ func Render(v quad.Value, labelOf func(id string) string) string {
 	case quad.String:
 		return string(x)
 	case quad.LangString:
-		return Tagged(string(x.Value), x.Lang)
+		return renderLang(string(x.Value), x.Lang)
 	case quad.TypedString:
 		return renderTyped(string(x.Value), string(x.Type), labelOf)
 	case quad.IRI:
@@ -100,32 +99,12 @@ func Names(v quad.Value) []string {
 	return ids
 }
 
-// Tagged renders a text in language lang: the text, followed by " (de)"
-// when the language is not English or language-neutral. Entity names and
-// descriptions get the same mark as language-tagged values, so that a
-// name in a fallback language reads as such: "Farbe (de)". An empty text
-// stays empty.
-func Tagged(text, lang string) string {
-	if text == "" || unmarkedLanguage(lang) {
+// renderLang renders a language-tagged string.
+func renderLang(text, lang string) string {
+	if unmarkedLanguage(lang) {
 		return text
 	}
 	return text + " (" + lang + ")"
-}
-
-// Untagged is s without the language mark Tagged adds (" (de)"), or s
-// when it has none.
-func Untagged(s string) string {
-	i := strings.LastIndex(s, " (")
-	if i < 0 || !strings.HasSuffix(s, ")") {
-		return s
-	}
-	lang := s[i+2 : len(s)-1]
-	if lang == "" || unmarkedLanguage(lang) || strings.ContainsFunc(lang, func(r rune) bool {
-		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-'
-	}) {
-		return s
-	}
-	return s[:i]
 }
 
 // unmarkedLanguage reports whether a BCP 47 tag needs no mark: empty,
