@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/literal"
@@ -112,7 +113,11 @@ func printGraphs(w io.Writer, graphs []store.GraphInfo) error {
 }
 
 func (a *app) kgCmd() *cobra.Command {
-	cmd := groupCmd(&cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)"})
+	cmd := groupCmd(&cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)",
+		Long: "Call the KG interface (search, entity, relations, edges, ...).\n\n" +
+			"The text names an entity, relation or qualifier value the KG has no label for by its id followed by\n" +
+			"\"(no label in the KG)\", as the reasoners show it to the model; a name or description in another\n" +
+			"language than English ends with the language: \"Farbe (de)\"."})
 	cmd.AddCommand(a.kgSearch(), a.kgEntity(), a.kgRelations(), a.kgEdges(), a.kgNeighbors(),
 		a.kgDegree(), a.kgFeatures(), a.kgSameAs())
 	return cmd
@@ -186,7 +191,7 @@ func (a *app) kgSearch() *cobra.Command {
 					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "ID\tLABEL\tGRAPH\tMATCH\tSCORE\tDESCRIPTION")
 					for _, c := range cands {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\n", c.ID, c.Label, c.Graph, c.Match, c.Score, literal.Clip(c.Description, 60))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%s\n", c.ID, labelColumn(c.Entity), c.Graph, c.Match, c.Score, literal.Clip(c.Description, 60))
 					}
 					return tw.Flush()
 				})
@@ -216,7 +221,7 @@ func (a *app) kgEntity() *cobra.Command {
 					return withSearchHint(err)
 				}
 				return a.emit(e, func(w io.Writer) error {
-					fmt.Fprintf(w, "%s\t%s\n", e.ID, e.Label)
+					fmt.Fprintf(w, "%s\t%s\n", e.ID, labelColumn(e))
 					if e.Description != "" {
 						fmt.Fprintf(w, "  description: %s\n", e.Description)
 					}
@@ -370,7 +375,7 @@ func (a *app) kgRelations() *cobra.Command {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "DIR\tRELATION\tLABEL\tCOUNT\tGRAPH")
 				for _, r := range shown {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Dir, r.ID, r.DisplayLabel(), r.Count, r.Graph)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Dir, r.ID, subgraph.RelText(r), r.Count, r.Graph)
 				}
 				return tw.Flush()
 			})
@@ -408,8 +413,9 @@ func (a *app) kgEdges() *cobra.Command {
 			}
 			return a.emit(edges, func(w io.Writer) error {
 				for _, e := range edges {
-					fmt.Fprintf(w, "%s (%s) -%s-> %s (%s)%s\n", e.Subject.Name(), e.Subject.ID, e.RelationLabel, e.Object.Name(),
-						e.Object.ID, statementsText(e.Qualifiers))
+					fmt.Fprintf(w, "%s -%s-> %s%s\n", entityWithID(e.Subject),
+						subgraph.RelationText(e.Relation, e.RelationLabel, "", store.Out), entityWithID(e.Object),
+						statementsText(e.Qualifiers))
 				}
 				return nil
 			})
@@ -440,7 +446,7 @@ func (a *app) kgNeighbors() *cobra.Command {
 			}
 			return a.emit(ns, func(w io.Writer) error {
 				for _, n := range ns {
-					fmt.Fprintf(w, "%s\t%s\n", n.ID, n.Label)
+					fmt.Fprintf(w, "%s\t%s\n", n.ID, labelColumn(n))
 				}
 				return nil
 			})
@@ -486,7 +492,7 @@ func (a *app) kgFeatures() *cobra.Command {
 				}
 				return a.emit(fs, func(w io.Writer) error {
 					for _, f := range fs {
-						fmt.Fprintf(w, "%s: %s%s\n", f.Name, f.Value, statementsText(f.Qualifiers))
+						fmt.Fprintf(w, "%s%s\n", subgraph.QualifierText(f), statementsText(f.Qualifiers))
 					}
 					return nil
 				})
@@ -496,17 +502,39 @@ func (a *app) kgFeatures() *cobra.Command {
 }
 
 // statementsText renders qualifiers one bracket per statement:
-// " [start time: 1775; end time: 1788] [start time: 1798]".
+// " [start time: 1775; end time: 1788] [start time: 1798]", each named as
+// the model reads it (subgraph.QualifierText: an item without a label is
+// "Q82821 (no label in the KG)", never a bare id).
 func statementsText(qualifiers []store.Feature) string {
 	var b strings.Builder
 	for _, st := range store.GroupQualifiers(qualifiers) {
 		qs := make([]string, len(st))
 		for i, q := range st {
-			qs[i] = q.Name + ": " + q.Value
+			qs[i] = subgraph.QualifierText(q)
 		}
 		fmt.Fprintf(&b, " [%s]", strings.Join(qs, "; "))
 	}
 	return b.String()
+}
+
+// labelColumn is an entity's label where a table shows it next to its id:
+// the label (a literal's value), or literal.NoLabel when the KG has none,
+// so that the column never holds a bare id that reads as a name.
+func labelColumn(e store.Entity) string {
+	if e.Literal || subgraph.HasLabel(e.ID, e.Label) {
+		return e.Label
+	}
+	return literal.NoLabel
+}
+
+// entityWithID names an edge's end with its id: "Blade Runner (/m/01)",
+// or for an entity without a label its id followed by literal.NoLabel
+// (subgraph.EntityText), not the id twice.
+func entityWithID(e store.Entity) string {
+	if e.Literal || subgraph.HasLabel(e.ID, e.Label) {
+		return e.Name() + " (" + e.ID + ")"
+	}
+	return subgraph.EntityText(e)
 }
 
 func (a *app) kgSameAs() *cobra.Command {
@@ -526,7 +554,7 @@ func (a *app) kgSameAs() *cobra.Command {
 				}
 				return a.emit(ls, func(w io.Writer) error {
 					for _, l := range ls {
-						fmt.Fprintf(w, "%s\t%s\t%s\t(via %s)\n", l.Graph, l.Target.ID, l.Target.Label, l.Via)
+						fmt.Fprintf(w, "%s\t%s\t%s\t(via %s)\n", l.Graph, l.Target.ID, labelColumn(l.Target), l.Via)
 					}
 					return nil
 				})

@@ -17,8 +17,10 @@
 //
 //	<Q64> grove:nodeType "item" | "property" | "lexeme"
 //	<Q64> rdfs:label "Berlin"@en           (chosen languages; when none, one fallback:
-//	                                        "mul", else "en", else the smallest code)
-//	<Q64> schema:description "..."@en
+//	                                        "mul", else a variant of a chosen language
+//	                                        ("en-gb" for "en"), else "en", else an "en-*"
+//	                                        variant, else the smallest code)
+//	<Q64> schema:description "..."@en      (chosen languages, same fallback)
 //	<Q64> skos:altLabel "..."@en           (each alias)
 //	<Q64> <P17> <Q183>                     (each kept statement, see below)
 //	<Q64> <p:P17> <stmt>                   (kept statements with qualifiers)

@@ -124,7 +124,7 @@ func (m *langMap) decode(raw []byte) (int, error) {
 	case kindLabels:
 		m.texts, end, err = parseLangMap(raw, m.ls.langs, true)
 	case kindDescriptions:
-		m.texts, end, err = parseLangMap(raw, m.ls.langs, false)
+		m.texts, end, err = parseLangMap(raw, m.ls.langs, true)
 	case kindAliases:
 		m.texts, end, err = parseAliases(raw, m.ls.langs)
 	case kindSitelinks:
@@ -161,14 +161,13 @@ func (e *entity) validate() error {
 }
 
 // parseLangMap reads {"en": {"language": "en", "value": "..."}, ...} and
-// returns the chosen languages in their order. With fallback (labels), an
-// entity that has none of them still gets one: its "mul" value, else its
-// English one, else the one of the smallest language code, so that every
-// labelled entity has a name (many Wikidata items have no English label),
-// whatever the member order.
+// returns the chosen languages in their order. With fallback (labels and
+// descriptions), an entity that has none of them still gets one, chosen
+// by fallbackRank whatever the member order, so that every labelled
+// entity has a name (many Wikidata items have no English label).
 func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, error) {
 	found := make([]string, len(langs))
-	var other langCandidate
+	other := langCandidate{langs: langs}
 	end, err := walkMembers(raw, 0, func(key, val []byte, voff int) error {
 		i := index(key, langs)
 		if i < 0 {
@@ -202,35 +201,49 @@ func parseLangMap(raw []byte, langs []string, fallback bool) ([]langText, int, e
 	return out, end, nil
 }
 
-// langCandidate is the best label outside the chosen languages seen so far
+// langCandidate is the best text outside the chosen languages seen so far
 // (see parseLangMap).
 type langCandidate struct {
-	key, val []byte // raw key (quoted) and value
+	langs    []string // the chosen languages
+	key, val []byte   // raw key (quoted) and value
 	off      int
 }
 
 // offer considers the member key: val, keeping only keys that are plain
-// language codes (a-z, 0-9 and "-"), usable as a language tag: "mul"
-// first, then "en", then the smallest code.
+// language codes (a-z, 0-9 and "-"), usable as a language tag, and of
+// those the one fallbackRank puts first, the smallest code between equals.
 func (c *langCandidate) offer(key, val []byte, off int) {
 	if len(key) < 3 || !langCode(key[1:len(key)-1]) {
 		return
 	}
-	if c.key == nil || fallbackRank(key) < fallbackRank(c.key) ||
-		fallbackRank(key) == fallbackRank(c.key) && string(key) < string(c.key) {
+	r := fallbackRank(key, c.langs)
+	if c.key == nil || r < fallbackRank(c.key, c.langs) ||
+		r == fallbackRank(c.key, c.langs) && string(key) < string(c.key) {
 		c.key, c.val, c.off = key, val, off
 	}
 }
 
-// fallbackRank orders fallback label languages: mul, en, any other.
-func fallbackRank(key []byte) int {
-	switch {
-	case keyIs(key, mulLanguage):
+// fallbackRank orders the fallback languages of a raw (quoted) key: "mul"
+// first, then a regional variant of a chosen language ("en-gb" for "en",
+// in the order of langs), then "en", then any English variant, then any
+// other language.
+func fallbackRank(key []byte, langs []string) int {
+	code := string(key[1 : len(key)-1])
+	if code == mulLanguage {
 		return 0
-	case keyIs(key, "en"):
-		return 1
 	}
-	return 2
+	for i, l := range langs {
+		if strings.HasPrefix(code, l+"-") {
+			return 1 + i
+		}
+	}
+	switch {
+	case code == "en":
+		return 1 + len(langs)
+	case strings.HasPrefix(code, "en-"):
+		return 2 + len(langs)
+	}
+	return 3 + len(langs)
 }
 
 // langCode reports whether b looks like a Wikidata language code.

@@ -98,48 +98,64 @@ func TestLexemesAndMul(t *testing.T) {
 	}
 }
 
-// TestLabelFallback: an item with no label in the chosen languages is
-// named by its mul label, else its English one, else the one of the
-// smallest language code, whatever the member order; a key that is not a
-// language code is never used, and descriptions do not fall back.
+// TestLabelFallback: an item with no label (or description) in the chosen
+// languages is named (and described) by its mul text, else a regional
+// variant of a chosen language, else its English one, else an English
+// variant, else the one of the smallest language code, whatever the member
+// order; a key that is not a language code is never used.
 func TestLabelFallback(t *testing.T) {
-	label := func(lang, text string) string {
+	text := func(lang, text string) string {
 		return `"` + lang + `":{"language":"` + lang + `","value":"` + text + `"}`
 	}
-	line := func(labels ...string) string {
+	// line gives the item labels and the same languages as descriptions,
+	// each description the label prefixed with "d:".
+	line := func(pairs ...string) string {
+		var labels, descs []string
+		for i := 0; i+1 < len(pairs); i += 2 {
+			labels = append(labels, text(pairs[i], pairs[i+1]))
+			descs = append(descs, text(pairs[i], "d:"+pairs[i+1]))
+		}
 		return `{"type":"item","id":"Q9","labels":{` + strings.Join(labels, ",") +
-			`},"descriptions":{` + label("fr", "village") + `},"claims":{}}`
+			`},"descriptions":{` + strings.Join(descs, ",") + `},"claims":{}}`
 	}
 	for _, c := range []struct {
 		name, line string
 		langs      []string
-		want       string // "" when the item has no label
+		lang, want string // want "" when the item has no label
 	}{
-		{"chosen first", line(label("fr", "Ville"), label("de", "Stadt")), []string{"de"}, `"Stadt"@de`},
-		{"mul before others", line(label("fr", "Ville"), label("mul", "Town"), label("en", "City")), []string{"de"}, `"Town"@mul`},
-		{"English before others", line(label("fr", "Ville"), label("en", "City"), label("ar", "Madina")), []string{"de"}, `"City"@en`},
-		{"smallest code", line(label("zh-hans", "Cheng"), label("fr", "Ville"), label("be-tarask", "Horad")), nil, `"Horad"@be-tarask`},
-		{"smallest code, other order", line(label("be-tarask", "Horad"), label("fr", "Ville")), nil, `"Horad"@be-tarask`},
-		{"not a language code", line(label("X y", "Bad")), nil, ""},
-		{"no labels", line(), nil, ""},
+		{"chosen first", line("fr", "Ville", "de", "Stadt"), []string{"de"}, "de", "Stadt"},
+		{"mul before others", line("fr", "Ville", "mul", "Town", "en", "City"), []string{"de"}, "mul", "Town"},
+		{"variant of a chosen language before English", line("en", "City", "de-ch", "Stadt", "ar", "Madina"), []string{"de"}, "de-ch", "Stadt"},
+		{"English before others", line("fr", "Ville", "en", "City", "ar", "Madina"), []string{"de"}, "en", "City"},
+		{"English before its variants", line("en-gb", "Town", "en", "City", "ar", "Madina"), []string{"de"}, "en", "City"},
+		{"English variant before others", line("ar", "Lawn", "en-gb", "Colour", "de", "Farbe"), nil, "en-gb", "Colour"},
+		{"smallest English variant", line("en-us", "Color", "en-ca", "Colour", "ar", "Lawn"), nil, "en-ca", "Colour"},
+		{"English variant for another chosen language", line("ar", "Lawn", "en-gb", "Colour"), []string{"de"}, "en-gb", "Colour"},
+		{"smallest code", line("zh-hans", "Cheng", "fr", "Ville", "be-tarask", "Horad"), nil, "be-tarask", "Horad"},
+		{"smallest code, other order", line("be-tarask", "Horad", "fr", "Ville"), nil, "be-tarask", "Horad"},
+		{"not a language code", line("X y", "Bad"), nil, "", ""},
+		{"no labels", line(), nil, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, _ := mustRun(t, Options{Options: source.Options{Languages: c.langs}}, dump(c.line))
-			var got []string
-			for _, q := range out {
-				if strings.Contains(q, "<"+store.RDFSLabel+">") {
-					got = append(got, q)
+			for _, pred := range []string{store.RDFSLabel, store.SchemaDesc} {
+				var got []string
+				for _, q := range out {
+					if strings.Contains(q, "<"+pred+">") {
+						got = append(got, q)
+					}
 				}
-				if strings.Contains(q, "village") {
-					t.Errorf("description fell back: %s", q)
+				var want []string
+				if c.want != "" {
+					w := c.want
+					if pred == store.SchemaDesc {
+						w = "d:" + w
+					}
+					want = []string{nq("<Q9>", "<"+pred+">", `"`+w+`"@`+c.lang)}
 				}
-			}
-			var want []string
-			if c.want != "" {
-				want = []string{nq("<Q9>", "<"+store.RDFSLabel+">", c.want)}
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("labels %q, want %q", got, want)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: %q, want %q", pred, got, want)
+				}
 			}
 		})
 	}

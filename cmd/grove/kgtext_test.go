@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kgTextDump is a small Wikidata JSON dump: Rome (Q1) with an unlabelled
+// class (Q5119) qualified by an unlabelled item (Q38) through an
+// unlabelled property (P642), an inception whose determination method
+// (Q82821) has no label, an edge along an unlabelled property (P112), and
+// an item (Q3) named only in German.
+const kgTextDump = `[
+{"type":"property","id":"P31","datatype":"wikibase-item","labels":{"en":{"language":"en","value":"instance of"}},"claims":{}},
+{"type":"property","id":"P571","datatype":"time","labels":{"en":{"language":"en","value":"inception"}},"claims":{}},
+{"type":"property","id":"P459","datatype":"wikibase-item","labels":{"en":{"language":"en","value":"determination method"}},"claims":{}},
+{"type":"item","id":"Q3","labels":{"de":{"language":"de","value":"Ding"}},"descriptions":{"de":{"language":"de","value":"ein Ding"}},"claims":{}},
+{"type":"item","id":"Q1","labels":{"en":{"language":"en","value":"Rome"}},"claims":{"P31":[{"mainsnak":{"snaktype":"value","property":"P31","datatype":"wikibase-item","datavalue":{"value":{"entity-type":"item","id":"Q5119"},"type":"wikibase-entityid"}},"type":"statement","id":"Q1$a","rank":"normal", "qualifiers":{"P642":[{"snaktype":"value","property":"P642","datatype":"wikibase-item","datavalue":{"value":{"entity-type":"item","id":"Q38"},"type":"wikibase-entityid"}}]}}],"P112":[{"mainsnak":{"snaktype":"value","property":"P112","datatype":"wikibase-item","datavalue":{"value":{"entity-type":"item","id":"Q3"},"type":"wikibase-entityid"}},"type":"statement","id":"Q1$b","rank":"normal"}],"P571":[{"mainsnak":{"snaktype":"value","property":"P571","datatype":"time","datavalue":{"value":{"time":"-0753-04-21T00:00:00Z","timezone":0,"before":0,"after":0,"precision":11,"calendarmodel":"http://www.wikidata.org/entity/Q1985786"},"type":"time"}},"type":"statement","id":"Q1$c","rank":"normal", "qualifiers":{"P459":[{"snaktype":"value","property":"P459","datatype":"wikibase-item","datavalue":{"value":{"entity-type":"item","id":"Q82821"},"type":"wikibase-entityid"}}]}}]}}
+]
+`
+
+// TestKGTextNamesUnlabelled: the kg commands' text names an entity,
+// relation or qualifier the KG has no label for as the model reads it,
+// its id followed by "(no label in the KG)", never as a bare id that reads
+// as a name; a name in another language than English shows its language.
+func TestKGTextNamesUnlabelled(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "dump.json")
+	if err := os.WriteFile(dump, []byte(kgTextDump), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	if _, err := run(t, "--db", db, "ingest", "--quiet", "--graph", "wd", dump); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		want, not []string
+	}{
+		{"features", []string{"kg", "features", "Q1"},
+			[]string{"[determination method: Q82821 (no label in the KG)]"}, []string{"Q82821]"}},
+		{"edges", []string{"kg", "edges", "P31", "Q1"},
+			[]string{"Rome (Q1) -instance of-> Q5119 (no label in the KG) [P642 (no label in the KG): Q38 (no label in the KG)]"},
+			[]string{"Q5119 (Q5119)", ": Q38]"}},
+		{"edges along an unlabelled relation", []string{"kg", "edges", "P112", "Q1"},
+			[]string{"Rome (Q1) -P112 (no label in the KG)-> Ding (de) (Q3)"}, nil},
+		{"neighbors", []string{"kg", "neighbors", "Q1"}, []string{"Q5119\t(no label in the KG)\n", "Q3\tDing (de)\n"}, nil},
+		{"relations", []string{"kg", "relations", "Q1"}, []string{"P112 (no label in the KG)"}, nil},
+		{"entity without a label", []string{"kg", "entity", "Q5119"}, []string{"Q5119\t(no label in the KG)\n"}, nil},
+		{"entity named in German", []string{"kg", "entity", "Q3"}, []string{"Q3\tDing (de)\n", "description: ein Ding (de)"}, nil},
+		{"search finds a German name", []string{"kg", "search", "Ding"}, []string{"Ding (de)"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := run(t, append([]string{"--db", db}, c.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(out, n) {
+					t.Errorf("output has %q:\n%s", n, out)
+				}
+			}
+		})
+	}
+}
