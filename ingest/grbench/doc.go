@@ -20,6 +20,10 @@
 //
 //	graph.json: paper_nodes["53e9"].neighbors.author[1]: at byte 812: neighbor id must be a string, got number
 //
+// An error from the writer (a backend check refusing a value, such as a
+// NUL for PostgreSQL) also names the line of the node, counted as the file
+// is read: graph.json:4: paper_nodes["53e9"].features.title: at byte 812: ...
+//
 // # Output
 //
 // A node "53e9" of type paper becomes the IRI "paper/53e9" (ids are unique

@@ -51,7 +51,8 @@ func New(opts Options) *Reader {
 // Read streams the graph in r node by node and writes its quads to w. Bad
 // nodes are reported as *source.Error naming the node type, id, field and
 // byte offset, through Options.Skip; malformed JSON and errors from w stop
-// the read.
+// the read (errors from w positioned at the node's line, field and byte
+// offset).
 func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
 	run := &run{
 		opts:  rd.opts,
@@ -63,8 +64,9 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 		texts: map[string]bool{},
 		preds: map[string]quad.Value{},
 		types: map[string]quad.Value{},
+		lines: &lineIndex{r: r},
 	}
-	dec := json.NewDecoder(newNaNFilter(r))
+	dec := json.NewDecoder(newNaNFilter(run.lines))
 	dec.UseNumber()
 	if err := run.document(ctx, dec); err != nil {
 		return err
@@ -88,6 +90,8 @@ type run struct {
 	w    source.Writer
 	res  *resolver
 	ids  *idIndex
+	// lines gives the line of a node's offset for write errors.
+	lines *lineIndex
 	// deferred holds edges whose target type is decided after reading.
 	deferred []deferredEdge
 	// said records predicates whose label ("pred") and inverse label
@@ -110,6 +114,7 @@ type deferredEdge struct {
 	neighbor string
 	index    int
 	off      int64
+	line     int64
 }
 
 // errorf builds a positioned error at a node field and byte offset.
@@ -214,7 +219,20 @@ func (r *run) node(dec *json.Decoder, typ string, ti uint16) error {
 		return r.skip(r.errorf(nodePath(typ, id)+"."+bad.path, off, "%w", bad.err))
 	}
 	r.ids.add(id, ti)
-	return r.emit(n, off)
+	return r.emit(n, nodePos{path: nodePath(typ, id), off: off, line: r.lines.lineAt(off)})
+}
+
+// nodePos is where a node starts, for the errors of its writes.
+type nodePos struct {
+	path      string // paper_nodes["53e9"]
+	off, line int64
+}
+
+// writeErr positions the writer's error (a backend check refusing a
+// value, such as a NUL for PostgreSQL) at the node's line, field and byte
+// offset: graph.json:3: paper_nodes["53e9"].features.title: at byte 60: ...
+func (r *run) writeErr(pos nodePos, field string, err error) error {
+	return source.Errorf(r.name, pos.line, pos.path+field, "at byte %d: %w", pos.off, err)
 }
 
 // nodePath names a node in errors: paper_nodes["123"].
@@ -430,35 +448,35 @@ func mustEscape(c byte) bool {
 // predicate metadata and node quads ------------------------------------------
 
 // emit writes a built node's quads; edges of unresolved type are deferred.
-func (r *run) emit(n *builtNode, off int64) error {
+// A write error names the node's field.
+func (r *run) emit(n *builtNode, pos nodePos) error {
 	if err := r.write(n.subj, store.GroveNodeType, r.typeName(n.typ)); err != nil {
-		return err
+		return r.writeErr(pos, "", err)
 	}
 	if n.label != "" {
 		if err := r.textFeature(n.typ, n.text); err != nil {
-			return err
+			return r.writeErr(pos, ".features."+n.text, err)
 		}
 		if err := r.write(n.subj, store.RDFSLabel, quad.String(n.label)); err != nil {
-			return err
+			return r.writeErr(pos, ".features."+n.text, err)
 		}
 	}
 	for _, f := range n.features {
 		if err := r.describe(f.name, false); err != nil {
-			return err
+			return r.writeErr(pos, ".features."+f.name, err)
 		}
 		if err := r.write(n.subj, f.name, f.value); err != nil {
-			return err
+			return r.writeErr(pos, ".features."+f.name, err)
 		}
 	}
 	for _, e := range n.edges {
 		if e.target == "" {
-			r.deferred = append(r.deferred, deferredEdge{
-				subj: n.subj, from: n.typ, node: n.id, edge: e.pred, neighbor: e.id, index: e.index, off: off,
-			})
+			r.deferred = append(r.deferred, deferredEdge{subj: n.subj, from: n.typ, node: n.id, edge: e.pred,
+				neighbor: e.id, index: e.index, off: pos.off, line: pos.line})
 			continue
 		}
 		if err := r.writeEdge(n.subj, e.pred, e.target, e.id); err != nil {
-			return err
+			return r.writeErr(pos, fmt.Sprintf(".neighbors.%s[%d]", e.pred, e.index), err)
 		}
 	}
 	return nil
@@ -500,13 +518,10 @@ func (r *run) textFeature(typ, feature string) error {
 	return r.write(quad.IRI(typ), store.GroveTextFeature, quad.String(feature))
 }
 
-// write sends one quad.
+// write sends one quad; the caller positions its error.
 func (r *run) write(s quad.Value, p string, o quad.Value) error {
 	r.quads++
-	if err := r.w.WriteQuad(quad.Quad{Subject: s, Predicate: r.predicate(p), Object: o}); err != nil {
-		return fmt.Errorf("grbench: %s: write: %w", r.name, err)
-	}
-	return nil
+	return r.w.WriteQuad(quad.Quad{Subject: s, Predicate: r.predicate(p), Object: o})
 }
 
 // predicate returns p as a quad value, reusing one interface value per
@@ -556,7 +571,8 @@ func (r *run) finish(ctx context.Context) error {
 			continue
 		}
 		if err := r.writeEdge(d.subj, d.edge, target, d.neighbor); err != nil {
-			return err
+			pos := nodePos{path: nodePath(d.from, d.node), off: d.off, line: d.line}
+			return r.writeErr(pos, fmt.Sprintf(".neighbors.%s[%d]", d.edge, d.index), err)
 		}
 	}
 	r.deferred = nil

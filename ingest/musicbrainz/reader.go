@@ -208,7 +208,21 @@ func (r *run) document(file string, lineNo int64, entity string, line []byte) er
 		r.discard()
 		return r.skip(source.Errorf(file, lineNo, ferr.field, "%w", ferr.err))
 	}
-	return r.commit(file)
+	if err := r.commit(); err != nil {
+		return writeErr(file, lineNo, typ, rec.ID, err)
+	}
+	return nil
+}
+
+// writeErr positions the writer's error (a backend check refusing a
+// value, such as a NUL for PostgreSQL) at the document's line and entity:
+// "artist.jsonl:12: artist <mbid>: reason", as the RDF readers give
+// file:line.
+func writeErr(file string, lineNo int64, typ, id string, err error) error {
+	if id == "" {
+		return fmt.Errorf("%s:%d: %s: %w", file, lineNo, typ, err)
+	}
+	return fmt.Errorf("%s:%d: %s %s: %w", file, lineNo, typ, id, err)
 }
 
 // jsonError splits a decoding error into the field it names and a reason.
@@ -320,11 +334,12 @@ func (r *run) discard() {
 	r.pending = pending{}
 }
 
-// commit writes the document's quads and applies its state changes.
-func (r *run) commit(file string) error {
+// commit writes the document's quads and applies its state changes; the
+// caller positions its error.
+func (r *run) commit() error {
 	for _, q := range r.buf {
 		if err := r.w.WriteQuad(q); err != nil {
-			return fmt.Errorf("musicbrainz: %s: write: %w", file, err)
+			return err
 		}
 	}
 	r.quads += int64(len(r.buf))

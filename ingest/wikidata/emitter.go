@@ -2,6 +2,7 @@ package wikidata
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cayleygraph/quad"
 
@@ -73,11 +74,22 @@ func (e *emitter) batch(b *batch) error {
 			continue
 		}
 		if err := e.write(b.quads[res.start:res.end]); err != nil {
-			return err
+			return e.writeErr(b, i, err)
 		}
 		e.note(&res.info)
 	}
 	return nil
+}
+
+// writeErr positions the writer's error for line i of b (a backend
+// check refused one of its quads): file:line: entity id: error, as the
+// RDF readers give file:line. The id is read again from the line, which
+// is still in b, so that the common path keeps no id per line.
+func (e *emitter) writeErr(b *batch, i int, err error) error {
+	if id, ok := topLevelID(entityBytes(b.line(i))); ok && id != "" {
+		return fmt.Errorf("%s:%d: %s: %w", e.name, b.lineNos[i], id, err)
+	}
+	return fmt.Errorf("%s:%d: %w", e.name, b.lineNos[i], err)
 }
 
 // write passes quads to the writer (in one call when it is a
@@ -128,7 +140,10 @@ func (e *emitter) finish() error {
 			quad.Quad{Subject: s, Predicate: predLabel, Object: quad.LangString{Value: "Wikipedia article", Lang: "en"}},
 			quad.Quad{Subject: s, Predicate: quad.IRI(store.GroveHidden), Object: quad.String(hiddenTrue)})
 	}
-	return e.write(out)
+	if err := e.write(out); err != nil {
+		return fmt.Errorf("%s: property metadata after the last line: %w", e.name, err)
+	}
+	return nil
 }
 
 // inverseLabels returns <P> grove:inverseLabel "label of the inverse" for
