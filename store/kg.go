@@ -107,9 +107,7 @@ type GraphInfo struct {
 
 // Entity is a node with its human-readable description.
 type Entity struct {
-	ID string `json:"id"`
-	// Label and Description in another language than English end with
-	// it, as a language-tagged value renders (literal.Tagged: "Farbe (de)").
+	ID          string   `json:"id"`
 	Label       string   `json:"label,omitempty"`
 	Description string   `json:"description,omitempty"`
 	Aliases     []string `json:"aliases,omitempty"`

@@ -99,13 +99,10 @@ func (db *DB) readInfo(txn *badger.Txn, id uint64) (labelInfo, error) {
 // choice depends on the quads alone, not on the order their terms got ids
 // in (a label added by a later write or load has a larger id than one
 // loaded earlier, where a fresh load of the same quads numbers terms in
-// their sort order). Aliases are sorted for the same reason. A label or
-// description in another language than English is marked with it
-// (literal.Tagged: "Farbe (de)"); aliases are not.
+// their sort order). Aliases are sorted for the same reason.
 func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 	preds := db.labelPreds(txn)
 	var li labelInfo
-	var label, desc quad.Value
 	var labelRank, descRank int
 	err := nodeGroups(txn, db.segments(), spaceSPO, id, func(gi groupInfo) error {
 		kind, ok := preds[gi.b]
@@ -128,9 +125,9 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 				if li.label != "" {
 					li.aliases = append(li.aliases, li.label)
 				}
-				li.label, labelRank, label = text, rank, v
+				li.label, labelRank = text, rank
 			case kind == kindDesc && (li.desc == "" || rank > descRank || rank == descRank && text < li.desc):
-				li.desc, descRank, desc = text, rank, v
+				li.desc, descRank = text, rank
 			case kind != kindDesc && !slices.Contains(li.aliases, text) && text != li.label:
 				li.aliases = append(li.aliases, text)
 			}
@@ -138,17 +135,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 		return nil
 	})
 	slices.Sort(li.aliases) // in an order of their own, as the label
-	li.label, li.desc = tagged(li.label, label), tagged(li.desc, desc)
 	return li, err
-}
-
-// tagged is text, the text of v, marked with v's language when that is
-// not English (literal.Tagged).
-func tagged(text string, v quad.Value) string {
-	if ls, ok := v.(quad.LangString); ok {
-		return literal.Tagged(text, ls.Lang)
-	}
-	return text
 }
 
 // langRank prefers English, then untagged, then anything else.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/labelindex"
-	"github.com/grove-kg/grove/store/literal"
 )
 
 // labelBuild writes the label indexes of a load's graphs on a goroutine of
@@ -230,11 +229,10 @@ func (db *DB) candidate(txn *badger.Txn, graph string, h labelindex.Hit) (store.
 }
 
 // matchedText returns the entity's label or alias whose normalized form is
-// key; a label marked with its language ("Farbe (de)") matches as its
-// text. Labels deleted after the index was built no longer match, so the
+// key. Labels deleted after the index was built no longer match, so the
 // index never returns text the entity does not have.
 func matchedText(e store.Entity, key string) (string, bool) {
-	for _, t := range append([]string{e.Label, literal.Untagged(e.Label)}, e.Aliases...) {
+	for _, t := range append([]string{e.Label}, e.Aliases...) {
 		if labelindex.Normalize(t) == key {
 			return t, true
 		}

@@ -11,14 +11,12 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/labelindex"
-	"github.com/grove-kg/grove/store/literal"
 )
 
 // Names collects the label, aliases and description of one node.
 // Earlier label predicates and English (or untagged) text win.
 type Names struct {
 	label, desc         string
-	labelLang, descLang string
 	labelRank, descRank int
 	aliases             []string
 }
@@ -35,7 +33,7 @@ func LangRank(lang string) int {
 func (s *Names) AddLabel(i, n int, lang, text string) {
 	rank := 1 + LangRank(lang)*n + i
 	if s.label == "" || rank < s.labelRank || rank == s.labelRank && text < s.label {
-		s.label, s.labelRank, s.labelLang = text, rank, lang
+		s.label, s.labelRank = text, rank
 	}
 }
 
@@ -43,7 +41,7 @@ func (s *Names) AddLabel(i, n int, lang, text string) {
 func (s *Names) AddDescription(i, n int, lang, text string) {
 	rank := 1 + LangRank(lang)*n + i
 	if s.desc == "" || rank < s.descRank || rank == s.descRank && text < s.desc {
-		s.desc, s.descRank, s.descLang = text, rank, lang
+		s.desc, s.descRank = text, rank
 	}
 }
 
@@ -55,12 +53,9 @@ func (s *Names) AddAlias(lang, text string) {
 	}
 }
 
-// Entity is a fresh entity (its slices belong to the caller). A label or
-// description in another language than English is marked with it
-// (literal.Tagged: "Farbe (de)"), as the embedded engine marks it.
+// Entity is a fresh entity (its slices belong to the caller).
 func (s Names) Entity(id string) store.Entity {
-	return store.Entity{ID: id, Label: literal.Tagged(s.label, s.labelLang),
-		Description: literal.Tagged(s.desc, s.descLang), Aliases: slices.Clone(s.aliases)}
+	return store.Entity{ID: id, Label: s.label, Description: s.desc, Aliases: slices.Clone(s.aliases)}
 }
 
 // Score classifies a label that a search for the normalized text norm hit,

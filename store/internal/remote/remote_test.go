@@ -133,36 +133,3 @@ func TestRankHitsExactFirst(t *testing.T) {
 		}
 	}
 }
-
-// TestNamesLanguageMarked: the label and description an entity gets read
-// with their language when it is not English ("Farbe (de)"), as on badger;
-// English wins over another language, and aliases are not marked.
-func TestNamesLanguageMarked(t *testing.T) {
-	type text struct{ lang, text string }
-	for _, tc := range []struct {
-		name              string
-		labels, descs     []text
-		wantLabel, wantDs string
-	}{
-		{"German only", []text{{"de", "Farbe"}}, []text{{"de", "Ding"}}, "Farbe (de)", "Ding (de)"},
-		{"English variant", []text{{"en-gb", "Colour"}}, []text{{"en-gb", "a hue"}}, "Colour", "a hue"},
-		{"English wins", []text{{"de", "Farbe"}, {"en", "Color"}}, []text{{"en", "a hue"}, {"de", "Ding"}}, "Color", "a hue"},
-		{"untagged and mul", []text{{"mul", "Tokyo"}}, []text{{"", "a city"}}, "Tokyo", "a city"},
-		{"none", nil, nil, "", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var n Names
-			for _, l := range tc.labels {
-				n.AddLabel(0, 1, l.lang, l.text)
-			}
-			for _, d := range tc.descs {
-				n.AddDescription(0, 1, d.lang, d.text)
-			}
-			n.AddAlias("", "alias")
-			e := n.Entity("x")
-			if e.Label != tc.wantLabel || e.Description != tc.wantDs || len(e.Aliases) != 1 || e.Aliases[0] != "alias" {
-				t.Errorf("got %+v, want label %q, description %q", e, tc.wantLabel, tc.wantDs)
-			}
-		})
-	}
-}
