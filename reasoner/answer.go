@@ -87,7 +87,8 @@ func NameModelAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.
 		return a, ""
 	}
 	if !inGraphs(e, graphs) {
-		return outsideGraphs(a, e, id, graphs)
+		a, warn := outsideGraphs(a, e, id, graphs)
+		return a, saw + "; " + warn
 	}
 	a = label(a, e, id)
 	why := fmt.Sprintf("%s: the model gave it from its memory (%s in %s)", saw, e.Name(), strings.Join(e.Graphs, ", "))

@@ -138,7 +138,8 @@ func TestNameModelAnswer(t *testing.T) {
 		warn   string
 	}{
 		{"no KG at hand", nil, []string{"film"}, "Q64", "Q64", "saw no KG and none was at hand"},
-		{"outside the query's graphs", db, []string{"film"}, "Q64", "Q64", "outside the query's graphs film"},
+		{"outside the query's graphs", db, []string{"film"}, "Q64", "Q64",
+			"saw no KG; the answer Q64 is an entity of wd (Berlin), outside the query's graphs film"},
 		{"in the query's graphs", db, []string{"wd"}, "Q64", "Berlin", "the model gave it from its memory (Berlin in wd)"},
 		{"every graph", db, nil, "/en/ridley_scott", "Ridley Scott", "named from the KG"},
 		{"without a label", db, nil, "Q3247097", "Q3247097", "it is not confident"},
