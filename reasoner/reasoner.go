@@ -17,11 +17,13 @@
 // collaborators, the question, the graphs once resolved, and Warn for
 // recoverable problems); package link is the entity linking the methods
 // share on top of it. Run settles every final answer with NameAnswer: one
-// that is exactly an entity id ("Q3247097") is answered with the entity's
-// label when the reasoning saw that entity (it is among the answer's
-// Entities) in the query's graphs; an id outside the query's graphs, one
-// the reasoning never saw or one without a label keeps its text and is
-// marked not confident, the first two with a trace warning.
+// that is exactly an entity id ("Q3247097", "/en/ridley_scott"; see
+// llm.IDLike) is answered with the entity's label when the reasoning saw
+// that entity (it is among the answer's Entities) in the query's graphs;
+// an id outside the query's graphs, one the reasoning never saw or one
+// without a label keeps its text and is marked not confident, the first
+// two with a trace warning. The baselines, which show their model no KG,
+// settle theirs with NameModelAnswer: an id answer is always flagged.
 //
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods

@@ -11,6 +11,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
 )
 
 // Method names.
@@ -89,20 +90,25 @@ func (c Config) Params() map[string]any {
 type Reasoner struct {
 	method string
 	model  llm.Model
-	log    *slog.Logger
-	obs    trace.Observer
-	cfg    Config
+	// kg, optional, checks an answer that looks like an id (see
+	// reasoner.NameModelAnswer); the model never sees it.
+	kg  store.KG
+	log *slog.Logger
+	obs trace.Observer
+	cfg Config
 }
 
 var _ reasoner.Reasoner = (*Reasoner)(nil)
 
-// NewZeroShot returns the zero-shot baseline. Only deps.Model is needed.
+// NewZeroShot returns the zero-shot baseline. Only deps.Model is needed;
+// deps.KG, when set, only checks an answer that looks like an id.
 func NewZeroShot(deps reasoner.Deps, cfg Config) (*Reasoner, error) {
 	return newReasoner(MethodZeroShot, deps, cfg)
 }
 
 // NewCoT returns the two-stage Chain-of-Thought baseline. Only deps.Model
-// is needed.
+// is needed; deps.KG, when set, only checks an answer that looks like an
+// id.
 func NewCoT(deps reasoner.Deps, cfg Config) (*Reasoner, error) {
 	return newReasoner(MethodCoT, deps, cfg)
 }
@@ -118,7 +124,7 @@ func newReasoner(method string, deps reasoner.Deps, cfg Config) (*Reasoner, erro
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Reasoner{method: method, model: deps.Model, log: log, obs: deps.Observer, cfg: cfg}, nil
+	return &Reasoner{method: method, model: deps.Model, kg: deps.KG, log: log, obs: deps.Observer, cfg: cfg}, nil
 }
 
 // Register adds "zeroshot" and "cot" to reg.
@@ -148,7 +154,10 @@ func (b *Reasoner) Answer(ctx context.Context, q reasoner.Query) (*trace.Trace, 
 		return nil, fmt.Errorf("%s: %w", b.method, err)
 	}
 	rec := trace.NewRecorder(reasoner.TraceMeta(b.method, b.cfg.Params(), reasoner.Deps{Model: b.model}, q), b.obs)
-	r := &run{b: b, rec: rec, model: rec.WrapModel(b.model), question: q.Question}
+	r := &run{b: b, rec: rec, model: rec.WrapModel(b.model), question: q.Question, graphs: q.Graphs}
+	if b.kg != nil {
+		r.kg = rec.WrapKG(b.kg)
+	}
 	var err error
 	if b.method == MethodCoT {
 		err = r.cot(ctx)
@@ -166,6 +175,8 @@ type run struct {
 	b        *Reasoner
 	rec      *trace.Recorder
 	model    llm.Model
+	kg       store.KG // nil without a KG at hand
+	graphs   []string // the query's graphs (empty: every graph)
 	question string
 }
 
@@ -189,7 +200,7 @@ func (r *run) zeroShot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.answer(root, 1, reply)
+	r.answer(ctx, root, 1, reply)
 	return nil
 }
 
@@ -213,7 +224,7 @@ func (r *run) cot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.answer(think, 2, reply)
+	r.answer(ctx, think, 2, reply)
 	return nil
 }
 
@@ -235,8 +246,9 @@ func (r *run) generate(ctx context.Context, prompt string, task llm.Task, maxTok
 }
 
 // answer parses the answer reply, adds the answer node under parent and
-// records the trace answer.
-func (r *run) answer(parent, depth int, reply string) {
+// records the trace answer, settled by reasoner.NameModelAnswer: an answer
+// that looks like an id is flagged on its node, since the model saw no KG.
+func (r *run) answer(ctx context.Context, parent, depth int, reply string) {
 	text, err := llm.ParseAnswer(reply)
 	if err != nil {
 		text = firstLine(reply)
@@ -253,6 +265,11 @@ func (r *run) answer(parent, depth int, reply string) {
 	if reasoner.IsNonAnswer(text) {
 		a.Found = false
 		a.Reason = fmt.Sprintf("no answer: %q is a non-answer", text)
+	}
+	a, warn := reasoner.NameModelAnswer(trace.WithNode(ctx, id), r.kg, r.graphs, a)
+	if warn != "" {
+		r.rec.Warn(id, "%s", warn)
+		r.b.log.Warn(r.b.method+": "+warn, "node", id)
 	}
 	r.rec.SetAnswer(a)
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
+	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
 )
 
 const question = "Who directed Blade Runner?"
@@ -56,6 +59,51 @@ func TestZeroShot(t *testing.T) {
 			}
 			if !strings.Contains(m.Calls()[0].Messages[1].Content, question) {
 				t.Errorf("prompt lacks the question: %q", m.Calls()[0].Messages[1].Content)
+			}
+		})
+	}
+}
+
+// TestIDAnswers checks that an answer given as an id is flagged, since the
+// baselines show their model no KG: unchecked without a KG, checked
+// against the query's graphs and named with one.
+func TestIDAnswers(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"wd": `<Q64> <http://www.w3.org/2000/01/rdf-schema#label> "Berlin" .
+`, "film": `</en/ridley_scott> <http://www.w3.org/2000/01/rdf-schema#label> "Ridley Scott" .
+`})
+	for _, tc := range []struct {
+		name, method, reply string
+		kg                  store.KG
+		graphs              []string
+		text, warn          string
+	}{
+		{"no KG", MethodZeroShot, "Answer: Q64", nil, []string{"film"}, "Q64", "saw no KG and none was at hand"},
+		{"outside the query's graphs", MethodZeroShot, "Answer: Q64", db, []string{"film"}, "Q64",
+			"outside the query's graphs film"},
+		{"in the query's graphs", MethodZeroShot, "Answer: Q64", db, []string{"wd"}, "Berlin", "from its memory (Berlin in wd)"},
+		{"id without a digit, cot", MethodCoT, "Answer: /en/ridley_scott", db, nil, "Ridley Scott", "saw no KG"},
+		{"a name", MethodZeroShot, "Answer: Berlin", db, nil, "Berlin", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &llm.Scripted{Default: func(llm.Request, int) (string, error) { return tc.reply, nil }}
+			reg := reasoner.NewRegistry()
+			Register(reg)
+			r, err := reg.New(tc.method, reasoner.Deps{KG: tc.kg, Model: m}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := r.Answer(t.Context(), reasoner.Query{Question: "What is the capital of Germany?", Graphs: tc.graphs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := tr.Answer; a.Text != tc.text || !a.Found || a.Confident {
+				t.Errorf("answer = %+v, want text %q", a, tc.text)
+			}
+			warned := slices.ContainsFunc(tr.Warnings, func(w trace.Warning) bool {
+				return w.Node == tr.Answer.Node && strings.Contains(w.Message, tc.warn)
+			})
+			if tc.warn != "" && !warned || tc.warn == "" && len(tr.Warnings) != 0 {
+				t.Errorf("warnings = %+v, want one containing %q", tr.Warnings, tc.warn)
 			}
 		})
 	}

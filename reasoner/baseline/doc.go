@@ -16,7 +16,13 @@
 // answer is" often writes the bare answer, a reply without an "Answer:"
 // line falls back to its first non-empty line, with a trace warning.
 //
-// Neither method uses the knowledge graph. Both record a small trace: a
+// Neither method shows its model the knowledge graph. An answer that
+// looks like an entity id ("Q64", "/en/ridley_scott") can only come from
+// the model's memory, so it is settled by reasoner.NameModelAnswer: it is
+// flagged with a trace warning on the answer node, and, when the caller
+// passes a KG (Deps.KG, optional), checked against the query's graphs and
+// named with its label when it is in them; it is never confident. That
+// lookup is the only KG call a baseline makes. Both record a small trace: a
 // root node holding the question, a THINK node with the reasoning (cot
 // only) and a terminal ANSWER node, plus the model calls. An answer is
 // Found unless it is a non-answer (see IsNonAnswer). Parameters:

@@ -213,7 +213,8 @@ func (r *run) mergeThought(ctx context.Context, a, b *state) (string, error) {
 }
 
 // finalAnswer asks for the answer from the chain of s when no chain
-// finished within the budget, and adds it as a child of s.
+// finished within the budget, and adds it as a child of s. The answer is
+// never confident (see budgetDoubt).
 func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.Answer, error) {
 	id := r.Rec.AddNode(trace.Node{Parents: []int{s.id}, Depth: s.depth + 1, State: "answer", Action: "ANSWER"})
 	actx := trace.WithNode(ctx, id)
@@ -239,9 +240,18 @@ func (r *run) finalAnswer(ctx context.Context, s *state, reason string) (trace.A
 		return trace.Answer{Found: false, Text: text, Node: id,
 			Reason: "no answer: " + reason + " and the final answer gave none"}, nil
 	}
-	ans := r.result(a, reason+"; answered from the chain")
-	ans.Confident = false
-	return ans, nil
+	return budgetDoubt(r.result(a, reason+"; answered from the chain")), nil
+}
+
+// budgetDoubt makes an answer asked of the model after the budget not
+// confident: where its check had passed, its Doubt says why, so that the
+// trace does not report a failed check.
+func budgetDoubt(a trace.Answer) trace.Answer {
+	if a.Confident {
+		a.Doubt = "answered from the chain after the budget"
+	}
+	a.Confident = false
+	return a
 }
 
 // maxThought bounds, in runes, the model text a chain keeps and shows in

@@ -12,6 +12,7 @@ import (
 	"github.com/grove-kg/grove/reasoner/internal/tracetest"
 	"github.com/grove-kg/grove/reasoner/lexical"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
@@ -45,6 +46,37 @@ func TestFilm(t *testing.T) {
 				tr.Answer.Support[0].Relation != "/film/film/directed_by" {
 				t.Errorf("explore-%s: answer %+v\n%s", s, tr.Answer, tracetest.Warnings(tr))
 			}
+		}
+	})
+
+	t.Run("answer after the budget passes its check but is not confident", func(t *testing.T) {
+		// One step retrieves the fact but does not finish the chain; the
+		// final-answer prompt's answer is supported by it, yet it was
+		// asked after the budget: the check passed, with a doubt.
+		m := &llm.Scripted{Rules: []llm.Rule{
+			{Name: TaskExploreThought, Replies: []string{"I need the director of Blade Runner."}, Repeat: true},
+			{Name: TaskDecide, Replies: []string{"THINK"}, Repeat: true},
+			{Name: TaskAnswer, Replies: []string{"Answer: Ridley Scott"}, Repeat: true}},
+			Default: func(req llm.Request, _ int) (string, error) {
+				resp, err := lexical.Policy{}.Generate(context.Background(), req)
+				if err != nil {
+					return "", err
+				}
+				return resp.Texts[0], nil
+			}}
+		tr := answer(t, db, m, nil, cfgWith(Explore, CoT, func(c *Config) { c.Steps = 1 }), q)
+		a := tr.Answer
+		if len(m.CallsFor(TaskAnswer)) != 1 || a.Text != "Ridley Scott" || a.Confident ||
+			a.Doubt != "answered from the chain after the budget" {
+			t.Fatalf("answer = %+v\n%s", a, tracetest.Warnings(tr))
+		}
+		var out strings.Builder
+		if err := trace.Render(&out, tr); err != nil {
+			t.Fatal(err)
+		}
+		want := "supported by the facts found: yes, but answered from the chain after the budget: not confident"
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rendered trace lacks %q:\n%s", want, out.String())
 		}
 	})
 

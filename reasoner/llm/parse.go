@@ -217,8 +217,9 @@ func ParseSelection(text string, opts []Option, max int) ([]string, error) {
 }
 
 // UnofferedIDs returns the words of a KindSelect reply that look like ids
-// (one word with a letter and a digit: "Q999", "R12", "mb:artist/4d54")
-// but are no offered option's id nor a word of an option's text, in
+// (see IDLike: "Q999", "R12", "mb:artist/4d54", "/en/blade_runner",
+// "not_offered_thing") but are no offered option's id nor a word of an
+// option's text, in
 // order and without duplicates, read where ParseSelection reads. They are
 // what ParseSelection ignores without a word ("Q999, Q23" selects Q23), so
 // that a caller can say so.
@@ -236,17 +237,27 @@ func UnofferedIDs(text string, opts []Option) []string {
 	for _, o := range opts {
 		known[strings.ToLower(strings.TrimSpace(o.ID))] = true
 		for _, w := range split(o.Text) {
-			known[strings.ToLower(strings.TrimRight(w, ".:!?"))] = true
+			known[strings.ToLower(trimWord(w))] = true
 		}
 	}
 	var out []string
 	for _, w := range split(region) {
-		w = strings.TrimRight(w, ".:!?")
-		if idWord(w) && !known[strings.ToLower(w)] && !slices.Contains(out, w) {
+		w = trimWord(w)
+		if IDLike(w) && !known[strings.ToLower(w)] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// trimWord strips a reply word of its trailing punctuation and of the
+// underscores of markdown emphasis ("_Q5_"), which are no part of an id.
+func trimWord(w string) string {
+	w = strings.TrimRight(w, ".:!?")
+	if len(w) > 2 && strings.HasPrefix(w, "_") && strings.HasSuffix(w, "_") {
+		w = strings.Trim(w, "_")
+	}
+	return w
 }
 
 // Unoffered says which ids of a KindSelect reply no option offered
@@ -260,9 +271,21 @@ func Unoffered(text string, opts []Option) string {
 	return "names " + strings.Join(bad, ", ") + ", not offered: ignored"
 }
 
-// idWord reports a word holding both a letter and a digit.
-func idWord(w string) bool {
-	return strings.ContainsFunc(w, unicode.IsLetter) && strings.ContainsFunc(w, unicode.IsDigit)
+// IDLike reports whether w looks like an entity id of one of Grove's
+// graphs rather than a word, a number or a name: one word (no space, at
+// most 200 bytes) holding a letter and at least one of a digit ("Q64",
+// "author/123"), a ':' ("mb:artist/x", "_:film/12"), a '_'
+// ("ridley_scott"), a leading '/' ("/en/ridley_scott") or two '/'
+// ("film/film/producer"). Ordinary answers and words ("Paris", "1982",
+// "yes", "and/or") are not ids, so that callers can skip a KG lookup for
+// them. It is the one rule for "looks like an id" of answers
+// (reasoner.NameAnswer) and of selection replies (UnofferedIDs).
+func IDLike(w string) bool {
+	if w == "" || len(w) > 200 || strings.ContainsFunc(w, unicode.IsSpace) || !strings.ContainsFunc(w, unicode.IsLetter) {
+		return false
+	}
+	return strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, ":_") ||
+		strings.HasPrefix(w, "/") || strings.Count(w, "/") >= 2
 }
 
 // isNone reports whether the first word of s says "none".

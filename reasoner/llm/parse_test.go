@@ -436,9 +436,27 @@ func BenchmarkParseSelection(b *testing.B) {
 	})
 }
 
+func TestIDLike(t *testing.T) {
+	for _, tc := range []struct {
+		w    string
+		want bool
+	}{
+		{"Q64", true}, {"author/123", true}, {"/en/x", true}, {"/en/ridley_scott", true},
+		{"mb:artist/4d54", true}, {"mb:artist/x", true}, {"_:film/12", true}, {"ridley_scott", true},
+		{"/film/film/producer", true}, {"film/film/producer", true},
+		{"Paris", false}, {"1982", false}, {"yes", false}, {"and/or", false}, {"10:30", false},
+		{"1/2", false}, {"", false}, {"/en/two words", false}, {"Q" + strings.Repeat("1", 200), false},
+	} {
+		if got := IDLike(tc.w); got != tc.want {
+			t.Errorf("IDLike(%q) = %v, want %v", tc.w, got, tc.want)
+		}
+	}
+}
+
 func TestUnofferedIDs(t *testing.T) {
 	opts := []Option{{ID: "Q23", Text: "George Washington"}, {ID: "Q191789", Text: "Martha Washington (Q191789)"},
-		{ID: "R1", Text: "spouse (P26, 1 edge)"}, {ID: "mb:artist/1", Text: "John Lennon"}}
+		{ID: "R1", Text: "spouse (P26, 1 edge)"}, {ID: "mb:artist/1", Text: "John Lennon"},
+		{ID: "/en/blade_runner", Text: "Blade Runner"}, {ID: "R2", Text: "directed_by (/film/film/directed_by)"}}
 	for _, tc := range []struct {
 		reply string
 		want  []string
@@ -452,6 +470,17 @@ func TestUnofferedIDs(t *testing.T) {
 		{"I thought of Q5 first.\nSelection: Q23, Q6", []string{"Q6"}},
 		{"none", nil},
 		{"q23", nil},
+		// Ids without a digit (Freebase's, relation paths, names with
+		// underscores) are ids too; words of option texts and ordinary
+		// words are not.
+		{"/en/blade_runner, /en/harrison_ford", []string{"/en/harrison_ford"}},
+		{"/en/blade_runner, not_offered_thing", []string{"not_offered_thing"}},
+		{"R1, R9, /film/film/producer", []string{"R9", "/film/film/producer"}},
+		{"film/film/producer.", []string{"film/film/producer"}},
+		{"mb:artist/x and _:film/12", []string{"mb:artist/x", "_:film/12"}},
+		{"I pick R1 and/or Q23, and nothing else: directed_by fits.", nil},
+		{"_Q23_ and _Q7_", []string{"Q7"}},
+		{"Selection: /en/blade_runner", nil},
 	} {
 		if got := UnofferedIDs(tc.reply, opts); !slices.Equal(got, tc.want) {
 			t.Errorf("UnofferedIDs(%q) = %q, want %q", tc.reply, got, tc.want)

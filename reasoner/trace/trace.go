@@ -182,7 +182,8 @@ type Answer struct {
 	// Doubt, set only on an answer that passed its Check, says why it is
 	// not Confident all the same: the answer is an entity id with no
 	// label, one outside the query's graphs, or one the reasoning never
-	// saw (see reasoner.NameAnswer).
+	// saw (see reasoner.NameAnswer), or it was asked of the model after
+	// the search's budget ran out (the graph-grounded methods).
 	Doubt string `json:"doubt,omitempty"`
 	// Node is the node holding the answer, 0 when none.
 	Node int `json:"node,omitempty"`
