@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -127,10 +128,13 @@ type errorExplainer interface {
 }
 
 // failed records err, when not nil, as a store error (the first is kept)
-// and returns it, explained by the store when it can.
+// and returns it, explained by the store when it can. The end of the
+// run's own context (a cancelled or timed-out query, Gizmo's goroutine
+// stopped after the last result wanted) is not a store failure and is
+// not recorded.
 func (g *Guard) failed(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
 	}
 	if ex, ok := g.QuadStore.(errorExplainer); ok {
 		err = ex.ExplainError(err)
@@ -448,13 +452,29 @@ func (it *guardIter) base() iterator.Base {
 	return nil
 }
 
+// stopped reports whether the iterator must answer no more: a panic was
+// recovered, its shape failed to build, or the store failed in this run
+// (Guard.StoreErr), which it takes as its error: a language that steps
+// on through a failed store (MQL tries path after path) would otherwise
+// wait out the store's timeout at each step.
+func (it *guardIter) stopped() bool {
+	if it.err != nil {
+		return true
+	}
+	if err := it.g.StoreErr(); err != nil {
+		it.err = err
+		return true
+	}
+	return false
+}
+
 // fail records a recovered panic as the iterator's error.
 func (it *guardIter) fail(v any) {
 	it.err = it.g.recovered(v)
 }
 
 func (it *guardIter) Next(ctx context.Context) (ok bool) {
-	if it.err != nil || it.sc == nil {
+	if it.stopped() || it.sc == nil {
 		return false
 	}
 	defer func() {
@@ -467,7 +487,7 @@ func (it *guardIter) Next(ctx context.Context) (ok bool) {
 }
 
 func (it *guardIter) Contains(ctx context.Context, r refs.Ref) (ok bool) {
-	if it.err != nil || it.ix == nil {
+	if it.stopped() || it.ix == nil {
 		return false
 	}
 	defer func() {
@@ -480,7 +500,7 @@ func (it *guardIter) Contains(ctx context.Context, r refs.Ref) (ok bool) {
 }
 
 func (it *guardIter) NextPath(ctx context.Context) (ok bool) {
-	if it.err != nil || it.base() == nil {
+	if it.stopped() || it.base() == nil {
 		return false
 	}
 	defer func() {
