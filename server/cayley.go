@@ -254,6 +254,12 @@ func (s *Server) serveGuardedQuery(w http.ResponseWriter, r *http.Request, api h
 		s.writeError(w, r, err)
 		return
 	}
+	if serr := g.StoreErr(); serr != nil {
+		// A store failure, not a bad query: Gizmo reports it as a
+		// GoError whose text names SQL and addresses, MQL drops it.
+		s.writeError(w, r, fmt.Errorf("cayley query: %w", serr))
+		return
+	}
 	if qerr != nil {
 		s.writeError(w, r, qerr)
 		return

@@ -41,6 +41,10 @@ const mergeUnfinishedMsg = "writes are refused: an earlier grove optimize run on
 	"(reads are correct); stop the server, run grove optimize (it needs the database alone and completes the " +
 	"interrupted run), then start the server again"
 
+// unavailableMsg answers a request the store's database did not answer
+// (store.ErrUnavailable).
+const unavailableMsg = "store unavailable: the database did not answer within the idle bound"
+
 // errorBody is the JSON body of every error answer.
 type errorBody struct {
 	Error     string `json:"error"`
@@ -51,7 +55,9 @@ type errorBody struct {
 // apiError messages, store.ErrNotFound messages (which name the missing id
 // or graph), a delete's missing quad or node, a quad the store cannot hold
 // (store.ErrUnstorable, 400), and fixed messages for the
-// store's resource errors reach clients; anything else is logged and answered with a
+// store's resource errors and for a database that does not answer
+// (store.ErrUnavailable, 503; a request whose own deadline passed first is
+// a 504) reach clients; anything else is logged and answered with a
 // generic message, so no internal path or stack ever leaks.
 func classify(err error) (int, string, bool) {
 	var ae *apiError
@@ -81,6 +87,10 @@ func classify(err error) (int, string, bool) {
 		return http.StatusRequestEntityTooLarge, "a quad is too large for one transaction", false
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "request timed out", false
+	case errors.Is(err, store.ErrUnavailable):
+		// The database did not answer (a stopped PostgreSQL): the full
+		// error names SQL and addresses, so it goes to the log only.
+		return http.StatusServiceUnavailable, unavailableMsg, false
 	case errors.Is(err, context.Canceled):
 		return 499, "request cancelled", false
 	}

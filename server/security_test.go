@@ -229,6 +229,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("apply deltas: %w: 2 MiB left on /srv/db", store.ErrDiskFull), 507, false},
 		{fmt.Errorf("open /srv/db/1.sst: %w", store.ErrTooManyFiles), 503, false},
 		{fmt.Errorf("apply deltas: 1 deltas are %w", store.ErrTooBig), 413, false},
+		{fmt.Errorf("entity: %w (5s): read tcp 127.0.0.1:1->127.0.0.1:2", store.ErrUnavailable), 503, false},
 		{&graph.DeltaError{Err: graph.ErrQuadNotExist}, 404, false},
 		{fmt.Errorf("sql write: quad 2 (subject </s>, predicate </p>): %w: its object holds a NUL character", store.ErrUnstorable), 400, false},
 	}

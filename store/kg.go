@@ -94,6 +94,12 @@ var ErrDiskFull = errors.New("disk full")
 // wrapping error names the limit to raise.
 var ErrTooManyFiles = errors.New("too many open files")
 
+// ErrUnavailable is matched (errors.Is) by the error of a call the store's
+// database did not answer in time on its own (the SQL backend's idle bound,
+// sqlkg.ErrIdleTimeout): the store is unreachable or stopped, not the
+// request wrong. The server answers it with a 503.
+var ErrUnavailable = errors.New("store unavailable: the database did not answer within the idle bound")
+
 // GraphInfo describes one named graph (one KG).
 type GraphInfo struct {
 	Name      string `json:"name"`

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -64,6 +65,12 @@ func (e *PanicError) Origin() string {
 // recovered, for callers that must tell a crash from a bad query (the
 // server answers 500 for one, 400 for the other).
 //
+// The guard also records the first error the store returns (StoreErr):
+// Gizmo's results drop a failed NameOf's error until the query's end and
+// MQL drops it altogether, so without it a query over a store that stopped
+// answering went on, one failing lookup per result, and its runner could
+// not tell a store failure from a bad query.
+//
 // A Guard is safe for concurrent use if the wrapped store is; use one per
 // query run so that Panic belongs to that run.
 type Guard struct {
@@ -73,7 +80,9 @@ type Guard struct {
 
 	mu    sync.Mutex
 	first *PanicError
-	stats map[string]iterator.Costs // Stats of quad iterators, by direction and node (plainSQL)
+	// storeErr is the first error the store returned (see StoreErr).
+	storeErr error
+	stats    map[string]iterator.Costs // Stats of quad iterators, by direction and node (plainSQL)
 }
 
 // NewGuard wraps qs.
@@ -97,6 +106,45 @@ func (g *Guard) Panic() *PanicError {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.first
+}
+
+// StoreErr returns the first error the wrapped store returned from a
+// lookup (NameOf, ValueOf, Quad, QuadDirection) or an iterator's Err, or
+// nil. Query runners stop at it: the query cannot be answered whole. Once
+// one is recorded, the lookups fail with it at once instead of asking the
+// store again (a language that builds many results in one step, MQL, would
+// otherwise ask once per result).
+func (g *Guard) StoreErr() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.storeErr
+}
+
+// errorExplainer is a store that can restore the error chain of its own
+// errors (sqlkg's quad store: Cayley's SQL iterator formats its error
+// with %v).
+type errorExplainer interface {
+	ExplainError(err error) error
+}
+
+// failed records err, when not nil, as a store error (the first is kept)
+// and returns it, explained by the store when it can. The end of the
+// run's own context (a cancelled or timed-out query, Gizmo's goroutine
+// stopped after the last result wanted) is not a store failure and is
+// not recorded.
+func (g *Guard) failed(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if ex, ok := g.QuadStore.(errorExplainer); ok {
+		err = ex.ExplainError(err)
+	}
+	g.mu.Lock()
+	if g.storeErr == nil {
+		g.storeErr = err
+	}
+	g.mu.Unlock()
+	return err
 }
 
 // recovered records a recovered panic value and returns it as an error.
@@ -129,11 +177,17 @@ func (g *Guard) catch(err *error) {
 // g.V("unknown") finds nothing instead of one node without a name.
 func (g *Guard) ValueOf(v quad.Value) (r graph.Ref, err error) {
 	defer g.catch(&err)
+	if err := g.StoreErr(); err != nil {
+		return nil, err
+	}
 	r, err = g.QuadStore.ValueOf(v)
-	if r != nil && err == nil && g.sql() {
+	if err != nil {
+		return nil, g.failed(err)
+	}
+	if r != nil && g.sql() {
 		name, nerr := g.QuadStore.NameOf(r)
 		if nerr != nil {
-			return nil, nerr
+			return nil, g.failed(nerr)
 		}
 		if name == nil {
 			r = nil
@@ -144,7 +198,8 @@ func (g *Guard) ValueOf(v quad.Value) (r graph.Ref, err error) {
 		return r, err
 	}
 	if scope := g.blankScope(); scope != "" {
-		return g.QuadStore.ValueOf(quad.BNode(scope + "/" + string(b)))
+		r, err = g.QuadStore.ValueOf(quad.BNode(scope + "/" + string(b)))
+		return r, g.failed(err)
 	}
 	return nil, nil
 }
@@ -168,19 +223,35 @@ func (g *Guard) blankScope() string {
 	return gs[0].Name
 }
 
+// NameOf names r; a store error is recorded (StoreErr).
 func (g *Guard) NameOf(r graph.Ref) (v quad.Value, err error) {
 	defer g.catch(&err)
-	return g.QuadStore.NameOf(r)
+	if err := g.StoreErr(); err != nil {
+		return nil, err
+	}
+	v, err = g.QuadStore.NameOf(r)
+	return v, g.failed(err)
 }
 
+// Quad is the quad r; a store error is recorded (StoreErr).
 func (g *Guard) Quad(r graph.Ref) (q quad.Quad, err error) {
 	defer g.catch(&err)
-	return g.QuadStore.Quad(r)
+	if err := g.StoreErr(); err != nil {
+		return quad.Quad{}, err
+	}
+	q, err = g.QuadStore.Quad(r)
+	return q, g.failed(err)
 }
 
+// QuadDirection is r's node in direction d; a store error is recorded
+// (StoreErr).
 func (g *Guard) QuadDirection(r graph.Ref, d quad.Direction) (out graph.Ref, err error) {
 	defer g.catch(&err)
-	return g.QuadStore.QuadDirection(r, d)
+	if err := g.StoreErr(); err != nil {
+		return nil, err
+	}
+	out, err = g.QuadStore.QuadDirection(r, d)
+	return out, g.failed(err)
 }
 
 func (g *Guard) QuadIteratorSize(ctx context.Context, d quad.Direction, r graph.Ref) (sz refs.Size, err error) {
@@ -381,13 +452,29 @@ func (it *guardIter) base() iterator.Base {
 	return nil
 }
 
+// stopped reports whether the iterator must answer no more: a panic was
+// recovered, its shape failed to build, or the store failed in this run
+// (Guard.StoreErr), which it takes as its error: a language that steps
+// on through a failed store (MQL tries path after path) would otherwise
+// wait out the store's timeout at each step.
+func (it *guardIter) stopped() bool {
+	if it.err != nil {
+		return true
+	}
+	if err := it.g.StoreErr(); err != nil {
+		it.err = err
+		return true
+	}
+	return false
+}
+
 // fail records a recovered panic as the iterator's error.
 func (it *guardIter) fail(v any) {
 	it.err = it.g.recovered(v)
 }
 
 func (it *guardIter) Next(ctx context.Context) (ok bool) {
-	if it.err != nil || it.sc == nil {
+	if it.stopped() || it.sc == nil {
 		return false
 	}
 	defer func() {
@@ -400,7 +487,7 @@ func (it *guardIter) Next(ctx context.Context) (ok bool) {
 }
 
 func (it *guardIter) Contains(ctx context.Context, r refs.Ref) (ok bool) {
-	if it.err != nil || it.ix == nil {
+	if it.stopped() || it.ix == nil {
 		return false
 	}
 	defer func() {
@@ -413,7 +500,7 @@ func (it *guardIter) Contains(ctx context.Context, r refs.Ref) (ok bool) {
 }
 
 func (it *guardIter) NextPath(ctx context.Context) (ok bool) {
-	if it.err != nil || it.base() == nil {
+	if it.stopped() || it.base() == nil {
 		return false
 	}
 	defer func() {
@@ -455,7 +542,7 @@ func (it *guardIter) Err() (err error) {
 		return it.err
 	}
 	defer it.g.catch(&err)
-	return it.base().Err()
+	return it.g.failed(it.base().Err())
 }
 
 func (it *guardIter) Close() (err error) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 
 	"github.com/grove-kg/grove/store/storetest"
@@ -91,5 +93,50 @@ func TestBlankNodeNames(t *testing.T) {
 	}
 	if res, err := Run(ctx, db, "gizmo", `g.V("_:h/b1").In("<knows>").All()`, 10); err != nil || len(res) != 1 {
 		t.Fatalf("two graphs: _:h/b1 = %v, %v", res, err)
+	}
+}
+
+// failingNames is a quad store whose NameOf fails, counting its calls.
+type failingNames struct {
+	graph.QuadStore
+	calls atomic.Int64
+}
+
+// errNames is the error of failingNames.NameOf.
+var errNames = errors.New("name lookup failed: the database did not answer")
+
+func (f *failingNames) NameOf(graph.Ref) (quad.Value, error) {
+	f.calls.Add(1)
+	return nil, errNames
+}
+
+// TestRunStopsAtStoreError checks that a query run ends at the store's
+// first failed name lookup, with that error, in every language: Gizmo
+// kept going (one failing lookup per result, each a timeout on a stalled
+// database) and MQL dropped the error.
+func TestRunStopsAtStoreError(t *testing.T) {
+	db := storetest.Open(t, nil)
+	var quads []quad.Quad
+	for i := range 50 {
+		quads = append(quads, quad.MakeIRI(fmt.Sprint("n", i), "knows", fmt.Sprint("m", i), ""))
+	}
+	storetest.Load(t, db, "g", quads)
+	tests := []struct{ lang, query string }{
+		{"gizmo", `g.V().Out("<knows>").All()`},
+		{"gizmo", `g.V().Tag("x").Out("<knows>").All()`},
+		{"mql", `[{"id": null, "<knows>": null}]`},
+		{"graphql", `{ nodes { id, knows: <knows> { id } } }`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.lang+"/"+tc.query, func(t *testing.T) {
+			qs := &failingNames{QuadStore: db}
+			res, err := Run(context.Background(), qs, tc.lang, tc.query, 1000)
+			if !errors.Is(err, errNames) {
+				t.Fatalf("Run = %d results, %v; want an error wrapping %v", len(res), err, errNames)
+			}
+			if n := qs.calls.Load(); n != 1 {
+				t.Fatalf("NameOf called %d times; the run must stop at the first failure", n)
+			}
+		})
 	}
 }

@@ -80,23 +80,34 @@ func Run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) (ou
 	return run(ctx, g, lang, q, limit)
 }
 
-func run(ctx context.Context, qs graph.QuadStore, lang, q string, limit int) ([]any, error) {
+// run executes q over g. It stops at the first error the store returns
+// (g.StoreErr), which the languages do not all report: Gizmo keeps a
+// failed name lookup's error until the query ends, so a store that stopped
+// answering cost every further result a lookup's timeout, and MQL drops it.
+func run(ctx context.Context, g *Guard, lang, q string, limit int) ([]any, error) {
 	ctx, stop := WatchHeap(ctx, DefaultMaxHeapGrowth)
 	defer stop()
-	it, err := cquery.Execute(ctx, qs, lang, q, cquery.Options{Limit: limit, Collation: cquery.JSON})
+	it, err := cquery.Execute(ctx, g, lang, q, cquery.Options{Limit: limit, Collation: cquery.JSON})
 	if err != nil {
 		return nil, fmt.Errorf("%s query: %w", lang, err)
 	}
 	defer it.Close()
 	var out []any
-	for it.Next(ctx) {
-		out = append(out, it.Result())
+	for g.StoreErr() == nil && it.Next(ctx) {
+		res := it.Result()
+		if g.StoreErr() != nil {
+			break
+		}
+		out = append(out, res)
 		if len(out) >= limit {
 			break
 		}
 	}
 	if h := HeapLimited(ctx); h != nil {
 		return nil, fmt.Errorf("%s query: %w", lang, h)
+	}
+	if err := g.StoreErr(); err != nil {
+		return nil, fmt.Errorf("%s query: %w", lang, err)
 	}
 	if err := it.Err(); err != nil {
 		return out, fmt.Errorf("%s query: %w", lang, err)

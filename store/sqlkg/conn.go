@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // lib/pq honours a context only in part: it dials with it, and on
@@ -53,8 +55,18 @@ import (
 
 // ErrIdleTimeout is wrapped by the error of a call without a deadline
 // that the database left unanswered for the idle bound (Config.IdleTimeout)
-// while it did not answer a fresh connection either.
-var ErrIdleTimeout = errors.New("the database sent nothing for the idle bound")
+// while it did not answer a fresh connection either. It matches
+// store.ErrUnavailable (errors.Is), so callers that know only the store
+// package can tell an unanswering database from other failures.
+var ErrIdleTimeout error = idleTimeoutError{}
+
+// idleTimeoutError is the type of ErrIdleTimeout.
+type idleTimeoutError struct{}
+
+func (idleTimeoutError) Error() string { return "the database sent nothing for the idle bound" }
+
+// Is makes ErrIdleTimeout match store.ErrUnavailable.
+func (idleTimeoutError) Is(target error) bool { return target == store.ErrUnavailable }
 
 // maxProbeBound bounds the probe of a server silent for the idle bound
 // (probeBound).

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // TestIdleBound: an operation whose context has no deadline, whether it
@@ -133,8 +135,8 @@ func TestConnectSilentIdle(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrIdleTimeout) {
-			t.Errorf("connect to a silent server: %v, want an error wrapping ErrIdleTimeout", err)
+		if !errors.Is(err, ErrIdleTimeout) || !errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("connect to a silent server: %v, want an error wrapping ErrIdleTimeout and store.ErrUnavailable", err)
 		}
 		t.Logf("failed after %v: %v", time.Since(start), err)
 	case <-time.After(10 * time.Second):
@@ -168,5 +170,75 @@ func TestCayleyAddr(t *testing.T) {
 		if _, err := connectorAt(a); err == nil {
 			t.Errorf("connectorAt(%q) resolved", a)
 		}
+	}
+}
+
+// TestConnectSilentDeadline: a connection opened for a request with a
+// deadline far ahead (a server request's) to a server that accepts and
+// never answers fails after the idle bound, with an error that says so
+// (ErrIdleTimeout, store.ErrUnavailable), not at the request's deadline.
+func TestConnectSilentDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	const idle = 300 * time.Millisecond
+	conn, err := newConnector("postgres://grove@"+ln.Addr().String()+"/grove?sslmode=disable", idle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	c, err := conn.Connect(ctx)
+	if err == nil {
+		c.Close()
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("connect took %v, want about the idle bound %v", took, idle)
+	}
+	if !errors.Is(err, ErrIdleTimeout) || !errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("connect to a silent server: %v, want an error wrapping ErrIdleTimeout and store.ErrUnavailable", err)
+	}
+}
+
+// TestExplainError: an error that holds ErrIdleTimeout's text but lost
+// the chain (Cayley's SQL iterator formats with %v) is made to wrap it
+// again, so that it matches store.ErrUnavailable; other errors stay as
+// they are.
+func TestExplainError(t *testing.T) {
+	lost := fmt.Errorf("sql query failed: %v\nquery: SELECT 1", fmt.Errorf("%w (5s): read: i/o timeout", ErrIdleTimeout))
+	other := errors.New("sql query failed: relation does not exist")
+	tests := []struct {
+		name        string
+		err         error
+		unavailable bool
+	}{
+		{"nil", nil, false},
+		{"wrapped", fmt.Errorf("lookup: %w", ErrIdleTimeout), true},
+		{"chain lost", lost, true},
+		{"other", other, false},
+	}
+	qs := &quadStore{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := qs.ExplainError(tc.err)
+			if errors.Is(got, store.ErrUnavailable) != tc.unavailable || errors.Is(got, ErrIdleTimeout) != tc.unavailable {
+				t.Errorf("ExplainError(%v) = %v; unavailable %v, want %v", tc.err, got, !tc.unavailable, tc.unavailable)
+			}
+			if !tc.unavailable && got != tc.err {
+				t.Errorf("ExplainError(%v) = %v, want it unchanged", tc.err, got)
+			}
+		})
 	}
 }

@@ -2,6 +2,9 @@ package sqlkg
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
 	csql "github.com/cayleygraph/cayley/graph/sql"
@@ -26,6 +29,20 @@ var _ graph.QuadStore = (*quadStore)(nil)
 // SQLQuadStore is Cayley's quad store, for its shape optimiser; writing
 // through it would bypass the graph counts.
 func (s *quadStore) SQLQuadStore() *csql.QuadStore { return s.k.cayley }
+
+// ExplainError restores what Cayley's SQL iterator hides: it reports a
+// failed query as fmt.Errorf("sql query failed: %v ...") (%v, not %w), so
+// an error that wrapped ErrIdleTimeout no longer matches it (nor
+// store.ErrUnavailable). An error whose text holds ErrIdleTimeout's is
+// returned wrapping ErrIdleTimeout; any other is returned as is. Query
+// wrappers (store/query's Guard) pass the store errors they record
+// through it.
+func (s *quadStore) ExplainError(err error) error {
+	if err == nil || errors.Is(err, ErrIdleTimeout) || !strings.Contains(err.Error(), ErrIdleTimeout.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrIdleTimeout, err)
+}
 
 // ApplyDeltas applies the deltas in one transaction, adds before deletes
 // as Cayley does, honouring opts. A duplicate add (IgnoreDup false) or a
