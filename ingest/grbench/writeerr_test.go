@@ -6,20 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cayleygraph/quad"
-
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
 )
-
-// refuseNUL is a backend check (as the SQL backend's) that refuses any
-// quad whose object holds a NUL.
-func refuseNUL(q quad.Quad) error {
-	if strings.ContainsRune(quad.StringOf(q.Object), 0) {
-		return store.ErrUnstorable
-	}
-	return nil
-}
 
 // TestWriterErrorPositioned checks that an error from the writer (a
 // backend refusing a value) names the file, the line, the node's field and
@@ -39,7 +29,7 @@ func TestWriterErrorPositioned(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := New(Options{Options: source.Options{SkipInvalid: true}}).Read(context.Background(), "g.json",
-				strings.NewReader(tc.input), source.WriterFunc(refuseNUL))
+				strings.NewReader(tc.input), source.WriterFunc(storetest.RefuseNUL))
 			if err == nil {
 				t.Fatal("Read: no error")
 			}

@@ -11,16 +11,8 @@ import (
 
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
 )
-
-// refuseNUL is a backend check (as the SQL backend's) that refuses any
-// quad whose object holds a NUL.
-func refuseNUL(q quad.Quad) error {
-	if strings.ContainsRune(quad.StringOf(q.Object), 0) {
-		return store.ErrUnstorable
-	}
-	return nil
-}
 
 // batchWriter is a source.BatchWriter around a check, so that the
 // emitter's one-call-per-entity path is tested too.
@@ -57,9 +49,9 @@ func TestWriterErrorPositioned(t *testing.T) {
 		batch bool
 		want  string
 	}{
-		{"label line 3", []string{"[", ok, nulLabel, "]"}, refuseNUL, false, "x.json:3: Q2: "},
-		{"label line 3, batch writer", []string{"[", ok, nulLabel, "]"}, refuseNUL, true, "x.json:3: Q2: "},
-		{"claim line 2", []string{ok, nulClaim, ok}, refuseNUL, false, "x.json:2: Q3: "},
+		{"label line 3", []string{"[", ok, nulLabel, "]"}, storetest.RefuseNUL, false, "x.json:3: Q2: "},
+		{"label line 3, batch writer", []string{"[", ok, nulLabel, "]"}, storetest.RefuseNUL, true, "x.json:3: Q2: "},
+		{"claim line 2", []string{ok, nulClaim, ok}, storetest.RefuseNUL, false, "x.json:2: Q3: "},
 		{"property metadata", []string{propP131, propP150}, refuseInverse, false, "x.json: property metadata after the last line: "},
 	}
 	for _, tc := range tests {

@@ -98,24 +98,38 @@ func TestIdleBound(t *testing.T) {
 	}
 }
 
-// TestConnectSilentIdle: a connection Cayley opens without a context
-// (the watched driver's Open) to a server that accepts and never answers
-// fails after the idle bound.
-func TestConnectSilentIdle(t *testing.T) {
+// silentServer listens on loopback, accepts connections and never
+// answers; it closes them and itself when the test ends.
+func silentServer(t *testing.T) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close()
+			conns = append(conns, c)
 		}
 	}()
+	return ln
+}
+
+// TestConnectSilentIdle: a connection Cayley opens without a context
+// (the watched driver's Open) to a server that accepts and never answers
+// fails after the idle bound.
+func TestConnectSilentIdle(t *testing.T) {
+	ln := silentServer(t)
 	const idle = 300 * time.Millisecond
 	done := make(chan error, 1)
 	start := time.Now()
@@ -178,20 +192,7 @@ func TestCayleyAddr(t *testing.T) {
 // never answers fails after the idle bound, with an error that says so
 // (ErrIdleTimeout, store.ErrUnavailable), not at the request's deadline.
 func TestConnectSilentDeadline(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	ln := silentServer(t)
 	const idle = 300 * time.Millisecond
 	conn, err := newConnector("postgres://grove@"+ln.Addr().String()+"/grove?sslmode=disable", idle)
 	if err != nil {

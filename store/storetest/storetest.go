@@ -14,6 +14,7 @@ import (
 
 	"github.com/cayleygraph/quad"
 
+	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
 	"github.com/grove-kg/grove/store/kgtest"
 	"github.com/grove-kg/grove/store/storetest/datadir"
@@ -84,4 +85,15 @@ func Film(t testing.TB) *engine.DB {
 	t.Cleanup(func() { db.Close() })
 	Load(t, db, "film", qs)
 	return db
+}
+
+// RefuseNUL is a backend check like the SQL backend's (PostgreSQL text
+// cannot hold a NUL): it refuses, with store.ErrUnstorable, a quad whose
+// object holds a NUL character, for tests of how readers report a
+// writer's refusal.
+func RefuseNUL(q quad.Quad) error {
+	if strings.ContainsRune(quad.StringOf(q.Object), 0) {
+		return store.ErrUnstorable
+	}
+	return nil
 }
