@@ -2,12 +2,10 @@ package grbench
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/grove-kg/grove/ingest/source"
-	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
 )
 
@@ -30,15 +28,7 @@ func TestWriterErrorPositioned(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := New(Options{Options: source.Options{SkipInvalid: true}}).Read(context.Background(), "g.json",
 				strings.NewReader(tc.input), source.WriterFunc(storetest.RefuseNUL))
-			if err == nil {
-				t.Fatal("Read: no error")
-			}
-			if !strings.HasPrefix(err.Error(), tc.want) {
-				t.Errorf("error %q, want prefix %q", err, tc.want)
-			}
-			if !errors.Is(err, store.ErrUnstorable) {
-				t.Errorf("error %q does not wrap store.ErrUnstorable", err)
-			}
+			storetest.CheckRefused(t, err, tc.want)
 		})
 	}
 }

@@ -3,26 +3,11 @@ package musicbrainz
 import (
 	"bytes"
 	"context"
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/cayleygraph/quad"
-
 	"github.com/grove-kg/grove/ingest/source"
-	"github.com/grove-kg/grove/store"
+	"github.com/grove-kg/grove/store/storetest"
 )
-
-// refuse is a backend check (as the SQL backend's NUL check) that refuses
-// every quad whose object holds mark.
-func refuse(mark string) source.WriterFunc {
-	return func(q quad.Quad) error {
-		if strings.Contains(quad.StringOf(q.Object), mark) {
-			return store.ErrUnstorable
-		}
-		return nil
-	}
-}
 
 // TestWriterErrorPositioned checks that an error from the writer (a
 // backend refusing a value) names the file, the line and the entity.
@@ -46,16 +31,8 @@ func TestWriterErrorPositioned(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := New(tc.opts).Read(context.Background(), tc.file, bytes.NewReader(tc.data), refuse(tc.mark))
-			if err == nil {
-				t.Fatal("Read: no error")
-			}
-			if !strings.HasPrefix(err.Error(), tc.want) {
-				t.Errorf("error %q, want prefix %q", err, tc.want)
-			}
-			if !errors.Is(err, store.ErrUnstorable) {
-				t.Errorf("error %q does not wrap store.ErrUnstorable", err)
-			}
+			err := New(tc.opts).Read(context.Background(), tc.file, bytes.NewReader(tc.data), source.WriterFunc(storetest.Refusing(tc.mark)))
+			storetest.CheckRefused(t, err, tc.want)
 		})
 	}
 }

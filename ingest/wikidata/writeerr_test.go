@@ -3,7 +3,6 @@ package wikidata
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -64,15 +63,7 @@ func TestWriterErrorPositioned(t *testing.T) {
 			// Batches of one line each, decoded by several workers.
 			opts := Options{Workers: 3, BatchBytes: 1}
 			_, err := New(opts).ReadStats(context.Background(), "x.json", bytes.NewReader(in), w)
-			if err == nil {
-				t.Fatal("Read: no error")
-			}
-			if !strings.HasPrefix(err.Error(), tc.want) {
-				t.Errorf("error %q, want prefix %q", err, tc.want)
-			}
-			if !errors.Is(err, store.ErrUnstorable) {
-				t.Errorf("error %q does not wrap store.ErrUnstorable", err)
-			}
+			storetest.CheckRefused(t, err, tc.want)
 		})
 	}
 }

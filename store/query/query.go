@@ -93,8 +93,8 @@ func run(ctx context.Context, g *Guard, lang, q string, limit int) ([]any, error
 	}
 	defer it.Close()
 	var out []any
-	for g.StoreErr() == nil && it.Next(ctx) {
-		res := it.Result()
+	for it.Next(ctx) {
+		res := it.Result() // names its values: a failed lookup is a store error
 		if g.StoreErr() != nil {
 			break
 		}

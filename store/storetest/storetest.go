@@ -7,6 +7,7 @@ package storetest
 import (
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -87,13 +88,32 @@ func Film(t testing.TB) *engine.DB {
 	return db
 }
 
-// RefuseNUL is a backend check like the SQL backend's (PostgreSQL text
+// Refusing is a backend check like the SQL backend's (PostgreSQL text
 // cannot hold a NUL): it refuses, with store.ErrUnstorable, a quad whose
-// object holds a NUL character, for tests of how readers report a
-// writer's refusal.
-func RefuseNUL(q quad.Quad) error {
-	if strings.ContainsRune(quad.StringOf(q.Object), 0) {
-		return store.ErrUnstorable
+// object holds mark, for tests of how readers report a writer's refusal.
+func Refusing(mark string) func(quad.Quad) error {
+	return func(q quad.Quad) error {
+		if strings.Contains(quad.StringOf(q.Object), mark) {
+			return store.ErrUnstorable
+		}
+		return nil
 	}
-	return nil
+}
+
+// RefuseNUL is Refusing("\x00"): the SQL backend's check.
+func RefuseNUL(q quad.Quad) error { return Refusing("\x00")(q) }
+
+// CheckRefused fails t unless err is a reader's report of a writer's
+// refusal: it begins with want (the reader's position, "x.json:3: Q2: ")
+// and wraps store.ErrUnstorable.
+func CheckRefused(t testing.TB, err error, want string) {
+	t.Helper()
+	switch {
+	case err == nil:
+		t.Fatal("Read: no error")
+	case !strings.HasPrefix(err.Error(), want):
+		t.Errorf("error %q, want prefix %q", err, want)
+	case !errors.Is(err, store.ErrUnstorable):
+		t.Errorf("error %q does not wrap store.ErrUnstorable", err)
+	}
 }
