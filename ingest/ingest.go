@@ -46,6 +46,7 @@ import (
 	"github.com/grove-kg/grove/ingest/wikidata"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
+	"github.com/grove-kg/grove/store/inputerr"
 )
 
 // Options configure a run.
@@ -383,9 +384,31 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 	}
 	before := r.quads.Load()
 	if err := reader.Read(ctx, path, br, &countingWriter{w: w, n: &r.quads}); err != nil {
+		if r.opts.Format == input.FormatAuto {
+			err = sniffedHint(err, format)
+		}
 		return FileResult{}, err
 	}
 	return FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}, nil
+}
+
+// sniffedHint adds advice to a syntax error in a file whose format was
+// detected as N-Triples or N-Quads (or their Freebase and Wikidata
+// dialects) from its first lines: such a file may be Turtle with
+// N-Triples-like lines at its start, which only --format turtle (or a
+// .ttl name) reads.
+func sniffedHint(err error, f input.Format) error {
+	var ie *inputerr.Error
+	switch f {
+	case input.FormatNTriples, input.FormatNQuads, input.FormatFreebase, input.FormatWikidataTruthy:
+	default:
+		return err
+	}
+	if !errors.As(err, &ie) || ie.Line <= 0 || errors.Is(err, store.ErrUnstorable) {
+		return err
+	}
+	return fmt.Errorf("%w (the format was detected as %s from the file's first lines; if the file is Turtle, "+
+		"pass --format turtle or name it .ttl)", err, f)
 }
 
 // countingWriter counts the quads handed to the writer (for progress
@@ -524,7 +547,7 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 	if del {
 		action = graph.Delete
 	}
-	run, err := db.BeginWriteRun(engine.WriteRun{Graph: opts.Graph, Delete: del, Files: runFiles(files), Total: sp.Len()})
+	run, err := db.BeginWriteRun(engine.WriteRun{Graph: opts.Graph, Delete: del, Files: runFiles(files, sp.Digest()), Total: sp.Len()})
 	if err != nil {
 		return res, fmt.Errorf("ingest: %w", err)
 	}
@@ -557,12 +580,14 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 }
 
 // runFiles names the input files of an incremental run for its record,
-// with their sizes (-1 when unknown: standard input, a file gone).
-func runFiles(files []string) []engine.WriteRunFile {
+// with their sizes (-1 when unknown: standard input, a file gone);
+// standard input is identified by digest, the digest of the run's quads.
+func runFiles(files []string, digest string) []engine.WriteRunFile {
 	out := make([]engine.WriteRunFile, len(files))
 	for i, f := range files {
 		out[i] = engine.WriteRunFile{Name: f, Size: -1}
 		if f == input.Stdin {
+			out[i].Digest = digest
 			continue
 		}
 		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
@@ -583,6 +608,9 @@ func runFiles(files []string) []engine.WriteRunFile {
 // the Spool, which removes its files.
 func SpoolFiles(ctx context.Context, files []string, opts Options, mkdir func() (string, error)) (*Spool, Result, error) {
 	sp := newSpool(spoolBudget(opts.MaxMemory), mkdir)
+	if slices.Contains(files, input.Stdin) {
+		sp.digested() // standard input has no name to identify a write run by
+	}
 	add := sp.add
 	if opts.Check != nil {
 		add = func(q quad.Quad) error {

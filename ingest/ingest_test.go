@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-kg/grove/ingest/input"
 	"github.com/grove-kg/grove/ingest/source"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
@@ -246,5 +247,40 @@ func TestGraphPerFileErrors(t *testing.T) {
 	}
 	if n := db.Counts(); n.Quads != 0 {
 		t.Fatalf("a refused run wrote %d quads", n.Quads)
+	}
+}
+
+// TestSniffedNTriplesHint: a Turtle file whose first megabyte is plain
+// N-Triples is detected as N-Triples; its first Turtle line fails naming
+// the line and saying how to read it as Turtle. With the format given,
+// or with Turtle given, there is no such advice.
+func TestSniffedNTriplesHint(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 { // more than the 1 MiB detection window
+		fmt.Fprintf(&b, "<http://ex.org/a%d> <http://ex.org/p> <http://ex.org/b> .\n", i)
+	}
+	b.WriteString("@prefix ex: <http://ex.org/> .\nex:c ex:p ex:d ;\n  ex:q \"x\" .\n")
+	p := write(t, "data.txt", b.String())
+	const hint = "(the format was detected as ntriples from the file's first lines; if the file is Turtle, pass --format turtle"
+	for _, c := range []struct {
+		format input.Format
+		want   string // "" for no error
+		hint   bool
+	}{
+		{input.FormatAuto, "data.txt:20001: ", true},
+		{input.FormatNTriples, "data.txt:20001: ", false},
+		{input.FormatTurtle, "", false},
+	} {
+		t.Run(c.format.String(), func(t *testing.T) {
+			qs, _, err := Parse(context.Background(), []string{p}, Options{Graph: "g", Format: c.format})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatal(err)
+			case c.want == "" && len(qs) != 20002:
+				t.Fatalf("%d quads, want 20002", len(qs))
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), hint) != c.hint):
+				t.Fatalf("error %v, want %q with the hint: %v", err, c.want, c.hint)
+			}
+		})
 	}
 }

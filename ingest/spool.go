@@ -3,8 +3,11 @@ package ingest
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,6 +37,7 @@ type Spool struct {
 	pw       *pquads.Writer
 	onFile   int64
 	maxMsg   int
+	digest   hash.Hash // of the quads added, when asked for (digested)
 }
 
 // spoolFile is the name of a spool's file in its directory.
@@ -73,6 +77,9 @@ func valueBytes(v quad.Value) int64 {
 
 // add appends q.
 func (s *Spool) add(q quad.Quad) error {
+	if s.digest != nil {
+		io.WriteString(s.digest, q.NQuad()+"\n") // a hash.Hash never fails
+	}
 	if s.pw == nil {
 		if n := quadBytes(q); s.memBytes+n <= s.budget || len(s.mem) == 0 {
 			s.mem = append(s.mem, q)
@@ -120,6 +127,20 @@ func (s *Spool) create() error {
 // (store.ErrDiskFull).
 func (s *Spool) fileErr(op string, err error) error {
 	return fmt.Errorf("%s temporary file %s: %w", op, s.path, store.MarkDiskFull(err, s.dir))
+}
+
+// digested makes the spool keep a digest of the quads added from now on
+// (Digest).
+func (s *Spool) digested() { s.digest = sha256.New() }
+
+// Digest is a hex SHA-256 of the quads added (as N-Quads lines, in
+// order), which identifies input that has no file to name it (standard
+// input); "" unless the spool was asked to keep one.
+func (s *Spool) Digest() string {
+	if s.digest == nil {
+		return ""
+	}
+	return hex.EncodeToString(s.digest.Sum(nil))
 }
 
 // Len is the number of quads spooled.

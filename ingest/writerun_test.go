@@ -102,3 +102,48 @@ func (c stopAfterDeletes) Err() error {
 	}
 	return nil
 }
+
+// TestStdinWriteRunsByDigest: standard input has no path or size, so a
+// write run read from it is identified by a digest of its quads: another
+// stdin run into the same graph leaves the unfinished run's record alone,
+// and the same input again completes it.
+func TestStdinWriteRunsByDigest(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	stdin := os.Stdin
+	t.Cleanup(func() { os.Stdin = stdin })
+	from := func(text string) {
+		t.Helper()
+		f, err := os.Open(write(t, "stdin.nt", text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		os.Stdin = f
+	}
+	first := numbered(10)
+	from(first)
+	if _, err := Incremental(stopAt{Context: ctx, db: db, n: 4}, db, []string{"-"}, Options{Graph: "g"}, false, 2); !errors.Is(err, engine.ErrWriteRunUnfinished) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	from("<x> <p> <y> .\n")
+	if _, err := Incremental(ctx, db, []string{"-"}, Options{Graph: "g"}, false, 2); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.UnfinishedWriteRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Done != 4 || runs[0].Files[0].Digest == "" ||
+		!strings.Contains(runs[0].String(), "(standard input, quads digest ") {
+		t.Fatalf("after another stdin run, records %+v (want the first run's, 4 of 10 done)", runs)
+	}
+	from(first)
+	if _, err := Incremental(ctx, db, []string{"-"}, Options{Graph: "g"}, false, 2); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := db.UnfinishedWriteRuns(); err != nil || len(runs) != 0 {
+		t.Fatalf("records after the same input again: %+v, %v", runs, err)
+	}
+}

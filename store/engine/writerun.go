@@ -23,9 +23,10 @@ import (
 // (UnfinishedWriteRuns, Warnings), and running the same command again,
 // which is idempotent, completes the run and removes the record.
 //
-// A run is identified by its kind (add or delete), graph and input file
-// names as given (writeRunKey): another run, even into the same graph,
-// leaves the record of an unfinished one alone.
+// A run is identified by its kind (add or delete), graph and input files
+// (writeRunKey): a file by its absolute path and size, standard input by
+// a digest of the quads read from it. Another run, even into the same
+// graph, leaves the record of an unfinished one alone.
 const metaWriteRun = "mw" // + sha256 of the run's identity
 
 // WriteRunFile is an input file of a write run.
@@ -38,6 +39,9 @@ type WriteRunFile struct {
 	// Size is its size in bytes when the run began; -1 if unknown
 	// (standard input).
 	Size int64 `json:"size"`
+	// Digest identifies what was read when the file has no path and size
+	// to identify it (standard input): a hex digest of its quads.
+	Digest string `json:"digest,omitempty"`
 }
 
 // WriteRun is the record of an incremental write run (see above).
@@ -60,8 +64,11 @@ func (r WriteRun) String() string {
 	files := make([]string, len(r.Files))
 	for i, f := range r.Files {
 		files[i] = f.Name
-		if f.Size >= 0 {
+		switch {
+		case f.Size >= 0:
 			files[i] += fmt.Sprintf(" (%d bytes)", f.Size)
+		case f.Digest != "":
+			files[i] += fmt.Sprintf(" (standard input, quads digest %.12s)", f.Digest)
 		}
 	}
 	return fmt.Sprintf("%s into graph %q of %s stopped after %d of %d quads; "+
@@ -88,9 +95,9 @@ type WriteRunner struct {
 }
 
 // writeRunKey is the key of the record of runs of r's kind, graph and
-// files (each by its path and size, or its name when it has no path):
-// another file of the same name, or the same file changed, is another
-// run.
+// files (each by its path and size, or its name when it has no path,
+// and its digest when it has one): another file of the same name, the
+// same file changed, or other quads on standard input, is another run.
 func writeRunKey(r WriteRun) []byte {
 	id := struct {
 		Graph  string   `json:"g"`
@@ -102,7 +109,11 @@ func writeRunKey(r WriteRun) []byte {
 		if name == "" {
 			name = f.Name
 		}
-		id.Files = append(id.Files, fmt.Sprintf("%s\x00%d", name, f.Size))
+		file := fmt.Sprintf("%s\x00%d", name, f.Size)
+		if f.Digest != "" {
+			file += "\x00" + f.Digest
+		}
+		id.Files = append(id.Files, file)
 	}
 	b, _ := json.Marshal(id) // strings and a bool: cannot fail
 	sum := sha256.Sum256(b)
