@@ -82,6 +82,11 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		return nil, err
 	}
 	inner := newAPI(h)
+	rh, err := newHandle(rdfReadStore{qs})
+	if err != nil {
+		return nil, err
+	}
+	read := newAPI(rh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
 		if trimmed := strings.TrimRight(path, "/"); trimmed != path && trimmed != "" {
@@ -112,7 +117,7 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 			s.serveNodeDelete(w, r, h)
 			return
 		case "/api/v2/read":
-			s.serveCappedRead(w, r, inner)
+			s.serveCappedRead(w, r, read)
 			return
 		case "/api/v2/query":
 			g := query.NewGuardFor(qs, r.URL.Query().Get("lang"))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,6 +392,57 @@ func TestCayleyReadPosted(t *testing.T) {
 			st, _, body := ts.do("POST", "/cayley/api/v2/read", c.body, form)
 			if st != c.status || !strings.Contains(string(body), c.want) {
 				t.Fatalf("status %d body %.300s, want %d %q", st, body, c.status, c.want)
+			}
+		})
+	}
+}
+
+// TestCayleyReadTypedLiterals: /read gives back typed literals as they
+// were written, in RDF form with full XSD datatype IRIs, where Cayley's
+// writers rendered the store's native values ("True"^^<xsd:boolean>,
+// "2.5E+00"^^<xsd:double>: another datatype to other RDF tools); a
+// native written in Cayley's own form reads back in the RDF form it is
+// stored in; a read filtered on such a literal finds it.
+func TestCayleyReadTypedLiterals(t *testing.T) {
+	const token = "write-token-1"
+	const x = "http://www.w3.org/2001/XMLSchema#"
+	written := []string{
+		`<t1> <b> "true"^^<` + x + `boolean> <lit> .`,
+		`<t1> <d> "2.5"^^<` + x + `double> <lit> .`,
+		`<t1> <i> "7"^^<` + x + `integer> <lit> .`,
+		`<t1> <t> "2008-05-19T12:00:00Z"^^<` + x + `dateTime> <lit> .`,
+		`<t1> <i2> "01"^^<` + x + `integer> <lit> .`, // not canonical: a typed string throughout
+	}
+	ts := cayleyServer(t, Config{Token: token})
+	hdr := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/n-quads"}
+	body := strings.Join(written, "\n") + "\n" + `<t2> <f> "False"^^<xsd:boolean> <lit> .` + "\n"
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", body, hdr); st != 200 {
+		t.Fatalf("write: %d %s", st, b)
+	}
+	want := append(written, `<t2> <f> "false"^^<`+x+`boolean> <lit> .`)
+	for _, c := range []struct{ name, query string }{
+		{"nquads", "label=" + url.QueryEscape("<lit>")},
+		{"a filter on a literal", "obj=" + url.QueryEscape(`"2.5"^^<`+x+`double>`)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, b := ts.do("GET", "/cayley/api/v2/read?"+c.query, "", hdr)
+			if st != 200 {
+				t.Fatalf("read: %d %s", st, b)
+			}
+			got := strings.Split(strings.TrimSpace(string(b)), "\n")
+			for _, line := range got {
+				if strings.Contains(line, "<xsd:") || strings.Contains(line, "E+") || strings.Contains(line, `"True"`) {
+					t.Errorf("Cayley's rendering of a native value: %s", line)
+				}
+				if !slices.Contains(want, line) {
+					t.Errorf("read %q, not a quad written", line)
+				}
+			}
+			if c.name == "nquads" && len(got) != len(want) {
+				t.Errorf("read %d quads, want %d:\n%s", len(got), len(want), b)
+			}
+			if c.name != "nquads" && (len(got) != 1 || got[0] != written[1]) {
+				t.Errorf("filtered read %q, want %q", got, written[1])
 			}
 		})
 	}

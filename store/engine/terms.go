@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // Term encoding. Every quad.Value is stored once in the dictionary as a
@@ -62,25 +61,12 @@ func encodeTerm(dst []byte, v quad.Value) ([]byte, error) {
 	return nil, fmt.Errorf("unsupported value type %T", v)
 }
 
-// canonicalTyped is the RDF form a native value is stored in: the full XSD
-// datatype IRI and the canonical lexical form ("7"^^<…#integer>,
-// "2.5"^^<…#double>, "true"^^<…#boolean>, a dateTime in UTC with its
-// nanoseconds), which is how N-Triples, Turtle and RDF/XML data carry
-// them, so a native written through Cayley and the same value loaded from
-// a file are one term. v must be a quad.Time, Int, Float or Bool.
+// canonicalTyped is the RDF form a native value is stored in
+// (store.RDFForm), so a native written through Cayley and the same value
+// loaded from a file are one term. v must be a quad.Time, Int, Float or
+// Bool.
 func canonicalTyped(v quad.Value) quad.TypedString {
-	var typ, text string
-	switch v := v.(type) {
-	case quad.Time:
-		typ, text = "dateTime", time.Time(v).UTC().Format(time.RFC3339Nano)
-	case quad.Int:
-		typ, text = "integer", strconv.FormatInt(int64(v), 10)
-	case quad.Float:
-		typ, text = "double", formatDouble(float64(v))
-	case quad.Bool:
-		typ, text = "boolean", strconv.FormatBool(bool(v))
-	}
-	return quad.TypedString{Value: quad.String(text), Type: quad.IRI(xsd + typ)}
+	return store.RDFForm(v).(quad.TypedString)
 }
 
 // shortXSD reports Cayley's shorthand datatype IRIs ("xsd:integer").
@@ -181,22 +167,6 @@ func altEncoding(v quad.Value, enc []byte) []byte {
 		return alt
 	}
 	return nil
-}
-
-// formatDouble is the shortest xsd:double lexical form of f that parses
-// back to f.
-func formatDouble(f float64) string {
-	switch {
-	case f == 0:
-		return "0" // -0 too: quad.Float(-0) == quad.Float(0), so one term
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "INF"
-	case math.IsInf(f, -1):
-		return "-INF"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // nodeID returns the KG-interface id of a node value: the IRI text, or
