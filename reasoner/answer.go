@@ -23,8 +23,10 @@ import (
 // graph for Tree-of-Traversals and its chain, the chain's retrieved
 // triples and the entities its searches and explorations found for the
 // graph-grounded methods, the entities of the paths the answer prompt
-// showed for RTSoG. The baselines, which show their model no KG, settle
-// their answers with NameModelAnswer instead.
+// showed for RTSoG, and for RTSoG also an id answer that any earlier
+// prompt of its run showed (a linking candidate, a scored tail). The
+// baselines, which show their model no KG, settle their answers with
+// NameModelAnswer instead.
 //
 // An id outside the query's graphs, or one the reasoning never saw, keeps
 // its text, is not among the answer's Entities (so no evaluation credits
