@@ -23,24 +23,28 @@ import (
 // graph for Tree-of-Traversals and its chain, the chain's retrieved
 // triples and the entities its searches and explorations found for the
 // graph-grounded methods, the entities of the paths the answer prompt
-// showed for RTSoG. The baselines, which show their model no KG, settle
-// their answers with NameModelAnswer instead.
+// showed for RTSoG, and for RTSoG also an id answer that any earlier
+// prompt of its run showed (a linking candidate, a scored tail). The
+// baselines, which show their model no KG, settle their answers with
+// NameModelAnswer instead.
 //
 // An id outside the query's graphs, or one the reasoning never saw, keeps
 // its text, is not among the answer's Entities (so no evaluation credits
 // it as an entity answer) and is not confident; the second result is then
 // a warning for the trace. A seen id without a label keeps its text too
-// and is not confident. An answer that looks like an id when there is no
-// KG (kg nil) to check it is not confident either, with a warning. Where
-// the method's check had passed, the answer's Doubt says why it is not
-// confident all the same; the reason always does. Any other answer, a
+// and is not confident. An answer that is unmistakably a KG id
+// (llm.KGIDLike) when there is no KG (kg nil) to check it is not
+// confident either, with a warning; a name that merely looks like a code
+// ("B12", "COVID-19") is then left as it is. Where the method's check had
+// passed, the answer's Doubt says why it is not confident all the same;
+// the reason always does. Any other answer, a
 // text that is no entity id, and a failed lookup return a unchanged. Only
 // texts that look like ids (llm.IDLike: one word with a letter and a
 // digit, a ':', a '_' or a path's '/') are looked up, so ordinary answers
 // ("Paris", "1982", "yes") cost no KG call.
 func NameAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.Answer) (trace.Answer, string) {
 	id := strings.TrimSpace(a.Text)
-	if !a.Found || !llm.IDLike(id) {
+	if !looksLikeID(a, id, kg) {
 		return a, ""
 	}
 	if kg == nil {
@@ -66,7 +70,11 @@ func NameAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.Answe
 // KG (the baselines): an answer that looks like an id (llm.IDLike) can
 // only come from the model's own memory, so it is never confident and
 // the second result is then a warning for the trace saying so. With no
-// KG at hand (kg nil) the id is not checked. Otherwise an id of an entity
+// KG at hand (kg nil) the id is not checked, and only an answer that is
+// unmistakably a KG id (llm.KGIDLike: a Freebase MID or key, a Wikidata
+// id, an IRI, a prefixed id, a dotted Freebase relation id) is flagged; a
+// name that merely looks like a code ("B12", "COVID-19", "MP3", "F-16",
+// "R2-D2", "7-Eleven") is an ordinary answer. Otherwise an id of an entity
 // in the query's graphs (empty: every graph) is named with its label (the
 // reasoning never saw it, so it does not join the answer's Entities); one
 // outside them and one without a label keep their text. A text no entity
@@ -74,7 +82,7 @@ func NameAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.Answe
 // texts that look like ids cost a KG call).
 func NameModelAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.Answer) (trace.Answer, string) {
 	id := strings.TrimSpace(a.Text)
-	if !a.Found || !llm.IDLike(id) {
+	if !looksLikeID(a, id, kg) {
 		return a, ""
 	}
 	saw := "the answer " + id + " looks like an id, but the method saw no KG"
@@ -97,6 +105,21 @@ func NameModelAnswer(ctx context.Context, kg store.KG, graphs []string, a trace.
 		named = "it is named from the KG but not confident"
 	}
 	return doubt(a, why, why), why + ": " + named
+}
+
+// looksLikeID reports whether a found answer's text id is to be settled
+// as an id: with a KG whenever it looks like one (llm.IDLike), the lookup
+// deciding; with none (kg nil) only when it is unmistakably a KG id
+// (llm.KGIDLike), so that names that look like codes ("B12", "COVID-19",
+// "R2-D2") stay answers.
+func looksLikeID(a trace.Answer, id string, kg store.KG) bool {
+	if !a.Found {
+		return false
+	}
+	if kg == nil {
+		return llm.KGIDLike(id)
+	}
+	return llm.IDLike(id)
 }
 
 // lookupID returns the entity whose id is id and whether there is one; a

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grove-kg/grove/reasoner/llm"
 	"github.com/grove-kg/grove/reasoner/trace"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/storetest"
@@ -121,6 +122,42 @@ func TestNameAnswerLookups(t *testing.T) {
 		Check: "value above the threshold 0.80"})
 	if got.Confident || got.Text != "Q84" || !strings.Contains(got.Doubt, "no KG") || !strings.Contains(warn, "no KG") {
 		t.Errorf("NameAnswer without a KG = %+v, %q", got, warn)
+	}
+}
+
+// TestNoKGCodeLikeNames: with no KG at hand, a one-word answer that
+// merely looks like a code is an ordinary answer for both NameAnswer and
+// NameModelAnswer, and only an unmistakable KG id is flagged; with a KG
+// every answer llm.IDLike takes is still looked up.
+func TestNoKGCodeLikeNames(t *testing.T) {
+	db := storetest.Open(t, map[string]string{"wd": `<Q84> <http://www.w3.org/2000/01/rdf-schema#label> "London" .
+`})
+	for _, tc := range []struct {
+		text    string
+		flagged bool
+	}{
+		{"B12", false}, {"COVID-19", false}, {"MP3", false}, {"F-16", false}, {"R2-D2", false}, {"7-Eleven", false},
+		{"Q84", true}, {"m.0jw67", true}, {"/m/0jw67", true}, {"g.11b6ddw9n5", true}, {"P31", true},
+		{"http://www.wikidata.org/entity/Q84", true}, {"mb:artist/x", true}, {"/en/ridley_scott", true},
+		{"film.film.directed_by", true},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			for name, settle := range map[string]func(context.Context, store.KG, []string, trace.Answer) (trace.Answer, string){
+				"NameAnswer": NameAnswer, "NameModelAnswer": NameModelAnswer} {
+				got, warn := settle(t.Context(), nil, nil, trace.Answer{Found: true, Confident: true, Text: tc.text})
+				if got.Text != tc.text || got.Confident == tc.flagged || (warn != "") != tc.flagged {
+					t.Errorf("%s(%q) without a KG = %+v, %q; flagged want %v", name, tc.text, got, warn, tc.flagged)
+				}
+			}
+			if !llm.IDLike(tc.text) {
+				return
+			}
+			kg := &countingKG{KG: db}
+			NameModelAnswer(t.Context(), kg, nil, trace.Answer{Found: true, Text: tc.text})
+			if kg.n != 1 {
+				t.Errorf("NameModelAnswer(%q) with a KG looked up %d times, want 1", tc.text, kg.n)
+			}
+		})
 	}
 }
 

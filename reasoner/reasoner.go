@@ -23,7 +23,8 @@
 // an id outside the query's graphs, one the reasoning never saw or one
 // without a label keeps its text and is marked not confident, the first
 // two with a trace warning. The baselines, which show their model no KG,
-// settle theirs with NameModelAnswer: an id answer is always flagged.
+// settle theirs with NameModelAnswer: an id answer is always flagged
+// (without a KG only an unmistakable KG id, llm.KGIDLike).
 //
 // There is no global registry: cmd/grove and the server each build one
 // Registry at start-up and every method package contributes its methods

@@ -66,7 +66,8 @@ func TestZeroShot(t *testing.T) {
 
 // TestIDAnswers checks that an answer given as an id is flagged, since the
 // baselines show their model no KG: unchecked without a KG, checked
-// against the query's graphs and named with one.
+// against the query's graphs and named with one. Without a KG only an
+// unmistakable KG id is flagged, not a name that looks like a code.
 func TestIDAnswers(t *testing.T) {
 	db := storetest.Open(t, map[string]string{"wd": `<Q64> <http://www.w3.org/2000/01/rdf-schema#label> "Berlin" .
 `, "film": `</en/ridley_scott> <http://www.w3.org/2000/01/rdf-schema#label> "Ridley Scott" .
@@ -78,6 +79,9 @@ func TestIDAnswers(t *testing.T) {
 		text, warn          string
 	}{
 		{"no KG", MethodZeroShot, "Answer: Q64", nil, []string{"film"}, "Q64", "saw no KG and none was at hand"},
+		{"a Freebase MID, no KG", MethodZeroShot, "Answer: m.0jw67", nil, nil, "m.0jw67", "saw no KG and none was at hand"},
+		{"a name like a code, no KG", MethodZeroShot, "Answer: B12", nil, nil, "B12", ""},
+		{"a name like a code, no KG, cot", MethodCoT, "Answer: COVID-19", nil, nil, "COVID-19", ""},
 		{"outside the query's graphs", MethodZeroShot, "Answer: Q64", db, []string{"film"}, "Q64",
 			"outside the query's graphs film"},
 		{"in the query's graphs", MethodZeroShot, "Answer: Q64", db, []string{"wd"}, "Berlin", "from its memory (Berlin in wd)"},

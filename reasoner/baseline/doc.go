@@ -21,7 +21,11 @@
 // the model's memory, so it is settled by reasoner.NameModelAnswer: it is
 // flagged with a trace warning on the answer node, and, when the caller
 // passes a KG (Deps.KG, optional), checked against the query's graphs and
-// named with its label when it is in them; it is never confident. That
+// named with its label when it is in them; it is never confident. With no
+// KG the id cannot be checked, so only an unmistakable KG id (a Freebase
+// MID or key, a Wikidata id, an IRI, a prefixed id, a dotted Freebase
+// relation id; llm.KGIDLike) is flagged, and a name that merely looks
+// like a code ("B12", "COVID-19", "R2-D2") is an ordinary answer. That
 // lookup is the only KG call a baseline makes. Both record a small trace: a
 // root node holding the question, a THINK node with the reasoning (cot
 // only) and a terminal ANSWER node, plus the model calls. An answer is

@@ -71,6 +71,10 @@ type Linker struct {
 	ExtractPrompt func(text string) string
 	// Warn receives recoverable problems; nil drops them.
 	Warn func(ctx context.Context, format string, args ...any)
+	// Shown, when set, receives the candidates of every selection prompt
+	// before the model is asked: the model was shown their ids, chosen or
+	// not. It is called concurrently by LinkAll.
+	Shown func(cands []store.Candidate)
 }
 
 // Linked is an entity found for a mention or given as a topic entity.
@@ -270,6 +274,9 @@ func (l Linker) choose(ctx context.Context, question, mention string, cands []st
 			c.Description = RelationsText(rels, l.Graphs)
 		}
 		shown[i] = llm.Option{ID: c.ID, Text: CandidateText(c, len(l.Graphs) > 1)}
+	}
+	if l.Shown != nil {
+		l.Shown(slices.Clone(cands))
 	}
 	resp, err := l.Model.Generate(ctx, llm.Request{
 		Messages: llm.Chat(l.System, SelectPrompt(question, mention, shown, len(l.Graphs))), N: 1,

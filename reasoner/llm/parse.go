@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -279,7 +280,8 @@ func Unoffered(text string, opts []Option) string {
 // ("film/film/producer"). Ordinary answers and words ("Paris", "1982",
 // "yes", "and/or") are not ids, so that callers can skip a KG lookup for
 // them. It is the one rule for "looks like an id" of answers
-// (reasoner.NameAnswer) and of selection replies (UnofferedIDs).
+// (reasoner.NameAnswer) and of selection replies (UnofferedIDs) when a KG
+// lookup decides; without a KG, KGIDLike is the rule.
 func IDLike(w string) bool {
 	if w == "" || len(w) > 200 || strings.ContainsFunc(w, unicode.IsSpace) || !strings.ContainsFunc(w, unicode.IsLetter) {
 		return false
@@ -287,6 +289,42 @@ func IDLike(w string) bool {
 	return strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, ":_") ||
 		strings.HasPrefix(w, "/") || strings.Count(w, "/") >= 2
 }
+
+// KGIDLike reports whether w is unmistakably the id of a KG node or
+// relation, not a name that merely looks like a code ("B12", "COVID-19",
+// "MP3", "F-16", "R2-D2", "7-Eleven" are names): a Freebase MID
+// ("m.0jw67", "g.11b6ddw9n5", "/m/0jw67"), a Wikidata item, property or
+// lexeme id ("Q42", "P31", "L7", "L7-F1"), an IRI ("http://..."), a
+// prefixed id ("mb:artist/x", "wd:Q42", "_:film/12"), a Freebase key
+// ("/en/ridley_scott", "/film/film/directed_by") or a dotted Freebase
+// relation id ("film.film.directed_by"). It is the rule when no KG is at
+// hand to settle an answer (reasoner.NameModelAnswer): IDLike is broader
+// because a KG lookup then decides.
+func KGIDLike(w string) bool {
+	w = strings.TrimSpace(w)
+	if w == "" || len(w) > 200 {
+		return false
+	}
+	for _, re := range []*regexp.Regexp{freebaseMID, wikidataID, iri, prefixedID, freebaseKey} {
+		if re.MatchString(w) {
+			return true
+		}
+	}
+	return dottedRelation.MatchString(w) && !strings.HasPrefix(w, "www.")
+}
+
+// The forms of KGIDLike; a compiled regexp is safe for concurrent use.
+var (
+	freebaseMID = regexp.MustCompile(`^(?:[mg]\.|/[mg]/)[0-9a-z_]*[0-9][0-9a-z_]*$`)
+	wikidataID  = regexp.MustCompile(`^(?:[QPL][1-9][0-9]*|L[1-9][0-9]*-[FS][1-9][0-9]*)$`)
+	iri         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://\S+$`)
+	prefixedID  = regexp.MustCompile(`^(?:_|[a-z][a-z0-9_-]*):[^\s:]\S*$`)
+	freebaseKey = regexp.MustCompile(`^/[a-z][a-z0-9_]*(?:/[^\s/]+)+$`)
+	// dottedRelation has three or more lower-case segments of two
+	// characters or more ("film.film.directed_by", not "a.k.a"); a web
+	// host ("www.example.com") is left out by KGIDLike.
+	dottedRelation = regexp.MustCompile(`^[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+){2,}$`)
+)
 
 // isNone reports whether the first word of s says "none".
 func isNone(s string) bool {

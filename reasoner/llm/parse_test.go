@@ -453,6 +453,32 @@ func TestIDLike(t *testing.T) {
 	}
 }
 
+// TestKGIDLike: without a KG only what is unmistakably a KG id counts;
+// names that look like codes do not, though IDLike takes most of them.
+func TestKGIDLike(t *testing.T) {
+	for _, tc := range []struct {
+		w    string
+		want bool
+	}{
+		{"m.0jw67", true}, {"g.11b6ddw9n5", true}, {"/m/0jw67", true}, {"/g/11b6ddw9n5", true},
+		{"Q42", true}, {"P31", true}, {"L7", true}, {"L7-F1", true}, {" Q64 ", true},
+		{"http://www.wikidata.org/entity/Q42", true}, {"https://musicbrainz.org/artist/x", true},
+		{"mb:artist/4d54", true}, {"wd:Q42", true}, {"_:film/12", true}, {"fb:m.0jw67", true},
+		{"/en/ridley_scott", true}, {"/en/x", true}, {"/film/film/directed_by", true},
+		{"film.film.directed_by", true}, {"common.topic.alias", true}, {"people.person.place_of_birth", true},
+		{"B12", false}, {"COVID-19", false}, {"MP3", false}, {"F-16", false}, {"R2-D2", false},
+		{"7-Eleven", false}, {"A4", false}, {"Q0", false}, {"q42", false}, {"Q42b", false}, {"m.sc", false},
+		{"Paris", false}, {"1982", false}, {"10:30", false}, {"Re:Zero", false}, {"and/or", false},
+		{"24/7", false}, {"AC/DC", false}, {"e.g.", false}, {"a.k.a", false}, {"www.example.com", false},
+		{"ridley_scott", false}, {"author/123", false}, {"", false}, {"Q" + strings.Repeat("1", 200), false},
+		{"/en/two words", false},
+	} {
+		if got := KGIDLike(tc.w); got != tc.want {
+			t.Errorf("KGIDLike(%q) = %v, want %v", tc.w, got, tc.want)
+		}
+	}
+}
+
 func TestUnofferedIDs(t *testing.T) {
 	opts := []Option{{ID: "Q23", Text: "George Washington"}, {ID: "Q191789", Text: "Martha Washington (Q191789)"},
 		{ID: "R1", Text: "spouse (P26, 1 edge)"}, {ID: "mb:artist/1", Text: "John Lennon"},

@@ -65,7 +65,12 @@
 // alternative tails, members of described entities): the answer node is
 // the node of the first answer entity on the highest-weighted path that
 // reaches it, the answer's value that path's weight, and the support the
-// edges that reach every answer entity. The answer is confident when it
+// edges that reach every answer entity. An answer given as an id is
+// seen by the reasoning (reasoner.NameAnswer names it) when any prompt of
+// the run showed that entity (a linking candidate, a topic entity, a
+// scored tail or a member of its description), even one the answer
+// prompt's paths no longer hold; such an answer has no node, value or
+// support and is not confident. The answer is confident when it
 // is grounded and the stack kept a path; when the stack keeps nothing the
 // model answers from all K paths instead, without confidence.
 //

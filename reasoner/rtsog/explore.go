@@ -303,10 +303,14 @@ func (r *run) score(ctx context.Context, task, prompt, path, candidate string) (
 }
 
 // addChildren creates one child per proposal with a tail, in relation
-// order: its best tail, with the reward of equation 9.
+// order: its best tail, with the reward of equation 9. Every tail scored
+// (each was shown the value model) joins the run's shown entities.
 func (r *run) addChildren(leaf *node, props []proposal) []*node {
 	var children []*node
 	for _, p := range props {
+		for _, c := range p.cands {
+			r.shown.addTail(c.entity, c.edge, c.described)
+		}
 		if len(p.cands) == 0 {
 			continue
 		}

@@ -105,6 +105,7 @@ func (r *run) answer(ctx context.Context, stop string) (trace.Answer, error) {
 		return trace.Answer{Reason: "no answer: the policy model does not know; " + stop}, nil
 	}
 	a := ground(text, use)
+	a.Entities = r.withShownID(a.Entities, text)
 	a.Found, a.Text, a.Reason = true, text, stop
 	a.Confident, a.Check = a.Node != 0 && !fallback, "named on a path the stack kept"
 	return a, nil

@@ -42,6 +42,8 @@ type run struct {
 	expansions int
 	// relinked is set once the sub-questions were linked again.
 	relinked bool
+	// shown are the entities the run showed the model.
+	shown shownIDs
 }
 
 // solve runs the three stages: decomposition, SC-MCTS, answer generation.
@@ -77,6 +79,7 @@ func (r *run) addTopics(topics []link.Linked) {
 // addTopic adds a depth-1 node for a topic entity under the root.
 func (r *run) addTopic(t link.Linked) {
 	n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph}
+	r.shown.add(t.Entity)
 	n.id = r.Rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
 		Text: name(t.Entity, ""), Extra: map[string]string{"entity": t.Entity.ID, "graph": t.Graph}})
 	r.root.children = append(r.root.children, n)

@@ -30,7 +30,7 @@ func (r *run) topicEntities(ctx context.Context, given []string) ([]link.Linked,
 func (r *run) linker() link.Linker {
 	return link.Linker{KG: r.KG, Model: r.policy, Graphs: r.Graphs, SearchLimit: r.cfg.SearchLimit,
 		Temperature: r.cfg.EvalTemperature, System: systemPrompt, Warn: r.Warn,
-		Tasks: link.Tasks{Extract: TaskExtract, Select: TaskLink}}
+		Tasks: link.Tasks{Extract: TaskExtract, Select: TaskLink}, Shown: r.shown.addCandidates}
 }
 
 // relink is called once when every path from the topic entities has died

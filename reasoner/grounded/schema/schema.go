@@ -16,11 +16,14 @@
 //     A typed node's type node also names its search feature through
 //     grove:textFeature.
 //  3. Discovery: every relation not seen before on a node of that type is
-//     followed once (KG.Edges with limit 1); the neighbour found becomes the
+//     followed once (one KG.Edges call); the neighbour found becomes the
 //     example of the edge type and is inspected before the remaining seeds,
 //     so each new edge type leads to the node type at its other end.
 //     Hidden relations (labels, Grove's own predicates, external ids) are
-//     left out, and so are relations of other graphs.
+//     left out, and so are relations of other graphs. KG.Edges takes no
+//     graph, so the call reads one edge more than the other graphs have of
+//     the relation from the node (up to 1024) and the example is the first
+//     edge of this graph, never another graph's.
 //
 // Names (labels and aliases) are not features (KG.Features leaves them
 // out): a node's name is what search matches and observations show.
@@ -289,7 +292,7 @@ func (d *deriver) inspect(ctx context.Context, id string) (bool, error) {
 		if r.Dir == store.Out && literal[r.ID] {
 			continue
 		}
-		if err := d.follow(ctx, id, ti, r); err != nil {
+		if err := d.follow(ctx, id, ti, r, rels); err != nil {
 			return false, err
 		}
 	}
@@ -366,23 +369,17 @@ func (d *deriver) features(ctx context.Context, id string, ti int) (map[string]b
 }
 
 // follow records relation r of node id when it is new for the node's type
-// and queues the neighbour found along it.
-func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relation) error {
+// and queues the neighbour found along it. rels are the node's relations
+// in every graph.
+func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relation, rels []store.Relation) error {
 	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
 	if d.edges[k] {
 		return nil
 	}
 	d.edges[k] = true
-	es, err := d.kg.Edges(ctx, []string{id}, r.ID, r.Dir, 1)
-	if err != nil {
-		return fmt.Errorf("edges of %s: %w", r.ID, err)
-	}
-	if len(es) == 0 {
-		return nil
-	}
-	from, to := es[0].Subject, es[0].Object
-	if r.Dir == store.In {
-		from, to = to, from
+	from, to, ok, err := d.example(ctx, []string{id}, r, rels)
+	if err != nil || !ok {
+		return err
 	}
 	name := subgraph.RelText(r)
 	t := &d.def.Types[ti]
@@ -419,7 +416,7 @@ func (d *deriver) complete(ctx context.Context) error {
 			if r.Hidden || r.Graph != d.graph || r.Count == 0 || r.ID == store.GroveNodeType {
 				continue
 			}
-			if err := d.add(ctx, ti, ms, r); err != nil {
+			if err := d.add(ctx, ti, ms, r, rels); err != nil {
 				return err
 			}
 		}
@@ -513,25 +510,19 @@ func (d *deriver) typesOf(ctx context.Context, ids []string) (map[string]string,
 }
 
 // add records relation r of type ti's members when the type lacks it: a
-// feature when its values are literals, an edge type otherwise.
-func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Relation) error {
+// feature when its values are literals, an edge type otherwise. rels are
+// the members' relations in every graph.
+func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Relation, rels []store.Relation) error {
 	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
 	if d.edges[k] {
 		return nil
 	}
 	d.edges[k] = true
-	es, err := d.kg.Edges(ctx, members, r.ID, r.Dir, 1)
-	if err != nil {
-		return fmt.Errorf("edges of %s: %w", r.ID, err)
-	}
-	if len(es) == 0 {
-		return nil
+	from, to, ok, err := d.example(ctx, members, r, rels)
+	if err != nil || !ok {
+		return err
 	}
 	name := subgraph.RelText(r)
-	from, to := es[0].Subject, es[0].Object
-	if r.Dir == store.In {
-		from, to = to, from
-	}
 	t := &d.def.Types[ti]
 	switch {
 	case to.Literal && r.Dir == store.Out:
@@ -547,6 +538,37 @@ func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Rel
 		t.Edges = append(t.Edges, e)
 	}
 	return nil
+}
+
+// maxExampleScan bounds the edges read for one example (see example).
+const maxExampleScan = 1024
+
+// example returns the two ends of an edge of relation r of this graph
+// from ids, in the followed direction; ok is false when none is found.
+// KG.Edges takes no graph, and the same node may have the same relation
+// in another graph, so it reads as many edges as the other graphs have
+// (their counts in rels, the relations of ids in every graph) plus one,
+// up to maxExampleScan, and takes the first of this graph.
+func (d *deriver) example(ctx context.Context, ids []string, r store.Relation, rels []store.Relation) (from, to store.Entity, ok bool, err error) {
+	limit := 1
+	for _, o := range rels {
+		if o.ID == r.ID && o.Dir == r.Dir && o.Graph != d.graph {
+			limit += int(min(o.Count, maxExampleScan))
+		}
+	}
+	es, err := d.kg.Edges(ctx, ids, r.ID, r.Dir, min(limit, maxExampleScan))
+	if err != nil {
+		return from, to, false, fmt.Errorf("edges of %s: %w", r.ID, err)
+	}
+	i := slices.IndexFunc(es, func(e store.Edge) bool { return e.Graph == d.graph })
+	if i < 0 {
+		return from, to, false, nil
+	}
+	from, to = es[i].Subject, es[i].Object
+	if r.Dir == store.In {
+		from, to = to, from
+	}
+	return from, to, true, nil
 }
 
 // exampleName is a node's name in an example: its label, or "(unnamed

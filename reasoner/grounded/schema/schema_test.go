@@ -351,3 +351,61 @@ func TestDerivePartlyTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestDeriveExamplesOfTheGraph: a node and a relation both graphs have
+// (the same film with a "directed by" in each) give the example of the
+// described graph, whichever graph was loaded first, both for an edge
+// type the sample follows and for one the completion adds (Y1's "next",
+// reached with MaxNodes 1 only through the relation summaries).
+func TestDeriveExamplesOfTheGraph(t *testing.T) {
+	const rdfsLabel = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	nq := func(s string) string { return strings.ReplaceAll(s, "LABEL", rdfsLabel) }
+	other := nq(`<X> LABEL "X" .
+<X> <directed_by> <W1> .
+<X> <directed_by> <W2> .
+<W1> LABEL "Other one" .
+<W2> LABEL "Other two" .
+<Y1> <next> <W3> .
+<W3> LABEL "Other three" .
+`)
+	film := nq(`<X> LABEL "X" .
+<X> <directed_by> <Y1> .
+<Y1> LABEL "Film one" .
+<Y1> <next> <Y2> .
+<Y2> LABEL "Film two" .
+`)
+	for _, tc := range []struct {
+		name     string
+		order    []string
+		maxNodes int
+		rel      string
+		want     string
+	}{
+		{"followed, other graph loaded first", []string{"other", "film"}, 0, "directed_by", "X -> Film one"},
+		{"followed, other graph loaded last", []string{"film", "other"}, 0, "directed_by", "X -> Film one"},
+		{"completed, other graph loaded first", []string{"other", "film"}, 1, "next", "Film one -> Film two"},
+		{"completed, other graph loaded last", []string{"film", "other"}, 1, "next", "Film one -> Film two"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := storetest.Open(t, nil)
+			for _, g := range tc.order {
+				qs, err := storetest.Parse(g, strings.NewReader(map[string]string{"other": other, "film": film}[g]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				storetest.Load(t, db, g, qs)
+			}
+			d, err := Derive(context.Background(), db, "film", []string{"X"}, Options{MaxNodes: tc.maxNodes, Probes: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(d.Types[0].Edges, func(e EdgeType) bool { return e.Relation == tc.rel && e.Dir == store.Out })
+			if i < 0 {
+				t.Fatalf("no edge type %s:\n%s", tc.rel, d.Text())
+			}
+			if got := d.Types[0].Edges[i].Example; got != tc.want {
+				t.Errorf("example of %s = %q, want %q:\n%s", tc.rel, got, tc.want, d.Text())
+			}
+		})
+	}
+}
