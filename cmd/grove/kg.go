@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/engine"
@@ -115,9 +116,10 @@ func printGraphs(w io.Writer, graphs []store.GraphInfo) error {
 func (a *app) kgCmd() *cobra.Command {
 	cmd := groupCmd(&cobra.Command{Use: "kg", Short: "Call the KG interface (search, entity, relations, edges, ...)",
 		Long: "Call the KG interface (search, entity, relations, edges, ...).\n\n" +
-			"The text names an entity, relation or qualifier value the KG has no label for by its id followed by\n" +
-			"\"(no label in the KG)\", as the reasoners show it to the model; a name or description in another\n" +
-			"language than English ends with the language: \"Farbe (de)\"."})
+			"The text names an entity, relation or qualifier value the KG has no label for as the reasoners show\n" +
+			"it to the model: a mediator (a Freebase CVT, a Wikidata statement node: an unlabelled node with edges\n" +
+			"of its own) by its id and its contents, \"_:film/6873 (actor: Harrison Ford; character: Rick Deckard)\",\n" +
+			"anything else by its id followed by \"(no label in the KG)\"."})
 	cmd.AddCommand(a.kgSearch(), a.kgEntity(), a.kgRelations(), a.kgEdges(), a.kgNeighbors(),
 		a.kgDegree(), a.kgFeatures(), a.kgSameAs())
 	return cmd
@@ -412,9 +414,13 @@ func (a *app) kgEdges() *cobra.Command {
 				}
 			}
 			return a.emit(edges, func(w io.Writer) error {
+				med, err := edgeMediators(cmd.Context(), kg, edges, args[1:])
+				if err != nil {
+					return err
+				}
 				for _, e := range edges {
-					fmt.Fprintf(w, "%s -%s-> %s%s\n", entityWithID(e.Subject),
-						subgraph.RelationText(e.Relation, e.RelationLabel, "", store.Out), entityWithID(e.Object),
+					fmt.Fprintf(w, "%s -%s-> %s%s\n", med.withID(e.Subject),
+						subgraph.RelationText(e.Relation, e.RelationLabel, "", store.Out), med.withID(e.Object),
 						statementsText(e.Qualifiers))
 				}
 				return nil
@@ -445,8 +451,12 @@ func (a *app) kgNeighbors() *cobra.Command {
 				return err
 			}
 			return a.emit(ns, func(w io.Writer) error {
+				med, err := mediators(cmd.Context(), kg, ns, func(store.Entity) string { return args[0] })
+				if err != nil {
+					return err
+				}
 				for _, n := range ns {
-					fmt.Fprintf(w, "%s\t%s\n", n.ID, labelColumn(n))
+					fmt.Fprintf(w, "%s\t%s\n", n.ID, med.label(n))
 				}
 				return nil
 			})
@@ -535,6 +545,65 @@ func entityWithID(e store.Entity) string {
 		return e.Name() + " (" + e.ID + ")"
 	}
 	return subgraph.EntityText(e)
+}
+
+// mediatorText maps the mediators among a command's entities (Freebase
+// CVTs, Wikidata statement nodes: unlabelled nodes with edges of their
+// own) to the text the model reads for them (reasoner.DescribeMediators).
+type mediatorText map[string]string
+
+// mediators describes the unlabelled entities among es; from names the
+// node each was reached from (its edge back is left out).
+func mediators(ctx context.Context, kg store.KG, es []store.Entity, from func(store.Entity) string) (mediatorText, error) {
+	var ids []string
+	back := map[string]string{}
+	for _, e := range es {
+		if e.Literal || subgraph.HasLabel(e.ID, e.Label) || back[e.ID] != "" {
+			continue
+		}
+		ids = append(ids, e.ID)
+		back[e.ID] = from(e)
+	}
+	m, err := reasoner.DescribeMediators(ctx, kg, ids, back)
+	if err != nil {
+		return nil, fmt.Errorf("describing unlabelled nodes: %w", err)
+	}
+	return m, nil
+}
+
+// edgeMediators describes the unlabelled ends of edges other than the
+// queried ids.
+func edgeMediators(ctx context.Context, kg store.KG, edges []store.Edge, queried []string) (mediatorText, error) {
+	var ends []store.Entity
+	other := map[string]string{}
+	for _, e := range edges {
+		for _, end := range [][2]store.Entity{{e.Subject, e.Object}, {e.Object, e.Subject}} {
+			if !slices.Contains(queried, end[0].ID) {
+				ends = append(ends, end[0])
+				if other[end[0].ID] == "" {
+					other[end[0].ID] = end[1].ID
+				}
+			}
+		}
+	}
+	return mediators(ctx, kg, ends, func(e store.Entity) string { return other[e.ID] })
+}
+
+// withID is entityWithID, a mediator named by its id and its contents:
+// "m.045j3 (actor: Harrison Ford; character: Rick Deckard)".
+func (m mediatorText) withID(e store.Entity) string {
+	if t := m[e.ID]; t != "" {
+		return e.ID + " " + t
+	}
+	return entityWithID(e)
+}
+
+// label is labelColumn, a mediator's column its contents.
+func (m mediatorText) label(e store.Entity) string {
+	if t := m[e.ID]; t != "" {
+		return t
+	}
+	return labelColumn(e)
 }
 
 func (a *app) kgSameAs() *cobra.Command {

@@ -35,11 +35,7 @@ func TestKGTextNamesUnlabelled(t *testing.T) {
 	if _, err := run(t, "--db", db, "ingest", "--quiet", "--graph", "wd", dump); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name      string
-		args      []string
-		want, not []string
-	}{
+	runKGText(t, db, []kgTextCase{
 		{"features", []string{"kg", "features", "Q1"},
 			[]string{"[determination method: Q82821 (no label in the KG)]"}, []string{"Q82821]"}},
 		{"edges", []string{"kg", "edges", "P31", "Q1"},
@@ -52,7 +48,56 @@ func TestKGTextNamesUnlabelled(t *testing.T) {
 		{"entity without a label", []string{"kg", "entity", "Q5119"}, []string{"Q5119\t(no label in the KG)\n"}, nil},
 		{"entity named in German", []string{"kg", "entity", "Q3"}, []string{"Q3\tDing\n", "description: ein Ding"}, nil},
 		{"search finds a German name", []string{"kg", "search", "Ding"}, []string{"Q3  Ding"}, nil},
-	} {
+	})
+}
+
+// TestKGTextDescribesMediators: an unlabelled node with edges of its own
+// (a Freebase CVT) is named in the kg commands' text by its contents, as
+// the model reads it, not "(no label in the KG)"; an unlabelled node
+// without edges of its own keeps that mark.
+func TestKGTextDescribesMediators(t *testing.T) {
+	const label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	dir := t.TempDir()
+	nt := filepath.Join(dir, "film.nt")
+	data := strings.Join([]string{
+		`<m1> ` + label + ` "Blade Runner" .`,
+		`<p1> ` + label + ` "Harrison Ford" .`,
+		`<m1> <starring> _:c1 .`,
+		`_:c1 <actor> <p1> .`,
+		`_:c1 <character> "Rick Deckard" .`,
+		`<m1> <country> <x9> .`,
+	}, "\n") + "\n"
+	if err := os.WriteFile(nt, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	if _, err := run(t, "--db", db, "ingest", "--quiet", "--graph", "film", nt); err != nil {
+		t.Fatal(err)
+	}
+	runKGText(t, db, []kgTextCase{
+		{"edges", []string{"kg", "edges", "starring", "m1"},
+			[]string{"Blade Runner (m1) -starring-> _:", " (actor: Harrison Ford; character: Rick Deckard)\n"},
+			[]string{"no label"}},
+		{"edges in", []string{"kg", "edges", "actor", "p1", "--dir", "in"},
+			[]string{" (character: Rick Deckard; is starring of: Blade Runner) -actor-> Harrison Ford (p1)"}, nil},
+		{"neighbors", []string{"kg", "neighbors", "m1"},
+			[]string{"\t(actor: Harrison Ford; character: Rick Deckard)\n", "x9\t(no label in the KG)\n"}, nil},
+		{"no edges of its own", []string{"kg", "edges", "country", "m1"},
+			[]string{"-country-> x9 (no label in the KG)"}, nil},
+	})
+}
+
+// kgTextCase is a kg command and what its text must and must not hold.
+type kgTextCase struct {
+	name      string
+	args      []string
+	want, not []string
+}
+
+// runKGText runs each case's command on db and checks its text.
+func runKGText(t *testing.T, db string, cases []kgTextCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, append([]string{"--db", db}, c.args...)...)
 			if err != nil {
