@@ -121,6 +121,10 @@ type FileResult struct {
 	Name   string `json:"name"`
 	Format string `json:"format"`
 	Quads  int64  `json:"quads"`
+	// Dropped counts the file's statements its format's dialect leaves
+	// out by design (Freebase's bookkeeping predicates and key
+	// namespaces, names in languages not asked for, ...).
+	Dropped int64 `json:"dropped,omitempty"`
 	// Graph is the graph the file was loaded into (the bulk loader; with
 	// KeepLabels, quads with their own label went into that graph).
 	Graph string `json:"graph,omitempty"`
@@ -389,7 +393,11 @@ func (r *run) readFile(ctx context.Context, path string, w source.Writer) (FileR
 		}
 		return FileResult{}, err
 	}
-	return FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}, nil
+	res := FileResult{Name: path, Format: format.String(), Quads: r.quads.Load() - before}
+	if d, ok := reader.(dropper); ok {
+		res.Dropped = d.Dropped()
+	}
+	return res, nil
 }
 
 // sniffedHint adds advice to a syntax error in a file whose format was
@@ -410,6 +418,10 @@ func sniffedHint(err error, f input.Format) error {
 	return fmt.Errorf("%w (the format was detected as %s from the file's first lines; if the file is Turtle, "+
 		"pass --format turtle or name it .ttl)", err, f)
 }
+
+// dropper is a reader that counts the statements its dialect dropped in
+// its last Read (the RDF readers).
+type dropper interface{ Dropped() int64 }
 
 // countingWriter counts the quads handed to the writer (for progress
 // reports). Runs of quads cost one counter update.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/grove-kg/grove/ingest"
 	"github.com/grove-kg/grove/ingest/input"
+	"github.com/grove-kg/grove/ingest/rdf"
 	"github.com/grove-kg/grove/ingest/wikidata"
 	"github.com/grove-kg/grove/store/sqlkg"
 )
@@ -47,7 +48,9 @@ before anything is written: a bad line stops with file:line and the reason and l
 database unchanged; --skip-invalid counts and logs bad records and goes on. Re-ingesting
 the same file is idempotent. --incremental (and --delete) apply small updates through
 transactions instead of the bulk loader. On --kg-backend sql every load, and every
---delete, is one transaction.`,
+--delete, is one transaction.
+
+` + droppedHelp(),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && len(graphFiles) == 0 {
 				return errors.New("requires at least one FILE (or --graph-file NAME=FILE)")
@@ -310,6 +313,33 @@ func withGraphFiles(files, flags []string) ([]string, map[string]string, error) 
 	return files, graphOf, nil
 }
 
+// droppedHelp says what the dialect formats leave out by design, wrapped
+// for the help text.
+func droppedHelp() string {
+	text := `The freebase and wikidata-truthy formats leave out statements that carry no facts, and ` +
+		`the line of each file counts them ("24000 statements left out"). freebase: triples with a ` +
+		`key namespace IRI (key:wikipedia.en), the predicates ` + strings.Join(rdf.FreebaseDropped(), ", ") +
+		` (a name ending in "." is a prefix; ` + rdf.FreebaseMediator + ` stays), rdf:type triples (stored as ` +
+		rdf.FreebaseType + `, repeats dropped), and names, aliases and descriptions not in --lang. ` +
+		`wikidata-truthy: labels, aliases and descriptions not in --lang, a label repeated, normalized-value ` +
+		`(wdtn:), wikibase: and schema.org bookkeeping predicates, and statements whose subject is not a ` +
+		`Wikidata entity (Q, P or L id).`
+	var b strings.Builder
+	width := 0
+	for _, w := range strings.Fields(text) {
+		if width > 0 && width+1+len(w) > 90 {
+			b.WriteByte('\n')
+			width = 0
+		} else if width > 0 {
+			b.WriteByte(' ')
+			width++
+		}
+		b.WriteString(w)
+		width += len(w)
+	}
+	return b.String()
+}
+
 // quoteAll quotes each name and joins them with ", ".
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
@@ -323,6 +353,9 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 	var graphs []string
 	for _, f := range res.Files {
 		fmt.Fprintf(w, "%s: %s, %d quads", f.Name, f.Format, f.Quads)
+		if f.Dropped > 0 {
+			fmt.Fprintf(w, " (%d statements left out by the %s format: see grove help ingest)", f.Dropped, f.Format)
+		}
 		g := cmp.Or(f.Graph, graph)
 		if g != graph {
 			fmt.Fprintf(w, " into graph %q", g)

@@ -346,3 +346,48 @@ func TestDialectDeterministic(t *testing.T) {
 		diffQuads(t, runs[1], runs[0])
 	}
 }
+
+// TestDropped: a reader counts the statements its dialect left out (each
+// Freebase statement gives at most one quad, so the fixture's statements
+// less the quads read), none without a dialect, and a second Read counts
+// afresh.
+func TestDropped(t *testing.T) {
+	raw, err := os.ReadFile("testdata/freebase.nt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statements int64
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			statements++
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		none bool // nothing is dropped
+	}{
+		{"no dialect", Options{}, true},
+		{"english", Options{Dialect: Freebase{}}, false},
+		{"german", Options{Dialect: Freebase{}, Options: source.Options{Languages: []string{"DE"}}}, false},
+		{"keep all, every language", Options{Dialect: Freebase{KeepAll: true}, Options: source.Options{Languages: []string{"*"}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rd := New(tc.opts)
+			for round := range 2 {
+				var n int64
+				w := source.WriterFunc(func(quad.Quad) error { n++; return nil })
+				if err := rd.Read(context.Background(), "freebase.nt", strings.NewReader(string(raw)), w); err != nil {
+					t.Fatal(err)
+				}
+				want := statements - n
+				if tc.none {
+					want = 0
+				}
+				if got := rd.Dropped(); got != want || !tc.none && got == 0 {
+					t.Errorf("round %d: Dropped() = %d, want %d (%d statements, %d quads)", round, got, want, statements, n)
+				}
+			}
+		})
+	}
+}

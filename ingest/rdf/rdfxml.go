@@ -58,6 +58,7 @@ const (
 // counts it).
 type RDFXMLReader struct {
 	opts Options
+	dropCount
 }
 
 var _ source.Reader = (*RDFXMLReader)(nil)
@@ -67,7 +68,7 @@ func NewRDFXML(opts Options) *RDFXMLReader { return &RDFXMLReader{opts: opts} }
 
 // Read parses r and writes its triples to w.
 func (rd *RDFXMLReader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
-	emit, finish := newEmitter(rd.opts, w)
+	emit, finish := newEmitter(rd.opts, w, &rd.dropCount)
 	max := rd.opts.MaxLineBytes
 	if max <= 0 {
 		max = DefaultMaxLineBytes

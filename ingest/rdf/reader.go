@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cayleygraph/quad"
 
@@ -99,6 +100,7 @@ func (o Options) document(name string) string {
 // Reader reads N-Triples and N-Quads. It implements source.Reader.
 type Reader struct {
 	opts Options
+	dropCount
 }
 
 var _ source.Reader = (*Reader)(nil)
@@ -114,7 +116,7 @@ func New(opts Options) *Reader {
 func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
 	p := NewParser(rd.opts.Graph, rd.opts.Strict)
 	p.SetKeepScoped(rd.opts.KeepLabels)
-	emit, finish := newEmitter(rd.opts, w)
+	emit, finish := newEmitter(rd.opts, w, &rd.dropCount)
 	lr := newLineReader(ctx, r, rd.opts.MaxLineBytes)
 	for lineNo := int64(1); ; lineNo++ {
 		if lineNo%ctxCheckEvery == 0 {
@@ -152,9 +154,22 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 	}
 }
 
-// newEmitter chains the dialect's mapper, the transform and w. finish runs
-// the mapper's Finish, if it has one. Every reader of this package uses it.
-func newEmitter(opts Options, w source.Writer) (emit func(quad.Quad) error, finish func() error) {
+// dropCount counts the statements of a reader's last Read that its
+// dialect mapped to nothing (Dropped); every reader of this package
+// embeds one.
+type dropCount struct{ n atomic.Int64 }
+
+// Dropped is how many statements of the last Read the dialect dropped
+// (Freebase bookkeeping predicates and key namespaces, names in other
+// languages, ...): 0 without a dialect. Safe to call during a Read.
+func (d *dropCount) Dropped() int64 { return d.n.Load() }
+
+// newEmitter chains the dialect's mapper, the transform and w, counting
+// in dropped (reset here) the statements the mapper emits nothing for.
+// finish runs the mapper's Finish, if it has one. Every reader of this
+// package uses it.
+func newEmitter(opts Options, w source.Writer, dropped *dropCount) (emit func(quad.Quad) error, finish func() error) {
+	dropped.n.Store(0)
 	out := w.WriteQuad
 	if t := opts.Transform; t != nil {
 		out = func(q quad.Quad) error {
@@ -173,7 +188,19 @@ func newEmitter(opts Options, w source.Writer) (emit func(quad.Quad) error, fini
 	if f, ok := m.(Finisher); ok {
 		finish = func() error { return f.Finish(out) }
 	}
-	return func(q quad.Quad) error { return m.Map(q, out) }, finish
+	emitted := 0
+	counted := func(q quad.Quad) error {
+		emitted++
+		return out(q)
+	}
+	return func(q quad.Quad) error {
+		before := emitted
+		err := m.Map(q, counted)
+		if err == nil && emitted == before {
+			dropped.n.Add(1)
+		}
+		return err
+	}, finish
 }
 
 // statement parses and emits one line.

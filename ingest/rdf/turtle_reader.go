@@ -30,6 +30,7 @@ import (
 // per goroutine.
 type TurtleReader struct {
 	opts Options
+	dropCount
 }
 
 var _ source.Reader = (*TurtleReader)(nil)
@@ -40,7 +41,7 @@ func NewTurtle(opts Options) *TurtleReader { return &TurtleReader{opts: opts} }
 
 // Read parses r and writes its triples to w.
 func (rd *TurtleReader) Read(ctx context.Context, name string, r io.Reader, w source.Writer) error {
-	emit, finish := newEmitter(rd.opts, w)
+	emit, finish := newEmitter(rd.opts, w, &rd.dropCount)
 	t := &turtle{
 		s:        newScanner(r, rd.opts.MaxLineBytes),
 		blanks:   newBlankNamer(rd.opts.Graph, rd.opts.document(name)),
