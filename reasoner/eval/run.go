@@ -200,7 +200,8 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 			shardQs = append(shardQs, q.q)
 		}
 	}
-	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
+	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), FormatDetected: cfg.formatDetected,
+		Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
 		ContentHash: hashContent(shardQs), Skipped: skipped,
 		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
@@ -274,12 +275,26 @@ type indexed struct {
 
 // loadQuestions reads, samples, label-resolves and filters the questions.
 // It returns them with their positions, and the number dropped for
+// loadDataset reads cfg.Dataset; with FormatAuto it first detects the
+// format and records it in cfg (Format, formatDetected), so that the
+// manifest and the report name it.
+func loadDataset(cfg *Config) ([]dataset.Question, error) {
+	if cfg.Format == dataset.FormatAuto {
+		f, err := dataset.Detect(cfg.Dataset)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Format, cfg.formatDetected = f, true
+	}
+	return dataset.Load(cfg.Dataset, cfg.Format)
+}
+
 // having no gold answer.
 func loadQuestions(ctx context.Context, cfg *Config) ([]indexed, int, error) {
 	qs := cfg.Questions
 	if qs == nil {
 		var err error
-		if qs, err = dataset.Load(cfg.Dataset, cfg.Format); err != nil {
+		if qs, err = loadDataset(cfg); err != nil {
 			return nil, 0, err
 		}
 	}
