@@ -65,6 +65,9 @@ type Config struct {
 	// the resumed count) and after every finished question. Calls are
 	// serialised.
 	Progress func(Progress)
+
+	// formatDetected is set by Run when it detected Format from Dataset.
+	formatDetected bool
 }
 
 // seed returns the effective shuffle seed.

@@ -18,6 +18,13 @@
 // "tot->cot" add the paper's Chain-of-Thought fallback, see
 // reasoner.Registry.Build) and (question, method) jobs run on a pool of workers.
 //
+// With Config.TopicEntities the methods get each question's topic entities,
+// and those the KG lacks are recorded (Result.MissingTopics). A Freebase set
+// that also gives Wikidata ids (dataset.Question.WikidataTopicEntities) is
+// asked with them instead when the KG has more of them than of its MIDs: one
+// choice per run, so a Freebase KG is never given, nor reported missing,
+// Wikidata ids.
+//
 // # Output and resumption
 //
 // The output directory holds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -217,6 +218,53 @@ func TestServedWarningPerModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := servedWarning(tc.results); got != tc.want {
 				t.Errorf("servedWarning = %q\nwant            %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTopicEntitiesOfTheKG: a question with both Freebase and Wikidata
+// topic entities is asked with those the KG has, and only those can be
+// missing: a Freebase KG is never given, nor reported missing, QIDs.
+func TestTopicEntitiesOfTheKG(t *testing.T) {
+	label := "<http://www.w3.org/2000/01/rdf-schema#label>"
+	both := func(id, mid, qid string) dataset.Question {
+		return dataset.Question{ID: id, Question: "q " + id, Answers: []string{"x"},
+			TopicEntities: map[string]string{mid: "X"}, WikidataTopicEntities: map[string]string{qid: "X"}}
+	}
+	qs := []dataset.Question{
+		both("a", "m.03_r3", "Q766"),
+		both("b", "m.019v9k", "Q30"),
+		{ID: "c", Question: "q c", Answers: []string{"x"}, TopicEntities: map[string]string{"m.0f8l9c": "France"}},
+	}
+	for _, tc := range []struct {
+		name, graph string
+		asked       map[string]string
+		missing     map[string]string
+	}{
+		{"freebase", "<m.03_r3> " + label + ` "Jamaica" .` + "\n<m.0f8l9c> " + label + ` "France" .`,
+			map[string]string{"a": "m.03_r3", "b": "m.019v9k", "c": "m.0f8l9c"}, map[string]string{"b": "m.019v9k"}},
+		{"wikidata", "<Q766> " + label + ` "Jamaica" .` + "\n<Q30> " + label + ` "USA" .`,
+			map[string]string{"a": "Q766", "b": "Q30", "c": "m.0f8l9c"}, map[string]string{"c": "m.0f8l9c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, qs, goldModel(qs), "cot")
+			cfg.Deps.KG, cfg.TopicEntities = storetest.Open(t, map[string]string{"g": tc.graph + "\n"}), true
+			sum, err := Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sum.Results {
+				if got := strings.Join(r.MissingTopics, " "); got != tc.missing[r.ID] {
+					t.Errorf("%s: missing topics %q, want %q", r.ID, got, tc.missing[r.ID])
+				}
+				tr, err := ReadTrace(filepath.Join(cfg.Out, r.Trace))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(tr.TopicEntities, " "); got != tc.asked[r.ID] {
+					t.Errorf("%s: asked with topic entities %q, want %q", r.ID, got, tc.asked[r.ID])
+				}
 			}
 		})
 	}

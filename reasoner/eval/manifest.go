@@ -24,10 +24,14 @@ import (
 // a resumed run cannot silently mix different question sets or settings.
 type Manifest struct {
 	Dataset string `json:"dataset,omitempty"`
-	Format  string `json:"format,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
-	Seed    int64  `json:"seed"`
-	Shard   string `json:"shard,omitempty"`
+	// Format is the dataset's format, given or, with FormatDetected,
+	// detected from the file ("" for questions given in code, and in
+	// manifests written before detected formats were recorded).
+	Format         string `json:"format,omitempty"`
+	FormatDetected bool   `json:"format_detected,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	Seed           int64  `json:"seed"`
+	Shard          string `json:"shard,omitempty"`
 	// Questions is the number of questions evaluated (in this shard) and
 	// QuestionsHash a hash of their ids in order.
 	Questions     int    `json:"questions"`

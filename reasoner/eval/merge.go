@@ -125,7 +125,8 @@ func sameQuestions(a, b Manifest) error {
 	switch {
 	case a.Dataset != b.Dataset:
 		return fmt.Errorf("datasets %s and %s differ", a.Dataset, b.Dataset)
-	case a.Format != b.Format:
+	case a.Format != b.Format && a.Format != "" && b.Format != "":
+		// "": an auto-detected format that an older manifest did not record.
 		return fmt.Errorf("dataset formats %q and %q differ", a.Format, b.Format)
 	case a.Limit != b.Limit || a.Seed != b.Seed:
 		return fmt.Errorf("limit/seed %d/%d and %d/%d differ", a.Limit, a.Seed, b.Limit, b.Seed)

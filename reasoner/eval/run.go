@@ -200,7 +200,8 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 			shardQs = append(shardQs, q.q)
 		}
 	}
-	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), Limit: cfg.Limit, Seed: cfg.seed(),
+	m := Manifest{Dataset: absPath(cfg.Dataset), Format: string(cfg.Format), FormatDetected: cfg.formatDetected,
+		Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
 		ContentHash: hashContent(shardQs), Skipped: skipped,
 		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
@@ -274,12 +275,26 @@ type indexed struct {
 
 // loadQuestions reads, samples, label-resolves and filters the questions.
 // It returns them with their positions, and the number dropped for
+// loadDataset reads cfg.Dataset; with FormatAuto it first detects the
+// format and records it in cfg (Format, formatDetected), so that the
+// manifest and the report name it.
+func loadDataset(cfg *Config) ([]dataset.Question, error) {
+	if cfg.Format == dataset.FormatAuto {
+		f, err := dataset.Detect(cfg.Dataset)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Format, cfg.formatDetected = f, true
+	}
+	return dataset.Load(cfg.Dataset, cfg.Format)
+}
+
 // having no gold answer.
 func loadQuestions(ctx context.Context, cfg *Config) ([]indexed, int, error) {
 	qs := cfg.Questions
 	if qs == nil {
 		var err error
-		if qs, err = dataset.Load(cfg.Dataset, cfg.Format); err != nil {
+		if qs, err = loadDataset(cfg); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -671,52 +686,106 @@ const metaMissingTopics = "grove_missing_topics"
 // checkTopics records, with Config.TopicEntities, the topic entities of
 // this shard's questions that the KG does not have: the methods start
 // from them, so a missing one is a question the run cannot answer as
-// intended, which the results and the summary must show.
+// intended, which the results and the summary must show. A question with
+// both Freebase and Wikidata topic entities (WebQuestions, CWQ) is asked
+// with those of the KG, as chooseTopicIDs decides; the others are neither
+// passed nor counted as missing.
 func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
 	if !cfg.TopicEntities || cfg.Deps.KG == nil {
 		return nil
 	}
-	// One lookup per topic entity, several at a time: on a remote backend
-	// each is a request, and a large dataset has thousands.
-	type lookup struct {
-		q  int
-		id string
-	}
-	var todo []lookup
-	for i := range qs {
-		if !cfg.Shard.Has(qs[i].index) {
-			continue
-		}
-		for _, id := range slices.Sorted(maps.Keys(qs[i].q.TopicEntities)) {
-			todo = append(todo, lookup{i, id})
-		}
-	}
-	absent := make([]bool, len(todo))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(topicLookups)
-	for k, l := range todo {
-		g.Go(func() error {
-			_, err := cfg.Deps.KG.Entity(gctx, l.id)
-			absent[k] = errors.Is(err, store.ErrNotFound)
-			return gctx.Err()
-		})
-	}
-	if err := g.Wait(); err != nil {
+	todo := topicLookupsOf(cfg, qs)
+	absent, err := lookupTopics(ctx, cfg.Deps.KG, todo)
+	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	wikidata := chooseTopicIDs(todo, absent)
 	missing := map[int][]string{}
 	for k, l := range todo {
+		q := &qs[l.q].q
+		if l.wikidata != (wikidata && len(q.WikidataTopicEntities) > 0) {
+			continue
+		}
 		if absent[k] {
 			missing[l.q] = append(missing[l.q], l.id)
+		}
+	}
+	for i := range qs {
+		if wikidata && len(qs[i].q.WikidataTopicEntities) > 0 {
+			qs[i].q.TopicEntities = qs[i].q.WikidataTopicEntities
 		}
 	}
 	for i, ids := range missing {
 		qs[i].q.Meta = setMeta(qs[i].q.Meta, metaMissingTopics, strings.Join(ids, " "))
 	}
 	return nil
+}
+
+// topicLookup is one topic entity of a question to look up: qs[q]'s id,
+// from its Wikidata topic entities or from its own.
+type topicLookup struct {
+	q        int
+	id       string
+	wikidata bool
+}
+
+// topicLookupsOf lists the topic entities of this shard's questions.
+func topicLookupsOf(cfg *Config, qs []indexed) []topicLookup {
+	var todo []topicLookup
+	for i := range qs {
+		if !cfg.Shard.Has(qs[i].index) {
+			continue
+		}
+		for _, id := range slices.Sorted(maps.Keys(qs[i].q.TopicEntities)) {
+			todo = append(todo, topicLookup{i, id, false})
+		}
+		for _, id := range slices.Sorted(maps.Keys(qs[i].q.WikidataTopicEntities)) {
+			todo = append(todo, topicLookup{i, id, true})
+		}
+	}
+	return todo
+}
+
+// lookupTopics says which of the topic entities the KG does not have,
+// several lookups at a time: on a remote backend each is a request, and a
+// large dataset has thousands.
+func lookupTopics(ctx context.Context, kg store.KG, todo []topicLookup) ([]bool, error) {
+	absent := make([]bool, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(topicLookups)
+	for k, l := range todo {
+		g.Go(func() error {
+			_, err := kg.Entity(gctx, l.id)
+			absent[k] = errors.Is(err, store.ErrNotFound)
+			return gctx.Err()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("look up the topic entities: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("look up the topic entities: %w", err)
+	}
+	return absent, nil
+}
+
+// chooseTopicIDs says whether the run asks its questions with their
+// Wikidata topic entities: when the KG has more of them than of the
+// questions' own (Freebase) ones, it is a Wikidata KG. One choice for the
+// whole run, so that a Freebase question whose MID the KG lacks is
+// reported missing rather than asked with a Wikidata id.
+func chooseTopicIDs(todo []topicLookup, absent []bool) bool {
+	own, wikidata := 0, 0
+	for k, l := range todo {
+		switch {
+		case absent[k]:
+		case l.wikidata:
+			wikidata++
+		default:
+			own++
+		}
+	}
+	return wikidata > own
 }
 
 // topicLookups is how many topic-entity lookups checkTopics runs at once.

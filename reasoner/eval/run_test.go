@@ -363,3 +363,33 @@ func TestLoadQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestNamesFormat: the manifest names the dataset's format,
+// whether given or detected from the file (then marked as detected).
+func TestManifestNamesFormat(t *testing.T) {
+	qs := loadDemo(t)
+	for _, tc := range []struct {
+		name     string
+		format   dataset.Format
+		detected bool
+	}{
+		{"auto-detected", dataset.FormatAuto, true},
+		{"given", dataset.FormatJSONL, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cotConfig(t, nil, goldModel(qs), "cot")
+			cfg.Dataset, cfg.Format, cfg.Limit = demoQuestions, tc.format, 2
+			if _, err := Run(t.Context(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			m, err := ReadManifest(filepath.Join(cfg.Out, "run.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Format != string(dataset.FormatJSONL) || m.FormatDetected != tc.detected {
+				t.Errorf("manifest format %q (detected %v), want %q (detected %v)", m.Format, m.FormatDetected,
+					dataset.FormatJSONL, tc.detected)
+			}
+		})
+	}
+}

@@ -33,6 +33,7 @@
 package subgraph
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -315,6 +316,11 @@ func (g *Graph) EdgesAbout(ids []string) []Edge {
 // whole text, or else each item of a list ("a, b", "[a; b]", "a and b"),
 // compared exactly with entity ids and case-insensitively with labels and
 // display names. Partial words never match ("Q30" does not name "Q3012").
+// When several entities share the name, those the reasoning reached
+// through an edge come before those it started from (a question's topic
+// entity, see Reached), each group in insertion order: "The Illusion"
+// answering "which play is produced by the illusion?" is first the play
+// reached from the company, not the company.
 func (g *Graph) Resolve(text string) []string {
 	if ids := g.resolveItem(text); len(ids) > 0 {
 		return ids
@@ -357,7 +363,47 @@ func (g *Graph) match(s string) []string {
 			out = append(out, e.ID)
 		}
 	}
+	if len(out) > 1 {
+		reached := g.reached()
+		slices.SortStableFunc(out, func(a, b string) int {
+			return cmp.Compare(rank(reached[a]), rank(reached[b]))
+		})
+	}
 	return out
+}
+
+// rank orders reached entities (0) before the others (1).
+func rank(reached bool) int {
+	if reached {
+		return 0
+	}
+	return 1
+}
+
+// Reached reports whether the reasoning reached the entity id through an
+// edge rather than starting from it: whether the first edge (in insertion
+// order) that touches id was fetched from its other end. A topic entity
+// stays a start however often later edges lead back to it; an entity no
+// edge touches (linked, not yet expanded) is a start.
+func (g *Graph) Reached(id string) bool { return g.reached()[id] }
+
+// reached maps every entity an edge touches to whether its first edge
+// reached it (see Reached).
+func (g *Graph) reached() map[string]bool {
+	first := make(map[string]bool, len(g.entities))
+	for _, e := range g.edges {
+		anchor, far := e.Subject.ID, e.Object.ID
+		if e.Dir == store.In {
+			anchor, far = far, anchor
+		}
+		if _, ok := first[anchor]; !ok {
+			first[anchor] = false
+		}
+		if _, ok := first[far]; !ok {
+			first[far] = true
+		}
+	}
+	return first
 }
 
 // splitList splits an answer list on commas, semicolons, newlines, "|"

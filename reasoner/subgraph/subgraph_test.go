@@ -350,3 +350,49 @@ func TestHasLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveReachedFirst: when entities share the answer's name, those
+// the reasoning reached through an edge come before those it started
+// from (GrailQA 2101960008000: the company "The Illusion" produces the
+// play "The Illusion").
+func TestResolveReachedFirst(t *testing.T) {
+	company, play, other := ent("m.0yrlqjm", "The Illusion"), ent("m.0yrltsn", "The Illusion"), ent("m.x", "The Illusion")
+	produced := func(s, o store.Entity) store.Edge {
+		return store.Edge{Subject: s, Relation: "produced", RelationLabel: "produced", Object: o, Graph: "fb"}
+	}
+	for _, tc := range []struct {
+		name  string
+		build func(g *Graph)
+		want  []string
+	}{
+		{"reached forwards", func(g *Graph) {
+			g.AddEdge(produced(company, play), store.Out, "")
+		}, []string{"m.0yrltsn", "m.0yrlqjm"}},
+		{"reached backwards", func(g *Graph) {
+			g.AddEdge(produced(play, company), store.In, "")
+		}, []string{"m.0yrltsn", "m.0yrlqjm"}},
+		{"an edge back to the topic entity", func(g *Graph) {
+			g.AddEdge(produced(company, play), store.Out, "")
+			g.AddEdge(produced(play, company), store.Out, "")
+		}, []string{"m.0yrltsn", "m.0yrlqjm"}},
+		{"two starts keep insertion order", func(g *Graph) {
+			g.AddEntity(play, "fb")
+		}, []string{"m.0yrlqjm", "m.0yrltsn"}},
+		{"two reached keep insertion order", func(g *Graph) {
+			g.AddEdge(produced(company, other), store.Out, "")
+			g.AddEdge(produced(company, play), store.Out, "")
+		}, []string{"m.x", "m.0yrltsn", "m.0yrlqjm"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			g.AddEntity(company, "fb")
+			tc.build(g)
+			if got := g.Resolve("The Illusion"); !slices.Equal(got, tc.want) {
+				t.Errorf("Resolve = %v, want %v", got, tc.want)
+			}
+			if g.Reached(company.ID) {
+				t.Errorf("the topic entity counts as reached")
+			}
+		})
+	}
+}

@@ -28,9 +28,11 @@
 //   - grbench: GRBench JSON Lines; Meta["domain"] is the file name's stem.
 //   - cwq, webqsp, grailqa, simpleqa, webquestions: the Freebase sets as ToG
 //     ships them (WebQSP also in its original {"Questions": [...]} form, CWQ
-//     also with the original "answers" list). Topic entities merge
-//     topic_entity (MIDs) and qid_topic_entity (QIDs). Entity answers give
-//     AnswerIDs (MIDs) and their names give Answers. Type is CWQ's
+//     also with the original "answers" list). Topic entities are
+//     topic_entity's MIDs; qid_topic_entity's QIDs, when present, are kept
+//     apart as WikidataTopicEntities (for a Wikidata KG, see the eval
+//     package). Entity answers give AnswerIDs (MIDs) and their names give
+//     Answers. Type is CWQ's
 //     compositionality_type or GrailQA's level.
 //   - jsonl: one Question per line as WriteJSONL writes it, at least
 //     {"id", "question", "answers"}.

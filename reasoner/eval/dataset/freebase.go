@@ -9,27 +9,27 @@ import (
 
 // The Freebase question sets as distributed by ToG (IDEA-FinAI/ToG data/).
 // Each is a JSON array. Topic entities come as "topic_entity" {MID: label}
-// and, in some files, "qid_topic_entity" {QID: label}; both are merged into
-// TopicEntities (MIDs and QIDs cannot collide).
+// and, in some files, "qid_topic_entity" {QID: label}: the MIDs become
+// TopicEntities and the QIDs WikidataTopicEntities, kept apart so that a
+// question asked against a Freebase KG is not given Wikidata ids.
 
-// topicFields decodes and merges the topic-entity members of a record.
-func topicFields(name string, r record) (map[string]string, error) {
+// topicFields decodes the topic-entity members of a record: the Freebase
+// MIDs and the Wikidata QIDs.
+func topicFields(name string, r record) (mids, qids map[string]string, err error) {
 	var in struct {
 		Topic    json.RawMessage `json:"topic_entity"`
 		QIDTopic json.RawMessage `json:"qid_topic_entity"`
 	}
 	if err := decodeRecord(name, r, &in); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	mids, err := labelMap(in.Topic)
-	if err != nil {
-		return nil, fieldError(name, r, "topic_entity", err)
+	if mids, err = labelMap(in.Topic); err != nil {
+		return nil, nil, fieldError(name, r, "topic_entity", err)
 	}
-	qids, err := labelMap(in.QIDTopic)
-	if err != nil {
-		return nil, fieldError(name, r, "qid_topic_entity", err)
+	if qids, err = labelMap(in.QIDTopic); err != nil {
+		return nil, nil, fieldError(name, r, "qid_topic_entity", err)
 	}
-	return mergeLabels(mergeLabels(nil, mids), qids), nil
+	return mids, qids, nil
 }
 
 // CWQ (ComplexWebQuestions). ToG's cwq.json has "answer" as one string; the
@@ -75,13 +75,14 @@ func readCWQ(name string, data []byte) ([]Question, error) {
 	})
 }
 
-// withTopics fills q.TopicEntities and a positional id when q has none.
+// withTopics fills q.TopicEntities, q.WikidataTopicEntities and a
+// positional id when q has none.
 func withTopics(name string, r record, q Question) (Question, error) {
-	t, err := topicFields(name, r)
+	mids, qids, err := topicFields(name, r)
 	if err != nil {
 		return Question{}, err
 	}
-	q.TopicEntities = t
+	q.TopicEntities, q.WikidataTopicEntities = mids, qids
 	if q.ID == "" {
 		q.ID = fmt.Sprint(r.index)
 	}

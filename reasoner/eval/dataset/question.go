@@ -20,8 +20,14 @@ type Question struct {
 	// Q-ids, Freebase MIDs).
 	AnswerIDs []string `json:"answer_ids,omitempty"`
 	// TopicEntities maps the ids of the entities the question mentions to
-	// their labels.
+	// their labels, in the ids of the KG the dataset was built on (MIDs for
+	// the Freebase sets, QIDs for the Wikidata ones).
 	TopicEntities map[string]string `json:"topic_entities,omitempty"`
+	// WikidataTopicEntities are the same topic entities as Wikidata QIDs,
+	// when a Freebase set also gives them (qid_topic_entity), for asking
+	// the question against a Wikidata KG. They are never merged into
+	// TopicEntities: ids of another KG are not topic entities of this one.
+	WikidataTopicEntities map[string]string `json:"wikidata_topic_entities,omitempty"`
 	// Type is the dataset's question type (2Wiki "compositional", CWQ
 	// "conjunction", GrailQA "zero-shot", QALD answer kind "date", ...).
 	Type string `json:"type,omitempty"`

@@ -96,6 +96,9 @@ func TestReportNamesDatasetAndKG(t *testing.T) {
 			[]string{"Dataset: /d/cwq.json (format auto-detected; all questions, in file order)",
 				"KG: all graphs of the store (store not recorded)"},
 			[]string{`"file": "/d/cwq.json"`, `"graphs": []`}},
+		{"detected format", &eval.Manifest{Dataset: "/d/cwq.json", Format: "cwq", FormatDetected: true, Seed: 233},
+			[]string{"Dataset: /d/cwq.json (format cwq, auto-detected; all questions, in file order)"},
+			[]string{`"format": "cwq"`, `"format_detected": true`}},
 		{"no manifest", nil, []string{"Dataset: unknown (no run manifest)", "KG: unknown"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,10 +90,12 @@ type Report struct {
 
 // Dataset names the question set and the knowledge graph of the runs.
 type Dataset struct {
-	// File is the dataset file and Format its format ("" when detected
-	// from the file, or questions given in code).
-	File   string `json:"file"`
-	Format string `json:"format,omitempty"`
+	// File is the dataset file and Format its format, FormatDetected when
+	// it was detected from the file ("" for questions given in code, or
+	// an auto-detected format an older run did not record).
+	File           string `json:"file"`
+	Format         string `json:"format,omitempty"`
+	FormatDetected bool   `json:"format_detected,omitempty"`
 	// Limit > 0: the first Limit questions after the seeded shuffle;
 	// 0: every question in file order.
 	Limit int   `json:"limit,omitempty"`
@@ -113,8 +115,8 @@ func runDataset(ms []eval.Manifest) *Dataset {
 		return nil
 	}
 	m := ms[0]
-	d := &Dataset{File: m.Dataset, Format: m.Format, Limit: m.Limit, Seed: m.Seed, Graphs: m.Graphs,
-		TopicEntities: m.TopicEntities, Skipped: m.Skipped}
+	d := &Dataset{File: m.Dataset, Format: m.Format, FormatDetected: m.FormatDetected, Limit: m.Limit, Seed: m.Seed,
+		Graphs: m.Graphs, TopicEntities: m.TopicEntities, Skipped: m.Skipped}
 	if d.Graphs == nil {
 		d.Graphs = []string{}
 	}

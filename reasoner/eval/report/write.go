@@ -172,8 +172,11 @@ func (r *Report) writeDataset(w *bufio.Writer) {
 		file = "questions given in code (no dataset file)"
 	}
 	format := d.Format
-	if format == "" {
+	switch {
+	case format == "":
 		format = "auto-detected"
+	case d.FormatDetected:
+		format += ", auto-detected"
 	}
 	sample := "all questions, in file order"
 	if d.Limit > 0 {

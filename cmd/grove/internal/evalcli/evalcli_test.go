@@ -113,7 +113,7 @@ func TestEvalReportWithOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## Accuracy", "Model: sim-oracle (simulated, NOT AN LLM)", "| tot | 4 |", "| cot | 4 | 0.0 |",
-		"fig5-value.svg", "Dataset: " + qfile + " (format auto-detected; all questions, in file order)",
+		"fig5-value.svg", "Dataset: " + qfile + " (format jsonl, auto-detected; all questions, in file order)",
 		"KG: all graphs of the store (memory test store)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())

@@ -202,30 +202,63 @@ func loadGolds(ctx context.Context, kg store.KG, path string, format dataset.For
 }
 
 // progressBar returns a progress callback drawing a bar on w (count,
-// rate, elapsed, ETA, running EM-in per method) and a function that
-// finishes it.
+// rate, elapsed, ETA, running EM-in per method) and a function that ends
+// it: filled when every run finished, left at what ran when the run was
+// interrupted.
 func progressBar(w io.Writer) (func(eval.Progress), func()) {
-	var bar *progressbar.ProgressBar
-	resumed := 0
-	update := func(p eval.Progress) {
-		if bar == nil {
-			resumed = p.Resumed
-			bar = progressbar.NewOptions(p.Total-resumed, progressbar.OptionSetWriter(w),
-				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("q"),
-				progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
-				progressbar.OptionSetWidth(24), progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionShowDescriptionAtLineEnd())
-		}
-		bar.Describe(describe(p))
-		_ = bar.Set(p.Done - resumed)
+	b := &bar{w: w}
+	return b.update, b.finish
+}
+
+// barThrottle is the least time between two redraws of the bar.
+const barThrottle = 200 * time.Millisecond
+
+// bar is the eval progress bar. It throttles the redraws itself (the
+// library's throttle could leave the last state undrawn) and keeps the
+// last progress, which finish draws.
+type bar struct {
+	w       io.Writer
+	bar     *progressbar.ProgressBar
+	resumed int
+	last    eval.Progress
+	drawn   time.Time
+	pending bool
+}
+
+// update records p and redraws the bar unless it was drawn just now.
+func (b *bar) update(p eval.Progress) {
+	if b.bar == nil {
+		b.resumed = p.Resumed
+		b.bar = progressbar.NewOptions(p.Total-b.resumed, progressbar.OptionSetWriter(b.w),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("q"),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetWidth(24), progressbar.OptionShowDescriptionAtLineEnd())
 	}
-	finish := func() {
-		if bar != nil {
-			_ = bar.Finish()
-			fmt.Fprintln(w)
-		}
+	b.last, b.pending = p, true
+	if time.Since(b.drawn) >= barThrottle {
+		b.draw()
 	}
-	return update, finish
+}
+
+// draw shows the last progress.
+func (b *bar) draw() {
+	b.bar.Describe(describe(b.last))
+	_ = b.bar.Set(b.last.Done - b.resumed)
+	b.drawn, b.pending = time.Now(), false
+}
+
+// finish ends the bar: full when every run is done, otherwise (an
+// interrupted run) at the runs done, never filled to 100%.
+func (b *bar) finish() {
+	if b.bar == nil {
+		return
+	}
+	if b.last.Done >= b.last.Total {
+		_ = b.bar.Finish()
+	} else if b.pending {
+		b.draw()
+	}
+	fmt.Fprintln(b.w)
 }
 
 // describe is the bar's description: running EM-in by method, errors and
