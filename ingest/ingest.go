@@ -110,7 +110,8 @@ type Result struct {
 	Files []FileResult     `json:"files"`
 	Load  engine.LoadStats `json:"load"`
 	// Applied is, for Incremental, how many quads the run added (or
-	// deleted): the others were there already (or were not there).
+	// deleted): the others were there already (or were not there), or
+	// repeated an earlier quad of the run.
 	Applied *int64   `json:"applied,omitempty"`
 	Skipped int64    `json:"skipped"`
 	Samples []string `json:"skipped_samples,omitempty"`

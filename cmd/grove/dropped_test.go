@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grove-kg/grove/ingest"
 )
 
 // TestIngestCountsDropped: the line of a file read with a dialect counts
@@ -38,5 +40,29 @@ func TestIngestCountsDropped(t *testing.T) {
 	}
 	if out, err := run(t, "--db", filepath.Join(dir, "db"), "ingest", "--graph", "p", plain); err != nil || strings.Contains(out, "left out") {
 		t.Errorf("a file without a dialect: %v\n%s", err, out)
+	}
+}
+
+// TestPrintApplied: the summary of an incremental run or a delete says
+// that the quads not applied were there already (not there) or repeated
+// an earlier line: a file's repeated lines are not in the database.
+func TestPrintApplied(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		keep, del bool
+		want      string
+	}{
+		{"add", false, false, `graph "g": 7 quads added (3 of the 10 read were there already or repeated an earlier line)`},
+		{"delete", false, true, `graph "g": 7 quads deleted (3 of the 10 read were not there or repeated an earlier line)`},
+		{"add, own labels", true, false, `the files' graphs: 7 quads added (3 of the 10 read were there already or repeated an earlier line)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			applied := int64(7)
+			var b strings.Builder
+			printApplied(&b, ingest.Result{Files: []ingest.FileResult{{Quads: 4}, {Quads: 6}}, Applied: &applied}, "g", c.keep, c.del)
+			if got := strings.TrimSpace(b.String()); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
 	}
 }

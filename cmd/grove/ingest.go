@@ -398,7 +398,7 @@ func printApplied(w io.Writer, res ingest.Result, graph string, keep, del bool) 
 	for _, f := range res.Files {
 		read += f.Quads
 	}
-	where, verb, rest := fmt.Sprintf("graph %q", graph), "added", "were there already"
+	where, verb, rest := fmt.Sprintf("graph %q", graph), "added", "were there already or repeated an earlier line"
 	if keep {
 		where = "the files' graphs"
 	}

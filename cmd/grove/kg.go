@@ -413,7 +413,7 @@ func (a *app) kgEdges() *cobra.Command {
 					return fmt.Errorf("%w (the relation comes first: grove kg edges RELATION ID...)", err)
 				}
 			}
-			return a.emit(edges, func(w io.Writer) error {
+			if err := a.emit(edges, func(w io.Writer) error {
 				med, err := edgeMediators(cmd.Context(), kg, edges, args[1:])
 				if err != nil {
 					return err
@@ -424,7 +424,10 @@ func (a *app) kgEdges() *cobra.Command {
 						statementsText(e.Qualifiers))
 				}
 				return nil
-			})
+			}); err != nil {
+				return err
+			}
+			return cutNote(cmd.Context(), a.stderr, kg, args[1:], args[0], d, len(edges), limit, "edges")
 		})
 	}
 	return cmd
@@ -450,7 +453,7 @@ func (a *app) kgNeighbors() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(ns, func(w io.Writer) error {
+			if err := a.emit(ns, func(w io.Writer) error {
 				med, err := mediators(cmd.Context(), kg, ns, func(store.Entity) string { return args[0] })
 				if err != nil {
 					return err
@@ -459,7 +462,10 @@ func (a *app) kgNeighbors() *cobra.Command {
 					fmt.Fprintf(w, "%s\t%s\n", n.ID, med.label(n))
 				}
 				return nil
-			})
+			}); err != nil {
+				return err
+			}
+			return cutNote(cmd.Context(), a.stderr, kg, args[:1], rel, d, len(ns), limit, "neighbours")
 		})
 	}
 	return cmd
@@ -545,6 +551,29 @@ func entityWithID(e store.Entity) string {
 		return e.Name() + " (" + e.ID + ")"
 	}
 	return subgraph.EntityText(e)
+}
+
+// cutNote tells, on w (standard error, so that --json output stays one
+// document), when a list of what ("edges", "neighbours") stopped at
+// --limit: how many the ids have along rel in direction d (KG.Degree,
+// summed) and how to see them all. Nothing when the list was not cut.
+func cutNote(ctx context.Context, w io.Writer, kg store.KG, ids []string, rel string, d store.Direction, shown, limit int, what string) error {
+	if limit <= 0 || shown < limit {
+		return nil
+	}
+	var total int64
+	for _, id := range ids {
+		n, err := kg.Degree(ctx, id, rel, d)
+		if err != nil {
+			return fmt.Errorf("counting the %s: %w", what, err)
+		}
+		total += n
+	}
+	if total <= int64(shown) {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "grove: %d %s shown of %d (--limit %d; --limit 0 shows all)\n", shown, what, total, limit)
+	return err
 }
 
 // mediatorText maps the mediators among a command's entities (Freebase

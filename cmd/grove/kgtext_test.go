@@ -116,3 +116,29 @@ func runKGText(t *testing.T, db string, cases []kgTextCase) {
 		})
 	}
 }
+
+// TestKGListsSayWhenCut: edges and neighbours cut at --limit say on
+// standard error how many there are and how to see them all; a list
+// within the limit says nothing.
+func TestKGListsSayWhenCut(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	if _, err := run(t, "--db", db, "ingest", "--quiet", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" for no note
+	}{
+		{[]string{"kg", "edges", "/film/film/starring", "/en/blade_runner", "--limit", "2"}, "grove: 2 edges shown of 12 (--limit 2; --limit 0 shows all)\n"},
+		{[]string{"kg", "edges", "/film/film/starring", "/en/blade_runner", "--limit", "12"}, ""},
+		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "3", "--json"}, "grove: 3 neighbours shown of 14 (--limit 3; --limit 0 shows all)\n"},
+		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "0"}, ""},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, stderr, err := runStreams(t, append([]string{"--db", db}, c.args...)...)
+			if err != nil || stderr != c.want {
+				t.Errorf("stderr %q, %v; want %q", stderr, err, c.want)
+			}
+		})
+	}
+}
