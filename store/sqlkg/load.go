@@ -151,11 +151,37 @@ func (k *KG) writeOnce(ctx context.Context, b *batch, s writeStrategy) (writeRes
 	if err != nil {
 		return writeResult{}, err
 	}
-	if err := tx.Commit(); err != nil {
-		return writeResult{}, k.wrap(ctx, err)
+	if err := k.commit(ctx, tx); err != nil {
+		return writeResult{}, err
 	}
 	k.forgetCounts()
 	return r, nil
+}
+
+// ErrCommitUnknown is wrapped by the error of a write whose context ended
+// (its deadline, or a cancel) while PostgreSQL was running its COMMIT: the
+// client cannot tell whether the server committed, so the write may have
+// been applied, or not. (A context that ends before COMMIT is sent rolls
+// the write back: its error wraps only the context's.)
+var ErrCommitUnknown = errors.New("the write's outcome is unknown: its context ended during COMMIT, so it may have been applied")
+
+// commit commits tx. Its error says when the outcome is unknown: ctx
+// ended while COMMIT ran (ErrCommitUnknown, with ctx.Err()), rather than
+// before it was sent (database/sql then returns ctx.Err() itself, or
+// sql.ErrTxDone once it has rolled tx back).
+func (k *KG) commit(ctx context.Context, tx *sql.Tx) error {
+	if err := ctx.Err(); err != nil {
+		return k.wrap(ctx, err)
+	}
+	err := tx.Commit()
+	if err == nil {
+		return nil
+	}
+	cerr := ctx.Err()
+	if cerr == nil || err == cerr || errors.Is(err, sql.ErrTxDone) { //nolint:errorlint // database/sql returns ctx.Err() itself
+		return k.wrap(ctx, err)
+	}
+	return fmt.Errorf("sql write: %w (%w: %v)", ErrCommitUnknown, cerr, err)
 }
 
 // forgetCounts makes Cayley's quad store drop the quad and node counts it
