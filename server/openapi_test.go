@@ -247,3 +247,34 @@ func TestOpenAPICayleyWriteRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAPIStoreUnavailable: every route that answers 503 "store
+// unavailable" when the store's database does not answer (classify's
+// store.ErrUnavailable; TestStoreUnavailable) documents it, through the
+// shared StoreUnavailable answer or in its own 503's description.
+func TestOpenAPIStoreUnavailable(t *testing.T) {
+	var doc openAPIDoc
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	routes := []struct{ method, path string }{
+		{"get", "/v1/graphs"}, {"get", "/v1/graphs/{name}"}, {"get", "/v1/stats"}, {"get", "/v1/search"},
+		{"get", "/v1/entity"}, {"get", "/v1/relations"}, {"get", "/v1/edges"}, {"get", "/v1/neighbors"},
+		{"get", "/v1/degree"}, {"get", "/v1/features"}, {"get", "/v1/sameas"}, {"post", "/v1/ask"},
+		{"get", "/cayley/api/v2/query"}, {"post", "/cayley/api/v2/query"}, {"post", "/cayley/api/v2/write"},
+		{"post", "/cayley/api/v2/delete"}, {"post", "/cayley/api/v2/node/delete"},
+	}
+	for _, rt := range routes {
+		resp, _ := doc.Paths[rt.path][rt.method]["responses"].(map[string]any)
+		a, ok := resp["503"].(map[string]any)
+		if !ok {
+			t.Errorf("%s %s: no 503 documented", rt.method, rt.path)
+			continue
+		}
+		ref, _ := a["$ref"].(string)
+		desc, _ := a["description"].(string)
+		if ref != "#/components/responses/StoreUnavailable" && !strings.Contains(desc, unavailableMsg) {
+			t.Errorf("%s %s: its 503 (%v) does not document %q", rt.method, rt.path, a, unavailableMsg)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -198,6 +199,26 @@ func cacheKey(q string) string {
 
 func (c *client) cachePath(key string) string {
 	return filepath.Join(c.cacheDir, key[:2], key+".json")
+}
+
+// cacheHoldsAnswers reports whether the disk cache holds some non-empty
+// answer (a cache file); false without a cache directory.
+func (c *client) cacheHoldsAnswers() bool {
+	if c.cacheDir == "" {
+		return false
+	}
+	found := false
+	_ = filepath.WalkDir(c.cacheDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return nil //nolint:nilerr // an unreadable entry holds no answer
+		}
+		if info, err := d.Info(); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // load reads the disk cache or fetches (and fills the cache).

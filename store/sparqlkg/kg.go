@@ -36,6 +36,7 @@ package sparqlkg
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -71,7 +72,8 @@ type Config struct {
 	// CacheDir, when set, keeps response bodies on disk across runs,
 	// Open's probe included: a re-run sends only the queries the cache
 	// does not hold (none for an identical re-run, which then works with
-	// the endpoint offline).
+	// the endpoint offline; so does a cache without the probe's answer,
+	// which an older grove filled: see probe).
 	CacheDir string
 	// HubCap caps the edges a relation count aggregates (default 100,000);
 	// counts that reach it are lower bounds (Relation.AtLeast).
@@ -151,15 +153,32 @@ func Open(ctx context.Context, cfg Config) (*KG, error) {
 // error. The answer is cached like any other, so with Config.CacheDir a
 // re-run sends no probe: the disk cache holds an earlier run's, and a
 // re-run answered wholly from the cache works with the endpoint offline.
+//
+// A cache filled by an older grove lacks the probe's answer: when the
+// endpoint cannot be reached then but the cache holds some answers, Open
+// goes on with a warning that the endpoint was not checked, so the
+// queries the cache holds answer (the others fail as unreachable).
 func (k *KG) probe(ctx context.Context) error {
 	before := k.Requests()
 	if _, err := k.c.query(ctx, probeQuery); err != nil {
-		return err
+		if !unreachable(err) || ctx.Err() != nil || !k.c.cacheHoldsAnswers() {
+			return err
+		}
+		k.c.log.Warn("sparql endpoint not checked: it cannot be reached and the response cache lacks the probe's answer "+
+			"(an older grove filled it); queries the cache holds answer, others fail", "host", k.c.host, "cache", k.c.cacheDir, "err", err)
+		return nil
 	}
 	if k.Requests() == before {
 		k.c.log.Debug("sparql endpoint not probed: the response cache holds an earlier probe's answer", "host", k.c.host, "cache", k.c.cacheDir)
 	}
 	return nil
+}
+
+// unreachable reports an error of an endpoint that could not be reached
+// (no HTTP answer at all).
+func unreachable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == 0
 }
 
 // redactURL is an endpoint URL fit for errors and logs: the user info

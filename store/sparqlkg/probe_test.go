@@ -2,8 +2,10 @@ package sparqlkg
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -70,6 +72,66 @@ func TestProbeFromCache(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "unreachable") {
 					t.Errorf("a query the cache does not hold, offline: %v; want unreachable", err)
 				}
+			}
+		})
+	}
+}
+
+// TestProbeOldCache: a cache an older grove filled lacks the probe's
+// answer; with the endpoint offline, Open goes on when the cache holds
+// answers (warning that the endpoint was not checked), cached queries
+// answer and an uncached one fails as unreachable; an empty cache, or
+// none, still fails Open as unreachable.
+func TestProbeOldCache(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		w.Write([]byte(okBody))
+	}))
+	url := srv.URL + "/sparql"
+	ctx := context.Background()
+	var logs strings.Builder
+	open := func(cache string) (*KG, error) {
+		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		return Open(ctx, Config{URL: url, Dialect: rdf(t), CacheDir: cache, Retries: -1, Timeout: 2 * time.Second, Logger: log})
+	}
+	old := t.TempDir()
+	kg, err := open(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kg.Graphs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The older grove's cache: the same answers, without the probe's.
+	if err := os.Remove(kg.c.cachePath(cacheKey(probeQuery))); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	for _, c := range []struct {
+		name  string
+		cache string
+		ok    bool
+	}{{"old cache", old, true}, {"empty cache", t.TempDir(), false}, {"no cache", "", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			logs.Reset()
+			kg, err := open(c.cache)
+			if !c.ok {
+				if err == nil || !strings.Contains(err.Error(), "unreachable") {
+					t.Fatalf("Open: %v, want unreachable", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open with an old cache, offline: %v", err)
+			}
+			if !strings.Contains(logs.String(), "not checked") {
+				t.Errorf("no warning that the endpoint was not checked: %q", logs.String())
+			}
+			if _, err := kg.Graphs(ctx); err != nil {
+				t.Errorf("a cached query: %v", err)
+			}
+			if _, err := kg.Search(ctx, "", "Blade Runner", 5); err == nil || !strings.Contains(err.Error(), "unreachable") {
+				t.Errorf("an uncached query: %v, want unreachable", err)
 			}
 		})
 	}

@@ -116,16 +116,28 @@ func (k *KG) writeWith(ctx context.Context, w *writeSet, choose func(*batch) wri
 }
 
 // retryDeadlocks runs once, a whole transaction, again (up to
-// deadlockRetries times) while PostgreSQL makes it a deadlock's victim.
+// deadlockRetries times) while PostgreSQL makes it a deadlock's victim
+// (or it is rolled back on errConcurrentInsert, see retryable).
 func (k *KG) retryDeadlocks(ctx context.Context, once func() (writeResult, error)) (writeResult, error) {
 	for try := 1; ; try++ {
 		r, err := once()
-		var pe *pq.Error
-		if try > deadlockRetries || !errors.As(err, &pe) || pe.Code != "40P01" || ctx.Err() != nil {
+		if try > deadlockRetries || !retryable(err) || ctx.Err() != nil {
 			return r, err
 		}
-		k.log.Warn("sql write: deadlock, trying again", "try", try, "err", err)
+		msg := "sql write: deadlock, trying again"
+		if errors.Is(err, errConcurrentInsert) {
+			msg = "sql write: rolled back (its reference counts could drift), trying again"
+		}
+		k.log.Warn(msg, "try", try, "err", err)
 	}
+}
+
+// retryable is true for an error after which the whole write may be tried
+// again: its transaction was a deadlock's victim or found its counts
+// could drift (errConcurrentInsert), and was rolled back.
+func retryable(err error) bool {
+	var pe *pq.Error
+	return errors.Is(err, errConcurrentInsert) || errors.As(err, &pe) && pe.Code == "40P01"
 }
 
 // writeOnce applies b in one transaction with strategy s.
@@ -139,11 +151,37 @@ func (k *KG) writeOnce(ctx context.Context, b *batch, s writeStrategy) (writeRes
 	if err != nil {
 		return writeResult{}, err
 	}
-	if err := tx.Commit(); err != nil {
-		return writeResult{}, k.wrap(ctx, err)
+	if err := k.commit(ctx, tx); err != nil {
+		return writeResult{}, err
 	}
 	k.forgetCounts()
 	return r, nil
+}
+
+// ErrCommitUnknown is wrapped by the error of a write whose context ended
+// (its deadline, or a cancel) while PostgreSQL was running its COMMIT: the
+// client cannot tell whether the server committed, so the write may have
+// been applied, or not. (A context that ends before COMMIT is sent rolls
+// the write back: its error wraps only the context's.)
+var ErrCommitUnknown = errors.New("the write's outcome is unknown: its context ended during COMMIT, so it may have been applied")
+
+// commit commits tx. Its error says when the outcome is unknown: ctx
+// ended while COMMIT ran (ErrCommitUnknown, with ctx.Err()), rather than
+// before it was sent (database/sql then returns ctx.Err() itself, or
+// sql.ErrTxDone once it has rolled tx back).
+func (k *KG) commit(ctx context.Context, tx *sql.Tx) error {
+	if err := ctx.Err(); err != nil {
+		return k.wrap(ctx, err)
+	}
+	err := tx.Commit()
+	if err == nil {
+		return nil
+	}
+	cerr := ctx.Err()
+	if cerr == nil || err == cerr || errors.Is(err, sql.ErrTxDone) { //nolint:errorlint // database/sql returns ctx.Err() itself
+		return k.wrap(ctx, err)
+	}
+	return fmt.Errorf("sql write: %w (%w: %v)", ErrCommitUnknown, cerr, err)
 }
 
 // forgetCounts makes Cayley's quad store drop the quad and node counts it
@@ -296,9 +334,16 @@ func (k *KG) insert(ctx context.Context, tx *sql.Tx, w *writeSet, counts map[str
 	// The quads not stored yet, and how many of them reference each node:
 	// new nodes are inserted with their reference count, existing ones get
 	// theirs raised, so a first load never updates a row it just wrote.
+	res, err := tx.ExecContext(ctx, `CREATE TEMP TABLE grove_new ON COMMIT DROP AS SELECT DISTINCT s, p, o, l FROM grove_tq t
+		WHERE NOT del AND NOT `+stored)
+	if err != nil {
+		return 0, k.wrap(ctx, err)
+	}
+	fresh, err := res.RowsAffected()
+	if err != nil {
+		return 0, k.wrap(ctx, err)
+	}
 	if err := k.execAll(ctx, tx,
-		`CREATE TEMP TABLE grove_new ON COMMIT DROP AS SELECT DISTINCT s, p, o, l FROM grove_tq t
-			WHERE NOT del AND NOT `+stored,
 		`CREATE TEMP TABLE grove_refs ON COMMIT DROP AS SELECT h, count(*) AS n FROM (SELECT s AS h FROM grove_new
 			UNION ALL SELECT p FROM grove_new UNION ALL SELECT o FROM grove_new UNION ALL SELECT l FROM grove_new) x
 			WHERE h IS NOT NULL GROUP BY h`,
@@ -315,14 +360,28 @@ func (k *KG) insert(ctx context.Context, tx *sql.Tx, w *writeSet, counts map[str
 	if err := k.skipForeignKeys(ctx, tx); err != nil {
 		return 0, err
 	}
-	// ON CONFLICT only matters when another writer stored the same quad
-	// since grove_new was computed.
+	// The references were counted from grove_new: the write holds its
+	// graphs' rows (the quads without a label: graph ""'s), so no other
+	// writer of the same quads stores them meanwhile. Should one have
+	// (ON CONFLICT skipped its quads), the counts would drift: the write
+	// is rolled back and tried again instead (errConcurrentInsert).
 	added, err := k.perLabel(ctx, tx, `WITH ins AS (INSERT INTO quads (subject_hash, predicate_hash, object_hash, label_hash, ts)
 		SELECT s, p, o, l, now() FROM grove_new ORDER BY s, p, o ON CONFLICT DO NOTHING RETURNING label_hash)
 		SELECT label_hash, count(*) FROM ins GROUP BY label_hash`, counts, 1)
+	// (A server that reports no row count for CREATE TABLE AS makes fresh
+	// 0, and the check inert.)
+	if err == nil && added < fresh {
+		err = fmt.Errorf("sql write: %d of %d new quads: %w", added, fresh, errConcurrentInsert)
+	}
 	k.log.Debug("sql write: quads inserted", "added", added, "took", time.Since(start))
 	return added, err
 }
+
+// errConcurrentInsert is a staged write that found some of its new quads
+// stored by another writer between counting their nodes' references and
+// inserting them: its transaction is rolled back (nothing of it applied)
+// and tried again, as a deadlock's victim is.
+var errConcurrentInsert = errors.New("another writer stored some of the same quads meanwhile")
 
 // skipForeignKeys turns the per-row foreign-key triggers of Cayley's
 // schema off for the rest of tx when the role may (a superuser): every

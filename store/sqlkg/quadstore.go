@@ -58,9 +58,10 @@ func (s *quadStore) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 }
 
 // ApplyDeltasContext is ApplyDeltas bounded by ctx (the server's Cayley
-// write routes pass the request's): once ctx ends, the transaction is
-// rolled back, nothing of the batch written, and the error wraps
-// ctx.Err().
+// write routes pass the request's): once ctx ends, the error wraps
+// ctx.Err(); the transaction is rolled back, nothing of the batch
+// written, unless ctx ended while PostgreSQL ran its COMMIT: then the
+// error also wraps ErrCommitUnknown (the batch may have been applied).
 func (s *quadStore) ApplyDeltasContext(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts) error {
 	w, err := deltaSet(in, opts)
 	if err != nil {

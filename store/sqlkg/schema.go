@@ -105,15 +105,64 @@ func (k *KG) readCatalog(ctx context.Context) (catalog, error) {
 // A read-only open creates nothing: without the tables it fails, saying
 // what is missing and that a writable open creates it; without an index
 // it reads more slowly, and says so in the log.
+//
+// Writable opens of one database take turns on PostgreSQL (schemaLock),
+// so that two processes opening it at once do not both create the tables
+// and indexes or both migrate: the second reads the catalog once the
+// first is done, and finds nothing to do.
 func (k *KG) initSchema(ctx context.Context, flavor, addr, url string) error {
+	k.labelChars = labelPrefix
+	if k.readOnly {
+		c, err := k.readCatalog(ctx)
+		if err != nil {
+			return err
+		}
+		return k.useSchema(c)
+	}
+	unlock, err := k.schemaLock(ctx, flavor)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	c, err := k.readCatalog(ctx)
 	if err != nil {
 		return err
 	}
-	k.labelChars = labelPrefix
-	if k.readOnly {
-		return k.useSchema(c)
+	return k.updateSchema(ctx, c, flavor, addr, url)
+}
+
+// schemaLockKey is the PostgreSQL advisory lock that writable opens of a
+// database take turns on (an arbitrary number: "grove" in ASCII).
+const schemaLockKey = 0x67726f7665
+
+// schemaLock makes the caller wait until no other writable open of the
+// database is updating its schema (PostgreSQL only: a transaction that
+// holds an advisory lock, ended by the returned function, or by the
+// server when the connection drops). On CockroachDB, which has no
+// advisory locks, it waits for nothing: its schema statements are IF NOT
+// EXISTS (IF EXISTS) ones.
+func (k *KG) schemaLock(ctx context.Context, flavor string) (func(), error) {
+	if flavor != postgresFlavor {
+		return func() {}, nil
 	}
+	tx, err := k.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sql: waiting for other writable opens' schema updates: %w", k.wrap(ctx, err))
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockKey)); err != nil {
+		tx.Rollback() //nolint:errcheck // the lock's error is the one to report
+		return nil, fmt.Errorf("sql: waiting for other writable opens' schema updates: %w", k.wrap(ctx, err))
+	}
+	return func() {
+		if err := tx.Rollback(); err != nil {
+			k.log.Warn("sql: releasing the schema lock failed (the server releases it when the connection ends)", "err", err)
+		}
+	}, nil
+}
+
+// updateSchema creates what c lacks, replaces an old label index, and
+// counts the quads without a label (see initSchema).
+func (k *KG) updateSchema(ctx context.Context, c catalog, flavor, addr, url string) error {
 	if !c.tables {
 		if err := graph.InitQuadStore(flavor, addr, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
 			return fmt.Errorf("sql: create cayley tables: %w", scrub(err, url))

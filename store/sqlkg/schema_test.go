@@ -3,9 +3,11 @@ package sqlkg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/sqlkg"
+	"github.com/grove-kg/grove/store/storetest/testserver"
 )
 
 // indexes lists the indexes of table in the database, by name.
@@ -255,3 +258,87 @@ func TestPostgresUnlabelledCounted(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestPostgresConcurrentOpens: writable opens of one database at once
+// (processes starting together) all succeed and leave Grove's schema
+// whole, on a fresh database and on one of the old layout, which each of
+// them would migrate.
+func TestPostgresConcurrentOpens(t *testing.T) {
+	const opens, rounds = 8, 3
+	pg := testserver.StartPostgres(t)
+	admin := openDB(t, pg.URL)
+	cases := []struct {
+		name string
+		old  bool // the database is of the old layout
+	}{{"fresh database", false}, {"old layout, migrated", true}}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for r := range rounds {
+				name := fmt.Sprintf("opens%d_%d", i, r)
+				if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
+					t.Fatal(err)
+				}
+				url := strings.Replace(pg.URL, "/grove?", "/"+name+"?", 1)
+				if c.old {
+					makeOldLayout(t, url)
+				}
+				openAtOnce(t, url, opens)
+				if got := indexes(t, url, "nodes"); got != "grove_nodes_label" {
+					t.Errorf("round %d: label indexes %q, want grove_nodes_label", r, got)
+				}
+				if got := indexes(t, url, "quads"); !strings.Contains(got, "grove_quads_label") {
+					t.Errorf("round %d: indexes of quads %q, want grove_quads_label among them", r, got)
+				}
+			}
+		})
+	}
+}
+
+// makeOldLayout gives the database at url the schema of Grove before the
+// label index over prefixes (and before the index of quads by label),
+// holding one quad.
+func makeOldLayout(t *testing.T, url string) {
+	t.Helper()
+	ctx := context.Background()
+	kg, err := sqlkg.Open(ctx, sqlkg.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kg.Load(ctx, "g", []quad.Quad{lbl("/br", "Blade Runner", "")}); err != nil {
+		t.Fatal(err)
+	}
+	kg.Close()
+	db := openDB(t, url)
+	for _, s := range []string{`DROP INDEX grove_nodes_label`, `DROP INDEX grove_quads_label`,
+		`CREATE INDEX grove_nodes_lower ON nodes (lower(value_string) text_pattern_ops)`} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// openAtOnce opens n KGs writable on url at once, failing the test on
+// any open's error, and closes them.
+func openAtOnce(t *testing.T, url string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	start := make(chan struct{})
+	for range n {
+		wg.Go(func() {
+			<-start
+			kg, err := sqlkg.Open(context.Background(), sqlkg.Config{URL: url})
+			if err != nil {
+				errs <- err
+				return
+			}
+			kg.Close()
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent writable open: %v", err)
+	}
+}

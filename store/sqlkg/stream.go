@@ -133,8 +133,8 @@ func (k *KG) streamOnce(ctx context.Context, o StreamOptions, src QuadSource) (w
 	if err != nil {
 		return writeResult{}, n, err
 	}
-	if err := tx.Commit(); err != nil {
-		return writeResult{}, n, k.wrap(ctx, err)
+	if err := k.commit(ctx, tx); err != nil {
+		return writeResult{}, n, err
 	}
 	k.forgetCounts()
 	return r, n, nil

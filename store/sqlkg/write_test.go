@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cayleygraph/cayley/graph"
 	_ "github.com/cayleygraph/cayley/writer" // Cayley's "single" writer, as the server uses
@@ -225,4 +227,93 @@ func checkCounts(t *testing.T, ctx context.Context, kg *sqlkg.KG, db *sql.DB, wa
 	if bad != 0 || unref != 0 {
 		t.Errorf("%d nodes with a wrong reference count, %d unreferenced nodes kept", bad, unref)
 	}
+}
+
+// TestPostgresCommitDeadline: a write whose context ends while
+// PostgreSQL runs its COMMIT (a deferred constraint trigger makes COMMIT
+// sleep) fails with an error saying its outcome is unknown
+// (ErrCommitUnknown, with the deadline); one whose context ends before
+// COMMIT (an immediate trigger makes the INSERT sleep) fails with the
+// deadline alone, nothing written. Both small (direct) and staged writes.
+func TestPostgresCommitDeadline(t *testing.T) {
+	kg, pg := openPostgres(t)
+	db := openDB(t, pg.URL)
+	// The trigger sleeps once per transaction, whatever its rows.
+	if _, err := db.Exec(`CREATE FUNCTION grove_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+		IF coalesce(current_setting('grove.slept', true), '') = '' THEN
+			PERFORM set_config('grove.slept', 'yes', true); PERFORM pg_sleep(3);
+		END IF;
+		RETURN NULL; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		deferred bool // the trigger runs at COMMIT
+		quads    int
+	}{
+		{"deadline during COMMIT, direct", true, 3},
+		{"deadline during COMMIT, staged", true, sqlkg.SmallWrite + 10},
+		{"deadline before COMMIT, direct", false, 3},
+		{"deadline before COMMIT, staged", false, sqlkg.SmallWrite + 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			when := "INITIALLY IMMEDIATE"
+			if c.deferred {
+				when = "INITIALLY DEFERRED"
+			}
+			for _, s := range []string{`DROP TRIGGER IF EXISTS grove_slow ON quads`,
+				`CREATE CONSTRAINT TRIGGER grove_slow AFTER INSERT ON quads DEFERRABLE ` + when +
+					` FOR EACH ROW EXECUTE FUNCTION grove_slow()`,
+				// Superusers' writes run as replicas (no foreign-key
+				// triggers): this one runs anyway.
+				`ALTER TABLE quads ENABLE ALWAYS TRIGGER grove_slow`} {
+				if _, err := db.Exec(s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			qs := make([]quad.Quad, c.quads)
+			for i := range qs {
+				qs[i] = q(fmt.Sprintf("/%s/s%d", strings.ReplaceAll(c.name, " ", "_"), i), "/p", "/o", "")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_, err := kg.Load(ctx, "g"+strings.ReplaceAll(c.name, " ", "_"), qs)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Load: %v, want the deadline", err)
+			}
+			if got := errors.Is(err, sqlkg.ErrCommitUnknown); got != c.deferred {
+				t.Errorf("Load: %v; says the outcome is unknown: %v, want %v", err, got, c.deferred)
+			}
+			stored := storedAfterWriters(t, db, qs[0])
+			t.Logf("stored once the server was done: %v", stored)
+			if !c.deferred && stored {
+				t.Errorf("a write stopped before COMMIT was applied")
+			}
+		})
+	}
+}
+
+// storedAfterWriters waits until no other session of the database runs a
+// statement (the server may go on with a write its client gave up on),
+// then says whether x is stored (whatever its label).
+func storedAfterWriters(t *testing.T, db *sql.DB, x quad.Quad) bool {
+	t.Helper()
+	for range 100 {
+		var busy int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND pid <> pg_backend_pid() AND state <> 'idle'`).Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if busy == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM quads q JOIN nodes s ON s.hash = q.subject_hash WHERE s.value_string = $1`,
+		string(x.Subject.(quad.IRI))).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
