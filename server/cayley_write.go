@@ -325,6 +325,9 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 	}
 	body := changeErrorBody{Error: msg, Count: done, RequestID: id}
 	switch {
+	case errors.Is(err, store.ErrOutcomeUnknown):
+		body.Error += fmt.Sprintf("; %d quads were %s before the last batch, which may or may not have been "+
+			"applied (the time ran out while the database committed it): read its quads back to know", done, verb)
 	case done == 0:
 		body.Error += "; nothing was " + verb
 	case errors.Is(err, engine.ErrNodeDeleteUnfinished):

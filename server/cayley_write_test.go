@@ -200,6 +200,12 @@ func TestCayleyWriteErrors(t *testing.T) {
 			status: 200, want: []string{`"quads":20009`}, gone: []string{"<p1>", "<big0>", "<big20004>"}, stored: []string{"<m1>"}},
 		{name: "a node delete the store does not make", path: "/api/v2/node/delete", body: "<m1>", noDelete: true,
 			status: 500, want: []string{"internal error; see the server log"}, count: 6, stored: []string{"<m1>"}},
+		// The SQL backend's deadline during COMMIT (sqlkg.ErrCommitUnknown):
+		// the batch may have been applied, so "nothing was written" would
+		// be untrue.
+		{name: "the outcome is unknown", path: "/api/v2/write", body: "<u1> <directed_by> <p1> .\n",
+			failAt: 1, err: fmt.Errorf("sql write: %w (%w)", store.ErrOutcomeUnknown, context.DeadlineExceeded), status: 504,
+			want: []string{"request timed out", "0 quads were written before the last batch, which may or may not have been applied"}},
 		{name: "any other error", path: "/api/v2/write", body: "<e1> <directed_by> <p1> .\n",
 			failAt: 1, err: fmt.Errorf("badger: read %s/MANIFEST: input/output error", secret), status: 500,
 			want: []string{"internal error; see the server log for request", "nothing was written"}, gone: []string{"<e1>"}, logged: true},

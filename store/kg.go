@@ -100,6 +100,12 @@ var ErrTooManyFiles = errors.New("too many open files")
 // request wrong. The server answers it with a 503.
 var ErrUnavailable = errors.New("store unavailable: the database did not answer within the idle bound")
 
+// ErrOutcomeUnknown is matched (errors.Is) by the error of a write whose
+// outcome the store cannot tell: its context ended while the database
+// committed it (the SQL backend's sqlkg.ErrCommitUnknown), so it may have
+// been applied. The server says so instead of "nothing was written".
+var ErrOutcomeUnknown = errors.New("the write's outcome is unknown")
+
 // GraphInfo describes one named graph (one KG).
 type GraphInfo struct {
 	Name      string `json:"name"`

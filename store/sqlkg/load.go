@@ -10,6 +10,8 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	"github.com/lib/pq"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // Load writes quads into graph in one transaction (a large batch through
@@ -163,7 +165,7 @@ func (k *KG) writeOnce(ctx context.Context, b *batch, s writeStrategy) (writeRes
 // client cannot tell whether the server committed, so the write may have
 // been applied, or not. (A context that ends before COMMIT is sent rolls
 // the write back: its error wraps only the context's.)
-var ErrCommitUnknown = errors.New("the write's outcome is unknown: its context ended during COMMIT, so it may have been applied")
+var ErrCommitUnknown = fmt.Errorf("%w: its context ended during COMMIT, so it may have been applied", store.ErrOutcomeUnknown)
 
 // commit commits tx. Its error says when the outcome is unknown: ctx
 // ended while COMMIT ran (ErrCommitUnknown, with ctx.Err()), rather than
