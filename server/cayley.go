@@ -774,6 +774,11 @@ func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api htt
 	cw := &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes, format: name}
 	w.Header().Set("Trailer", readTruncatedTrailer)
 	api.ServeHTTP(cw, r)
+	if cw.failed {
+		w.Header().Del("Trailer")
+		s.readFailed(w, r, cw.failBody)
+		return
+	}
 	cw.finish()
 	if !cw.truncated {
 		return
@@ -789,6 +794,23 @@ func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api htt
 	msg = "truncated: " + msg
 	_, _ = w.Write(cw.tail(msg))
 	w.Header().Set(readTruncatedTrailer, msg)
+}
+
+// readFailed answers a read that Cayley's handler failed with an error
+// status before sending anything (it answers a store error with a 500
+// carrying the raw error): the raw error goes to the server log, and the
+// client gets the server's own answer, a 503 when the store does not
+// answer (as on every route), else a 500 naming the request id.
+func (s *Server) readFailed(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.log.ErrorContext(r.Context(), "cayley read failed", "request_id", requestID(r.Context()),
+		"err", strings.TrimSpace(string(body)))
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if _, err := s.kg.Graphs(ctx); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeError(w, r, fmt.Errorf("cayley read: %s", body))
 }
 
 // readableFormats lists the formats a read can use, for error messages.
@@ -823,6 +845,11 @@ type cappedWriter struct {
 	format    string
 	sent      bool // bytes or a status went to the client
 	truncated bool
+	// failed is set when Cayley's handler answered an error status before
+	// anything was sent (a store error: its body, the raw error, which may
+	// name the database's internals, is kept in failBody, not sent).
+	failed   bool
+	failBody []byte
 	// afterElem: the last json write was a quad object (not "[" or ",").
 	afterElem bool
 	// pending is the end of a line-based answer that awaits its line break.
@@ -830,11 +857,19 @@ type cappedWriter struct {
 }
 
 func (w *cappedWriter) WriteHeader(code int) {
+	if code >= http.StatusInternalServerError && !w.sent {
+		w.failed = true
+		return
+	}
 	w.sent = true
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *cappedWriter) Write(b []byte) (int, error) {
+	if w.failed {
+		w.failBody = append(w.failBody, b...)
+		return len(b), nil
+	}
 	if w.truncated {
 		return 0, errReadCapped
 	}

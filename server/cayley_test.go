@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,7 +14,10 @@ import (
 	"time"
 
 	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/quad/nquads"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // cayleyServer serves testDB with the engine as Cayley's QuadStore.
@@ -443,6 +448,48 @@ func TestCayleyReadTypedLiterals(t *testing.T) {
 			}
 			if c.name != "nquads" && (len(got) != 1 || got[0] != written[1]) {
 				t.Errorf("filtered read %q, want %q", got, written[1])
+			}
+		})
+	}
+}
+
+// readFailStore is a quad store whose every quad listing fails with a
+// database error naming its internals.
+type readFailStore struct{ graph.QuadStore }
+
+const readFailSecret = `pq: relation "quads" at 10.1.2.3:5432 is locked`
+
+func (readFailStore) QuadsAllIterator() iterator.Shape {
+	return iterator.NewError(errors.New(readFailSecret))
+}
+
+// unavailableKG is a KG whose database does not answer.
+type unavailableKG struct{ store.KG }
+
+func (unavailableKG) Graphs(context.Context) ([]store.GraphInfo, error) {
+	return nil, fmt.Errorf("sql: list graphs: %w", store.ErrUnavailable)
+}
+
+// TestCayleyReadStoreError: a /read the store fails is answered as every
+// route answers a store error, a 503 when the store does not answer and
+// otherwise a 500 naming the request id, never Cayley's 500 with the raw
+// error (which named the database's address).
+func TestCayleyReadStoreError(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		kg     func(store.KG) store.KG
+		status int
+		want   string
+	}{
+		{"store unavailable", func(k store.KG) store.KG { return unavailableKG{k} }, 503, "store unavailable"},
+		{"other error", func(k store.KG) store.KG { return k }, 500, "internal error; see the server log for request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := testDB(t)
+			ts := startServer(t, Config{}, c.kg(db), Deps{QuadStore: readFailStore{db}})
+			st, _, body := ts.do("GET", "/cayley/api/v2/read", "", nil)
+			if st != c.status || !strings.Contains(string(body), c.want) || strings.Contains(string(body), "10.1.2.3") {
+				t.Errorf("read: %d %s; want %d %q without the database's address", st, body, c.status, c.want)
 			}
 		})
 	}
