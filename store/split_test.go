@@ -19,6 +19,7 @@ func TestApplyInParts(t *testing.T) {
 		wantN     int
 		wantErr   error
 		wantCalls []int // batch sizes apply was called with
+		hint      bool  // the store says how many fit (TooBigError)
 	}{
 		{name: "fits", n: 8, limit: 8, failAt: -1, wantN: 8, wantCalls: []int{8}},
 		{name: "halved once", n: 8, limit: 4, failAt: -1, wantN: 8, wantCalls: []int{8, 4, 4}},
@@ -26,6 +27,9 @@ func TestApplyInParts(t *testing.T) {
 		{name: "one item too big", n: 4, limit: 0, failAt: -1, wantN: 0, wantErr: ErrTooBig, wantCalls: []int{4, 2, 1}},
 		{name: "other error after a part", n: 8, limit: 4, failAt: 5, wantN: 4, wantErr: other, wantCalls: []int{8, 4, 4}},
 		{name: "empty", n: 0, limit: 4, failAt: -1},
+		// Told how many fit, it cuts there: no failed halves.
+		{name: "cut where the store says", n: 10, limit: 3, failAt: -1, wantN: 10, hint: true, wantCalls: []int{10, 3, 7, 3, 4, 3, 1}},
+		{name: "a hint of all is halved", n: 4, limit: 0, failAt: -1, wantN: 0, wantErr: ErrTooBig, hint: true, wantCalls: []int{4, 2, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			items := make([]int, tc.n)
@@ -35,6 +39,13 @@ func TestApplyInParts(t *testing.T) {
 			var calls, written []int
 			n, err := ApplyInParts(items, func(b []int) error {
 				calls = append(calls, len(b))
+				if len(b) > tc.limit && tc.hint {
+					fit := tc.limit
+					if fit == 0 {
+						fit = len(b) // a hint that helps nothing
+					}
+					return fmt.Errorf("batch of %d: %w", len(b), &TooBigError{Fit: fit})
+				}
 				if len(b) > tc.limit {
 					return fmt.Errorf("batch of %d: %w", len(b), ErrTooBig)
 				}

@@ -65,10 +65,16 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 			if err := u.apply(d); err != nil {
 				return err
 			}
+			if i%tooBigCheckEvery == tooBigCheckEvery-1 {
+				if err := u.tooBig(i + 1); err != nil {
+					return err
+				}
+			}
 		}
 		if err := u.writeGroups(); err != nil {
 			return err
 		}
+		u.grouped = true
 		if err := u.dropOrphans(); err != nil {
 			return err
 		}
@@ -89,8 +95,14 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 	if err != nil {
 		u.dropStagedLabels()
 	}
+	if tb := (*store.TooBigError)(nil); errors.As(err, &tb) {
+		return fmt.Errorf("apply deltas: %d deltas are %w (Badger's limit; use smaller batches or the bulk loader; "+
+			"about %d fit)", len(in), tb, tb.Fit)
+	}
 	if errors.Is(err, badger.ErrTxnTooBig) {
-		return fmt.Errorf("apply deltas: %d deltas are %w (Badger's limit; use smaller batches or the bulk loader): %w", len(in), store.ErrTooBig, err)
+		tb := u.fit(len(in))
+		return fmt.Errorf("apply deltas: %d deltas are %w (Badger's limit; use smaller batches or the bulk loader; "+
+			"about %d fit): %w", len(in), tb, tb.Fit, err)
 	}
 	if err != nil {
 		return err
@@ -114,13 +126,59 @@ type updater struct {
 	key    []byte
 	// The batch's write-back state (overlay.go).
 	pending map[string]pendingVal
-	groups  map[string]*groupEdit
-	blocks  map[string][]sumEntry // decoded node blocks
-	order   []string
-	orphans map[uint64]bool // terms a delete may have left unused
+	// pendingBytes is the size of the pending entries as Badger counts it
+	// (see put, tooBig).
+	pendingBytes int64
+	grouped      bool // writeGroups ran: the edits are pending keys
+	lists        int  // edited posting lists that are not a node's (their chunk keys)
+	groups       map[string]*groupEdit
+	blocks       map[string][]sumEntry // decoded node blocks
+	order        []string
+	orphans      map[uint64]bool // terms a delete may have left unused
 	// interrupted is the unfinished bulk load, if any (see graph).
 	interrupted *Interrupted
 }
+
+// tooBigCheckEvery is how often (in deltas) a batch checks whether its
+// transaction will be over Badger's limits (updater.tooBig).
+const tooBigCheckEvery = 256
+
+// tooBig returns a *store.TooBigError once the transaction of the
+// batch's first n deltas will be over Badger's limits (estimate), so that
+// a batch too large stops early instead of after all its work, saying how
+// many of its deltas fit.
+func (u *updater) tooBig(n int) error {
+	count, size := u.estimate()
+	if count < u.db.bdb.MaxBatchCount() && size < u.db.bdb.MaxBatchSize() {
+		return nil
+	}
+	return u.fit(n)
+}
+
+// estimate is a lower bound of the batch's transaction as Badger counts
+// it, entries and bytes: the pending keys, and until writeGroups has made
+// them pending keys too, one small entry per node block and per edited
+// posting list other than a node's (which may live in its node block).
+func (u *updater) estimate() (count, size int64) {
+	var edited int64
+	if !u.grouped {
+		edited = int64(len(u.blocks) + u.lists)
+	}
+	return int64(len(u.pending)) + edited, u.pendingBytes + edited*entrySize(groupKeyLen, 8)
+}
+
+// fit is the error of a batch whose first n deltas make a transaction of
+// the estimated size: the deltas expected to fit, with a margin.
+func (u *updater) fit(n int) *store.TooBigError {
+	count, size := u.estimate()
+	share := min(float64(u.db.bdb.MaxBatchCount())/float64(max(count, 1)),
+		float64(u.db.bdb.MaxBatchSize())/float64(max(size, 1)))
+	return &store.TooBigError{Fit: max(1, int(float64(n)*share*0.85))}
+}
+
+// groupKeyLen is the length of a posting list's key (space, two ids and
+// a graph), the longest an edited list or block has.
+const groupKeyLen = 1 + 3*idLen
 
 // invalidDelta is the error of the batch's delta i of n, whose quad lacks
 // a term (validQuad's err). graph.DeltaError prints only its Err for such

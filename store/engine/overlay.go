@@ -33,8 +33,24 @@ func (u *updater) value(key []byte) ([]byte, bool, error) {
 	return txnGet(u.txn, key)
 }
 
-func (u *updater) set(key, v []byte) { u.pending[string(key)] = pendingVal{v: v} }
-func (u *updater) remove(key []byte) { u.pending[string(key)] = pendingVal{del: true} }
+func (u *updater) set(key, v []byte) { u.put(key, pendingVal{v: v}) }
+func (u *updater) remove(key []byte) { u.put(key, pendingVal{del: true}) }
+
+// put records a key's new value, keeping pendingBytes, the size Badger
+// will count for the pending entries (entrySize), up to date.
+func (u *updater) put(key []byte, p pendingVal) {
+	if old, ok := u.pending[string(key)]; ok {
+		u.pendingBytes -= entrySize(len(key), len(old.v))
+	}
+	u.pending[string(key)] = p
+	u.pendingBytes += entrySize(len(key), len(p.v))
+}
+
+// entrySize is what Badger counts of an entry against a transaction's
+// size limit (Txn.checkSize): key, value and metadata; a value over the
+// value-log threshold counts its pointer instead, so this is an upper
+// bound for those.
+func entrySize(key, value int) int64 { return int64(key+value) + 12 }
 
 // summary returns a node's block in one segment as the batch sees it
 // (decoded once per batch; writeGroups updates the decoded copy and
@@ -103,6 +119,9 @@ func (u *updater) group(key []byte) (*groupEdit, error) {
 	}
 	ge.storedCount = ge.count
 	ge.dirty = make([]bool, len(ge.chunks))
+	if !isNodeGroup(key) {
+		u.lists++
+	}
 	u.groups[string(key)] = ge
 	u.order = append(u.order, string(key))
 	return ge, nil

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
+)
+
+// BenchmarkApplyDeltasBatch adds 60,000 new quads (new subjects, one
+// predicate, new literal objects, one graph) to a fresh on-disk database
+// in batches of each size, through store.ApplyInParts as the server and
+// grove ingest --incremental apply them: a batch too large for one
+// transaction is cut where the store says it fits. The cost per quad
+// should not grow much with the batch's size (the server applies a write
+// body of up to 65,536 quads as one batch). b.N counts whole runs;
+// ns/quad is reported.
+func BenchmarkApplyDeltasBatch(b *testing.B) {
+	const n = 60000
+	ds := make([]graph.Delta, n)
+	for i := range ds {
+		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"),
+			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
+	}
+	for _, size := range []int{2500, 10000, 30000, 60000} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				db, err := Open(b.TempDir(), Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for i := 0; i < n; i += size {
+					if _, err := store.ApplyInParts(ds[i:min(i+size, n)], func(b []graph.Delta) error {
+						return db.ApplyDeltas(b, graph.IgnoreOpts{})
+					}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/quad")
+		})
+	}
+}
+
+// TestApplyDeltasTooBigEarly: a batch too large for one Badger
+// transaction stops once its estimate is over the limits, before the rest
+// of its work and before Badger refuses it, with a store.TooBigError whose
+// Fit is a batch that does fit; a batch that fits is never refused by the
+// estimate (it is a lower bound).
+func TestApplyDeltasTooBigEarly(t *testing.T) {
+	const n = 60000
+	ds := make([]graph.Delta, n)
+	for i := range ds {
+		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"),
+			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
+	}
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.ApplyDeltas(ds, graph.IgnoreOpts{})
+	var tb *store.TooBigError
+	if !errors.As(err, &tb) || !errors.Is(err, store.ErrTooBig) || strings.Contains(err.Error(), badger.ErrTxnTooBig.Error()) {
+		t.Fatalf("a batch of %d: %v; want a store.TooBigError from the estimate, before Badger's refusal", n, err)
+	}
+	if tb.Fit < n/4 || tb.Fit >= n/2 {
+		t.Errorf("Fit %d, want about a third of the %d deltas (a new subject and object each: ~4 keys per delta)", tb.Fit, n)
+	}
+	if got := db.Counts().Quads; got != 0 {
+		t.Fatalf("%d quads stored by a refused batch", got)
+	}
+	// 20,000 such deltas are ~82,500 keys, under Badger's 104,857.
+	if err := db.ApplyDeltas(ds[:20000], graph.IgnoreOpts{}); err != nil {
+		t.Fatalf("a batch that fits: %v", err)
+	}
+	if err := db.ApplyDeltas(ds[20000:20000+tb.Fit], graph.IgnoreOpts{}); err != nil {
+		t.Fatalf("a batch of the %d said to fit: %v", tb.Fit, err)
+	}
+}
