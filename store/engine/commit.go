@@ -502,28 +502,22 @@ func (l *Loader) step(name string, fn func() error) error {
 }
 
 // writeDict streams the new dictionary entries from the merge's lists:
-// the term -> id keys and the id blocks as two streams, each on its own
-// goroutine. Both are ended before it returns, and the lists are removed.
+// the term -> id keys first, ended before the first id block is written,
+// then the id blocks, ended before it returns; the lists are removed.
+// The order makes a kill at any point recoverable: an interrupted load
+// leaves term keys whose id blocks may be missing, which the re-run finds
+// and writes again (idAssigner.assign: reserved), never an id block
+// without its term key, which the re-run could not find and would number
+// its term again, leaving a second node for it.
 func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult) error {
 	l.db.log.Debug("bulk load dictionary", "new_entries", dict.terms.entries, "term_bytes", dict.terms.bytes)
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return writeTermKeys(ctx, cs.sink, dict.terms) })
-	g.Go(func() error {
-		w := idBlockWriter{cs: cs}
-		// Reserved ids (an interrupted load's) are all below this load's
-		// new ids, so the two lists in sequence are in id order.
-		for _, t := range dict.reserved {
-			if err := w.add(t.id, []byte(t.enc)); err != nil {
-				return err
-			}
-		}
-		err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error { return w.add(id, term) })
-		if err != nil {
-			return err
-		}
-		return w.flush()
-	})
-	if err := g.Wait(); err != nil {
+	if err := writeTermKeys(ctx, cs.sink, dict.terms); err != nil {
+		return err
+	}
+	if err := cs.sink.Done(streamTerm, streamHash); err != nil {
+		return err
+	}
+	if err := l.writeIDBlocks(ctx, cs, dict); err != nil {
 		return err
 	}
 	for _, p := range []string{dict.terms.path, dict.ids.path} { // written: free their disk
@@ -531,7 +525,24 @@ func (l *Loader) writeDict(ctx context.Context, cs *commitState, dict dictResult
 			l.sd.drop(p) // the two may be one file: dropping twice is harmless
 		}
 	}
-	return cs.sink.Done(streamTerm, streamHash, streamID)
+	return cs.sink.Done(streamID)
+}
+
+// writeIDBlocks writes the id blocks of the reserved and new entries.
+func (l *Loader) writeIDBlocks(ctx context.Context, cs *commitState, dict dictResult) error {
+	w := idBlockWriter{cs: cs}
+	// Reserved ids (an interrupted load's) are all below this load's
+	// new ids, so the two lists in sequence are in id order.
+	for _, t := range dict.reserved {
+		if err := w.add(t.id, []byte(t.enc)); err != nil {
+			return err
+		}
+	}
+	err := eachListEntry(ctx, dict.ids, func(term []byte, id uint64) error { return w.add(id, term) })
+	if err != nil {
+		return err
+	}
+	return w.flush()
 }
 
 // writeTermKeys writes the term -> id keys of a list as one stream, and
@@ -632,8 +643,12 @@ func (l *Loader) writeSorted(ctx context.Context, cs *commitState, s *quadSorter
 	if space == spaceOPS {
 		fields = func(q qids) (uint64, uint64, uint64, uint64) { return q.o, q.p, q.g, q.s }
 	} else {
+		// After an interrupted load a stored group may be that load's,
+		// written without its P entry: then every group goes to the P
+		// lists (merged with the stored ones, so none is listed twice).
+		rerun := l.db.Interrupted() != nil
 		onGroup = func(q qids, old int) error {
-			if old == 0 {
+			if old == 0 || rerun {
 				return cs.preds.add(qids{s: q.s, p: q.p, g: q.g})
 			}
 			return nil

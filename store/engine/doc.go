@@ -79,7 +79,9 @@
 //     buffers dropped, leaving the write phase's memory to Badger;
 //   - write: merging the runs streams every keyspace in key order through
 //     Badger's StreamWriter. The dictionary goes first: the term -> id
-//     keys and the id blocks as two streams on two goroutines. Then the S and O
+//     keys, ended before the id blocks, so a crash never leaves an id
+//     block whose term key is missing (the re-run would number that term
+//     again). Then the S and O
 //     sides concurrently, merged with stored blocks and lists by a
 //     sequential scan, with the P sorter fed from a third goroutine and
 //     the P lists written as soon as the S side is done, then the
