@@ -103,7 +103,12 @@ type GraphMeta struct {
 
 // Interrupted describes a bulk load that did not finish.
 type Interrupted struct {
-	Graph    string   `json:"graph"`
+	Graph string `json:"graph"`
+	// Start and Reserved bound the term ids the load numbered: Start is
+	// the database's next id when the load began (0 in a marker written
+	// before it was recorded: the stored next id at open is used), and
+	// Reserved the next id after the load's terms.
+	Start    uint64   `json:"start_id,omitempty"`
 	Reserved uint64   `json:"reserved_next_id"`
 	Files    []string `json:"files"`
 	// FileGraphs names the graph of each file loaded into another graph
@@ -146,6 +151,9 @@ type DB struct {
 	graphs      map[string]*GraphMeta
 	byLabel     map[uint64]*GraphMeta
 	interrupted *Interrupted
+	// hide is the read filter of an unfinished bulk load, nil without one
+	// (loadfilter.go); replaced whole under mu, read without it.
+	hide atomic.Pointer[loadFilter]
 	// merging is the segment count of an unfinished MergeSegments, or 0
 	// (segmerge.go): writes are refused while it is set.
 	merging uint8
@@ -526,7 +534,11 @@ func (db *DB) checkMarker() error {
 		return fmt.Errorf("corrupt ingest marker %s: segment %d out of range", markerFile, in.Segment)
 	}
 	slices.Sort(in.SegmentGraphs) // searched by ApplyDeltas
+	if in.Start == 0 {
+		in.Start = db.nextID // the stored counter, unless a write since raised it
+	}
 	db.interrupted = &in
+	db.setLoadFilter()
 	db.nextID = max(db.nextID, in.Reserved)
 	db.useSegment(in.Segment)
 	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
