@@ -515,7 +515,13 @@ func (db *DB) loadGraphs(txn *badger.Txn) error {
 	return nil
 }
 
-// checkMarker detects an interrupted bulk load.
+// InterruptedReads says what reads answer while a bulk load is
+// unfinished (see loadFilter), for warnings.
+const InterruptedReads = "reads answer as before it, except for edges it added to graphs that existed " +
+	"before it, and for a new graph of it once an incremental write to that graph registers it"
+
+// checkMarker detects an interrupted bulk load and hides what it wrote
+// from reads (setLoadFilter).
 func (db *DB) checkMarker() error {
 	if db.opts.InMemory {
 		return nil
@@ -541,7 +547,7 @@ func (db *DB) checkMarker() error {
 	db.setLoadFilter()
 	db.nextID = max(db.nextID, in.Reserved)
 	db.useSegment(in.Segment)
-	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
+	db.log.Warn("an earlier ingest did not finish; "+InterruptedReads+"; re-run the same ingest to complete it",
 		"graph", in.Graph, "files", in.Files, "file_graphs", in.FileGraphs)
 	return nil
 }
@@ -584,8 +590,8 @@ const mergeWarning = "a grove optimize run did not finish; reads are correct, wr
 func (db *DB) Warnings() ([]string, error) {
 	var out []string
 	if in := db.Interrupted(); in != nil {
-		out = append(out, fmt.Sprintf("an ingest into graph %q of %s did not finish; earlier data is intact, "+
-			"re-run the same ingest to complete it", in.Graph, strings.Join(in.Files, ", ")))
+		out = append(out, fmt.Sprintf("an ingest into graph %q of %s did not finish; %s; "+
+			"re-run the same ingest to complete it", in.Graph, strings.Join(in.Files, ", "), InterruptedReads))
 	}
 	runs, err := db.UnfinishedWriteRuns()
 	if err != nil {
