@@ -85,7 +85,7 @@ func (a *app) statsCmd() *cobra.Command {
 					return err
 				}
 				if in := out.Interrupted; in != nil {
-					fmt.Fprintf(w, "warning: an ingest into graph %q did not finish; earlier data is intact, re-run it to complete\n", in.Graph)
+					fmt.Fprintf(w, "warning: an ingest into graph %q did not finish; %s; re-run it to complete\n", in.Graph, engine.InterruptedReads)
 				}
 				for _, r := range out.WriteRuns {
 					fmt.Fprintln(w, "warning: "+r.String())

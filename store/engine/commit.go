@@ -408,7 +408,7 @@ func (l *Loader) writeMarker(fresh bool) error {
 	if l.db.opts.InMemory {
 		return nil
 	}
-	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Reserved: l.nextID, Files: l.opts.Files,
+	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Start: l.db.loadStart(), Reserved: l.nextID, Files: l.opts.Files,
 		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: fresh})
 	if err != nil {
 		return err

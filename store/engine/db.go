@@ -103,7 +103,12 @@ type GraphMeta struct {
 
 // Interrupted describes a bulk load that did not finish.
 type Interrupted struct {
-	Graph    string   `json:"graph"`
+	Graph string `json:"graph"`
+	// Start and Reserved bound the term ids the load numbered: Start is
+	// the database's next id when the load began (0 in a marker written
+	// before it was recorded: the stored next id at open is used), and
+	// Reserved the next id after the load's terms.
+	Start    uint64   `json:"start_id,omitempty"`
 	Reserved uint64   `json:"reserved_next_id"`
 	Files    []string `json:"files"`
 	// FileGraphs names the graph of each file loaded into another graph
@@ -146,6 +151,9 @@ type DB struct {
 	graphs      map[string]*GraphMeta
 	byLabel     map[uint64]*GraphMeta
 	interrupted *Interrupted
+	// hide is the read filter of an unfinished bulk load, nil without one
+	// (loadfilter.go); replaced whole under mu, read without it.
+	hide atomic.Pointer[loadFilter]
 	// merging is the segment count of an unfinished MergeSegments, or 0
 	// (segmerge.go): writes are refused while it is set.
 	merging uint8
@@ -507,7 +515,13 @@ func (db *DB) loadGraphs(txn *badger.Txn) error {
 	return nil
 }
 
-// checkMarker detects an interrupted bulk load.
+// InterruptedReads says what reads answer while a bulk load is
+// unfinished (see loadFilter), for warnings.
+const InterruptedReads = "reads answer as before it, except for edges it added to graphs that existed " +
+	"before it, and for a new graph of it once an incremental write to that graph registers it"
+
+// checkMarker detects an interrupted bulk load and hides what it wrote
+// from reads (setLoadFilter).
 func (db *DB) checkMarker() error {
 	if db.opts.InMemory {
 		return nil
@@ -526,10 +540,14 @@ func (db *DB) checkMarker() error {
 		return fmt.Errorf("corrupt ingest marker %s: segment %d out of range", markerFile, in.Segment)
 	}
 	slices.Sort(in.SegmentGraphs) // searched by ApplyDeltas
+	if in.Start == 0 {
+		in.Start = db.nextID // the stored counter, unless a write since raised it
+	}
 	db.interrupted = &in
+	db.setLoadFilter()
 	db.nextID = max(db.nextID, in.Reserved)
 	db.useSegment(in.Segment)
-	db.log.Warn("an earlier ingest did not finish; earlier data is intact, re-run the same ingest to complete it",
+	db.log.Warn("an earlier ingest did not finish; "+InterruptedReads+"; re-run the same ingest to complete it",
 		"graph", in.Graph, "files", in.Files, "file_graphs", in.FileGraphs)
 	return nil
 }
@@ -572,8 +590,8 @@ const mergeWarning = "a grove optimize run did not finish; reads are correct, wr
 func (db *DB) Warnings() ([]string, error) {
 	var out []string
 	if in := db.Interrupted(); in != nil {
-		out = append(out, fmt.Sprintf("an ingest into graph %q of %s did not finish; earlier data is intact, "+
-			"re-run the same ingest to complete it", in.Graph, strings.Join(in.Files, ", ")))
+		out = append(out, fmt.Sprintf("an ingest into graph %q of %s did not finish; %s; "+
+			"re-run the same ingest to complete it", in.Graph, strings.Join(in.Files, ", "), InterruptedReads))
 	}
 	runs, err := db.UnfinishedWriteRuns()
 	if err != nil {

@@ -139,8 +139,10 @@
 // removes those of a killed process). Before writing, the loader checks the
 // free disk space and leaves a marker with the id range it reserves; a
 // crash mid-write leaves the earlier data intact and is reported on the
-// next open, and re-running the same load completes it (loads are
-// idempotent) and recomputes the counters. Every dictionary stream is
+// next open; until the load is re-run, reads hide the groups of its new
+// (unregistered) graphs and the terms it numbered (loadfilter.go), but not
+// edges it added to graphs registered before it. Re-running the same load
+// completes it (loads are idempotent) and recomputes the counters. Every dictionary stream is
 // ended (its last table written) before any list key is written, so a
 // list never names an id whose term was not stored
 // (TestDictionaryStreamsEndBeforeLists). StreamWriter.Prepare (which drops every key) is used

@@ -46,6 +46,7 @@ func (l *Loader) finish(lb *labelBuild) (int64, error) {
 	}
 	db.mu.Lock()
 	db.interrupted = nil
+	db.setLoadFilter()
 	db.mu.Unlock()
 	return l.nlabels, nil
 }
@@ -65,6 +66,7 @@ func (db *DB) reloadMeta() error {
 		return err
 	}
 	db.interrupted = interrupted
+	db.setLoadFilter()
 	return nil
 }
 

@@ -72,7 +72,7 @@ func (s *quadShape) size() (refs.Size, error) {
 			if s.d == quad.Object {
 				space = spaceOPS
 			}
-			return nodeGroups(txn, s.db.segments(), space, s.id, func(gi groupInfo) error {
+			return s.db.nodeGroups(txn, space, s.id, func(gi groupInfo) error {
 				n += gi.count
 				return nil
 			})
@@ -291,8 +291,9 @@ func (s *scanner) fillBlock(key, val []byte) error {
 // fillEntries expands the entries of a node's block.
 func (s *scanner) fillEntries(space byte, node uint64, es []sumEntry) {
 	s.space = space
+	hide := s.db.loadFilter()
 	for _, e := range es {
-		if s.keep != nil && !s.keep(node, e.p, e.g) {
+		if s.keep != nil && !s.keep(node, e.p, e.g) || hide.hidesGraph(e.g) {
 			continue
 		}
 		if !e.inline() {
@@ -342,6 +343,9 @@ func (s *scanner) fillPred(key, val []byte) error {
 	if !ok {
 		return fmt.Errorf("corrupt key %x", key)
 	}
+	if s.db.loadFilter().hidesGraph(g) {
+		return nil // an unfinished bulk load's graph (see loadFilter)
+	}
 	if err := s.decode(chunk, val); err != nil {
 		return err
 	}
@@ -368,8 +372,9 @@ func (s *scanner) fillNodes(key, val []byte) error {
 	if err != nil {
 		return fmt.Errorf("id block %x: %w", key, err)
 	}
+	hide := s.db.loadFilter()
 	for i, t := range slots {
-		if t != nil {
+		if t != nil && !hide.hidesTerm(first+uint64(i)) {
 			s.buf = append(s.buf, nodeRef(first+uint64(i)))
 		}
 	}
@@ -448,10 +453,10 @@ func (a *allIndex) Contains(ctx context.Context, r refs.Ref) bool {
 				return nil
 			}
 			_, err := termBytes(txn, uint64(r))
-			found = err == nil
+			found = err == nil && !a.db.loadFilter().hidesTerm(uint64(r))
 			return nil
 		case quadRef:
-			if a.nodes {
+			if a.nodes || a.db.loadFilter().hidesGraph(r.g) {
 				return nil
 			}
 			list, err := readList(txn, a.db.segments(), groupKey(nil, spaceSPO, r.s, r.p, r.g), nil)

@@ -70,7 +70,8 @@ func (db *DB) resolveRelation(txn *badger.Txn, rel string) (uint64, error) {
 	return tid, nil
 }
 
-// cachedTermID is termID through the read cache (db.preds).
+// cachedTermID is termID through the read cache (db.preds); a term
+// numbered by an unfinished bulk load is not found (see loadFilter).
 func (db *DB) cachedTermID(txn *badger.Txn, v quad.Value) (uint64, bool, error) {
 	enc, err := encodeTerm(nil, v)
 	if err != nil {
@@ -80,6 +81,10 @@ func (db *DB) cachedTermID(txn *badger.Txn, v quad.Value) (uint64, bool, error) 
 		return tid, true, nil
 	}
 	tid, ok, err := termIDEncoded(txn, enc)
+	if ok && db.loadFilter().hidesTerm(tid) {
+		// Numbered by an unfinished bulk load (see loadFilter).
+		return 0, false, nil
+	}
 	if err == nil && ok {
 		db.preds.putID(txn, enc, tid)
 	}
@@ -213,7 +218,7 @@ func (db *DB) edgesOf(ctx context.Context, txn *badger.Txn, tid uint64, pi predI
 	if err != nil {
 		return out, err
 	}
-	groups, err := relationGroups(txn, db.segments(), space, tid, p)
+	groups, err := db.relationGroups(txn, space, tid, p)
 	if err != nil {
 		return out, err
 	}
@@ -288,7 +293,7 @@ func edgeCount(groups []groupInfo, left int) int {
 func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, es []sumEntry, pi predInfo, g, only uint64) (map[uint64][]store.Feature, error) {
 	if es == nil {
 		var err error
-		if es, err = readSummary(txn, db.segments(), spaceSPO, s); err != nil {
+		if es, err = db.readSummary(txn, spaceSPO, s); err != nil {
 			return nil, err
 		}
 	}
@@ -300,7 +305,7 @@ func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, es []sumEntry, pi p
 	for _, t := range stmts {
 		// One read of the statement's node block gives both its value and
 		// its qualifiers.
-		tes, err := readSummary(txn, db.segments(), spaceSPO, t)
+		tes, err := db.readSummary(txn, spaceSPO, t)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +348,7 @@ func (db *DB) statementQualifiers(txn *badger.Txn, s uint64, es []sumEntry, pi p
 // qualifying property's label. With quals, a value made by statements
 // carries their qualifiers (store.Feature.Qualifiers).
 func (db *DB) features(txn *badger.Txn, t uint64, keep func(pid string) bool, literalsOnly, quals bool) ([]store.Feature, error) {
-	es, err := readSummary(txn, db.segments(), spaceSPO, t)
+	es, err := db.readSummary(txn, spaceSPO, t)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +410,7 @@ func entryMembers(txn *badger.Txn, space byte, a uint64, es []sumEntry, p, g uin
 
 // predLabelByID returns the label of a predicate given by id.
 func (db *DB) predLabelByID(txn *badger.Txn, id string) string {
-	tid, ok, err := db.termID(txn, quad.IRI(id))
+	tid, ok, err := db.visibleTermID(txn, quad.IRI(id))
 	if err != nil || !ok {
 		return deriveLabel(id)
 	}
@@ -456,7 +461,7 @@ func (db *DB) Degree(ctx context.Context, id, relation string, dir store.Directi
 		} else if err != nil {
 			return err
 		}
-		groups, err := groupCounts(txn, db.segments(), tid, spaces...)
+		groups, err := db.groupCounts(txn, tid, spaces...)
 		for _, gi := range groups {
 			if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 				n += gi.count
@@ -517,7 +522,7 @@ func (db *DB) Neighbors(ctx context.Context, id, relation string, dir store.Dire
 func (db *DB) neighborsIn(txn *badger.Txn, space byte, tid, p uint64, limit int,
 	seen map[uint64]bool, out []store.Entity) ([]store.Entity, error) {
 	var groups []groupInfo
-	err := nodeGroups(txn, db.segments(), space, tid, func(gi groupInfo) error {
+	err := db.nodeGroups(txn, space, tid, func(gi groupInfo) error {
 		if gi.b == p || (p == 0 && !db.hiddenPred(txn, gi.b)) {
 			groups = append(groups, gi)
 		}
@@ -565,7 +570,7 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 		}
 		via := map[uint64]string{}
 		for _, name := range []string{store.GroveSameAs, store.OWLSameAs} {
-			if p, ok, err := db.termID(txn, quad.IRI(name)); err != nil {
+			if p, ok, err := db.visibleTermID(txn, quad.IRI(name)); err != nil {
 				return err
 			} else if ok {
 				via[p] = name
@@ -594,7 +599,7 @@ func (db *DB) SameAs(ctx context.Context, id, graph string) ([]store.Link, error
 // homeGraphs lists the graphs where a node has edges through predicates
 // other than links (nil: any predicate).
 func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) ([]string, error) {
-	groups, err := groupCounts(txn, db.segments(), tid, spaceSPO, spaceOPS)
+	groups, err := db.groupCounts(txn, tid, spaceSPO, spaceOPS)
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +625,7 @@ func (db *DB) homeGraphs(txn *badger.Txn, tid uint64, links map[uint64]string) (
 func (db *DB) links(txn *badger.Txn, tid, p uint64, via, graph string, home []string,
 	linkPreds map[uint64]string, out []store.Link) ([]store.Link, error) {
 	for _, space := range []byte{spaceSPO, spaceOPS} {
-		groups, err := relationGroups(txn, db.segments(), space, tid, p)
+		groups, err := db.relationGroups(txn, space, tid, p)
 		if err != nil {
 			return out, err
 		}

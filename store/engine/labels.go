@@ -104,7 +104,7 @@ func (db *DB) readLabels(txn *badger.Txn, id uint64) (labelInfo, error) {
 	preds := db.labelPreds(txn)
 	var li labelInfo
 	var labelRank, descRank int
-	err := nodeGroups(txn, db.segments(), spaceSPO, id, func(gi groupInfo) error {
+	err := db.nodeGroups(txn, spaceSPO, id, func(gi groupInfo) error {
 		kind, ok := preds[gi.b]
 		if !ok {
 			return nil
@@ -162,7 +162,7 @@ func isLiteral(v quad.Value) bool {
 // rendering (quantity units).
 func (db *DB) labelFunc(txn *badger.Txn) func(string) string {
 	return func(id string) string {
-		tid, ok, err := db.termID(txn, valueOfID(id))
+		tid, ok, err := db.visibleTermID(txn, valueOfID(id))
 		if err != nil || !ok {
 			return ""
 		}
@@ -217,7 +217,7 @@ func (db *DB) predFlags(txn *badger.Txn, p uint64, pi *predInfo) error {
 		if err != nil || !ok {
 			continue
 		}
-		groups, err := relationGroups(txn, db.segments(), spaceSPO, p, pid)
+		groups, err := db.relationGroups(txn, spaceSPO, p, pid)
 		if err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func (db *DB) ValueOf(v quad.Value) (graph.Ref, error) {
 	}
 	var ref graph.Ref
 	err := db.bdb.View(func(txn *badger.Txn) error {
-		id, ok, err := db.termID(txn, v)
+		id, ok, err := db.visibleTermID(txn, v)
 		if ok {
 			ref = nodeRef(id)
 		}

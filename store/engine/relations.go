@@ -44,6 +44,7 @@ func cmpRelGroup(a, b relGroup) int {
 // only), summed over the ids: one row per (direction, predicate, graph).
 func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]relGroup, error) {
 	var out []relGroup
+	hide := db.loadFilter()
 	for _, id := range ids {
 		tid, ok, err := db.resolveKnown(txn, id)
 		if err != nil {
@@ -58,6 +59,9 @@ func (db *DB) relationCounts(txn *badger.Txn, ids []string, spaces []byte) ([]re
 					e, ok, err := r.next()
 					if err != nil || !ok {
 						return err
+					}
+					if hide.hidesGraph(e.g) {
+						continue
 					}
 					out = append(out, relGroup{p: e.p, g: e.g, count: e.count, space: space})
 				}

@@ -262,7 +262,7 @@ func (db *DB) degree(txn *badger.Txn, id uint64) (int64, error) {
 			return n, nil
 		}
 	}
-	groups, err := groupCounts(txn, db.segments(), id, spaceSPO, spaceOPS)
+	groups, err := db.groupCounts(txn, id, spaceSPO, spaceOPS)
 	if err != nil {
 		return 0, err
 	}
