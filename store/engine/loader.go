@@ -628,7 +628,8 @@ func (l *Loader) Commit(ctx context.Context) (LoadStats, error) {
 		if _, serr := os.Stat(filepath.Join(l.db.dir, markerFile)); serr == nil {
 			// The write phase had begun: say what the database holds.
 			return st, fmt.Errorf("bulk load into graph %q stopped while writing: %w; the graph may be partly "+
-				"written (earlier data is intact): re-run the same ingest to complete it", l.opts.Graph, err)
+				"written (until it is complete, %s): re-run the same ingest to complete it", l.opts.Graph, err,
+				InterruptedReads)
 		}
 	}
 	if err != nil {
