@@ -340,6 +340,15 @@ func droppedHelp() string {
 	return b.String()
 }
 
+// allLeftOut says, for a file that loaded nothing, that its format left
+// out every statement it read (none: "").
+func allLeftOut(f ingest.FileResult) string {
+	if f.Dropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": the %s format left out all %d statements read", f.Format, f.Dropped)
+}
+
 // quoteAll quotes each name and joins them with ", ".
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
@@ -353,7 +362,7 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 	var graphs []string
 	for _, f := range res.Files {
 		fmt.Fprintf(w, "%s: %s, %d quads", f.Name, f.Format, f.Quads)
-		if f.Dropped > 0 {
+		if f.Dropped > 0 && f.Quads > 0 {
 			fmt.Fprintf(w, " (%d statements left out by the %s format: see grove help ingest)", f.Dropped, f.Format)
 		}
 		g := cmp.Or(f.Graph, graph)
@@ -366,7 +375,7 @@ func printIngest(w io.Writer, res ingest.Result, graph string) error {
 		if f.Quads == 0 {
 			// A format given by --format that reads nothing of the file
 			// (wikidata-truthy over Freebase quads) loads nothing quietly.
-			fmt.Fprintf(w, " (warning: nothing loaded from it; is it %s?)", f.Format)
+			fmt.Fprintf(w, " (warning: nothing loaded from it%s; is it %s?)", allLeftOut(f), f.Format)
 		}
 		fmt.Fprintln(w)
 	}

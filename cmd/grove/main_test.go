@@ -322,7 +322,8 @@ func TestCLIWarnsNothingLoaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := run(t, "--db", filepath.Join(dir, "db"), "ingest", "--quiet", "--format", "wikidata-truthy", nt)
-	if err != nil || !strings.Contains(out, nt+": wikidata-truthy, 0 quads (warning: nothing loaded from it") {
+	if err != nil || !strings.Contains(out, nt+": wikidata-truthy, 0 quads (warning: nothing loaded from it: the wikidata-truthy "+
+		"format left out all 1 statements read; is it wikidata-truthy?)\n") {
 		t.Errorf("%v\n%s", err, out)
 	}
 	out, err = run(t, "--db", filepath.Join(dir, "db2"), "ingest", "--quiet", nt)
