@@ -679,9 +679,14 @@ func (a *app) queryCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("grove query runs Cayley queries (Gizmo, GraphQL, MQL); %w", err)
 				}
-				res, err := query.Run(cmd.Context(), qs, lang, args[0], limit)
+				// One more than the limit tells a cut list from a full one.
+				res, err := query.Run(cmd.Context(), qs, lang, args[0], limit+1)
 				if err != nil {
 					return err
+				}
+				if len(res) > limit {
+					res = res[:limit]
+					defer fmt.Fprintf(a.stderr, "grove: the first %d results are shown; the query has more (--limit)\n", limit)
 				}
 				return a.printJSON(res)
 			})

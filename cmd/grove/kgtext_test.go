@@ -118,8 +118,8 @@ func runKGText(t *testing.T, db string, cases []kgTextCase) {
 }
 
 // TestKGListsSayWhenCut: edges and neighbours cut at --limit say on
-// standard error how many there are and how to see them all; a list
-// within the limit says nothing.
+// standard error how many there are and how to see them all, a query's
+// results that there are more; a list within the limit says nothing.
 func TestKGListsSayWhenCut(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "db")
 	if _, err := run(t, "--db", db, "ingest", "--quiet", "--graph", "film", filepath.Join("..", "..", "data", "film.nq.gz")); err != nil {
@@ -133,6 +133,9 @@ func TestKGListsSayWhenCut(t *testing.T) {
 		{[]string{"kg", "edges", "/film/film/starring", "/en/blade_runner", "--limit", "12"}, ""},
 		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "3", "--json"}, "grove: 3 neighbours shown of 14 (--limit 3; --limit 0 shows all)\n"},
 		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "0"}, ""},
+		{[]string{"query", "--limit", "2", `g.V("</en/blade_runner>").Out("</film/film/starring>").All()`},
+			"grove: the first 2 results are shown; the query has more (--limit)\n"},
+		{[]string{"query", "--limit", "12", `g.V("</en/blade_runner>").Out("</film/film/starring>").All()`}, ""},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, stderr, err := runStreams(t, append([]string{"--db", db}, c.args...)...)
