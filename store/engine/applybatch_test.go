@@ -23,11 +23,7 @@ import (
 // ns/quad is reported.
 func BenchmarkApplyDeltasBatch(b *testing.B) {
 	const n = 60000
-	ds := make([]graph.Delta, n)
-	for i := range ds {
-		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"),
-			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
-	}
+	ds := newQuadDeltas(n)
 	for _, size := range []int{2500, 10000, 30000, 60000} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
 			for range b.N {
@@ -60,11 +56,7 @@ func BenchmarkApplyDeltasBatch(b *testing.B) {
 // estimate (it is a lower bound).
 func TestApplyDeltasTooBigEarly(t *testing.T) {
 	const n = 60000
-	ds := make([]graph.Delta, n)
-	for i := range ds {
-		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"),
-			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
-	}
+	ds := newQuadDeltas(n)
 	db, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,4 +80,15 @@ func TestApplyDeltasTooBigEarly(t *testing.T) {
 	if err := db.ApplyDeltas(ds[20000:20000+tb.Fit], graph.IgnoreOpts{}); err != nil {
 		t.Fatalf("a batch of the %d said to fit: %v", tb.Fit, err)
 	}
+}
+
+// newQuadDeltas is n additions of new quads: a new subject, one predicate,
+// a new literal object, one graph (about four keys each).
+func newQuadDeltas(n int) []graph.Delta {
+	ds := make([]graph.Delta, n)
+	for i := range ds {
+		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(fmt.Sprintf("s%d", i)), quad.IRI("p"),
+			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
+	}
+	return ds
 }
