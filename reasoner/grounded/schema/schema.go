@@ -23,7 +23,11 @@
 //     left out, and so are relations of other graphs. KG.Edges takes no
 //     graph, so the call reads one edge more than the other graphs have of
 //     the relation from the node (up to 1024) and the example is the first
-//     edge of this graph, never another graph's.
+//     edge of this graph, never another graph's. When other graphs have
+//     more (so this graph's edge may lie beyond the edges read), the edge
+//     type is still listed, without an example ("p (example not
+//     sampled)"), and the next node of the type with the relation is
+//     asked for one.
 //
 // Names (labels and aliases) are not features (KG.Features leaves them
 // out): a node's name is what search matches and observations show.
@@ -151,7 +155,7 @@ func (d *Definition) Typed() bool {
 func Derive(ctx context.Context, kg store.KG, graph string, seeds []string, opts Options) (*Definition, error) {
 	d := &deriver{kg: kg, graph: graph, opts: opts.withDefaults(), def: &Definition{Graph: graph},
 		types: map[string]int{}, edges: map[edgeKey]bool{}, queued: map[string]bool{}, pending: map[string][]edgeRef{},
-		typeOf: map[string]string{}}
+		typeOf: map[string]string{}, unexampled: map[edgeKey]edgeRef{}}
 	for _, s := range seeds {
 		d.enqueue(s, false)
 	}
@@ -192,6 +196,9 @@ type deriver struct {
 	typeOf map[string]string
 	// members are the inspected nodes of each type, in order.
 	members map[string][]string
+	// unexampled are the edge types recorded without an example, which
+	// the next node of the type with the relation may give.
+	unexampled map[edgeKey]edgeRef
 }
 
 func (d *deriver) enqueue(id string, fresh bool) {
@@ -370,30 +377,51 @@ func (d *deriver) features(ctx context.Context, id string, ti int) (map[string]b
 
 // follow records relation r of node id when it is new for the node's type
 // and queues the neighbour found along it. rels are the node's relations
-// in every graph.
+// in every graph. An edge type recorded without an example (see example)
+// is tried again on the next node of the type that has it.
 func (d *deriver) follow(ctx context.Context, id string, ti int, r store.Relation, rels []store.Relation) error {
 	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
-	if d.edges[k] {
+	ref, retry := d.unexampled[k]
+	if d.edges[k] && !retry {
 		return nil
 	}
 	d.edges[k] = true
 	from, to, ok, err := d.example(ctx, []string{id}, r, rels)
-	if err != nil || !ok {
+	if err != nil {
 		return err
 	}
-	name := subgraph.RelText(r)
+	if !retry {
+		ref = d.addEdge(ti, r)
+	}
+	if !ok {
+		d.unexampled[k] = ref
+		return nil
+	}
+	delete(d.unexampled, k)
+	d.setExample(ref, from, to)
+	return nil
+}
+
+// addEdge appends relation r, without example, to type ti's edge types.
+func (d *deriver) addEdge(ti int, r store.Relation) edgeRef {
 	t := &d.def.Types[ti]
-	t.Edges = append(t.Edges, EdgeType{Relation: r.ID, Name: name, Dir: r.Dir,
-		Example: exampleName(from) + " -> " + exampleName(to)})
+	t.Edges = append(t.Edges, EdgeType{Relation: r.ID, Name: subgraph.RelText(r), Dir: r.Dir})
+	return edgeRef{ti, len(t.Edges) - 1}
+}
+
+// setExample gives the edge type at ref its example edge from -> to and
+// its target type, or queues the target to learn its type.
+func (d *deriver) setExample(ref edgeRef, from, to store.Entity) {
+	e := &d.def.Types[ref.typ].Edges[ref.edge]
+	e.Example = exampleName(from) + " -> " + exampleName(to)
 	switch typ, seen := d.typeOf[to.ID]; {
 	case to.Literal:
 	case seen:
-		t.Edges[len(t.Edges)-1].Target = typ
+		e.Target = typ
 	default:
-		d.pending[to.ID] = append(d.pending[to.ID], edgeRef{ti, len(t.Edges) - 1})
+		d.pending[to.ID] = append(d.pending[to.ID], ref)
 		d.enqueue(to.ID, true)
 	}
-	return nil
 }
 
 // complete adds to every type the edge types and features its members
@@ -511,7 +539,9 @@ func (d *deriver) typesOf(ctx context.Context, ids []string) (map[string]string,
 
 // add records relation r of type ti's members when the type lacks it: a
 // feature when its values are literals, an edge type otherwise. rels are
-// the members' relations in every graph.
+// the members' relations in every graph. When no edge of this graph is
+// among the edges read (see example), r is listed as an edge type without
+// example: a relation of this graph the members have is not left out.
 func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Relation, rels []store.Relation) error {
 	k := edgeKey{d.def.Types[ti].Name, r.ID, r.Dir}
 	if d.edges[k] {
@@ -519,8 +549,12 @@ func (d *deriver) add(ctx context.Context, ti int, members []string, r store.Rel
 	}
 	d.edges[k] = true
 	from, to, ok, err := d.example(ctx, members, r, rels)
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		d.addEdge(ti, r)
+		return nil
 	}
 	name := subgraph.RelText(r)
 	t := &d.def.Types[ti]
@@ -548,7 +582,10 @@ const maxExampleScan = 1024
 // KG.Edges takes no graph, and the same node may have the same relation
 // in another graph, so it reads as many edges as the other graphs have
 // (their counts in rels, the relations of ids in every graph) plus one,
-// up to maxExampleScan, and takes the first of this graph.
+// up to maxExampleScan, and takes the first of this graph. KG.Edges has
+// no offset to read further, so when other graphs have more edges than
+// that, ok may be false although this graph has the relation: the caller
+// lists the edge type without an example rather than leave it out.
 func (d *deriver) example(ctx context.Context, ids []string, r store.Relation, rels []store.Relation) (from, to store.Entity, ok bool, err error) {
 	limit := 1
 	for _, o := range rels {

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -405,6 +406,65 @@ func TestDeriveExamplesOfTheGraph(t *testing.T) {
 			}
 			if got := d.Types[0].Edges[i].Example; got != tc.want {
 				t.Errorf("example of %s = %q, want %q:\n%s", tc.rel, got, tc.want, d.Text())
+			}
+		})
+	}
+}
+
+// TestDeriveEdgeTypeBeyondTheScan: when another graph has more edges of a
+// relation from the node than an example reads (maxExampleScan), the
+// described graph's edge type is still listed: with the example of a
+// later node of the type when one has it, else without example, both for
+// an edge type the sample follows and for one the completion adds.
+func TestDeriveEdgeTypeBeyondTheScan(t *testing.T) {
+	const rdfsLabel = "<http://www.w3.org/2000/01/rdf-schema#label>"
+	var big strings.Builder
+	big.WriteString(`<X> ` + rdfsLabel + ` "Ex" .` + "\n")
+	for i := range maxExampleScan + 76 {
+		fmt.Fprintf(&big, "<X> <p> <b%d> .\n<b%d> %s \"Beta %d\" .\n", i, i, rdfsLabel, i)
+	}
+	small := strings.ReplaceAll(`<X> LABEL "Ex" .
+<X> <p> <a1> .
+<a1> LABEL "Alpha" .
+<a1> <q> <a2> .
+<a2> LABEL "Alpha Two" .
+<Z> LABEL "Zed" .
+<Z> <p> <a3> .
+<a3> LABEL "Alpha Three" .
+`, "LABEL", rdfsLabel)
+	db := storetest.Open(t, nil)
+	for _, g := range []struct{ name, nt string }{{"gb", big.String()}, {"ga", small}} {
+		qs, err := storetest.Parse(g.name, strings.NewReader(g.nt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.Load(t, db, g.name, qs)
+	}
+	for _, tc := range []struct {
+		name     string
+		seeds    []string
+		maxNodes int
+		want     string
+	}{
+		{"followed, no other node", []string{"X"}, 0, ""},
+		{"followed, a later node gives the example", []string{"X", "Z"}, 0, "Zed -> Alpha Three"},
+		{"completed", []string{"a1"}, 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Derive(context.Background(), db, "ga", tc.seeds, Options{MaxNodes: tc.maxNodes, Probes: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(d.Types[0].Edges, func(e EdgeType) bool { return e.Relation == "p" && e.Dir == store.Out })
+			if i < 0 {
+				t.Fatalf("edge type p is missing:\n%s", d.Text())
+			}
+			e := d.Types[0].Edges[i]
+			if e.Example != tc.want {
+				t.Errorf("example of p = %q, want %q:\n%s", e.Example, tc.want, d.Text())
+			}
+			if tc.want == "" && !strings.Contains(d.Text(), e.Name+" ("+NoExample+")") {
+				t.Errorf("text does not say p has no example:\n%s", d.Text())
 			}
 		})
 	}

@@ -8,6 +8,9 @@ import (
 	"github.com/grove-kg/grove/store/literal"
 )
 
+// NoExample stands for the example of an edge type listed without one.
+const NoExample = "example not sampled"
+
 // Text renders the definition for a prompt. A typed graph lists each node
 // type with its features and its outgoing and incoming edge types and the
 // node type each leads to:
@@ -82,10 +85,15 @@ func writeType(b *strings.Builder, t NodeType, typed bool) {
 }
 
 // edgeText is "author -> author nodes", or with an example when the target
-// type is unknown: "directed by (e.g. Blade Runner -> Ridley Scott)".
+// type is unknown: "directed by (e.g. Blade Runner -> Ridley Scott)", or
+// "directed by (example not sampled)" when no edge of the graph was among
+// the edges read for one.
 func edgeText(e EdgeType, typed bool) string {
 	if typed && e.Target != "" {
 		return e.Name + " -> " + e.Target + " nodes"
+	}
+	if e.Example == "" {
+		return e.Name + " (" + NoExample + ")"
 	}
 	return e.Name + " (e.g. " + e.Example + ")"
 }
