@@ -38,6 +38,7 @@ func (a *agent) setup(_ context.Context, root *state, topics []link.Linked) {
 	var parts []string
 	for _, t := range topics {
 		root.sub.AddEntity(t.Entity, t.Graph)
+		root.sub.MarkStart(t.Entity.ID, subgraph.StartTopic)
 		parts = append(parts, root.describe(t.Entity.ID))
 	}
 	a.topics = strings.Join(parts, ", ")

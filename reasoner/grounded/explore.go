@@ -64,10 +64,12 @@ const (
 
 func (x *explorer) name() string { return string(Explore) }
 
-// setup makes the topic entities the first seen entities.
+// setup makes the topic entities the first seen entities, marked as
+// starts.
 func (x *explorer) setup(_ context.Context, root *state, topics []link.Linked) {
 	for _, t := range topics {
 		root.sub.AddEntity(t.Entity, t.Graph)
+		root.sub.MarkStart(t.Entity.ID, subgraph.StartTopic)
 		root.see(t.Entity.ID)
 	}
 }
@@ -136,8 +138,9 @@ func (x *explorer) extract(ctx context.Context, c *state) ([]string, error) {
 	return x.r.linker().Extract(ctx, question, c.last().thought)
 }
 
-// link links each mention to the best candidate of every graph and adds
-// the new ones to the seen entities. It returns the ids it added.
+// link links each mention to the best candidate of every graph, marks
+// them as starts and adds the new ones to the seen entities. It returns
+// the ids it added.
 func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]string, error) {
 	found, err := x.r.linker().LinkAll(ctx, x.r.Question, mentions)
 	if err != nil {
@@ -146,6 +149,7 @@ func (x *explorer) link(ctx context.Context, c *state, mentions []string) ([]str
 	var added []string
 	for _, l := range found {
 		c.sub.AddEntity(l.Entity, l.Graph)
+		c.sub.MarkStart(l.Entity.ID, subgraph.StartLinked)
 		if c.see(l.Entity.ID) {
 			added = append(added, l.Entity.ID)
 		}

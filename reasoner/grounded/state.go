@@ -185,6 +185,7 @@ func mergeGraph(dst, src *subgraph.Graph) {
 		for _, g := range e.Graphs {
 			dst.AddEntity(se, g)
 		}
+		dst.MarkStart(e.ID, e.Start)
 	}
 	for _, e := range src.Edges() {
 		dst.AddEdge(e.Edge, e.Dir, e.InverseLabel)

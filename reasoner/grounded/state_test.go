@@ -201,3 +201,22 @@ func thenAnswer(answer string) func(fcall) string {
 		return answer
 	}
 }
+
+// TestMergedKeepsStarts: an entity one merged chain linked (a start, see
+// subgraph.Graph.MarkStart) stays a start in the merged state, so the
+// answer's name resolves to the entity reached from it first.
+func TestMergedKeepsStarts(t *testing.T) {
+	play := store.Entity{ID: "m.0yrltsn", Label: "The Illusion"}
+	production := store.Entity{ID: "m.0yrlqjm", Label: "The Illusion"}
+	root := &state{sub: subgraph.New()}
+	a, b := root.child("chain a"), root.child("chain b")
+	b.sub.AddEntity(production, "fb")
+	b.sub.MarkStart(production.ID, subgraph.StartTopic)
+	b.sub.AddEntity(play, "fb")
+	b.sub.MarkStart(play.ID, subgraph.StartLinked)
+	b.sub.AddEdge(store.Edge{Subject: play, Relation: "theater.play.productions", Object: production, Graph: "fb"}, store.Out, "")
+	m := merged(a, b)
+	if got, want := m.sub.Resolve("The Illusion"), []string{play.ID, production.ID}; !slices.Equal(got, want) {
+		t.Errorf("merged Resolve = %v, want %v", got, want)
+	}
+}

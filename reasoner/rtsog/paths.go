@@ -175,6 +175,7 @@ func addPath(g *subgraph.Graph, n *node) {
 	for _, v := range n.path() {
 		if v.hop == nil {
 			g.AddEntity(v.entity, v.graph)
+			g.MarkStart(v.entity.ID, v.start)
 		} else {
 			g.AddEdge(v.hop.edge, v.hop.rel.Dir, v.hop.rel.InverseLabel)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/grove-kg/grove/reasoner"
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
 
@@ -52,11 +53,11 @@ func (r *run) solve(ctx context.Context, given []string) (trace.Answer, error) {
 	r.root.id = r.Rec.AddNode(trace.Node{State: StateQuestion, Text: r.Question})
 	r.nodes = append(r.nodes, r.root)
 	rctx := trace.WithNode(ctx, r.root.id)
-	topics, err := r.topicEntities(rctx, given)
+	topics, start, err := r.topicEntities(rctx, given)
 	if err != nil {
 		return trace.Answer{}, fmt.Errorf("topic entities: %w", err)
 	}
-	r.addTopics(topics)
+	r.addTopics(topics, start)
 	if err := r.decompose(rctx); err != nil {
 		return trace.Answer{}, err
 	}
@@ -67,18 +68,21 @@ func (r *run) solve(ctx context.Context, given []string) (trace.Answer, error) {
 	return r.answer(ctx, stop)
 }
 
-// addTopics adds one depth-1 node per topic entity under the root.
-func (r *run) addTopics(topics []link.Linked) {
+// addTopics adds one depth-1 node per topic entity under the root, each
+// started from as start says.
+func (r *run) addTopics(topics []link.Linked, start subgraph.Start) {
 	for _, t := range topics {
-		r.addTopic(t)
+		r.addTopic(t, start)
 	}
 	r.root.expanded = true
 	r.root.exhausted = len(r.root.children) == 0
 }
 
-// addTopic adds a depth-1 node for a topic entity under the root.
-func (r *run) addTopic(t link.Linked) {
-	n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph}
+// addTopic adds a depth-1 node for a topic entity under the root: a
+// topic entity given with the question or an entity linked from a
+// mention, as start says.
+func (r *run) addTopic(t link.Linked, start subgraph.Start) {
+	n := &node{parent: r.root, depth: 1, entity: t.Entity, graph: t.Graph, start: start}
 	r.shown.add(t.Entity)
 	n.id = r.Rec.AddNode(trace.Node{Parents: []int{r.root.id}, Depth: 1, State: StateTopic,
 		Text: name(t.Entity, ""), Extra: map[string]string{"entity": t.Entity.ID, "graph": t.Graph}})

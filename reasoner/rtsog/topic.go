@@ -8,22 +8,25 @@ import (
 
 	"github.com/grove-kg/grove/reasoner/link"
 	"github.com/grove-kg/grove/reasoner/llm"
+	"github.com/grove-kg/grove/reasoner/subgraph"
 	"github.com/grove-kg/grove/reasoner/trace"
 )
 
 // topicEntities returns the query's topic entities that are in one of the
 // query's graphs (unknown ones are warnings), or, when none is given or
-// none is usable, the entities linked from the question's mentions.
-func (r *run) topicEntities(ctx context.Context, given []string) ([]link.Linked, error) {
+// none is usable, the entities linked from the question's mentions, and
+// which of the two they are.
+func (r *run) topicEntities(ctx context.Context, given []string) ([]link.Linked, subgraph.Start, error) {
 	l := r.linker()
 	if len(given) > 0 {
 		found, err := l.Lookup(ctx, given)
 		if err != nil || len(found) > 0 {
-			return found, err
+			return found, subgraph.StartTopic, err
 		}
 		r.Warn(ctx, "none of the topic entities %v is usable; linking the question's mentions instead", given)
 	}
-	return l.Question(ctx, r.Question)
+	found, err := l.Question(ctx, r.Question)
+	return found, subgraph.StartLinked, err
 }
 
 // linker links mentions with the policy model.
@@ -58,7 +61,7 @@ func (r *run) relink(ctx context.Context) (int, error) {
 			if slices.ContainsFunc(r.root.children, func(t *node) bool { return t.entity.ID == l.Entity.ID }) {
 				continue
 			}
-			r.addTopic(l)
+			r.addTopic(l, subgraph.StartLinked)
 			added++
 			names = append(names, name(l.Entity, "")+" ("+l.Entity.ID+")")
 		}

@@ -22,6 +22,9 @@ type node struct {
 
 	entity store.Entity
 	graph  string
+	// start says whether a topic node's entity was given with the
+	// question or linked (subgraph.Graph.MarkStart).
+	start subgraph.Start
 	// described are the contents of a mediator (a Freebase CVT) and desc
 	// their text (hood.Render).
 	described []hood.Part

@@ -52,7 +52,24 @@ type Entity struct {
 	// Freebase CVT): "(actor: Harrison Ford; character: Rick Deckard)". It
 	// is the entity's display name when it has no label.
 	Contents string
+	// Start says whether the reasoning started from the entity (see
+	// MarkStart).
+	Start Start
 }
+
+// Start says how the reasoning started from an entity: not at all (the
+// zero value), from an entity it linked, or from a topic entity given
+// with the question.
+type Start int
+
+const (
+	// NotStart is an entity reached or found, not started from.
+	NotStart Start = iota
+	// StartLinked is an entity the method linked from a mention.
+	StartLinked
+	// StartTopic is a topic entity given with the question.
+	StartTopic
+)
 
 // Edge is one fetched fact.
 type Edge struct {
@@ -189,6 +206,16 @@ func (g *Graph) SetContents(id, contents string) {
 	}
 }
 
+// MarkStart records that the reasoning started from id (already in the
+// graph) as start: Resolve ranks it after the entities reached from it
+// whatever the direction of their edges. An entity keeps its strongest
+// mark (a topic entity linked again stays a topic entity).
+func (g *Graph) MarkStart(id string, start Start) {
+	if i, ok := g.index[id]; ok && start > g.entities[i].Start {
+		g.entities[i].Start = start
+	}
+}
+
 // SetTotal records the true number of edges of a group, of which the
 // graph may hold only some: the text then says "(133 in all, 12 shown)".
 func (g *Graph) SetTotal(k GroupKey, total int64) {
@@ -317,10 +344,10 @@ func (g *Graph) EdgesAbout(ids []string) []Edge {
 // compared exactly with entity ids and case-insensitively with labels and
 // display names. Partial words never match ("Q30" does not name "Q3012").
 // When several entities share the name, those the reasoning reached
-// through an edge come before those it started from (a question's topic
-// entity, see Reached), each group in insertion order: "The Illusion"
-// answering "which play is produced by the illusion?" is first the play
-// reached from the company, not the company.
+// through an edge come before those it started from, each group in
+// insertion order (see rank): "The Illusion" answering "which play is
+// produced by the illusion?" is first the play reached from the
+// production, not the production.
 func (g *Graph) Resolve(text string) []string {
 	if ids := g.resolveItem(text); len(ids) > 0 {
 		return ids
@@ -366,29 +393,42 @@ func (g *Graph) match(s string) []string {
 	if len(out) > 1 {
 		reached := g.reached()
 		slices.SortStableFunc(out, func(a, b string) int {
-			return cmp.Compare(rank(reached[a]), rank(reached[b]))
+			return cmp.Compare(g.rank(a, reached), g.rank(b, reached))
 		})
 	}
 	return out
 }
 
-// rank orders reached entities (0) before the others (1).
-func rank(reached bool) int {
-	if reached {
+// rank orders the entities a name resolves to: entities reached through
+// an edge (0), entities neither reached nor started from (1), entities
+// the method linked (2), topic entities given with the question (3), the
+// question's subject and never its answer. Starts are those marked by
+// MarkStart; the direction of an unmarked entity's first edge decides
+// whether it was reached (see Reached).
+func (g *Graph) rank(id string, reached map[string]bool) int {
+	switch start := g.entities[g.index[id]].Start; {
+	case start != NotStart:
+		return 1 + int(start)
+	case reached[id]:
 		return 0
 	}
 	return 1
 }
 
 // Reached reports whether the reasoning reached the entity id through an
-// edge rather than starting from it: whether the first edge (in insertion
-// order) that touches id was fetched from its other end. A topic entity
-// stays a start however often later edges lead back to it; an entity no
-// edge touches (linked, not yet expanded) is a start.
-func (g *Graph) Reached(id string) bool { return g.reached()[id] }
+// edge rather than starting from it. An entity marked by MarkStart is a
+// start whatever its edges; for an unmarked one, whether the first edge
+// (in insertion order) that touches id was fetched from its other end. An
+// entity no edge touches (linked, not yet expanded) is a start.
+func (g *Graph) Reached(id string) bool {
+	if e, ok := g.Entity(id); !ok || e.Start != NotStart {
+		return false
+	}
+	return g.reached()[id]
+}
 
 // reached maps every entity an edge touches to whether its first edge
-// reached it (see Reached).
+// reached it, by the direction of the edge alone.
 func (g *Graph) reached() map[string]bool {
 	first := make(map[string]bool, len(g.entities))
 	for _, e := range g.edges {

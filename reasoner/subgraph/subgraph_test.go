@@ -396,3 +396,55 @@ func TestResolveReachedFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveStartsLast: entities marked as starts rank after the
+// entities reached from them whatever the direction of the edges, linked
+// ones before the question's topic entities (GrailQA 2101960008000 with
+// explore-cot: the play linked from the mention and expanded forwards,
+// the production given as the topic entity).
+func TestResolveStartsLast(t *testing.T) {
+	production, play := ent("m.0yrlqjm", "The Illusion"), ent("m.0yrltsn", "The Illusion")
+	comedy := ent("m.0comedy", "Comedy")
+	productions := store.Edge{Subject: play, Relation: "theater.play.productions", Object: production, Graph: "fb"}
+	type mark struct {
+		id    string
+		start Start
+	}
+	for _, tc := range []struct {
+		name        string
+		marks       []mark
+		want        []string
+		wantReached []string
+	}{
+		{"no marks: the edge direction decides", nil,
+			[]string{"m.0yrlqjm", "m.0yrltsn"}, []string{"m.0yrlqjm"}},
+		{"the linked expanded entity is a start", []mark{{"m.0yrltsn", StartLinked}},
+			[]string{"m.0yrlqjm", "m.0yrltsn"}, []string{"m.0yrlqjm"}},
+		{"the topic ranks after the linked entity", []mark{{"m.0yrlqjm", StartTopic}, {"m.0yrltsn", StartLinked}},
+			[]string{"m.0yrltsn", "m.0yrlqjm"}, nil},
+		{"a topic reached by an edge stays last", []mark{{"m.0yrlqjm", StartTopic}},
+			[]string{"m.0yrltsn", "m.0yrlqjm"}, nil},
+		{"a weaker mark keeps the topic", []mark{{"m.0yrlqjm", StartTopic}, {"m.0yrltsn", StartLinked}, {"m.0yrlqjm", StartLinked}},
+			[]string{"m.0yrltsn", "m.0yrlqjm"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New()
+			g.AddEntity(production, "fb")
+			g.AddEntity(play, "fb")
+			g.AddEdge(productions, store.Out, "")
+			g.AddEdge(store.Edge{Subject: play, Relation: "theater.play.genre", Object: comedy, Graph: "fb"}, store.Out, "")
+			for _, m := range tc.marks {
+				g.MarkStart(m.id, m.start)
+			}
+			c := g.Clone()
+			if got := c.Resolve("The Illusion"); !slices.Equal(got, tc.want) {
+				t.Errorf("Resolve = %v, want %v", got, tc.want)
+			}
+			for _, id := range []string{"m.0yrlqjm", "m.0yrltsn"} {
+				if got, want := c.Reached(id), slices.Contains(tc.wantReached, id); got != want {
+					t.Errorf("Reached(%s) = %v, want %v", id, got, want)
+				}
+			}
+		})
+	}
+}

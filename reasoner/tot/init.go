@@ -16,28 +16,32 @@ func (r *run) initialize(ctx context.Context, topics []string) (*subgraph.Graph,
 	g := subgraph.New()
 	var found []link.Linked
 	var err error
+	start := subgraph.StartTopic
 	if len(topics) > 0 {
 		found, err = r.linker().Lookup(ctx, topics)
 	} else {
+		start = subgraph.StartLinked
 		found, err = r.linker().Question(ctx, r.Question)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.addLinked(ctx, g, found); err != nil {
+	if _, err := r.addLinked(ctx, g, found, start); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
-// addLinked adds linked entities to g, each linked into the query's other
-// KGs, and returns the ids that were new.
-func (r *run) addLinked(ctx context.Context, g *subgraph.Graph, found []link.Linked) ([]string, error) {
+// addLinked adds linked entities to g marked as start (see
+// subgraph.Graph.MarkStart), each linked into the query's other KGs, and
+// returns the ids that were new.
+func (r *run) addLinked(ctx context.Context, g *subgraph.Graph, found []link.Linked, start subgraph.Start) ([]string, error) {
 	var added []string
 	for _, l := range found {
 		if g.AddEntity(l.Entity, l.Graph) {
 			added = append(added, l.Entity.ID)
 		}
+		g.MarkStart(l.Entity.ID, start)
 	}
 	return added, r.linkAcross(ctx, g, added)
 }
@@ -50,7 +54,8 @@ func (r *run) linker() link.Linker {
 }
 
 // linkAcross links the given local entities into the query's other KGs
-// through KG.SameAs (only when the query uses several KGs).
+// through KG.SameAs (only when the query uses several KGs); a linked
+// entity is a start as its source is.
 func (r *run) linkAcross(ctx context.Context, g *subgraph.Graph, ids []string) error {
 	if len(r.Graphs) < 2 {
 		return nil
@@ -67,6 +72,7 @@ func (r *run) linkAcross(ctx context.Context, g *subgraph.Graph, ids []string) e
 		for _, l := range links {
 			if slices.Contains(r.Graphs, l.Graph) && !slices.Contains(e.Graphs, l.Graph) {
 				g.AddLink(id, l.Target, l.Graph, l.Via)
+				g.MarkStart(l.Target.ID, e.Start)
 			}
 		}
 	}

@@ -73,7 +73,7 @@ func (r *run) searchKG(ctx context.Context, c *node, name string) (invalid, err 
 		return nil, err
 	}
 	sub := c.sub.Clone()
-	added, err := r.addLinked(ctx, sub, found)
+	added, err := r.addLinked(ctx, sub, found, subgraph.StartLinked)
 	if err != nil {
 		return nil, err
 	}
