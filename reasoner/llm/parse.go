@@ -297,7 +297,8 @@ func IDLike(w string) bool {
 // lexeme id ("Q42", "P31", "L7", "L7-F1"), an IRI ("http://..."), a
 // prefixed id ("mb:artist/x", "wd:Q42", "_:film/12"), a Freebase key
 // ("/en/ridley_scott", "/film/film/directed_by") or a dotted Freebase
-// relation id ("film.film.directed_by"). It is the rule when no KG is at
+// relation id ("film.film.directed_by", not a web host such as
+// "bbc.co.uk"). It is the rule when no KG is at
 // hand to settle an answer (reasoner.NameModelAnswer): IDLike is broader
 // because a KG lookup then decides.
 func KGIDLike(w string) bool {
@@ -310,7 +311,42 @@ func KGIDLike(w string) bool {
 			return true
 		}
 	}
-	return dottedRelation.MatchString(w) && !strings.HasPrefix(w, "www.")
+	return dottedRelation.MatchString(w) && !hostName(w)
+}
+
+// hostName reports whether a dotted name is a web host rather than a
+// Freebase relation id: it starts with "www.", ends in a generic
+// top-level domain ("news.google.com", "node.js.org") or a two-letter
+// country code ("bbc.co.uk"), or its second-level domain is one such as
+// "co" ("detik.co.id"). Freebase relation ids end in a property name,
+// never a domain; "type.object.id" and "type.object.name" stay ids.
+func hostName(w string) bool {
+	segs := strings.Split(w, ".")
+	if len(segs) < 3 {
+		return strings.HasPrefix(w, "www.")
+	}
+	last, second := segs[len(segs)-1], segs[len(segs)-2]
+	return strings.HasPrefix(w, "www.") || genericTLD(last) || secondLevel(second) ||
+		(len(last) == 2 && last != "id")
+}
+
+// genericTLD reports whether s is a generic top-level domain.
+func genericTLD(s string) bool {
+	switch s {
+	case "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "app", "dev":
+		return true
+	}
+	return false
+}
+
+// secondLevel reports whether s is a country's second-level domain such
+// as "co" in "bbc.co.uk".
+func secondLevel(s string) bool {
+	switch s {
+	case "co", "com", "ac", "gov", "org", "net", "edu":
+		return true
+	}
+	return false
 }
 
 // The forms of KGIDLike; a compiled regexp is safe for concurrent use.
@@ -322,7 +358,8 @@ var (
 	freebaseKey = regexp.MustCompile(`^/[a-z][a-z0-9_]*(?:/[^\s/]+)+$`)
 	// dottedRelation has three or more lower-case segments of two
 	// characters or more ("film.film.directed_by", not "a.k.a"); a web
-	// host ("www.example.com") is left out by KGIDLike.
+	// host ("www.example.com", "bbc.co.uk") is left out by KGIDLike
+	// (hostName).
 	dottedRelation = regexp.MustCompile(`^[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+){2,}$`)
 )
 

@@ -472,6 +472,12 @@ func TestKGIDLike(t *testing.T) {
 		{"24/7", false}, {"AC/DC", false}, {"e.g.", false}, {"a.k.a", false}, {"www.example.com", false},
 		{"ridley_scott", false}, {"author/123", false}, {"", false}, {"Q" + strings.Repeat("1", 200), false},
 		{"/en/two words", false},
+		// Web hosts are not dotted relation ids; Freebase ids ending in
+		// "id" or "name", or with a two-letter domain ("tv"), stay ids.
+		{"bbc.co.uk", false}, {"news.google.com", false}, {"amazon.co.jp", false}, {"node.js.org", false},
+		{"detik.co.id", false}, {"en.wikipedia.org", false}, {"docs.python.org", false},
+		{"type.object.name", true}, {"type.object.id", true}, {"tv.tv_program.genre", true},
+		{"music.artist.origin", true}, {"location.location.containedby", true},
 	} {
 		if got := KGIDLike(tc.w); got != tc.want {
 			t.Errorf("KGIDLike(%q) = %v, want %v", tc.w, got, tc.want)
