@@ -247,16 +247,18 @@ func (b *bar) draw() {
 	b.drawn, b.pending = time.Now(), false
 }
 
-// finish ends the bar: full when every run is done, otherwise (an
+// finish ends the bar with the last progress drawn (figures the throttle
+// held back included): full when every run is done, otherwise (an
 // interrupted run) at the runs done, never filled to 100%.
 func (b *bar) finish() {
 	if b.bar == nil {
 		return
 	}
+	if b.pending {
+		b.draw()
+	}
 	if b.last.Done >= b.last.Total {
 		_ = b.bar.Finish()
-	} else if b.pending {
-		b.draw()
 	}
 	fmt.Fprintln(b.w)
 }
