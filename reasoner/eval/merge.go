@@ -77,35 +77,69 @@ func Merge(out string, dirs ...string) (*MergeSummary, error) {
 }
 
 // mergeManifests reads every run*.json of dirs and checks they describe
-// shards of one run.
+// shards of one run. The merged manifest is the first one's, with the
+// format of the first that records one (see questionSet).
 func mergeManifests(dirs []string) (Manifest, error) {
-	var base Manifest
-	var first string
+	var set questionSet
 	for _, dir := range dirs {
 		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
 		if err != nil {
-			return base, fmt.Errorf("merge: %w", err)
+			return set.m, fmt.Errorf("merge: %w", err)
 		}
 		for _, p := range paths {
 			m, err := ReadManifest(p)
 			if err != nil {
-				return base, fmt.Errorf("merge: %w", err)
+				return set.m, fmt.Errorf("merge: %w", err)
 			}
-			if first == "" {
-				base, first = m, p
-				base.Shard, base.QuestionsHash, base.ContentHash, base.Skipped = "", "", "", m.Skipped
-				continue
+			if set.path == "" {
+				m.Shard, m.QuestionsHash, m.ContentHash = "", "", ""
 			}
-			if err := sameRun(base, m); err != nil {
-				return base, fmt.Errorf("merge: %s and %s are not shards of one run: %w", first, p, err)
+			if ref, err := set.add(m, p, sameRun); err != nil {
+				return set.m, fmt.Errorf("merge: %s and %s are not shards of one run: %w", ref, p, err)
 			}
-			base.Methods = unionMethods(base.Methods, m.Methods)
-			if m.Started.Before(base.Started) {
-				base.Started = m.Started
+			set.m.Methods = unionMethods(set.m.Methods, m.Methods)
+			if m.Started.Before(set.m.Started) {
+				set.m.Started = m.Started
 			}
 		}
 	}
-	return base, nil
+	return set.m, nil
+}
+
+// questionSet is the reference the manifests of runs to merge or report
+// together are checked against: the first manifest, whose format (when it
+// records none: an older manifest of an auto-detected format) is that of
+// the first manifest that records one. Known formats are thus compared
+// with each other, not only with the first manifest.
+type questionSet struct {
+	m          Manifest
+	path       string // the first manifest's file
+	formatPath string // the file whose format m has ("" while none has)
+}
+
+// add checks m, read from path, against the set with same and, when it
+// agrees, takes its format if the set has none yet. On disagreement it
+// returns the file m disagrees with.
+func (s *questionSet) add(m Manifest, path string, same func(a, b Manifest) error) (string, error) {
+	if s.path == "" {
+		s.m, s.path = m, path
+		if m.Format != "" {
+			s.formatPath = path
+		}
+		return "", nil
+	}
+	if err := same(s.m, m); err != nil {
+		if s.m.Dataset == m.Dataset && s.m.Format != "" && m.Format != "" && s.m.Format != m.Format {
+			// sameQuestions' first difference is the format: m
+			// disagrees with the file the format comes from.
+			return s.formatPath, err
+		}
+		return s.path, err
+	}
+	if s.m.Format == "" && m.Format != "" {
+		s.m.Format, s.m.FormatDetected, s.formatPath = m.Format, m.FormatDetected, path
+	}
+	return "", nil
 }
 
 func sameRun(a, b Manifest) error {
@@ -120,7 +154,9 @@ func sameRun(a, b Manifest) error {
 
 // sameQuestions checks that two runs asked the same questions of the same
 // graphs: same dataset file and format, limit and seed, graphs and
-// topic-entity setting.
+// topic-entity setting. A format "" (an auto-detected format an older
+// manifest did not record) matches any; questionSet compares the known
+// ones with each other.
 func sameQuestions(a, b Manifest) error {
 	switch {
 	case a.Dataset != b.Dataset:
@@ -144,8 +180,7 @@ func sameQuestions(a, b Manifest) error {
 // them). Runs of different datasets would pool unrelated questions, and
 // results of equal question ids would silently replace each other.
 func Comparable(dirs ...string) error {
-	var base Manifest
-	var first string
+	var set questionSet
 	for _, dir := range dirs {
 		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
 		if err != nil {
@@ -157,12 +192,8 @@ func Comparable(dirs ...string) error {
 			if err != nil {
 				return err
 			}
-			if first == "" {
-				base, first = m, p
-				continue
-			}
-			if err := sameQuestions(base, m); err != nil {
-				return fmt.Errorf("%s and %s are runs of different question sets (%w): report them separately", first, p, err)
+			if ref, err := set.add(m, p, sameQuestions); err != nil {
+				return fmt.Errorf("%s and %s are runs of different question sets (%w): report them separately", ref, p, err)
 			}
 		}
 	}

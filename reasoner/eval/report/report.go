@@ -124,6 +124,11 @@ func runDataset(ms []eval.Manifest) *Dataset {
 		if m.KG != "" {
 			d.KGs = appendNew(d.KGs, m.KG)
 		}
+		if d.Format == "" && m.Format != "" {
+			// The first run records none: an older manifest of an
+			// auto-detected format (eval.Comparable compared the others').
+			d.Format, d.FormatDetected = m.Format, m.FormatDetected
+		}
 	}
 	return d
 }
