@@ -27,7 +27,8 @@ type MergeSummary struct {
 // out/results.jsonl, one result per (method, question) as Load picks
 // them, copying trace files into out when they live elsewhere, and writes
 // a merged manifest out/run.json. The shards' manifests must agree on the
-// dataset, limit, seed, graphs and topic-entity setting.
+// dataset and its format, limit, seed, graphs, topic-entity setting and
+// the topic-entity ids chosen (Manifest.TopicIDs), and the model.
 func Merge(out string, dirs ...string) (*MergeSummary, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("merge: no input directories")
@@ -107,39 +108,55 @@ func mergeManifests(dirs []string) (Manifest, error) {
 }
 
 // questionSet is the reference the manifests of runs to merge or report
-// together are checked against: the first manifest, whose format (when it
-// records none: an older manifest of an auto-detected format) is that of
-// the first manifest that records one. Known formats are thus compared
+// together are checked against: the first manifest, whose format and
+// topic-entity ids (when it records none: an older manifest) are those of
+// the first manifest that records them. Known values are thus compared
 // with each other, not only with the first manifest.
 type questionSet struct {
 	m          Manifest
 	path       string // the first manifest's file
 	formatPath string // the file whose format m has ("" while none has)
+	topicPath  string // the file whose topic-entity ids m has, likewise
 }
 
 // add checks m, read from path, against the set with same and, when it
-// agrees, takes its format if the set has none yet. On disagreement it
-// returns the file m disagrees with.
+// agrees, takes its format and topic-entity ids where the set has none
+// yet. On disagreement it returns the file m disagrees with.
 func (s *questionSet) add(m Manifest, path string, same func(a, b Manifest) error) (string, error) {
 	if s.path == "" {
 		s.m, s.path = m, path
-		if m.Format != "" {
-			s.formatPath = path
-		}
+		s.formatPath, s.topicPath = pathIf(m.Format, path), pathIf(m.TopicIDs, path)
 		return "", nil
 	}
 	if err := same(s.m, m); err != nil {
-		if s.m.Dataset == m.Dataset && s.m.Format != "" && m.Format != "" && s.m.Format != m.Format {
-			// sameQuestions' first difference is the format: m
-			// disagrees with the file the format comes from.
+		// Every manifest added agrees with the first on all but these.
+		switch {
+		case s.m.Dataset != m.Dataset:
+		case known2(s.m.Format, m.Format):
 			return s.formatPath, err
+		case known2(s.m.TopicIDs, m.TopicIDs):
+			return s.topicPath, err
 		}
 		return s.path, err
 	}
 	if s.m.Format == "" && m.Format != "" {
 		s.m.Format, s.m.FormatDetected, s.formatPath = m.Format, m.FormatDetected, path
 	}
+	if s.m.TopicIDs == "" && m.TopicIDs != "" {
+		s.m.TopicIDs, s.topicPath = m.TopicIDs, path
+	}
 	return "", nil
+}
+
+// known2 says whether a and b are both known ("" is not) and differ.
+func known2(a, b string) bool { return a != "" && b != "" && a != b }
+
+// pathIf returns path when v is known, else "".
+func pathIf(v, path string) string {
+	if v == "" {
+		return ""
+	}
+	return path
 }
 
 func sameRun(a, b Manifest) error {
@@ -154,9 +171,9 @@ func sameRun(a, b Manifest) error {
 
 // sameQuestions checks that two runs asked the same questions of the same
 // graphs: same dataset file and format, limit and seed, graphs and
-// topic-entity setting. A format "" (an auto-detected format an older
-// manifest did not record) matches any; questionSet compares the known
-// ones with each other.
+// topic-entity setting and ids. A format or topic-entity ids "" (an
+// older manifest's, which did not record them) match any; questionSet
+// compares the known ones with each other.
 func sameQuestions(a, b Manifest) error {
 	switch {
 	case a.Dataset != b.Dataset:
@@ -170,15 +187,19 @@ func sameQuestions(a, b Manifest) error {
 		return fmt.Errorf("graphs %v and %v differ", a.Graphs, b.Graphs)
 	case a.TopicEntities != b.TopicEntities:
 		return fmt.Errorf("topic entity settings differ")
+	case a.TopicIDs != b.TopicIDs && a.TopicIDs != "" && b.TopicIDs != "":
+		// "": a manifest written before the choice was recorded.
+		return fmt.Errorf("topic entity ids %s and %s differ (the questions were asked with other ids)", a.TopicIDs, b.TopicIDs)
 	}
 	return nil
 }
 
 // Comparable checks that the runs in dirs can be reported together: their
-// manifests (run*.json) must name the same dataset, format, limit and seed,
-// graphs and topic-entity setting (the models may differ: a report compares
-// them). Runs of different datasets would pool unrelated questions, and
-// results of equal question ids would silently replace each other.
+// manifests (run*.json) must name the same dataset, format, limit and
+// seed, graphs and topic-entity setting and ids (the models may differ: a
+// report compares them). Runs of different datasets would pool unrelated
+// questions, and results of equal question ids would silently replace
+// each other.
 func Comparable(dirs ...string) error {
 	var set questionSet
 	for _, dir := range dirs {

@@ -99,6 +99,10 @@ func TestReportNamesDatasetAndKG(t *testing.T) {
 		{"detected format", &eval.Manifest{Dataset: "/d/cwq.json", Format: "cwq", FormatDetected: true, Seed: 233},
 			[]string{"Dataset: /d/cwq.json (format cwq, auto-detected; all questions, in file order)"},
 			[]string{`"format": "cwq"`, `"format_detected": true`}},
+		{"topic entity ids", &eval.Manifest{Dataset: "/d/webqsp.json", Format: "webqsp", Seed: 233, Graphs: []string{"wd"},
+			TopicEntities: true, TopicIDs: eval.TopicIDsWikidata},
+			[]string{"KG: wd (store not recorded), with the dataset's topic entities (wikidata ids)"},
+			[]string{`"topic_entities": true`, `"topic_ids": "wikidata"`}},
 		{"no manifest", nil, []string{"Dataset: unknown (no run manifest)", "KG: unknown"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
