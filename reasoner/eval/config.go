@@ -68,6 +68,8 @@ type Config struct {
 
 	// formatDetected is set by Run when it detected Format from Dataset.
 	formatDetected bool
+	// topicIDs is the topic-entity ids Run chose (checkTopics).
+	topicIDs string
 }
 
 // seed returns the effective shuffle seed.

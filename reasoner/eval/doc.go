@@ -19,11 +19,14 @@
 // reasoner.Registry.Build) and (question, method) jobs run on a pool of workers.
 //
 // With Config.TopicEntities the methods get each question's topic entities,
-// and those the KG lacks are recorded (Result.MissingTopics). A Freebase set
-// that also gives Wikidata ids (dataset.Question.WikidataTopicEntities) is
-// asked with them instead when the KG has more of them than of its MIDs: one
-// choice per run, so a Freebase KG is never given, nor reported missing,
-// Wikidata ids.
+// and those the run's graphs (Config.Graphs; all when empty) lack are
+// recorded (Result.MissingTopics). A Freebase set that also gives Wikidata
+// ids (dataset.Question.WikidataTopicEntities) is asked with them instead
+// when the run's graphs have more of them than of its MIDs: one choice per
+// run, made over the whole sample so that every shard makes the same one,
+// and recorded (Manifest.TopicIDs), so a Freebase KG is never given, nor
+// reported missing, Wikidata ids, and Merge refuses shards that chose
+// differently.
 //
 // # Output and resumption
 //
@@ -43,7 +46,8 @@
 // results file while it runs, so a second run into the same place fails
 // (ErrRunInUse) instead of appending to it. Resuming reads
 // the results file, cuts a torn last line, checks the manifest (a changed
-// question set, graph list, store, model, judge or parameter set is
+// question set, graph list, choice of topic-entity ids, store, model,
+// judge or parameter set is
 // refused, new methods are allowed) and skips every (method, question id) already recorded; with
 // RetryErrors, jobs that ended in an error run again and their new record
 // supersedes the old one. Cancelled jobs are never recorded, so nothing is

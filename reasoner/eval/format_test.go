@@ -1,6 +1,10 @@
 package eval
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +27,73 @@ func TestSameQuestionsFormats(t *testing.T) {
 		if err := sameQuestions(a, b); (err == nil) != tc.same {
 			t.Errorf("formats %q and %q: error %v, want same %v", tc.a, tc.b, err, tc.same)
 		}
+	}
+}
+
+// TestMergeComparesKnownFormats: runs whose first manifest is an older
+// one without a format still have their known formats compared with each
+// other (the first known one is the reference), by Merge and Comparable,
+// and the merged manifest keeps the known format. Both used to compare
+// every manifest with the first only, so "jsonl" and "grbench" runs were
+// accepted together after a format-less one, and the merged run.json had
+// no format.
+func TestMergeComparesKnownFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		formats []string // one run directory per format, in order
+		want    string   // the error, "" when they merge
+		names   []int    // the runs the error names
+		merged  string   // the merged manifest's format
+	}{
+		{"old, jsonl, grbench", []string{"", "jsonl", "grbench"}, `dataset formats "jsonl" and "grbench" differ`, []int{1, 2}, ""},
+		{"old, grbench, old, jsonl", []string{"", "grbench", "", "jsonl"}, `dataset formats "grbench" and "jsonl" differ`, []int{1, 3}, ""},
+		{"jsonl, grbench", []string{"jsonl", "grbench"}, `dataset formats "jsonl" and "grbench" differ`, []int{0, 1}, ""},
+		{"old, jsonl", []string{"", "jsonl"}, "", nil, "jsonl"},
+		{"jsonl, old", []string{"jsonl", ""}, "", nil, "jsonl"},
+		{"old, old", []string{"", ""}, "", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			var dirs []string
+			for i, f := range tc.formats {
+				dir := filepath.Join(root, fmt.Sprintf("run%d", i))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				m := Manifest{Dataset: "/d/q.jsonl", Format: f, FormatDetected: f != "", Seed: 233, Methods: []string{"cot"}}
+				if err := writeManifest(filepath.Join(dir, "run.json"), m); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, ResultsFile), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				dirs = append(dirs, dir)
+			}
+			cerr := Comparable(dirs...)
+			_, merr := Merge(filepath.Join(root, "merged"), dirs...)
+			for what, err := range map[string]error{"Comparable": cerr, "Merge": merr} {
+				if tc.want == "" && err != nil {
+					t.Errorf("%s: %v", what, err)
+				}
+				if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+					t.Errorf("%s: error %v, want %q", what, err, tc.want)
+				}
+				for _, i := range tc.names {
+					if err != nil && !strings.Contains(err.Error(), dirs[i]+string(filepath.Separator)) {
+						t.Errorf("%s: error %v does not name %s", what, err, dirs[i])
+					}
+				}
+			}
+			if tc.want != "" {
+				return
+			}
+			m, err := ReadManifest(filepath.Join(root, "merged", "run.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Format != tc.merged || m.FormatDetected != (tc.merged != "") {
+				t.Errorf("merged format %q (detected %v), want %q", m.Format, m.FormatDetected, tc.merged)
+			}
+		})
 	}
 }

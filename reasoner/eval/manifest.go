@@ -45,10 +45,16 @@ type Manifest struct {
 	Skipped int      `json:"skipped,omitempty"`
 	Graphs  []string `json:"graphs,omitempty"`
 	// KG describes the store the run read (Config.KG).
-	KG            string                     `json:"kg,omitempty"`
-	TopicEntities bool                       `json:"topic_entities,omitempty"`
-	Methods       []string                   `json:"methods"`
-	Params        map[string]reasoner.Params `json:"params,omitempty"`
+	KG            string `json:"kg,omitempty"`
+	TopicEntities bool   `json:"topic_entities,omitempty"`
+	// TopicIDs is the topic-entity ids the questions were asked with,
+	// TopicIDsFreebase or TopicIDsWikidata, when the dataset gives both
+	// (chosen once for the whole sample, so every shard of a run agrees);
+	// "" otherwise, and in manifests written before the choice was
+	// recorded.
+	TopicIDs string                     `json:"topic_ids,omitempty"`
+	Methods  []string                   `json:"methods"`
+	Params   map[string]reasoner.Params `json:"params,omitempty"`
 	// Model names the model that answered (llm.Describe of Deps.Model,
 	// endpoint host redacted) and Judge the LLM judge's, when one scored;
 	// Grove is the Grove version that ran.
@@ -214,6 +220,9 @@ func reconcile(path string, m Manifest, qs []dataset.Question, prev []Result) (M
 	}
 	if old.TopicEntities != m.TopicEntities {
 		diffs = append(diffs, fmt.Sprintf("topic entities %v (were %v)", m.TopicEntities, old.TopicEntities))
+	}
+	if old.TopicIDs != "" && m.TopicIDs != "" && old.TopicIDs != m.TopicIDs {
+		diffs = append(diffs, fmt.Sprintf("topic entity ids %s (were %s: the graphs' entities changed)", m.TopicIDs, old.TopicIDs))
 	}
 	if old.Model.Name != "" && !old.Model.Same(m.Model) {
 		diffs = append(diffs, fmt.Sprintf("model %s (was %s)", describeModel(m.Model, old.Model), describeModel(old.Model, m.Model)))

@@ -27,7 +27,8 @@ type MergeSummary struct {
 // out/results.jsonl, one result per (method, question) as Load picks
 // them, copying trace files into out when they live elsewhere, and writes
 // a merged manifest out/run.json. The shards' manifests must agree on the
-// dataset, limit, seed, graphs and topic-entity setting.
+// dataset and its format, limit, seed, graphs, topic-entity setting and
+// the topic-entity ids chosen (Manifest.TopicIDs), and the model.
 func Merge(out string, dirs ...string) (*MergeSummary, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("merge: no input directories")
@@ -77,35 +78,85 @@ func Merge(out string, dirs ...string) (*MergeSummary, error) {
 }
 
 // mergeManifests reads every run*.json of dirs and checks they describe
-// shards of one run.
+// shards of one run. The merged manifest is the first one's, with the
+// format of the first that records one (see questionSet).
 func mergeManifests(dirs []string) (Manifest, error) {
-	var base Manifest
-	var first string
+	var set questionSet
 	for _, dir := range dirs {
 		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
 		if err != nil {
-			return base, fmt.Errorf("merge: %w", err)
+			return set.m, fmt.Errorf("merge: %w", err)
 		}
 		for _, p := range paths {
 			m, err := ReadManifest(p)
 			if err != nil {
-				return base, fmt.Errorf("merge: %w", err)
+				return set.m, fmt.Errorf("merge: %w", err)
 			}
-			if first == "" {
-				base, first = m, p
-				base.Shard, base.QuestionsHash, base.ContentHash, base.Skipped = "", "", "", m.Skipped
-				continue
+			if set.path == "" {
+				m.Shard, m.QuestionsHash, m.ContentHash = "", "", ""
 			}
-			if err := sameRun(base, m); err != nil {
-				return base, fmt.Errorf("merge: %s and %s are not shards of one run: %w", first, p, err)
+			if ref, err := set.add(m, p, sameRun); err != nil {
+				return set.m, fmt.Errorf("merge: %s and %s are not shards of one run: %w", ref, p, err)
 			}
-			base.Methods = unionMethods(base.Methods, m.Methods)
-			if m.Started.Before(base.Started) {
-				base.Started = m.Started
+			set.m.Methods = unionMethods(set.m.Methods, m.Methods)
+			if m.Started.Before(set.m.Started) {
+				set.m.Started = m.Started
 			}
 		}
 	}
-	return base, nil
+	return set.m, nil
+}
+
+// questionSet is the reference the manifests of runs to merge or report
+// together are checked against: the first manifest, whose format and
+// topic-entity ids (when it records none: an older manifest) are those of
+// the first manifest that records them. Known values are thus compared
+// with each other, not only with the first manifest.
+type questionSet struct {
+	m          Manifest
+	path       string // the first manifest's file
+	formatPath string // the file whose format m has ("" while none has)
+	topicPath  string // the file whose topic-entity ids m has, likewise
+}
+
+// add checks m, read from path, against the set with same and, when it
+// agrees, takes its format and topic-entity ids where the set has none
+// yet. On disagreement it returns the file m disagrees with.
+func (s *questionSet) add(m Manifest, path string, same func(a, b Manifest) error) (string, error) {
+	if s.path == "" {
+		s.m, s.path = m, path
+		s.formatPath, s.topicPath = pathIf(m.Format, path), pathIf(m.TopicIDs, path)
+		return "", nil
+	}
+	if err := same(s.m, m); err != nil {
+		// Every manifest added agrees with the first on all but these.
+		switch {
+		case s.m.Dataset != m.Dataset:
+		case known2(s.m.Format, m.Format):
+			return s.formatPath, err
+		case known2(s.m.TopicIDs, m.TopicIDs):
+			return s.topicPath, err
+		}
+		return s.path, err
+	}
+	if s.m.Format == "" && m.Format != "" {
+		s.m.Format, s.m.FormatDetected, s.formatPath = m.Format, m.FormatDetected, path
+	}
+	if s.m.TopicIDs == "" && m.TopicIDs != "" {
+		s.m.TopicIDs, s.topicPath = m.TopicIDs, path
+	}
+	return "", nil
+}
+
+// known2 says whether a and b are both known ("" is not) and differ.
+func known2(a, b string) bool { return a != "" && b != "" && a != b }
+
+// pathIf returns path when v is known, else "".
+func pathIf(v, path string) string {
+	if v == "" {
+		return ""
+	}
+	return path
 }
 
 func sameRun(a, b Manifest) error {
@@ -120,7 +171,9 @@ func sameRun(a, b Manifest) error {
 
 // sameQuestions checks that two runs asked the same questions of the same
 // graphs: same dataset file and format, limit and seed, graphs and
-// topic-entity setting.
+// topic-entity setting and ids. A format or topic-entity ids "" (an
+// older manifest's, which did not record them) match any; questionSet
+// compares the known ones with each other.
 func sameQuestions(a, b Manifest) error {
 	switch {
 	case a.Dataset != b.Dataset:
@@ -134,18 +187,21 @@ func sameQuestions(a, b Manifest) error {
 		return fmt.Errorf("graphs %v and %v differ", a.Graphs, b.Graphs)
 	case a.TopicEntities != b.TopicEntities:
 		return fmt.Errorf("topic entity settings differ")
+	case a.TopicIDs != b.TopicIDs && a.TopicIDs != "" && b.TopicIDs != "":
+		// "": a manifest written before the choice was recorded.
+		return fmt.Errorf("topic entity ids %s and %s differ (the questions were asked with other ids)", a.TopicIDs, b.TopicIDs)
 	}
 	return nil
 }
 
 // Comparable checks that the runs in dirs can be reported together: their
-// manifests (run*.json) must name the same dataset, format, limit and seed,
-// graphs and topic-entity setting (the models may differ: a report compares
-// them). Runs of different datasets would pool unrelated questions, and
-// results of equal question ids would silently replace each other.
+// manifests (run*.json) must name the same dataset, format, limit and
+// seed, graphs and topic-entity setting and ids (the models may differ: a
+// report compares them). Runs of different datasets would pool unrelated
+// questions, and results of equal question ids would silently replace
+// each other.
 func Comparable(dirs ...string) error {
-	var base Manifest
-	var first string
+	var set questionSet
 	for _, dir := range dirs {
 		paths, err := filepath.Glob(filepath.Join(globEscape(dir), "run*.json"))
 		if err != nil {
@@ -157,12 +213,8 @@ func Comparable(dirs ...string) error {
 			if err != nil {
 				return err
 			}
-			if first == "" {
-				base, first = m, p
-				continue
-			}
-			if err := sameQuestions(base, m); err != nil {
-				return fmt.Errorf("%s and %s are runs of different question sets (%w): report them separately", first, p, err)
+			if ref, err := set.add(m, p, sameQuestions); err != nil {
+				return fmt.Errorf("%s and %s are runs of different question sets (%w): report them separately", ref, p, err)
 			}
 		}
 	}

@@ -69,8 +69,12 @@ type Summary struct {
 	// are bare ids because the KG has no label for them.
 	GoldIDsOnly int
 	// MissingTopics counts the questions (in this shard) with a topic
-	// entity the KG does not have (with Config.TopicEntities only).
+	// entity the run's graphs do not have (with Config.TopicEntities only).
 	MissingTopics int
+	// TopicIDs is the topic-entity ids the questions were asked with
+	// (TopicIDsFreebase or TopicIDsWikidata) when the dataset gives both;
+	// "" otherwise.
+	TopicIDs string
 	// Jobs is Questions x methods; Resumed of them were already done, Ran
 	// were run now, Errors ended in an error.
 	Jobs    int
@@ -154,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		r.slog.Warn("eval: " + w)
 	}
 	jobs := r.plan(qs, methods, prev)
-	r.sum.Questions, r.sum.Skipped = r.shardSize(qs), skipped
+	r.sum.Questions, r.sum.Skipped, r.sum.TopicIDs = r.shardSize(qs), skipped, cfg.topicIDs
 	for _, q := range qs {
 		if !r.cfg.Shard.Has(q.index) {
 			continue
@@ -204,7 +208,7 @@ func openRun(cfg *Config, qs []indexed, skipped int, methods []method, start tim
 		Limit: cfg.Limit, Seed: cfg.seed(),
 		Shard: cfg.Shard.String(), Questions: len(shardQs), QuestionsHash: hashIDs(shardQs),
 		ContentHash: hashContent(shardQs), Skipped: skipped,
-		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, Params: usedParams(cfg, methods), Started: start,
+		Graphs: cfg.Graphs, KG: cfg.KG, TopicEntities: cfg.TopicEntities, TopicIDs: cfg.topicIDs, Params: usedParams(cfg, methods), Started: start,
 		Updated: start, Model: llm.Describe(cfg.Deps.Model), Grove: reasoner.Version()}
 	if cfg.Judge != nil {
 		j := llm.Describe(cfg.Judge.Model)
@@ -684,22 +688,31 @@ func IDsOnlyWarning(n, of int) string {
 const metaMissingTopics = "grove_missing_topics"
 
 // checkTopics records, with Config.TopicEntities, the topic entities of
-// this shard's questions that the KG does not have: the methods start
-// from them, so a missing one is a question the run cannot answer as
-// intended, which the results and the summary must show. A question with
-// both Freebase and Wikidata topic entities (WebQuestions, CWQ) is asked
-// with those of the KG, as chooseTopicIDs decides; the others are neither
+// the questions that the run's graphs (Config.Graphs; all when empty) do
+// not have: the methods start from them, so a missing one is a question
+// the run cannot answer as intended, which the results and the summary
+// must show. A question with both Freebase and Wikidata topic entities
+// (WebQuestions, CWQ) is asked with those of the run's graphs, as
+// chooseTopicIDs decides over the whole sample, not the shard, so that
+// every shard of a run chooses alike; the choice is kept in
+// cfg.topicIDs (for the manifest) and the ids not chosen are neither
 // passed nor counted as missing.
 func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
 	if !cfg.TopicEntities || cfg.Deps.KG == nil {
 		return nil
 	}
-	todo := topicLookupsOf(cfg, qs)
-	absent, err := lookupTopics(ctx, cfg.Deps.KG, todo)
+	todo := topicLookupsOf(qs)
+	absent, err := lookupTopics(ctx, cfg.Deps.KG, cfg.Graphs, todo)
 	if err != nil {
 		return err
 	}
 	wikidata := chooseTopicIDs(todo, absent)
+	if slices.ContainsFunc(qs, func(q indexed) bool { return len(q.q.WikidataTopicEntities) > 0 }) {
+		cfg.topicIDs = TopicIDsFreebase
+		if wikidata {
+			cfg.topicIDs = TopicIDsWikidata
+		}
+	}
 	missing := map[int][]string{}
 	for k, l := range todo {
 		q := &qs[l.q].q
@@ -721,6 +734,13 @@ func checkTopics(ctx context.Context, cfg *Config, qs []indexed) error {
 	return nil
 }
 
+// The topic-entity ids a run of a dataset with both Freebase and Wikidata
+// topic entities asks its questions with (Manifest.TopicIDs).
+const (
+	TopicIDsFreebase = "freebase"
+	TopicIDsWikidata = "wikidata"
+)
+
 // topicLookup is one topic entity of a question to look up: qs[q]'s id,
 // from its Wikidata topic entities or from its own.
 type topicLookup struct {
@@ -729,13 +749,11 @@ type topicLookup struct {
 	wikidata bool
 }
 
-// topicLookupsOf lists the topic entities of this shard's questions.
-func topicLookupsOf(cfg *Config, qs []indexed) []topicLookup {
+// topicLookupsOf lists the topic entities of all the questions, those of
+// other shards included: the choice of ids is the run's, not the shard's.
+func topicLookupsOf(qs []indexed) []topicLookup {
 	var todo []topicLookup
 	for i := range qs {
-		if !cfg.Shard.Has(qs[i].index) {
-			continue
-		}
 		for _, id := range slices.Sorted(maps.Keys(qs[i].q.TopicEntities)) {
 			todo = append(todo, topicLookup{i, id, false})
 		}
@@ -746,17 +764,18 @@ func topicLookupsOf(cfg *Config, qs []indexed) []topicLookup {
 	return todo
 }
 
-// lookupTopics says which of the topic entities the KG does not have,
-// several lookups at a time: on a remote backend each is a request, and a
-// large dataset has thousands.
-func lookupTopics(ctx context.Context, kg store.KG, todo []topicLookup) ([]bool, error) {
+// lookupTopics says which of the topic entities are in none of graphs
+// (empty: not in the store at all), several lookups at a time: on a
+// remote backend each is a request, and a large dataset has thousands.
+func lookupTopics(ctx context.Context, kg store.KG, graphs []string, todo []topicLookup) ([]bool, error) {
 	absent := make([]bool, len(todo))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(topicLookups)
 	for k, l := range todo {
 		g.Go(func() error {
-			_, err := kg.Entity(gctx, l.id)
-			absent[k] = errors.Is(err, store.ErrNotFound)
+			e, err := kg.Entity(gctx, l.id)
+			absent[k] = errors.Is(err, store.ErrNotFound) ||
+				(err == nil && len(graphs) > 0 && !slices.ContainsFunc(e.Graphs, func(g string) bool { return slices.Contains(graphs, g) }))
 			return gctx.Err()
 		})
 	}
@@ -770,10 +789,10 @@ func lookupTopics(ctx context.Context, kg store.KG, todo []topicLookup) ([]bool,
 }
 
 // chooseTopicIDs says whether the run asks its questions with their
-// Wikidata topic entities: when the KG has more of them than of the
-// questions' own (Freebase) ones, it is a Wikidata KG. One choice for the
-// whole run, so that a Freebase question whose MID the KG lacks is
-// reported missing rather than asked with a Wikidata id.
+// Wikidata topic entities: when the run's graphs have more of them than
+// of the questions' own (Freebase) ones, they are Wikidata graphs. One
+// choice for the whole run, so that a Freebase question whose MID the
+// graphs lack is reported missing rather than asked with a Wikidata id.
 func chooseTopicIDs(todo []topicLookup, absent []bool) bool {
 	own, wikidata := 0, 0
 	for k, l := range todo {
@@ -833,7 +852,7 @@ func servedWarning(results []Result) string {
 }
 
 // MissingTopicsWarning says that n of the questions have a topic entity
-// missing from the KG.
+// missing from the KG (the run's graphs).
 func MissingTopicsWarning(n, of int) string {
 	return fmt.Sprintf("%d of %d questions have topic entities missing from the KG (see missing_topics in the results)", n, of)
 }

@@ -99,6 +99,10 @@ func TestReportNamesDatasetAndKG(t *testing.T) {
 		{"detected format", &eval.Manifest{Dataset: "/d/cwq.json", Format: "cwq", FormatDetected: true, Seed: 233},
 			[]string{"Dataset: /d/cwq.json (format cwq, auto-detected; all questions, in file order)"},
 			[]string{`"format": "cwq"`, `"format_detected": true`}},
+		{"topic entity ids", &eval.Manifest{Dataset: "/d/webqsp.json", Format: "webqsp", Seed: 233, Graphs: []string{"wd"},
+			TopicEntities: true, TopicIDs: eval.TopicIDsWikidata},
+			[]string{"KG: wd (store not recorded), with the dataset's topic entities (wikidata ids)"},
+			[]string{`"topic_entities": true`, `"topic_ids": "wikidata"`}},
 		{"no manifest", nil, []string{"Dataset: unknown (no run manifest)", "KG: unknown"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -267,6 +271,40 @@ func TestReportKeepsModelsApart(t *testing.T) {
 				if !strings.Contains(md.String(), w) {
 					t.Errorf("report.md lacks %q:\n%s", w, md.String())
 				}
+			}
+		})
+	}
+}
+
+// TestReportNamesKnownFormat: when the first run's manifest is an older
+// one without a format, the report names the format the others record
+// (it used to say "auto-detected", from the first manifest only).
+func TestReportNamesKnownFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		formats []string
+		want    string
+	}{
+		{"old first", []string{"", "jsonl"}, "(format jsonl, auto-detected;"},
+		{"known first", []string{"jsonl", ""}, "(format jsonl, auto-detected;"},
+		{"none known", []string{"", ""}, "(format auto-detected;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var dirs []string
+			for _, f := range tc.formats {
+				m := &eval.Manifest{Dataset: "/d/q.jsonl", Format: f, FormatDetected: f != "", Seed: 233}
+				dirs = append(dirs, writeRun(t, m, "cot", "q0"))
+			}
+			rep, err := Build(dirs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var md strings.Builder
+			if err := rep.WriteMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(md.String(), tc.want) {
+				t.Errorf("report.md lacks %q:\n%s", tc.want, md.String())
 			}
 		})
 	}

@@ -30,6 +30,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -105,6 +106,10 @@ type Dataset struct {
 	Graphs        []string `json:"graphs"`
 	KGs           []string `json:"kgs,omitempty"`
 	TopicEntities bool     `json:"topic_entities,omitempty"`
+	// TopicIDs is the topic-entity ids the questions were asked with
+	// (eval.TopicIDsFreebase or eval.TopicIDsWikidata) when the dataset
+	// gives both and the runs recorded the choice.
+	TopicIDs string `json:"topic_ids,omitempty"`
 	// Skipped counts the questions dropped for having no gold answer.
 	Skipped int `json:"skipped,omitempty"`
 }
@@ -124,6 +129,12 @@ func runDataset(ms []eval.Manifest) *Dataset {
 		if m.KG != "" {
 			d.KGs = appendNew(d.KGs, m.KG)
 		}
+		if d.Format == "" && m.Format != "" {
+			// The first run records none: an older manifest of an
+			// auto-detected format (eval.Comparable compared the others').
+			d.Format, d.FormatDetected = m.Format, m.FormatDetected
+		}
+		d.TopicIDs = cmp.Or(d.TopicIDs, m.TopicIDs)
 	}
 	return d
 }

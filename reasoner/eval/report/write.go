@@ -198,6 +198,9 @@ func (r *Report) writeDataset(w *bufio.Writer) {
 	fmt.Fprintf(w, "KG: %s (%s)", graphs, kgs)
 	if d.TopicEntities {
 		w.WriteString(", with the dataset's topic entities")
+		if d.TopicIDs != "" {
+			fmt.Fprintf(w, " (%s ids)", d.TopicIDs)
+		}
 	}
 	w.WriteString("\n\n")
 }

@@ -460,3 +460,30 @@ func TestSummaryReportsCache(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNamesTopicIDs: the run summary says which topic-entity ids
+// the questions were asked with, in text and JSON, when the dataset gives
+// both; otherwise it says nothing of them.
+func TestSummaryNamesTopicIDs(t *testing.T) {
+	for _, tt := range []struct {
+		ids, text, json string
+	}{
+		{eval.TopicIDsWikidata, "kg: wd, topic entities as wikidata ids\n", `"topic_ids": "wikidata"`},
+		{"", "kg: wd\n", ""},
+	} {
+		sum := &eval.Summary{Jobs: 1, Ran: 1, Graphs: []string{"wd"}, TopicIDs: tt.ids}
+		var text, js bytes.Buffer
+		if err := printSummary(&text, false, sum); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), tt.text) {
+			t.Errorf("%q: text summary lacks %q:\n%s", tt.ids, tt.text, text.String())
+		}
+		if err := printSummary(&js, true, sum); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(js.String(), `"topic_ids"`); got != (tt.json != "") || !strings.Contains(js.String(), tt.json) {
+			t.Errorf("%q: JSON summary:\n%s", tt.ids, js.String())
+		}
+	}
+}

@@ -247,16 +247,18 @@ func (b *bar) draw() {
 	b.drawn, b.pending = time.Now(), false
 }
 
-// finish ends the bar: full when every run is done, otherwise (an
+// finish ends the bar with the last progress drawn (figures the throttle
+// held back included): full when every run is done, otherwise (an
 // interrupted run) at the runs done, never filled to 100%.
 func (b *bar) finish() {
 	if b.bar == nil {
 		return
 	}
+	if b.pending {
+		b.draw()
+	}
 	if b.last.Done >= b.last.Total {
 		_ = b.bar.Finish()
-	} else if b.pending {
-		b.draw()
 	}
 	fmt.Fprintln(b.w)
 }
@@ -293,10 +295,13 @@ type summary struct {
 	Skipped       int      `json:"skipped"`
 	GoldIDsOnly   int      `json:"gold_ids_only"`
 	MissingTopics int      `json:"missing_topics"`
-	Jobs          int      `json:"jobs"`
-	Resumed       int      `json:"resumed"`
-	Ran           int      `json:"ran"`
-	Errors        int      `json:"errors"`
+	// TopicIDs is the topic-entity ids the questions were asked with
+	// (freebase or wikidata) when the dataset gives both.
+	TopicIDs string `json:"topic_ids,omitempty"`
+	Jobs     int    `json:"jobs"`
+	Resumed  int    `json:"resumed"`
+	Ran      int    `json:"ran"`
+	Errors   int    `json:"errors"`
 	// NotRun counts the runs neither resumed nor run: the run was stopped
 	// (Ctrl-C, SIGTERM, a failed write) before them.
 	NotRun      int                `json:"not_run"`
@@ -312,7 +317,7 @@ type summary struct {
 }
 
 func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
-	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, MissingTopics: s.MissingTopics, Jobs: s.Jobs,
+	out := summary{Dir: s.Dir, ResultsFile: s.ResultsFile, Model: s.Model, Dataset: s.Dataset, Graphs: s.Graphs, KG: s.KG, Questions: s.Questions, Skipped: s.Skipped, GoldIDsOnly: s.GoldIDsOnly, MissingTopics: s.MissingTopics, TopicIDs: s.TopicIDs, Jobs: s.Jobs,
 		Resumed: s.Resumed, Ran: s.Ran, Errors: s.Errors, NotRun: s.Jobs - s.Resumed - s.Ran, Judge: s.Judge, Judged: s.Judged,
 		JudgeErrors: s.JudgeErrors, EMIn: map[string]float64{}, Elapsed: s.Elapsed.Round(time.Millisecond).String(),
 		Warnings: s.Warnings}
@@ -349,6 +354,9 @@ func printSummary(w io.Writer, asJSON bool, s *eval.Summary) error {
 	}
 	if out.KG != "" {
 		graphs += " of " + out.KG
+	}
+	if out.TopicIDs != "" {
+		graphs += ", topic entities as " + out.TopicIDs + " ids"
 	}
 	fmt.Fprintf(&b, "dataset: %s\nkg: %s\n", cmp.Or(out.Dataset, "questions given in code"), graphs)
 	if out.Judge != nil {
