@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/quad"
-	"github.com/cayleygraph/quad/jsonld"
+	_ "github.com/cayleygraph/quad/jsonld" // the jsonld format of /read
 	"github.com/piprate/json-gold/ld"
 )
 
@@ -161,9 +161,13 @@ func scopedBNode(scope, label string) quad.BNode {
 	return quad.BNode(scope + "-" + strings.TrimPrefix(label, "_:"))
 }
 
-// ldValue converts one json-gold term as Cayley's jsonld reader does
-// (typed literals become native values when jsonld.AutoConvertTypedString
-// is set and they parse), except that a blank node is named within scope.
+// ldValue converts one json-gold term as Cayley's jsonld reader does,
+// except that a blank node is named within scope and a typed literal
+// stays the typed literal it is: Cayley's reader turns it into a native
+// value when jsonld.AutoConvertTypedString is set and it parses, which
+// changed its text ("01"^^xsd:integer stored as "1", a dateTime with a
+// zone moved to UTC, xsd:float read as a double), so the JSON-LD /read
+// gives out could not be deleted or written back as the same quads.
 func ldValue(n ld.Node, scope string) (quad.Value, error) {
 	switch t := n.(type) {
 	case *ld.IRI:
@@ -175,13 +179,7 @@ func ldValue(n ld.Node, scope string) (quad.Value, error) {
 		case t.Language != "":
 			return quad.LangString{Value: quad.String(t.Value), Lang: t.Language}, nil
 		case t.Datatype != "" && t.Datatype != xsdString:
-			ts := quad.TypedString{Value: quad.String(t.Value), Type: quad.IRI(t.Datatype)}
-			if jsonld.AutoConvertTypedString {
-				if v, err := ts.ParseValue(); err == nil {
-					return v, nil
-				}
-			}
-			return ts, nil
+			return quad.TypedString{Value: quad.String(t.Value), Type: quad.IRI(t.Datatype)}, nil
 		}
 		return quad.String(t.Value), nil
 	case nil:
