@@ -349,15 +349,47 @@ type ctxBatchWriter struct {
 }
 
 // A batch the store finds too large for one transaction is written in
-// parts (store.ApplyInParts).
+// parts (store.ApplyInParts), its repeated quads left out first: Cayley's
+// writer drops a repeat within one transaction, but across two parts the
+// second delete of a quad found it gone (a body of 60,001 quads repeating
+// one line failed after deleting 44,543). The count is of the batch's
+// quads when all are applied, else of the distinct quads applied.
 func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
-	return store.ApplyInParts(qs, func(b []quad.Quad) error {
+	distinct := distinctQuads(qs)
+	n, err := store.ApplyInParts(distinct, func(b []quad.Quad) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
 		_, err := c.w.WriteQuads(b)
 		return err
 	})
+	if err != nil {
+		return n, err
+	}
+	return len(qs), nil
+}
+
+// distinctQuads is qs without repeats, in order (qs itself when it has
+// none).
+func distinctQuads(qs []quad.Quad) []quad.Quad {
+	seen := make(map[quad.Quad]struct{}, len(qs))
+	var out []quad.Quad
+	for i, q := range qs {
+		if _, ok := seen[q]; ok {
+			if out == nil {
+				out = slices.Clone(qs[:i])
+			}
+			continue
+		}
+		seen[q] = struct{}{}
+		if out != nil {
+			out = append(out, q)
+		}
+	}
+	if out == nil {
+		return qs
+	}
+	return out
 }
 
 // ctxDeltaApplier is a quad store whose writes a context bounds (sqlkg's:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -936,5 +937,53 @@ func TestCayleyWriteSilentStore(t *testing.T) {
 				t.Errorf("%s to a silent store: %d %s after %v; want a JSON 504 %q soon after %v", c.name, st, body, took, c.want, limit)
 			}
 		})
+	}
+}
+
+// TestCayleyLargeDeleteWhole: a delete body larger than one Badger
+// transaction holds (the store splits it) is still whole or nothing: one
+// missing quad anywhere deletes nothing, and a repeated line is one quad
+// (the second delete of a quad applied in an earlier part found it gone).
+func TestCayleyLargeDeleteWhole(t *testing.T) {
+	const token = "write-token-1"
+	const n = 60000
+	var body strings.Builder
+	for i := range n {
+		fmt.Fprintf(&body, "<http://ex.org/s%d> <http://ex.org/p> \"value %d\" <bulk> .\n", i, i)
+	}
+	all := body.String()
+	lines := strings.SplitAfter(all, "\n")
+	ts := cayleyServer(t, Config{Token: token, MaxBodyBytes: 16 << 20})
+	hdr := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/n-quads"}
+	stored := func() int {
+		st, b := ts.get("/v1/graphs")
+		var gs struct {
+			Graphs []struct {
+				Name  string `json:"name"`
+				Quads int    `json:"quads"`
+			} `json:"graphs"`
+		}
+		if st != 200 || json.Unmarshal(b, &gs) != nil {
+			t.Fatalf("graphs: %d %s", st, b)
+		}
+		for _, g := range gs.Graphs {
+			if g.Name == "bulk" {
+				return g.Quads
+			}
+		}
+		return 0
+	}
+	ts.token = token
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", all, hdr); st != 200 {
+		t.Fatalf("write: %d %s", st, b)
+	}
+	missing := strings.Join(lines[:n-10], "") + "<http://ex.org/s0> <http://ex.org/p> \"NOT THERE\" <bulk> .\n" + strings.Join(lines[n-9:], "")
+	st, _, b := ts.do("POST", "/cayley/api/v2/delete", missing, hdr)
+	if st != 404 || !strings.Contains(string(b), "nothing was deleted") || stored() != n {
+		t.Fatalf("a delete naming one missing quad: %d %s, %d quads left; want 404, nothing deleted, %d left", st, b, stored(), n)
+	}
+	st, _, b = ts.do("POST", "/cayley/api/v2/delete", all+lines[0], hdr)
+	if st != 200 || !strings.Contains(string(b), fmt.Sprintf(`"count":%d`, n+1)) || stored() != 0 {
+		t.Fatalf("a delete repeating a line: %d %s, %d quads left; want 200 and none left", st, b, stored())
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,4 +92,38 @@ func newQuadDeltas(n int) []graph.Delta {
 			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("g"))}
 	}
 	return ds
+}
+
+// TestApplyDeltasTooBigDeletes: a delete batch too large for one
+// transaction whose quads all exist is refused as too big (to be split);
+// one that names a missing quad anywhere, even past where it was found too
+// big, fails as missing, with nothing deleted, so that no part of it is
+// applied after a split.
+func TestApplyDeltasTooBigDeletes(t *testing.T) {
+	const n = 60000
+	adds := newQuadDeltas(n)
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := store.ApplyInParts(adds, func(b []graph.Delta) error { return db.ApplyDeltas(b, graph.IgnoreOpts{}) }); err != nil {
+		t.Fatal(err)
+	}
+	dels := make([]graph.Delta, n)
+	for i, d := range adds {
+		dels[i] = graph.Delta{Action: graph.Delete, Quad: d.Quad}
+	}
+	if err := db.ApplyDeltas(dels, graph.IgnoreOpts{}); !errors.Is(err, store.ErrTooBig) {
+		t.Fatalf("deleting %d stored quads at once: %v, want too big", n, err)
+	}
+	missing := slices.Clone(dels)
+	missing[n-10].Quad.Object = quad.String("not stored")
+	err = db.ApplyDeltas(missing, graph.IgnoreOpts{})
+	if !errors.Is(err, graph.ErrQuadNotExist) || errors.Is(err, store.ErrTooBig) {
+		t.Fatalf("a delete batch naming a missing quad: %v, want the quad named missing", err)
+	}
+	if got := db.Counts().Quads; got != n {
+		t.Fatalf("%d quads left, want all %d", got, n)
+	}
 }

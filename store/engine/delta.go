@@ -58,6 +58,12 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 	db.mu.RUnlock()
 	err := db.bdb.Update(func(txn *badger.Txn) error {
 		u.txn = txn
+		// A batch found too large stops at once, unless it deletes quads
+		// that must exist: then the rest is checked first (in memory), so
+		// that a missing quad fails the whole batch rather than the part
+		// of it the caller applies after splitting it.
+		checkDeletes := !opts.IgnoreMissing && slices.ContainsFunc(in, func(d graph.Delta) bool { return d.Action == graph.Delete })
+		var tooBig error
 		for i, d := range in {
 			if err := validQuad(d.Quad); err != nil {
 				return invalidDelta(d, i, len(in), err)
@@ -65,11 +71,14 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 			if err := u.apply(d); err != nil {
 				return err
 			}
-			if i%tooBigCheckEvery == tooBigCheckEvery-1 {
-				if err := u.tooBig(i + 1); err != nil {
-					return err
+			if tooBig == nil && i%tooBigCheckEvery == tooBigCheckEvery-1 {
+				if tooBig = u.tooBig(i + 1); tooBig != nil && !checkDeletes {
+					return tooBig
 				}
 			}
+		}
+		if tooBig != nil {
+			return tooBig
 		}
 		if err := u.writeGroups(); err != nil {
 			return err
