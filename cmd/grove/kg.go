@@ -684,6 +684,10 @@ func (a *app) queryCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if n := query.LongestList(res); lang == "graphql" && n > limit {
+					return fmt.Errorf("graphql: a list in the answer holds %d results, over --limit %d; ask for fewer "+
+						"with first: (and offset:), or raise --limit", n, limit)
+				}
 				if len(res) > limit {
 					res = res[:limit]
 					defer fmt.Fprintf(a.stderr, "grove: the first %d results are shown; the query has more (--limit)\n", limit)
