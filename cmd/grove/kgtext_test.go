@@ -143,7 +143,8 @@ func TestKGListsSayWhenCut(t *testing.T) {
 				t.Errorf("stderr %q, %v; want %q", stderr, err, c.want)
 			}
 		})
-	}	// GraphQL answers one document: a list in it over the limit is
+	}
+	// GraphQL answers one document: a list in it over the limit is
 	// refused, naming first:, rather than cut or passed whole.
 	_, err := run(t, "--db", db, "query", "--lang", "graphql", "--limit", "5", "{ nodes { id } }")
 	if err == nil || !strings.Contains(err.Error(), "over --limit 5; ask for fewer with first:") {

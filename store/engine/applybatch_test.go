@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cayleygraph/cayley/graph"
-	"github.com/dgraph-io/badger/v4"
 	"github.com/cayleygraph/quad"
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/grove-kg/grove/store"
 )
