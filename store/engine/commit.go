@@ -64,7 +64,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	l.nextID, l.newCount = dict.next, dict.newCount
-	st.Terms = dict.newCount
+	// The terms of an interrupted load it numbers again were hidden
+	// until now: they are new to readers too.
+	st.Terms = dict.newCount + int64(len(dict.reserved))
 	spo := l.newSorter("spo", orderSPO)
 	ops := l.newSorter("ops", orderOPS)
 	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {

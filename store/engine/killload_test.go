@@ -165,7 +165,9 @@ func stateOf(t *testing.T, db *DB) dbState {
 // S, O and P lists, the node blocks, the meta keys), in some cases twice,
 // then re-run to completion: the database is the one a clean load gives,
 // with the same quads and node count, g.V() lists every node once (no
-// term has two ids, no id block entry is left without its term key).
+// term has two ids, no id block entry is left without its term key), and
+// the re-run counts the new terms a clean load counts (those the killed
+// runs numbered included).
 func TestKilledLoadRerun(t *testing.T) {
 	base, qs := synthQuads(11, 3000), synthQuads(12, 6000)
 	open := func(dir string) *DB {
@@ -177,7 +179,7 @@ func TestKilledLoadRerun(t *testing.T) {
 	}
 	clean := open(t.TempDir())
 	loadQuads(t, clean, "a", base)
-	loadQuads(t, clean, "b", qs)
+	wantTerms := loadQuads(t, clean, "b", qs).Terms
 	want := stateOf(t, clean)
 	clean.Close()
 	if n := len(want.listed); int64(n) != want.nodes || len(slices.Compact(slices.Clone(want.listed))) != n {
@@ -206,10 +208,13 @@ func TestKilledLoadRerun(t *testing.T) {
 				}
 			}
 			defer func() { db.Close() }()
-			loadQuads(t, db, "b", qs)
+			terms := loadQuads(t, db, "b", qs).Terms
 			db.Close()
 			db = open(dir)
 			got := stateOf(t, db)
+			if terms != wantTerms {
+				t.Errorf("the re-run added %d terms, a clean load %d", terms, wantTerms)
+			}
 			if got.nodes != want.nodes || !slices.Equal(got.listed, want.listed) {
 				t.Errorf("after the re-run: %d nodes counted, %d listed (%d distinct); a clean load has %d",
 					got.nodes, len(got.listed), len(slices.Compact(slices.Clone(got.listed))), want.nodes)
@@ -233,7 +238,7 @@ func TestKilledLoadRerun(t *testing.T) {
 // two runs numbered, not those the incremental write took: reads find the
 // written entity, its edge and relation, and still not the terms of the
 // load. The last re-run completes the load exactly (the database a clean
-// load gives).
+// load gives, and the same count of new terms).
 func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
 	ctx := context.Background()
 	const (
@@ -255,7 +260,7 @@ func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
 	if err := clean.ApplyDeltas([]graph.Delta{write}, graph.IgnoreOpts{}); err != nil {
 		t.Fatal(err)
 	}
-	loadQuads(t, clean, "b", qs)
+	wantTerms := loadQuads(t, clean, "b", qs).Terms
 	want := stateOf(t, clean)
 	clean.Close()
 
@@ -307,7 +312,7 @@ func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
 			}
 			visible(t, db, "after the killed re-run")
 
-			loadQuads(t, db, "b", qs)
+			terms := loadQuads(t, db, "b", qs).Terms
 			db.Close()
 			db = open(dir)
 			got := stateOf(t, db)
@@ -317,6 +322,9 @@ func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
 			}
 			if !maps.Equal(got.quads, want.quads) {
 				t.Errorf("after the last re-run: %d quads, a clean load has %d", len(got.quads), len(want.quads))
+			}
+			if terms != wantTerms {
+				t.Errorf("the last re-run added %d terms, a clean load %d", terms, wantTerms)
 			}
 			if e, err := db.Entity(ctx, onlyB); err != nil {
 				t.Errorf("term of the completed load: %+v, %v", e, err)

@@ -107,6 +107,9 @@ type LoadProgress struct {
 type LoadStats struct {
 	Read  int64 `json:"read"`
 	Added int64 `json:"added"`
+	// Terms counts the terms the load added: those it numbered and
+	// those of the interrupted load it completes (Interrupted), which
+	// reads did not find before.
 	Terms int64 `json:"new_terms"`
 	// Labels counts the label and alias entries read for the label
 	// index; the index keeps one per distinct (normalized name, entity)
