@@ -64,7 +64,9 @@ func (l *Loader) commit(ctx context.Context) (LoadStats, error) {
 		return st, err
 	}
 	l.nextID, l.newCount = dict.next, dict.newCount
-	st.Terms = dict.newCount
+	// The terms of an interrupted load it numbers again were hidden
+	// until now: they are new to readers too.
+	st.Terms = dict.newCount + int64(len(dict.reserved))
 	spo := l.newSorter("spo", orderSPO)
 	ops := l.newSorter("ops", orderOPS)
 	if err := l.phase(ctx, "map", func() error { return l.mapBatches(ctx, spo, ops) }); err != nil {
@@ -402,14 +404,18 @@ func (l *Loader) openSink() (*commitState, error) {
 }
 
 // writeMarker records the load in the database directory before any key is
-// written, with the id range it reserves; fresh: it writes into an emptied
-// database.
+// written, with the id ranges it reserves (markerRanges); fresh: it writes
+// into an emptied database.
 func (l *Loader) writeMarker(fresh bool) error {
 	if l.db.opts.InMemory {
 		return nil
 	}
-	b, err := json.Marshal(Interrupted{Graph: l.opts.Graph, Start: l.db.loadStart(), Reserved: l.nextID, Files: l.opts.Files,
-		FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: fresh})
+	in := Interrupted{Graph: l.opts.Graph, Ranges: l.markerRanges(), Start: l.firstID, Reserved: l.nextID,
+		Files: l.opts.Files, FileGraphs: l.opts.FileGraphs, Segment: l.newSeg, SegmentGraphs: l.segGraphs, Fresh: fresh}
+	if n := len(in.Ranges); n > 0 {
+		in.Start, in.Reserved = in.Ranges[0].Start, in.Ranges[n-1].End
+	}
+	b, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}

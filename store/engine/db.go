@@ -104,10 +104,16 @@ type GraphMeta struct {
 // Interrupted describes a bulk load that did not finish.
 type Interrupted struct {
 	Graph string `json:"graph"`
-	// Start and Reserved bound the term ids the load numbered: Start is
-	// the database's next id when the load began (0 in a marker written
-	// before it was recorded: the stored next id at open is used), and
-	// Reserved the next id after the load's terms.
+	// Ranges are the term ids the runs of the load numbered, ascending and
+	// disjoint: each run's range starts at the database's next id when it
+	// began and ends at the next id after its terms, and a re-run keeps
+	// the ranges of the runs before it (whose terms it numbers again).
+	// Ids another writer took between two runs are in none of them.
+	Ranges []IDRange `json:"id_ranges,omitempty"`
+	// Start and Reserved are the start of the first range and the end of
+	// the last. A marker written before Ranges were recorded has only
+	// them (and Start 0 in one older still: the stored next id at open is
+	// used), which are read as the one range [Start, Reserved).
 	Start    uint64   `json:"start_id,omitempty"`
 	Reserved uint64   `json:"reserved_next_id"`
 	Files    []string `json:"files"`
@@ -125,6 +131,26 @@ type Interrupted struct {
 	// writes to the LSM tree at once) instead of merging with them, which
 	// would need their disk space again and the slower incremental path.
 	Fresh bool `json:"fresh,omitempty"`
+}
+
+// IDRange is the term ids [Start, End).
+type IDRange struct {
+	Start uint64 `json:"start"`
+	End   uint64 `json:"end"`
+}
+
+// addRange appends r to the ascending, disjoint ranges rs, which end at
+// or before r.Start, joining it to the last one when they meet; an empty
+// r is left out.
+func addRange(rs []IDRange, r IDRange) []IDRange {
+	switch n := len(rs); {
+	case r.Start >= r.End:
+		return rs
+	case n > 0 && rs[n-1].End == r.Start:
+		rs[n-1].End = r.End
+		return rs
+	}
+	return append(rs, r)
 }
 
 // DB is an open Grove database: a Badger key-value store holding the term
@@ -540,8 +566,19 @@ func (db *DB) checkMarker() error {
 		return fmt.Errorf("corrupt ingest marker %s: segment %d out of range", markerFile, in.Segment)
 	}
 	slices.Sort(in.SegmentGraphs) // searched by ApplyDeltas
-	if in.Start == 0 {
-		in.Start = db.nextID // the stored counter, unless a write since raised it
+	if len(in.Ranges) == 0 {
+		if in.Start == 0 {
+			in.Start = db.nextID // the stored counter, unless a write since raised it
+		}
+		in.Ranges = addRange(nil, IDRange{in.Start, in.Reserved})
+	}
+	for i, r := range in.Ranges {
+		if r.Start == 0 || r.Start > r.End || i > 0 && r.Start < in.Ranges[i-1].End {
+			return fmt.Errorf("corrupt ingest marker %s: id ranges %v not ascending", markerFile, in.Ranges)
+		}
+	}
+	if n := len(in.Ranges); n > 0 {
+		in.Start, in.Reserved = in.Ranges[0].Start, max(in.Reserved, in.Ranges[n-1].End)
 	}
 	db.interrupted = &in
 	db.setLoadFilter()

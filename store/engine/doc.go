@@ -137,11 +137,13 @@
 // cancelled context (SIGINT) or a full disk while spilling leave it as it
 // was, and the temporary files are removed in every case (a later Open
 // removes those of a killed process). Before writing, the loader checks the
-// free disk space and leaves a marker with the id range it reserves; a
+// free disk space and leaves a marker with the id ranges it reserves
+// (those of the runs of an interrupted load it re-runs, and its own); a
 // crash mid-write leaves the earlier data intact and is reported on the
 // next open; until the load is re-run, reads hide the groups of its new
-// (unregistered) graphs and the terms it numbered (loadfilter.go), but not
-// edges it added to graphs registered before it. Re-running the same load
+// (unregistered) graphs and the terms its runs numbered (loadfilter.go),
+// never those of writes between the runs, but not edges it added to
+// graphs registered before it. Re-running the same load
 // completes it (loads are idempotent) and recomputes the counters. Every dictionary stream is
 // ended (its last table written) before any list key is written, so a
 // list never names an id whose term was not stored

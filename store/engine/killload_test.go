@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // killSink simulates a kill -9 of a bulk load at the n-th key of stream
@@ -159,8 +164,10 @@ func stateOf(t *testing.T, db *DB) dbState {
 // killed at a key of each write step (the dictionary's two directions, the
 // S, O and P lists, the node blocks, the meta keys), in some cases twice,
 // then re-run to completion: the database is the one a clean load gives,
-// with the same quads and node count, and g.V() lists every node once (no
-// term has two ids, no id block entry is left without its term key).
+// with the same quads and node count, g.V() lists every node once (no
+// term has two ids, no id block entry is left without its term key), and
+// the re-run counts the new terms a clean load counts (those the killed
+// runs numbered included).
 func TestKilledLoadRerun(t *testing.T) {
 	base, qs := synthQuads(11, 3000), synthQuads(12, 6000)
 	open := func(dir string) *DB {
@@ -172,7 +179,7 @@ func TestKilledLoadRerun(t *testing.T) {
 	}
 	clean := open(t.TempDir())
 	loadQuads(t, clean, "a", base)
-	loadQuads(t, clean, "b", qs)
+	wantTerms := loadQuads(t, clean, "b", qs).Terms
 	want := stateOf(t, clean)
 	clean.Close()
 	if n := len(want.listed); int64(n) != want.nodes || len(slices.Compact(slices.Clone(want.listed))) != n {
@@ -201,10 +208,13 @@ func TestKilledLoadRerun(t *testing.T) {
 				}
 			}
 			defer func() { db.Close() }()
-			loadQuads(t, db, "b", qs)
+			terms := loadQuads(t, db, "b", qs).Terms
 			db.Close()
 			db = open(dir)
 			got := stateOf(t, db)
+			if terms != wantTerms {
+				t.Errorf("the re-run added %d terms, a clean load %d", terms, wantTerms)
+			}
 			if got.nodes != want.nodes || !slices.Equal(got.listed, want.listed) {
 				t.Errorf("after the re-run: %d nodes counted, %d listed (%d distinct); a clean load has %d",
 					got.nodes, len(got.listed), len(slices.Compact(slices.Clone(got.listed))), want.nodes)
@@ -216,6 +226,108 @@ func TestKilledLoadRerun(t *testing.T) {
 				if !got.quads[q] {
 					t.Fatalf("quad %s missing after the re-run", q)
 				}
+			}
+		})
+	}
+}
+
+// TestKilledLoadRerunAfterIncrementalWrite: a load of a new graph b is
+// killed, an incremental write adds an edge of a new entity to the stored
+// graph a (its terms numbered after the ids the killed load reserved), and
+// a re-run of the load is killed too. The marker records the term ids the
+// two runs numbered, not those the incremental write took: reads find the
+// written entity, its edge and relation, and still not the terms of the
+// load. The last re-run completes the load exactly (the database a clean
+// load gives, and the same count of new terms).
+func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
+	ctx := context.Background()
+	const (
+		p1, knows, hub = "http://ex.org/P1", "http://ex.org/knows", "hub0"
+		onlyB          = "http://ex.org/onlyB"
+	)
+	base, qs := synthQuads(11, 3000), synthQuads(12, 6000)
+	qs = append(qs, quad.Make(quad.IRI(onlyB), quad.IRI("p1"), quad.IRI(hub), nil))
+	write := graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(p1), quad.IRI(knows), quad.IRI(hub), quad.IRI("a"))}
+	open := func(dir string) *DB {
+		db, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	clean := open(t.TempDir())
+	loadQuads(t, clean, "a", base)
+	if err := clean.ApplyDeltas([]graph.Delta{write}, graph.IgnoreOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	wantTerms := loadQuads(t, clean, "b", qs).Terms
+	want := stateOf(t, clean)
+	clean.Close()
+
+	// visible checks what reads say about the incremental write and the
+	// load.
+	visible := func(t *testing.T, db *DB, when string) {
+		t.Helper()
+		if _, err := db.Entity(ctx, p1); err != nil {
+			t.Errorf("%s: entity %s of the incremental write: %v", when, p1, err)
+		}
+		edges, err := db.Edges(ctx, []string{p1}, knows, store.Out, 0)
+		if err != nil || len(edges) != 1 || edges[0].Object.ID != hub {
+			t.Errorf("%s: edges of %s: %+v, %v; want the one to %s", when, p1, edges, err, hub)
+		}
+		rels, err := db.Relations(ctx, []string{hub}, store.In)
+		if err != nil || !slices.ContainsFunc(rels, func(r store.Relation) bool { return r.ID == knows }) {
+			t.Errorf("%s: relations into %s: %+v, %v; want %s", when, hub, rels, err, knows)
+		}
+		if e, err := db.Entity(ctx, onlyB); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: term of the unfinished load: %+v, %v; want not found", when, e, err)
+		}
+	}
+	type kill struct {
+		at uint32
+		n  int
+	}
+	for _, kills := range [][2]kill{
+		{{streamID, 20}, {streamSumS, 5}},
+		{{streamTerm, 700}, {streamID, 0}},
+		{{streamID, 20}, {streamMeta, 0}},
+	} {
+		t.Run(fmt.Sprint(kills), func(t *testing.T) {
+			dir := t.TempDir()
+			db := open(dir)
+			defer func() { db.Close() }()
+			loadQuads(t, db, "a", base)
+			killedLoad(t, db, "b", qs, kills[0].at, kills[0].n)
+			db.Close()
+			db = open(dir)
+			if err := db.ApplyDeltas([]graph.Delta{write}, graph.IgnoreOpts{}); err != nil {
+				t.Fatal(err)
+			}
+			visible(t, db, "after the incremental write")
+			killedLoad(t, db, "b", qs, kills[1].at, kills[1].n)
+			db.Close()
+			db = open(dir)
+			if db.Interrupted() == nil {
+				t.Fatal("killed re-run not reported")
+			}
+			visible(t, db, "after the killed re-run")
+
+			terms := loadQuads(t, db, "b", qs).Terms
+			db.Close()
+			db = open(dir)
+			got := stateOf(t, db)
+			if got.nodes != want.nodes || !slices.Equal(got.listed, want.listed) {
+				t.Errorf("after the last re-run: %d nodes counted, %d listed (%d distinct); a clean load has %d",
+					got.nodes, len(got.listed), len(slices.Compact(slices.Clone(got.listed))), want.nodes)
+			}
+			if !maps.Equal(got.quads, want.quads) {
+				t.Errorf("after the last re-run: %d quads, a clean load has %d", len(got.quads), len(want.quads))
+			}
+			if terms != wantTerms {
+				t.Errorf("the last re-run added %d terms, a clean load %d", terms, wantTerms)
+			}
+			if e, err := db.Entity(ctx, onlyB); err != nil {
+				t.Errorf("term of the completed load: %+v, %v", e, err)
 			}
 		})
 	}

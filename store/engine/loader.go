@@ -107,6 +107,9 @@ type LoadProgress struct {
 type LoadStats struct {
 	Read  int64 `json:"read"`
 	Added int64 `json:"added"`
+	// Terms counts the terms the load added: those it numbered and
+	// those of the interrupted load it completes (Interrupted), which
+	// reads did not find before.
 	Terms int64 `json:"new_terms"`
 	// Labels counts the label and alias entries read for the label
 	// index; the index keeps one per distinct (normalized name, entity)
@@ -155,7 +158,13 @@ type Loader struct {
 	nlabels  int64
 	labelMu  sync.Mutex // the label builders and nlabels, during the map phase
 	nextID   uint64
+	// firstID is the first id the load's new terms are numbered from (the
+	// database's next id when it began); metaNext is the stored counter.
+	firstID  uint64
 	metaNext uint64
+	// earlier are the id ranges of the unfinished load it re-runs
+	// (Interrupted.Ranges; none when it starts over).
+	earlier []IDRange
 	// startOver: the load replaces an interrupted load into an empty
 	// database that committed nothing (Interrupted.Fresh), so it loads as
 	// into an empty database.
@@ -237,6 +246,10 @@ func (db *DB) NewLoader(opts LoadOptions) (*Loader, error) {
 		l.nextID = 1
 		db.log.Info("bulk load starts over: the interrupted load was into an empty database and nothing was committed since",
 			"graph", opts.Graph, "interrupted_graph", in.Graph)
+	}
+	l.firstID = l.nextID
+	if in != nil && !l.startOver {
+		l.earlier = slices.Clone(in.Ranges)
 	}
 	enc, err := encodeTerm(nil, quad.IRI(opts.Graph))
 	if err != nil {

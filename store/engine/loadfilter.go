@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/cayleygraph/quad"
@@ -13,7 +14,8 @@ import (
 // reads hide them, so that they answer as before the load: a loadFilter,
 // set while a load is unfinished, drops the groups of every graph that is
 // not registered (no GraphMeta: the graphs the load was creating) and the
-// terms the load numbered (ids in [start, end)). What it cannot tell
+// terms the load numbered (ids in the ranges its runs reserved,
+// Interrupted.Ranges). What it cannot tell
 // apart — edges the load added to a graph that was already registered —
 // stays visible (see DB.Warnings).
 //
@@ -24,8 +26,9 @@ import (
 type loadFilter struct {
 	// graphs are the label ids of the registered graphs.
 	graphs map[uint64]struct{}
-	// start and end bound the term ids the load reserved.
-	start, end uint64
+	// ranges are the term ids the load's runs reserved, ascending and
+	// disjoint (Interrupted.Ranges).
+	ranges []IDRange
 }
 
 // setLoadFilter rebuilds the filter from db.interrupted and db.byLabel;
@@ -36,23 +39,19 @@ func (db *DB) setLoadFilter() {
 		db.hide.Store(nil)
 		return
 	}
-	f := &loadFilter{graphs: make(map[uint64]struct{}, len(db.byLabel)), start: in.Start, end: in.Reserved}
+	f := &loadFilter{graphs: make(map[uint64]struct{}, len(db.byLabel)), ranges: in.Ranges}
 	for g := range db.byLabel {
 		f.graphs[g] = struct{}{}
 	}
 	db.hide.Store(f)
 }
 
-// loadStart is the first term id a bulk load starting now may number: the
-// next id, or the start of the unfinished load it re-runs, whose terms
-// it numbers again.
-func (db *DB) loadStart() uint64 {
-	db.mu.RLock()
-	defer db.mu.RUnlock()
-	if in := db.interrupted; in != nil {
-		return min(in.Start, db.nextID)
-	}
-	return db.nextID
+// markerRanges are the term id ranges the load records in its marker:
+// those of the unfinished load it re-runs, whose terms it numbers again,
+// and its own, from the database's next id when it began to the next id
+// after its terms.
+func (l *Loader) markerRanges() []IDRange {
+	return addRange(slices.Clone(l.earlier), IDRange{l.firstID, l.nextID})
 }
 
 // loadFilter returns the filter of the unfinished bulk load, or nil.
@@ -70,7 +69,14 @@ func (f *loadFilter) hidesGraph(g uint64) bool {
 // hidesTerm reports whether term id was numbered by the unfinished load
 // (false on nil).
 func (f *loadFilter) hidesTerm(id uint64) bool {
-	return f != nil && id >= f.start && id < f.end
+	return f != nil && inRanges(f.ranges, id)
+}
+
+// inRanges reports whether id is in one of the ascending, disjoint
+// ranges rs.
+func inRanges(rs []IDRange, id uint64) bool {
+	i, _ := slices.BinarySearchFunc(rs, id, func(r IDRange, id uint64) int { return cmp.Compare(r.End, id+1) })
+	return i < len(rs) && rs[i].Start <= id
 }
 
 // visibleGroups drops the groups of hidden graphs from gs, in place.
@@ -130,4 +136,13 @@ func (db *DB) visibleTermID(txn *badger.Txn, v quad.Value) (uint64, bool, error)
 		return 0, false, nil
 	}
 	return id, ok, err
+}
+
+// reserved reports whether a stored term id was numbered by an unfinished
+// load, whose id blocks may be missing: one the load re-runs (its
+// ranges), or one stored above the committed counter (a load of this
+// handle that failed before its meta keys). Ids other writers took
+// between the runs are neither.
+func (l *Loader) reserved(id uint64) bool {
+	return id >= l.metaNext || inRanges(l.earlier, id)
 }

@@ -602,11 +602,11 @@ func (a *idAssigner) assign(c *mergedChunk) error {
 					return err
 				}
 			}
-		} else if id >= l.metaNext {
+		} else if l.reserved(id) {
 			// Written by an interrupted load: write both directions again.
 			res.reserved = append(res.reserved, newTerm{id, string(term)})
 		}
-		if !found || id >= l.metaNext {
+		if !found || l.reserved(id) {
 			if err := a.tw.write(term, id); err != nil {
 				return err
 			}
