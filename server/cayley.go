@@ -28,6 +28,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/grove-kg/grove/ingest/rdf"
+	"github.com/grove-kg/grove/store"
 	"github.com/grove-kg/grove/store/query"
 )
 
@@ -82,11 +83,7 @@ func (s *Server) newCayley(qs graph.QuadStore) (http.Handler, error) {
 		return nil, err
 	}
 	inner := newAPI(h)
-	rh, err := newHandle(rdfReadStore{qs})
-	if err != nil {
-		return nil, err
-	}
-	read := newAPI(rh)
+	read := rdfReadStore{qs}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/cayley")
 		if trimmed := strings.TrimRight(path, "/"); trimmed != path && trimmed != "" {
@@ -739,55 +736,86 @@ var errReadCapped = errors.New("cayley read exceeds the server's response size l
 // message of a read cut at the byte cap.
 const readTruncatedTrailer = "Grove-Truncated"
 
-// serveCappedRead serves a Cayley read, cut at MaxCayleyReadBytes in a way
-// the client can tell (see cappedWriter). The format (?format= or Accept,
-// N-Quads by default) must be one Cayley can write; an unknown name is a
-// 400 naming the usable ones rather than a silent N-Quads answer.
-func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api http.Handler) {
-	if err := r.ParseForm(); err != nil {
-		s.writeError(w, r, bodyError(err, "read parameters"))
-		return
-	}
-	if err := checkReadParams(r.Form); err != nil {
+// serveCappedRead serves a Cayley read (/api/v2/read) from qs as
+// Cayley's ServeRead does, with the same output, but within the request's
+// time limit (Config.RequestTimeout) and cut at MaxCayleyReadBytes in a
+// way the client can tell (see cappedWriter). The format (?format= or
+// Accept, N-Quads by default) must be one Cayley can write; an unknown
+// name is a 400 naming the usable ones rather than a silent N-Quads
+// answer. A read that fails before its first quad is answered as every
+// route answers the error (503 when the store does not answer, 504 past
+// the time limit); one that fails later is cut like a read over the byte
+// cap, its marker and trailer naming the reason (readCut).
+func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, qs graph.QuadStore) {
+	format, err := readFormat(r)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	name := "nquads"
+	rq := parseRead(r, format)
+	if len(format.Mime) != 0 {
+		w.Header().Set("Content-Type", format.Mime[0])
+	}
+	cw := &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes, format: format.Name}
+	w.Header().Set("Trailer", readTruncatedTrailer)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	err = runRead(ctx, cw, qs, rq)
+	switch {
+	case cw.truncated:
+		s.readOverCap(w, r, cw)
+	case err != nil && !cw.sent:
+		w.Header().Del("Trailer")
+		w.Header().Del("Content-Type")
+		s.writeError(w, r, s.readError(r, qs, err))
+	case err != nil:
+		s.readCut(w, r, cw, s.readError(r, qs, err))
+	default:
+		cw.finish()
+	}
+}
+
+// readFormat checks a read's parameters and chooses its format as
+// Cayley's ServeRead does: ?format= (a name or alias), else the first
+// Accept type, else N-Quads. A format that cannot be written is a 400.
+func readFormat(r *http.Request) (*quad.Format, error) {
+	if err := r.ParseForm(); err != nil {
+		return nil, bodyError(err, "read parameters")
+	}
+	if err := checkReadParams(r.Form); err != nil {
+		return nil, err
+	}
 	if n := r.Form.Get("format"); n != "" {
 		key := strings.ToLower(n)
 		if a, ok := formatAliases[key]; ok {
 			key = a
 		}
-		if f := quad.FormatByName(key); f == nil || f.Writer == nil {
-			s.writeError(w, r, badRequest("format %q cannot be read; use %s", clip(n), readableFormats()))
-			return
+		f := quad.FormatByName(key)
+		if f == nil || f.Writer == nil {
+			return nil, badRequest("format %q cannot be read; use %s", clip(n), readableFormats())
 		}
-		r.Form.Set("format", key)
-		name = key
-	} else if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 {
-		if f := quad.FormatByMime(specs[0].Value); f != nil && f.Writer != nil {
-			name = f.Name
+		return f, nil
+	}
+	if specs := cayleyhttp.ParseAccept(r.Header, "Accept"); len(specs) > 0 {
+		if f := quad.FormatByMime(specs[0].Value); f != nil {
+			if f.Writer == nil {
+				return nil, badRequest("format %q cannot be read; use %s", f.Name, readableFormats())
+			}
+			return f, nil
 		}
 	}
-	// Uncompressed, so the cap counts quad text.
-	r.Header.Del("Accept-Encoding")
-	cw := &cappedWriter{ResponseWriter: w, left: s.cfg.MaxCayleyReadBytes, format: name}
-	w.Header().Set("Trailer", readTruncatedTrailer)
-	api.ServeHTTP(cw, r)
-	if cw.failed {
-		w.Header().Del("Trailer")
-		s.readFailed(w, r, cw.failBody)
-		return
-	}
-	cw.finish()
-	if !cw.truncated {
-		return
-	}
+	return quad.FormatByName("nquads"), nil
+}
+
+// readOverCap ends a read cut at the byte cap: a 413 when nothing was
+// sent, else the marker and trailer.
+func (s *Server) readOverCap(w http.ResponseWriter, r *http.Request, cw *cappedWriter) {
 	msg := fmt.Sprintf("the read exceeded this server's limit of %d bytes; narrow it with sub, pred, obj or label",
 		s.cfg.MaxCayleyReadBytes)
 	if !cw.sent {
 		// Nothing went out yet: a plain error answer.
 		w.Header().Del("Trailer")
+		w.Header().Del("Content-Type")
 		s.writeError(w, r, &apiError{http.StatusRequestEntityTooLarge, msg})
 		return
 	}
@@ -796,21 +824,43 @@ func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, api htt
 	w.Header().Set(readTruncatedTrailer, msg)
 }
 
-// readFailed answers a read that Cayley's handler failed with an error
-// status before sending anything (it answers a store error with a 500
-// carrying the raw error): the raw error goes to the server log, and the
-// client gets the server's own answer, a 503 when the store does not
-// answer (as on every route), else a 500 naming the request id.
-func (s *Server) readFailed(w http.ResponseWriter, r *http.Request, body []byte) {
-	s.log.ErrorContext(r.Context(), "cayley read failed", "request_id", requestID(r.Context()),
-		"err", strings.TrimSpace(string(body)))
+// readCut ends a read that failed after some of it was sent: the
+// status is gone, so the answer is cut as at the byte cap, with the
+// marker and trailer saying why ("truncated: the read failed: " and the
+// message the error would have been answered with). The full error goes
+// to the server log when the message does not show it.
+func (s *Server) readCut(w http.ResponseWriter, r *http.Request, cw *cappedWriter, err error) {
+	status, msg, internal := classify(err)
+	id := requestID(r.Context())
+	if mustLog(status, internal) || status == http.StatusGatewayTimeout {
+		s.log.ErrorContext(r.Context(), "cayley read failed after sending quads", "request_id", id, "err", err)
+	}
+	if internal {
+		msg = "internal error; see the server log for request " + id
+	}
+	msg = "truncated: the read failed: " + msg
+	_, _ = w.Write(cw.tail(msg))
+	w.Header().Set(readTruncatedTrailer, msg)
+}
+
+// readError is the error a failed read is answered with (readFailure).
+// A store error of no known kind (Cayley's SQL iterator hides what the
+// driver returned) is answered as the store's own state: the store is
+// probed, and a store that does not answer is a 503 as on every route,
+// else the error is an internal one (500 naming the request id, the raw
+// error, which may name the database's internals, in the log only).
+func (s *Server) readError(r *http.Request, qs graph.QuadStore, err error) error {
+	err = s.readFailure(r, qs, err)
+	if _, _, internal := classify(err); !internal {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
-	if _, err := s.kg.Graphs(ctx); err != nil {
-		s.writeError(w, r, err)
-		return
+	if _, perr := s.kg.Graphs(ctx); perr != nil && errors.Is(perr, store.ErrUnavailable) {
+		s.log.ErrorContext(r.Context(), "cayley read failed", "request_id", requestID(r.Context()), "err", err)
+		return perr
 	}
-	s.writeError(w, r, fmt.Errorf("cayley read: %s", body))
+	return err
 }
 
 // readableFormats lists the formats a read can use, for error messages.
@@ -825,7 +875,7 @@ func readableFormats() string {
 	return strings.Join(out, ", ")
 }
 
-// cappedWriter cuts a Cayley read after a byte budget so that what was
+// cappedWriter cuts a read (serveCappedRead) after a byte budget so that what was
 // sent stays valid in its format, and lets serveCappedRead end it with an
 // explicit marker (tail):
 //
@@ -838,38 +888,20 @@ func readableFormats() string {
 //     budget, sends nothing of the cut write.
 //
 // Once cut, every further write fails with errReadCapped, which stops
-// Cayley's copy.
+// the copy.
 type cappedWriter struct {
 	http.ResponseWriter
 	left      int64
 	format    string
 	sent      bool // bytes or a status went to the client
 	truncated bool
-	// failed is set when Cayley's handler answered an error status before
-	// anything was sent (a store error: its body, the raw error, which may
-	// name the database's internals, is kept in failBody, not sent).
-	failed   bool
-	failBody []byte
 	// afterElem: the last json write was a quad object (not "[" or ",").
 	afterElem bool
 	// pending is the end of a line-based answer that awaits its line break.
 	pending []byte
 }
 
-func (w *cappedWriter) WriteHeader(code int) {
-	if code >= http.StatusInternalServerError && !w.sent {
-		w.failed = true
-		return
-	}
-	w.sent = true
-	w.ResponseWriter.WriteHeader(code)
-}
-
 func (w *cappedWriter) Write(b []byte) (int, error) {
-	if w.failed {
-		w.failBody = append(w.failBody, b...)
-		return len(b), nil
-	}
 	if w.truncated {
 		return 0, errReadCapped
 	}

@@ -68,6 +68,35 @@ func (idleTimeoutError) Error() string { return "the database sent nothing for t
 // Is makes ErrIdleTimeout match store.ErrUnavailable.
 func (idleTimeoutError) Is(target error) bool { return target == store.ErrUnavailable }
 
+// unreachableError is the error of a failed dial of the database (a
+// stopped server's "connection refused", no route, a name that does not
+// resolve) while the caller's context was still live: the database does
+// not answer, so it matches store.ErrUnavailable (errors.Is) as an idle
+// timeout does, and wraps the dial's error. Its text starts with
+// unreachablePrefix, which ExplainError recognises in errors Cayley
+// formatted with %v.
+type unreachableError struct{ err error }
+
+// unreachablePrefix starts the text of an unreachableError.
+const unreachablePrefix = "the database is unreachable: "
+
+func (e *unreachableError) Error() string { return unreachablePrefix + e.err.Error() }
+
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// Is makes an unreachableError match store.ErrUnavailable.
+func (e *unreachableError) Is(target error) bool { return target == store.ErrUnavailable }
+
+// dialFailed is the error of a dial that failed with err: an
+// unreachableError, unless ctx ended first (then the dial's own error,
+// as the cancellation or deadline is the cause).
+func dialFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return &unreachableError{err: err}
+}
+
 // maxProbeBound bounds the probe of a server silent for the idle bound
 // (probeBound).
 const maxProbeBound = 10 * time.Second
@@ -179,7 +208,7 @@ func (d *watchDialer) DialContext(ctx context.Context, network, address string) 
 	}
 	nc, err := d.d.DialContext(ctx, network, address)
 	if err != nil {
-		return nil, err
+		return nil, dialFailed(ctx, err)
 	}
 	d.w.setSocket(nc)
 	return socket{Conn: nc, w: d.w}, nil

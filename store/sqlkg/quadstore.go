@@ -9,6 +9,8 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	csql "github.com/cayleygraph/cayley/graph/sql"
 	"github.com/cayleygraph/quad"
+
+	"github.com/grove-kg/grove/store"
 )
 
 // quadStore is Cayley's SQL quad store with Grove's writes: ApplyDeltas
@@ -34,14 +36,21 @@ func (s *quadStore) SQLQuadStore() *csql.QuadStore { return s.k.cayley }
 // failed query as fmt.Errorf("sql query failed: %v ...") (%v, not %w), so
 // an error that wrapped ErrIdleTimeout no longer matches it (nor
 // store.ErrUnavailable). An error whose text holds ErrIdleTimeout's is
-// returned wrapping ErrIdleTimeout; any other is returned as is. Query
+// returned wrapping ErrIdleTimeout, one whose text holds a failed dial's
+// (unreachableError: the database refused or could not be reached)
+// wrapping store.ErrUnavailable; any other is returned as is. Query
 // wrappers (store/query's Guard) pass the store errors they record
 // through it.
 func (s *quadStore) ExplainError(err error) error {
-	if err == nil || errors.Is(err, ErrIdleTimeout) || !strings.Contains(err.Error(), ErrIdleTimeout.Error()) {
+	switch {
+	case err == nil || errors.Is(err, store.ErrUnavailable):
 		return err
+	case strings.Contains(err.Error(), ErrIdleTimeout.Error()):
+		return fmt.Errorf("%w: %v", ErrIdleTimeout, err)
+	case strings.Contains(err.Error(), unreachablePrefix):
+		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
-	return fmt.Errorf("%w: %v", ErrIdleTimeout, err)
+	return err
 }
 
 // ApplyDeltas applies the deltas in one transaction, adds before deletes
