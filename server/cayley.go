@@ -363,7 +363,7 @@ func (s *Server) runGraphQL(buf *bufferedResponse, r *http.Request, qu string, l
 	if err := it.Err(); err != nil {
 		return badRequest("graphql: %s", oneLine(err.Error()))
 	}
-	if n := longestList(data); n > s.cfg.MaxResults {
+	if n := query.LongestList(data); n > s.cfg.MaxResults {
 		return badRequest("graphql: a list in the answer holds %d results, over this server's cap of %d; "+
 			"ask for fewer with first: (and offset:)", n, s.cfg.MaxResults)
 	}
@@ -374,31 +374,6 @@ func (s *Server) runGraphQL(buf *bufferedResponse, r *http.Request, qu string, l
 		return fmt.Errorf("graphql: encode the answer: %w", err)
 	}
 	return buf.answer("application/json", out.Bytes())
-}
-
-// longestList is the length of the longest list anywhere in a GraphQL
-// answer (maps and slices as Cayley's GraphQL builds them).
-func longestList(v any) int {
-	longest := 0
-	stack := []any{v}
-	for len(stack) > 0 {
-		v, stack = stack[len(stack)-1], stack[:len(stack)-1]
-		switch t := v.(type) {
-		case map[string]any:
-			for _, x := range t {
-				stack = append(stack, x)
-			}
-		case []map[string]any:
-			longest = max(longest, len(t))
-			for _, x := range t {
-				stack = append(stack, x)
-			}
-		case []any:
-			longest = max(longest, len(t))
-			stack = append(stack, t...)
-		}
-	}
-	return longest
 }
 
 // errAnswerCapped stops a Cayley query answer over the byte cap.

@@ -43,7 +43,7 @@ const mergeUnfinishedMsg = "writes are refused: an earlier grove optimize run on
 
 // unavailableMsg answers a request the store's database did not answer
 // (store.ErrUnavailable).
-const unavailableMsg = "store unavailable: the database did not answer within the idle bound"
+const unavailableMsg = "store unavailable: the database did not answer (stopped, unreachable, or silent past the idle bound)"
 
 // errorBody is the JSON body of every error answer.
 type errorBody struct {

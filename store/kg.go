@@ -98,7 +98,7 @@ var ErrTooManyFiles = errors.New("too many open files")
 // database did not answer in time on its own (the SQL backend's idle bound,
 // sqlkg.ErrIdleTimeout): the store is unreachable or stopped, not the
 // request wrong. The server answers it with a 503.
-var ErrUnavailable = errors.New("store unavailable: the database did not answer within the idle bound")
+var ErrUnavailable = errors.New("store unavailable: the database did not answer (stopped, unreachable, or silent past the idle bound)")
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a write whose
 // outcome the store cannot tell: its context ended while the database
