@@ -181,6 +181,9 @@ func (h *heldWriter) release() {
 // ServeRead does (a batch writer in batches of quad.DefaultBatch, the IRI
 // form of ?iri=), closing the writer (which flushes it) only on success.
 func copyQuads(out io.Writer, src quad.Reader, rq readRequest) error {
+	if rq.format.Name == "jsonld" {
+		src = &jsonldLimit{src: src, left: maxJSONLDQuads}
+	}
 	qwc := rq.format.Writer(out)
 	var qw quad.Writer = qwc
 	if rq.iri != "" {
@@ -203,6 +206,32 @@ func copyQuads(out io.Writer, src quad.Reader, rq readRequest) error {
 		return err
 	}
 	return qwc.Close()
+}
+
+// maxJSONLDQuads bounds a JSON-LD read. Cayley's JSON-LD writer holds the
+// whole answer and converts it when closed, in time growing with the
+// square of one node's values (40,000 values of one node: two minutes),
+// out of reach of the request's time limit and of shutdown.
+const maxJSONLDQuads = 10000
+
+// jsonldLimit fails a read once it would pass maxJSONLDQuads quads.
+type jsonldLimit struct {
+	src  quad.Reader
+	left int
+}
+
+func (l *jsonldLimit) ReadQuad() (quad.Quad, error) {
+	q, err := l.src.ReadQuad()
+	if err != nil {
+		return q, err
+	}
+	if l.left == 0 {
+		return quad.Quad{}, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("a JSON-LD read holds at most "+
+			"%d quads (its conversion takes time growing with the square of a node's values): narrow it with sub, "+
+			"pred, obj or label, or read N-Quads or JSON", maxJSONLDQuads)}
+	}
+	l.left--
+	return q, nil
 }
 
 // runRead reads the quads of rq from qs into cw within ctx. The format's

@@ -542,3 +542,36 @@ func TestCayleyJSONLDTypedLiterals(t *testing.T) {
 		t.Errorf("after a JSON-LD delete and write back:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestCayleyReadJSONLDLimit: a JSON-LD read over maxJSONLDQuads quads is
+// refused before anything is sent (Cayley's writer converts the whole
+// answer when closed, in time growing with the square of a node's values:
+// a hub of 40,000 values took two minutes past every time limit); one
+// within it, or the same quads in N-Quads, is read.
+func TestCayleyReadJSONLDLimit(t *testing.T) {
+	const token = "write-token-1"
+	var body strings.Builder
+	for i := range maxJSONLDQuads + 1 {
+		fmt.Fprintf(&body, "<http://ex.org/hub> <http://ex.org/p> \"v%d\" <http://ex.org/hub> .\n", i)
+	}
+	ts := cayleyServer(t, Config{Token: token, MaxBodyBytes: 16 << 20})
+	hdr := map[string]string{"Authorization": "Bearer " + token}
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", body.String(), hdr); st != 200 {
+		t.Fatalf("write: %d %s", st, b)
+	}
+	label := "&label=" + url.QueryEscape("<http://ex.org/hub>")
+	for _, c := range []struct {
+		query  string
+		status int
+		want   string
+	}{
+		{"format=jsonld" + label, 413, "a JSON-LD read holds at most 10000 quads"},
+		{"format=jsonld&obj=v7", 200, `"v7"`}, // a plain string filter is unquoted, as in Cayley
+		{"format=nquads" + label, 200, `"v10000"`},
+	} {
+		st, _, b := ts.do("GET", "/cayley/api/v2/read?"+c.query, "", hdr)
+		if st != c.status || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %d %.300s; want %d with %q", c.query, st, b, c.status, c.want)
+		}
+	}
+}
