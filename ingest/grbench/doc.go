@@ -18,7 +18,10 @@
 // edge and byte offsets stay exact. Errors name the node type, id, field and
 // the byte offset of the node (JSON has no useful line numbers):
 //
-//	graph.json: paper_nodes["53e9"].neighbors.author[1]: at byte 812: neighbor id must be a string, got number
+//	graph.json: paper_nodes["53e9"].neighbors.author[1]: at byte 812: neighbor id must be a string, got boolean
+//
+// (A neighbour id given as a JSON number is taken as its text: pandas
+// wrote some ids as numbers.)
 //
 // An error from the writer (a backend check refusing a value, such as a
 // NUL for PostgreSQL) also names the line of the node, counted as the file
@@ -55,7 +58,8 @@
 // Options.TextFeatures[type], else the GRBench default for the type (title
 // for papers, items, books and series; name for authors, venues, brands and
 // publishers; full_name for courts; case_name for opinion clusters and
-// dockets), else the first of name, title, full_name, case_name, label.
+// dockets, a docket without one by its pacer_case_id, GRBench's own
+// fallback), else the first of name, title, full_name, case_name, label.
 // Legal opinions get no label by default: their only feature is the whole
 // opinion text.
 //

@@ -148,8 +148,8 @@ func (r *run) document(ctx context.Context, dec *json.Decoder) error {
 		return err
 	}
 	off := dec.InputOffset()
-	if tok, err := dec.Token(); err != io.EOF {
-		return r.errorf("top level", off, "unexpected data after the graph object (%v, %v)", tok, err)
+	if _, err := dec.Token(); err != io.EOF {
+		return r.errorf("top level", off, "unexpected data after the graph object (a file holds one JSON object)")
 	}
 	return nil
 }
