@@ -304,12 +304,58 @@ type run struct {
 }
 
 // pending lists the state changes of the document being built, applied
-// only once its quads are written.
+// only once its quads are written. The slices keep their order; the sets
+// answer "already pending?" in constant time, as one document may hold tens
+// of thousands of relationships.
 type pending struct {
-	said     []string
-	labelled [][2]string // id, label and disambiguation
-	seen     [][16]byte  // relationship keys added to halfSeen
-	unseen   [][16]byte  // relationship keys removed from halfSeen
+	said        []string
+	saidSet     map[string]struct{}
+	labelled    [][2]string // id, label and disambiguation
+	labelledSet map[[2]string]struct{}
+	seen        [][16]byte // relationship keys added to halfSeen
+	unseen      [][16]byte // relationship keys removed from halfSeen
+}
+
+// say adds the metadata key k and reports whether it was not pending yet.
+func (p *pending) say(k string) bool {
+	if _, ok := p.saidSet[k]; ok {
+		return false
+	}
+	if p.saidSet == nil {
+		p.saidSet = map[string]struct{}{}
+	}
+	p.saidSet[k] = struct{}{}
+	p.said = append(p.said, k)
+	return true
+}
+
+// label adds the description v (label and disambiguation) of the entity id
+// and reports whether it was not pending yet.
+func (p *pending) label(id, v string) bool {
+	kv := [2]string{id, v}
+	if _, ok := p.labelledSet[kv]; ok {
+		return false
+	}
+	if p.labelledSet == nil {
+		p.labelledSet = map[[2]string]struct{}{}
+	}
+	p.labelledSet[kv] = struct{}{}
+	p.labelled = append(p.labelled, kv)
+	return true
+}
+
+// reset empties p, keeping its storage for the next document unless a
+// large document grew it (clearing a map costs its capacity).
+func (p *pending) reset() {
+	p.said = p.said[:0]
+	p.labelled = p.labelled[:0]
+	p.seen = p.seen[:0]
+	p.unseen = p.unseen[:0]
+	if len(p.saidSet) > 1024 || len(p.labelledSet) > 1024 {
+		p.saidSet, p.labelledSet = nil, nil
+	}
+	clear(p.saidSet)
+	clear(p.labelledSet)
 }
 
 func newRun(opts Options, w source.Writer) *run {
@@ -331,7 +377,7 @@ func (r *run) skip(err *source.Error) error {
 // discard drops the quads and state changes of a bad document.
 func (r *run) discard() {
 	r.buf = r.buf[:0]
-	r.pending = pending{}
+	r.pending.reset()
 }
 
 // commit writes the document's quads and applies its state changes; the
