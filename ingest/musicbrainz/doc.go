@@ -45,7 +45,7 @@
 // ("member of band"), grove:inverseLabel the backward one ("has member")
 // and skos:altLabel the MusicBrainz type name when that differs.
 //
-// Attributes, begin and end dates, the credited name and the ordering key
+// Attributes, begin and end dates, the credited names and the ordering key
 // are kept on a statement node, following store's p:/ps:/pq: convention:
 //
 //	<member> <p:mb:rel/artist-artist/member_of_band> _:musicbrainz/mbrel-…
@@ -57,9 +57,12 @@
 // begin 1957)". Attributes with a value keep their own name ("number"),
 // vocal attributes are "vocals", flags such as "additional" or "original"
 // are "attribute", and the remaining attributes of instrument-bearing
-// relationships are "instrument". The statement node is a blank node scoped
-// by Options.Graph and named by a hash of the relationship's content, so the
-// copies of one relationship found in the documents of both its entities
+// relationships are "instrument". The name an end is credited with
+// (source-credit and target-credit, read from either document) is
+// "subject_credited_as" for the edge's subject (entity0) and
+// "object_credited_as" for its object. The statement node is a blank node
+// scoped by Options.Graph and named by a hash of the relationship's content,
+// so the copies of one relationship found in the documents of both its entities
 // are identical quads. Within one read, relationships between two entities
 // of the dump's own type are written once; relationships to other types are
 // written from whichever document has them, and when several dumps are

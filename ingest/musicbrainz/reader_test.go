@@ -586,3 +586,51 @@ func TestCanceled(t *testing.T) {
 		t.Fatalf("error %v after %d quads, want context.Canceled before any", err, len(g))
 	}
 }
+
+// TestCredits checks that the credited names of both ends of a
+// relationship are kept, named by edge end, whichever document (or both)
+// the relationship is read from.
+func TestCredits(t *testing.T) {
+	const (
+		band = `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"The Beatles","type":"Group","relations":[` +
+			`{"type":"member of band","direction":"backward","target-type":"artist","begin":"1960",` +
+			`"source-credit":%q,"target-credit":%q,"artist":{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon"}}]}` + "\n"
+		john = `{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon","type":"Person","relations":[` +
+			`{"type":"member of band","direction":"forward","target-type":"artist","begin":"1960",` +
+			`"source-credit":%q,"target-credit":%q,"artist":{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"The Beatles"}}]}` + "\n"
+		url = `{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon","relations":[` +
+			`{"type":"official homepage","direction":"%s","target-type":"url","source-credit":"Johnny","target-credit":"home",` +
+			`"url":{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","resource":"https://example.org/"}}]}` + "\n"
+	)
+	tests := []struct {
+		name, data string
+		subj, pred string
+		want       string
+	}{
+		{"subject credit from the object's document", fmt.Sprintf(band, "", "Johnny"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, subject credited as Johnny)"},
+		{"subject credit from the subject's document", fmt.Sprintf(john, "Johnny", ""), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, subject credited as Johnny)"},
+		{"object credit from the object's document", fmt.Sprintf(band, "Beatles", ""), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles)"},
+		{"object credit from the subject's document", fmt.Sprintf(john, "", "Beatles"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles)"},
+		{"both, from both documents", fmt.Sprintf(band, "Beatles", "Johnny") + fmt.Sprintf(john, "Johnny", "Beatles"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles, subject credited as Johnny)"},
+		{"URL, forward", fmt.Sprintf(url, "forward"), lennon, "mb:rel/artist-url/official_homepage",
+			"official homepage: \"https://example.org/\"^^<" + store.XSDAnyURI + "> (object credited as home, subject credited as Johnny)"},
+		{"URL, backward", fmt.Sprintf(url, "backward"), lennon, "mb:rel/artist-url/official_homepage",
+			"official homepage: \"https://example.org/\"^^<" + store.XSDAnyURI + "> (object credited as home, subject credited as Johnny)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := read(t, Options{EntityType: "artist"}, "a.jsonl", []byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := qualified(t, g, tt.subj, tt.pred); len(got) != 1 || got[0] != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
