@@ -6,8 +6,13 @@
 // release-group, release, recording, work, label, place, area, event,
 // series, instrument, genre); each holds mbdump/<entity>, one WS/2 JSON
 // document per line. The reader takes the tar stream (entity type from the
-// member name) or plain JSON lines (entity type from Options.EntityType, or
-// guessed per document from fields only that type has). An xz-compressed
+// member name) or plain JSON lines. The entity type of plain lines is
+// Options.EntityType, else the file's name when it names a type as the
+// dumps do ("artist.jsonl", "release-group.json.gz", "mbdump/recording"),
+// else guessed per document from fields only that type has (an "artist"
+// document without gender, IPIs or ISNIs is recognised by its "type":
+// "Person", "Group", ...; series, instruments and genres are told apart
+// only by "description" and "type", so name their files). An xz-compressed
 // archive handed to Read directly is decoded in process
 // (github.com/ulikunitz/xz); input.Open normally does that first. Documents are decoded one
 // line at a time; a bad one is reported with file, line and field

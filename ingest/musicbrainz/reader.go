@@ -28,8 +28,9 @@ type Options struct {
 	// "musicbrainz").
 	source.Options
 	// EntityType is the entity type of plain JSON-lines input ("artist",
-	// "release-group", ...). Empty means: guess it per document from its
-	// fields. Tar input takes the type from each member's name instead.
+	// "release-group", ...). Empty means: the type the file is named after
+	// ("artist.jsonl"), or else a guess per document from its fields. Tar
+	// input takes the type from each member's name instead.
 	EntityType string
 	// ForwardOnly writes each relationship only from the document of its
 	// first entity (direction "forward"). Set it when loading every dump
@@ -93,7 +94,11 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		err = run.tar(ctx, name, br)
 	case len(bytes.TrimSpace(head)) == 0 || bytes.TrimLeft(head, " \t\r\n")[0] == '{':
-		err = run.lines(ctx, name, rd.opts.EntityType, br)
+		entity := rd.opts.EntityType
+		if entity == "" {
+			entity = typeFromName(name)
+		}
+		err = run.lines(ctx, name, entity, br)
 	default:
 		return source.Errorf(name, 0, "", "not a MusicBrainz JSON dump: want a tar archive (mbdump/<entity>) or JSON lines")
 	}
@@ -238,9 +243,42 @@ func jsonError(err error) (field, reason string) {
 	return "", err.Error()
 }
 
+// dumpSuffixes are the extensions stripped from a file name before it is
+// taken as an entity type.
+var dumpSuffixes = []string{".xz", ".gz", ".bz2", ".zst", ".tar", ".jsonl", ".ndjson", ".json", ".txt"}
+
+// typeFromName returns the entity type a file is named after, as
+// MusicBrainz names its dumps ("artist.tar.xz", "mbdump/release-group"):
+// "artist.jsonl", "release_group.json.gz" or "/data/recording" name one;
+// anything else gives "".
+func typeFromName(name string) string {
+	base := name
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	base = strings.ToLower(base)
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, s := range dumpSuffixes {
+			if b, ok := strings.CutSuffix(base, s); ok && b != "" {
+				base, trimmed = b, true
+			}
+		}
+	}
+	if t := urlType(base); entityTypes[t] {
+		return t
+	}
+	return ""
+}
+
+// artistTypes are the values of an artist's "type" that no other entity
+// type uses.
+var artistTypes = map[string]bool{"Person": true, "Group": true, "Orchestra": true, "Choir": true, "Character": true}
+
 // guessType names the entity type of a document from fields only that type
 // has. Instruments and series differ only by "description", and genres by
-// having neither; set Options.EntityType when the input is known.
+// having neither; a file named after its entity type ("artist.jsonl") or
+// Options.EntityType avoids the guess.
 func guessType(line []byte) (string, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(line, &keys); err != nil {
@@ -257,7 +295,7 @@ func guessType(line []byte) (string, error) {
 	}
 	switch {
 	case !has("id"):
-		return "", errors.New("cannot guess the entity type: no id; set the entity type")
+		return "", errors.New(`cannot guess the entity type: no "id"; name the file after its entity type (artist.jsonl, release-group.jsonl, ...) as MusicBrainz names its dumps`)
 	case has("release-group", "media", "barcode", "packaging", "label-info"):
 		return "release", nil
 	case has("primary-type", "secondary-types"):
@@ -274,7 +312,12 @@ func guessType(line []byte) (string, error) {
 		return "area", nil
 	case has("setlist", "cancelled", "time"):
 		return "event", nil
-	case has("gender", "gender-id", "ipis", "isnis"):
+	case has("gender", "gender-id", "ipis", "isnis", "begin-area", "end-area"):
+		return "artist", nil
+	case artistTypes[stringField(keys["type"])]:
+		return "artist", nil
+	case stringField(keys["type"]) == "Other" && has("sort-name"):
+		// Series, instruments and genres have no sort name.
 		return "artist", nil
 	case has("description"):
 		return "instrument", nil
@@ -282,6 +325,15 @@ func guessType(line []byte) (string, error) {
 		return "series", nil
 	}
 	return "genre", nil
+}
+
+// stringField is the JSON string v, or "" when v is anything else.
+func stringField(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // run is the state of one Read.

@@ -313,14 +313,63 @@ func TestGuessType(t *testing.T) {
 		{`{"id":"x","description":"a lute"}`, "instrument"},
 		{`{"id":"x","type":"Catalogue"}`, "series"},
 		{`{"id":"x","name":"rock"}`, "genre"},
+		{`{"id":"x","name":"B","sort-name":"B","type":"Person"}`, "artist"},
+		{`{"id":"x","name":"B","type":"Group"}`, "artist"},
+		{`{"id":"x","name":"B","sort-name":"B","type":"Other"}`, "artist"},
+		{`{"id":"x","name":"B","type":"Other"}`, "series"},
+		{`{"id":"x","name":"B","begin-area":null}`, "artist"},
+		{`{"id":"x","type":["Person"]}`, "series"},
 	}
 	for _, tt := range tests {
 		if got, err := guessType([]byte(tt.doc)); err != nil || got != tt.want {
 			t.Errorf("guessType(%s) = %q, %v; want %q", tt.doc, got, err, tt.want)
 		}
 	}
-	if _, err := guessType([]byte(`{"name":"x"}`)); err == nil {
-		t.Error("guessType without id: no error")
+	if _, err := guessType([]byte(`{"name":"x"}`)); err == nil || !strings.Contains(err.Error(), "name the file after its entity type (artist.jsonl") {
+		t.Errorf("guessType without id: error %v, want one saying how to name the file", err)
+	}
+}
+
+func TestTypeFromName(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"artist.jsonl", "artist"},
+		{"/data/mb/release-group.jsonl.gz", "release-group"},
+		{"release_group.json", "release-group"},
+		{`C:\dumps\Recording.JSONL`, "recording"},
+		{"artist.tar.xz", "artist"},
+		{"mbdump/series", "series"},
+		{"work", "work"},
+		{"artists.jsonl", ""},
+		{"a.jsonl", ""},
+		{".jsonl", ""},
+		{"fuzz", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := typeFromName(tt.name); got != tt.want {
+			t.Errorf("typeFromName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTypeFromFileName checks that plain JSON lines take the entity type
+// from the file's name before guessing, and that Options.EntityType wins.
+func TestTypeFromFileName(t *testing.T) {
+	const doc = `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"Band","type":"Catalogue"}` + "\n"
+	tests := []struct{ file, entity, want string }{
+		{"artist.jsonl", "", "mb:artist/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"dumps/label.json.gz", "", "mb:label/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"things.jsonl", "", "mb:series/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"artist.jsonl", "work", "mb:work/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+	}
+	for _, tt := range tests {
+		g, err := read(t, Options{EntityType: tt.entity}, tt.file, []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.objects(tt.want, store.RDFSLabel); !slices.Equal(got, []quad.Value{str("Band")}) {
+			t.Errorf("%s (entity type %q): label of %s = %v, want Band; quads %v", tt.file, tt.entity, tt.want, got, g)
+		}
 	}
 }
 
