@@ -33,7 +33,10 @@
 // Literal properties are "mb:prop/<name>" (type, gender, country, status,
 // begin, end, first_release_date, length_ms, ...; external identifiers such
 // as isni, ipi, isrc and barcode are marked grove:hidden). Dates keep
-// MusicBrainz precision as xsd:gYear, xsd:gYearMonth or xsd:date. Aliases
+// MusicBrainz precision as xsd:gYear, xsd:gYearMonth or xsd:date; a part
+// of 00 means unknown and is dropped with the parts after it ("1960-00-00"
+// is the year 1960, a year 0000 no date), and a month above 12 or a day
+// past the end of its month ("2020-02-30") makes the document bad. Aliases
 // without a locale or in one of Options.Languages become skos:altLabel.
 // Embedded entities (areas, genres, artist credits, release groups, labels,
 // track recordings, relationship targets) get their type and label too, so

@@ -421,6 +421,9 @@ func TestErrors(t *testing.T) {
 		{"bad mbid", `{"id":"not-a-uuid","name":"X"}`, "id", `"not-a-uuid" is not an MBID`},
 		{"missing id", `{"name":"X"}`, "id", "missing MBID"},
 		{"bad date", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"begin":"1960-1"}}`, "life-span.begin", `date "1960-1" is not YYYY`},
+		{"impossible date", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"end":"2020-02-30"}}`, "life-span.end", `date "2020-02-30": February 2020 has 29 days`},
+		{"impossible relationship date", rel(`{"type":"x","direction":"forward","target-type":"url","url":{"resource":"http://a"},"begin":"1960-13"}`),
+			"relations[0].begin", `date "1960-13": month 13 is not 01 to 12`},
 		{"wrong JSON type", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":5}`, "name", "cannot use JSON number as string"},
 		{"syntax error", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d",`, "", "invalid JSON"},
 		{"bad direction", rel(`{"type":"x","direction":"up","target-type":"artist"}`), "relations[0].direction", `want forward or backward, got "up"`},
@@ -570,25 +573,50 @@ func TestLongLine(t *testing.T) {
 
 func TestDateLiteral(t *testing.T) {
 	tests := []struct {
-		in, typ string
-		bad     bool
+		in, value, typ string
+		bad            string // part of the error, "" for none
 	}{
-		{"1962", store.XSDGYear, false},
-		{"1962-08", store.XSDGYearMonth, false},
-		{"1962-08-18", store.XSDDate, false},
-		{"", "", false},
-		{"62", "", true},
-		{"1962-8-18", "", true},
-		{"1962/08/18", "", true},
+		{"1962", "1962", store.XSDGYear, ""},
+		{"1962-08", "1962-08", store.XSDGYearMonth, ""},
+		{"1962-08-18", "1962-08-18", store.XSDDate, ""},
+		{"", "", "", ""},
+		{"2020-02-29", "2020-02-29", store.XSDDate, ""},
+		{"2000-02-29", "2000-02-29", store.XSDDate, ""},
+		{"1962-12-31", "1962-12-31", store.XSDDate, ""},
+		{"1960-00-00", "1960", store.XSDGYear, ""},
+		{"1960-00", "1960", store.XSDGYear, ""},
+		{"1960-00-05", "1960", store.XSDGYear, ""},
+		{"1960-05-00", "1960-05", store.XSDGYearMonth, ""},
+		{"0000", "", "", ""},
+		{"0000-00-00", "", "", ""},
+		{"62", "", "", "is not YYYY"},
+		{"1962-8-18", "", "", "is not YYYY"},
+		{"1962/08/18", "", "", "is not YYYY"},
+		{"2020-02-30", "", "", `date "2020-02-30": February 2020 has 29 days`},
+		{"1900-02-29", "", "", "February 1900 has 28 days"},
+		{"1962-04-31", "", "", "April 1962 has 30 days"},
+		{"1962-01-32", "", "", "January 1962 has 31 days"},
+		{"1960-13", "", "", `date "1960-13": month 13 is not 01 to 12`},
+		{"1960-99-01", "", "", "month 99 is not 01 to 12"},
 	}
 	for _, tt := range tests {
 		v, err := dateLiteral(tt.in)
-		if (err != nil) != tt.bad {
+		if tt.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.bad) {
+				t.Errorf("dateLiteral(%q) = %v, %v; want an error containing %q", tt.in, v, err, tt.bad)
+			}
+			continue
+		}
+		if err != nil {
 			t.Errorf("dateLiteral(%q) error %v", tt.in, err)
 			continue
 		}
-		if ts, ok := v.(quad.TypedString); ok && string(ts.Type) != tt.typ || v == nil && tt.typ != "" {
-			t.Errorf("dateLiteral(%q) = %#v, want type %s", tt.in, v, tt.typ)
+		var want quad.Value
+		if tt.typ != "" {
+			want = quad.TypedString{Value: quad.String(tt.value), Type: quad.IRI(tt.typ)}
+		}
+		if v != want {
+			t.Errorf("dateLiteral(%q) = %#v, want %#v", tt.in, v, want)
 		}
 	}
 }
