@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -230,11 +231,13 @@ func writeErr(file string, lineNo int64, typ, id string, err error) error {
 	return fmt.Errorf("%s:%d: %s %s: %w", file, lineNo, typ, id, err)
 }
 
-// jsonError splits a decoding error into the field it names and a reason.
+// jsonError splits a decoding error into the field it names, in the
+// reader's path style ("relations[0].attributes"), and a reason in JSON's
+// terms ("want an array, got an object").
 func jsonError(err error) (field, reason string) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return te.Field, fmt.Sprintf("cannot use JSON %s as %s", te.Value, te.Type)
+		return fieldPath(te.Field), fmt.Sprintf("want %s, got %s", jsonWant(te.Type), jsonGot(te.Value))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -274,6 +277,78 @@ func typeFromName(name string) string {
 // artistTypes are the values of an artist's "type" that no other entity
 // type uses.
 var artistTypes = map[string]bool{"Person": true, "Group": true, "Orchestra": true, "Choir": true, "Character": true}
+
+// fieldPath turns the decoder's dotted path ("relations.0.attributes") into
+// the reader's ("relations[0].attributes").
+func fieldPath(dotted string) string {
+	if dotted == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(dotted, ".") {
+		switch {
+		case part != "" && strings.Trim(part, "0123456789") == "" && i > 0:
+			b.WriteString("[" + part + "]")
+		case i > 0:
+			b.WriteString("." + part)
+		default:
+			b.WriteString(part)
+		}
+	}
+	return b.String()
+}
+
+// jsonNumber is the type of numbers decoded by their lexical form.
+var jsonNumber = reflect.TypeOf(json.Number(""))
+
+// jsonWant names the JSON value a Go type decodes, with its article.
+func jsonWant(t reflect.Type) string {
+	if t == nil {
+		return "another JSON value"
+	}
+	if t == jsonNumber {
+		return "a number"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return "another JSON value"
+}
+
+// jsonGot names the JSON value the decoder found ("object", "number 1.5",
+// "string \"x\"") with its article.
+func jsonGot(v string) string {
+	kind, rest, _ := strings.Cut(v, " ")
+	var s string
+	switch kind {
+	case "object", "array":
+		s = "an " + kind
+	case "number", "string":
+		s = "a " + kind
+	case "bool":
+		s = "a boolean"
+	default:
+		return v
+	}
+	if rest != "" {
+		s += " " + rest
+	}
+	return s
+}
 
 // guessType names the entity type of a document from fields only that type
 // has. Instruments and series differ only by "description", and genres by

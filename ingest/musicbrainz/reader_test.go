@@ -424,7 +424,16 @@ func TestErrors(t *testing.T) {
 		{"impossible date", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"end":"2020-02-30"}}`, "life-span.end", `date "2020-02-30": February 2020 has 29 days`},
 		{"impossible relationship date", rel(`{"type":"x","direction":"forward","target-type":"url","url":{"resource":"http://a"},"begin":"1960-13"}`),
 			"relations[0].begin", `date "1960-13": month 13 is not 01 to 12`},
-		{"wrong JSON type", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":5}`, "name", "cannot use JSON number as string"},
+		{"wrong JSON type", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":5}`, "name", "want a string, got a number"},
+		{"object for an array", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","relations":{}}`, "relations", "want an array, got an object"},
+		{"string for an array", rel(`{"attributes":"guitar"}`), "relations[0].attributes", "want an array, got a string"},
+		{"number in an array", rel(`{},{"attributes":[1]}`), "relations[1].attributes[0]", "want a string, got a number"},
+		{"deep field", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","media":[{"tracks":[{"recording":{"id":5}}]}]}`,
+			"media[0].tracks[0].recording.id", "want a string, got a number"},
+		{"string for a boolean", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"ended":"no"}}`, "life-span.ended", "want a boolean, got a string"},
+		{"array for an object", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":[]}`, "life-span", "want an object, got an array"},
+		{"fraction for an integer", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","rating":{"votes-count":1.5}}`, "rating.votes-count", "want an integer, got a number 1.5"},
+		{"array document", `[1]`, "", "want an object, got an array"},
 		{"syntax error", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d",`, "", "invalid JSON"},
 		{"bad direction", rel(`{"type":"x","direction":"up","target-type":"artist"}`), "relations[0].direction", `want forward or backward, got "up"`},
 		{"no type", rel(`{"direction":"forward","target-type":"artist"}`), "relations[0].type", "missing relationship type"},
@@ -447,6 +456,9 @@ func TestErrors(t *testing.T) {
 			}
 			if se.File != "place.jsonl" || se.Line != 3 || se.Field != tt.field || !strings.Contains(se.Err.Error(), tt.want) {
 				t.Errorf("got %s:%d field %q: %v; want line 3 field %q containing %q", se.File, se.Line, se.Field, se.Err, tt.field, tt.want)
+			}
+			if msg := err.Error(); strings.Contains(msg, "musicbrainz.") || strings.Contains(msg, "Go ") || strings.Contains(msg, "json.") {
+				t.Errorf("error %q names Go types", msg)
 			}
 		})
 	}
@@ -709,5 +721,21 @@ func TestCredits(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"name", "name"},
+		{"relations.0.attributes", "relations[0].attributes"},
+		{"relations.12.attributes.3", "relations[12].attributes[3]"},
+		{"media.0.tracks.1.recording.id", "media[0].tracks[1].recording.id"},
+		{"life-span.begin", "life-span.begin"},
+	}
+	for _, tt := range tests {
+		if got := fieldPath(tt.in); got != tt.want {
+			t.Errorf("fieldPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
