@@ -6,8 +6,13 @@
 // release-group, release, recording, work, label, place, area, event,
 // series, instrument, genre); each holds mbdump/<entity>, one WS/2 JSON
 // document per line. The reader takes the tar stream (entity type from the
-// member name) or plain JSON lines (entity type from Options.EntityType, or
-// guessed per document from fields only that type has). An xz-compressed
+// member name) or plain JSON lines. The entity type of plain lines is
+// Options.EntityType, else the file's name when it names a type as the
+// dumps do ("artist.jsonl", "release-group.json.gz", "mbdump/recording"),
+// else guessed per document from fields only that type has (an "artist"
+// document without gender, IPIs or ISNIs is recognised by its "type":
+// "Person", "Group", ...; series, instruments and genres are told apart
+// only by "description" and "type", so name their files). An xz-compressed
 // archive handed to Read directly is decoded in process
 // (github.com/ulikunitz/xz); input.Open normally does that first. Documents are decoded one
 // line at a time; a bad one is reported with file, line and field
@@ -28,7 +33,10 @@
 // Literal properties are "mb:prop/<name>" (type, gender, country, status,
 // begin, end, first_release_date, length_ms, ...; external identifiers such
 // as isni, ipi, isrc and barcode are marked grove:hidden). Dates keep
-// MusicBrainz precision as xsd:gYear, xsd:gYearMonth or xsd:date. Aliases
+// MusicBrainz precision as xsd:gYear, xsd:gYearMonth or xsd:date; a part
+// of 00 means unknown and is dropped with the parts after it ("1960-00-00"
+// is the year 1960, a year 0000 no date), and a month above 12 or a day
+// past the end of its month ("2020-02-30") makes the document bad. Aliases
 // without a locale or in one of Options.Languages become skos:altLabel.
 // Embedded entities (areas, genres, artist credits, release groups, labels,
 // track recordings, relationship targets) get their type and label too, so
@@ -45,7 +53,7 @@
 // ("member of band"), grove:inverseLabel the backward one ("has member")
 // and skos:altLabel the MusicBrainz type name when that differs.
 //
-// Attributes, begin and end dates, the credited name and the ordering key
+// Attributes, begin and end dates, the credited names and the ordering key
 // are kept on a statement node, following store's p:/ps:/pq: convention:
 //
 //	<member> <p:mb:rel/artist-artist/member_of_band> _:musicbrainz/mbrel-…
@@ -57,9 +65,12 @@
 // begin 1957)". Attributes with a value keep their own name ("number"),
 // vocal attributes are "vocals", flags such as "additional" or "original"
 // are "attribute", and the remaining attributes of instrument-bearing
-// relationships are "instrument". The statement node is a blank node scoped
-// by Options.Graph and named by a hash of the relationship's content, so the
-// copies of one relationship found in the documents of both its entities
+// relationships are "instrument". The name an end is credited with
+// (source-credit and target-credit, read from either document) is
+// "subject_credited_as" for the edge's subject (entity0) and
+// "object_credited_as" for its object. The statement node is a blank node
+// scoped by Options.Graph and named by a hash of the relationship's content,
+// so the copies of one relationship found in the documents of both its entities
 // are identical quads. Within one read, relationships between two entities
 // of the dump's own type are written once; relationships to other types are
 // written from whichever document has them, and when several dumps are

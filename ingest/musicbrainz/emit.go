@@ -73,13 +73,7 @@ func (d *doc) once(k string) bool {
 	if d.r.said[k] {
 		return false
 	}
-	for _, p := range d.r.pending.said {
-		if p == k {
-			return false
-		}
-	}
-	d.r.pending.said = append(d.r.pending.said, k)
-	return true
+	return d.r.pending.say(k)
 }
 
 // names writes type, label, sort name, aliases and descriptions. The type,
@@ -128,13 +122,7 @@ func (d *doc) described(id, label, disambiguation string) bool {
 	if old, ok := d.r.labelled.get(id); ok && old == v {
 		return false
 	}
-	for _, p := range d.r.pending.labelled {
-		if p[0] == id && p[1] == v {
-			return false
-		}
-	}
-	d.r.pending.labelled = append(d.r.pending.labelled, [2]string{id, v})
-	return true
+	return d.r.pending.label(id, v)
 }
 
 // prop writes one literal property and, once, the property's label.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/cayleygraph/quad"
@@ -28,8 +29,9 @@ type Options struct {
 	// "musicbrainz").
 	source.Options
 	// EntityType is the entity type of plain JSON-lines input ("artist",
-	// "release-group", ...). Empty means: guess it per document from its
-	// fields. Tar input takes the type from each member's name instead.
+	// "release-group", ...). Empty means: the type the file is named after
+	// ("artist.jsonl"), or else a guess per document from its fields. Tar
+	// input takes the type from each member's name instead.
 	EntityType string
 	// ForwardOnly writes each relationship only from the document of its
 	// first entity (direction "forward"). Set it when loading every dump
@@ -93,7 +95,11 @@ func (rd *Reader) Read(ctx context.Context, name string, r io.Reader, w source.W
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		err = run.tar(ctx, name, br)
 	case len(bytes.TrimSpace(head)) == 0 || bytes.TrimLeft(head, " \t\r\n")[0] == '{':
-		err = run.lines(ctx, name, rd.opts.EntityType, br)
+		entity := rd.opts.EntityType
+		if entity == "" {
+			entity = typeFromName(name)
+		}
+		err = run.lines(ctx, name, entity, br)
 	default:
 		return source.Errorf(name, 0, "", "not a MusicBrainz JSON dump: want a tar archive (mbdump/<entity>) or JSON lines")
 	}
@@ -225,11 +231,13 @@ func writeErr(file string, lineNo int64, typ, id string, err error) error {
 	return fmt.Errorf("%s:%d: %s %s: %w", file, lineNo, typ, id, err)
 }
 
-// jsonError splits a decoding error into the field it names and a reason.
+// jsonError splits a decoding error into the field it names, in the
+// reader's path style ("relations[0].attributes"), and a reason in JSON's
+// terms ("want an array, got an object").
 func jsonError(err error) (field, reason string) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return te.Field, fmt.Sprintf("cannot use JSON %s as %s", te.Value, te.Type)
+		return fieldPath(te.Field), fmt.Sprintf("want %s, got %s", jsonWant(te.Type), jsonGot(te.Value))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -238,9 +246,114 @@ func jsonError(err error) (field, reason string) {
 	return "", err.Error()
 }
 
+// dumpSuffixes are the extensions stripped from a file name before it is
+// taken as an entity type.
+var dumpSuffixes = []string{".xz", ".gz", ".bz2", ".zst", ".tar", ".jsonl", ".ndjson", ".json", ".txt"}
+
+// typeFromName returns the entity type a file is named after, as
+// MusicBrainz names its dumps ("artist.tar.xz", "mbdump/release-group"):
+// "artist.jsonl", "release_group.json.gz" or "/data/recording" name one;
+// anything else gives "".
+func typeFromName(name string) string {
+	base := name
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	base = strings.ToLower(base)
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, s := range dumpSuffixes {
+			if b, ok := strings.CutSuffix(base, s); ok && b != "" {
+				base, trimmed = b, true
+			}
+		}
+	}
+	if t := urlType(base); entityTypes[t] {
+		return t
+	}
+	return ""
+}
+
+// artistTypes are the values of an artist's "type" that no other entity
+// type uses.
+var artistTypes = map[string]bool{"Person": true, "Group": true, "Orchestra": true, "Choir": true, "Character": true}
+
+// fieldPath turns the decoder's dotted path ("relations.0.attributes") into
+// the reader's ("relations[0].attributes").
+func fieldPath(dotted string) string {
+	if dotted == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(dotted, ".") {
+		switch {
+		case part != "" && strings.Trim(part, "0123456789") == "" && i > 0:
+			b.WriteString("[" + part + "]")
+		case i > 0:
+			b.WriteString("." + part)
+		default:
+			b.WriteString(part)
+		}
+	}
+	return b.String()
+}
+
+// jsonNumber is the type of numbers decoded by their lexical form.
+var jsonNumber = reflect.TypeOf(json.Number(""))
+
+// jsonWant names the JSON value a Go type decodes, with its article.
+func jsonWant(t reflect.Type) string {
+	if t == nil {
+		return "another JSON value"
+	}
+	if t == jsonNumber {
+		return "a number"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return "another JSON value"
+}
+
+// jsonGot names the JSON value the decoder found ("object", "number 1.5",
+// "string \"x\"") with its article.
+func jsonGot(v string) string {
+	kind, rest, _ := strings.Cut(v, " ")
+	var s string
+	switch kind {
+	case "object", "array":
+		s = "an " + kind
+	case "number", "string":
+		s = "a " + kind
+	case "bool":
+		s = "a boolean"
+	default:
+		return v
+	}
+	if rest != "" {
+		s += " " + rest
+	}
+	return s
+}
+
 // guessType names the entity type of a document from fields only that type
 // has. Instruments and series differ only by "description", and genres by
-// having neither; set Options.EntityType when the input is known.
+// having neither; a file named after its entity type ("artist.jsonl") or
+// Options.EntityType avoids the guess.
 func guessType(line []byte) (string, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(line, &keys); err != nil {
@@ -257,7 +370,7 @@ func guessType(line []byte) (string, error) {
 	}
 	switch {
 	case !has("id"):
-		return "", errors.New("cannot guess the entity type: no id; set the entity type")
+		return "", errors.New(`cannot guess the entity type: no "id"; name the file after its entity type (artist.jsonl, release-group.jsonl, ...) as MusicBrainz names its dumps`)
 	case has("release-group", "media", "barcode", "packaging", "label-info"):
 		return "release", nil
 	case has("primary-type", "secondary-types"):
@@ -274,7 +387,12 @@ func guessType(line []byte) (string, error) {
 		return "area", nil
 	case has("setlist", "cancelled", "time"):
 		return "event", nil
-	case has("gender", "gender-id", "ipis", "isnis"):
+	case has("gender", "gender-id", "ipis", "isnis", "begin-area", "end-area"):
+		return "artist", nil
+	case artistTypes[stringField(keys["type"])]:
+		return "artist", nil
+	case stringField(keys["type"]) == "Other" && has("sort-name"):
+		// Series, instruments and genres have no sort name.
 		return "artist", nil
 	case has("description"):
 		return "instrument", nil
@@ -282,6 +400,15 @@ func guessType(line []byte) (string, error) {
 		return "series", nil
 	}
 	return "genre", nil
+}
+
+// stringField is the JSON string v, or "" when v is anything else.
+func stringField(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // run is the state of one Read.
@@ -304,12 +431,58 @@ type run struct {
 }
 
 // pending lists the state changes of the document being built, applied
-// only once its quads are written.
+// only once its quads are written. The slices keep their order; the sets
+// answer "already pending?" in constant time, as one document may hold tens
+// of thousands of relationships.
 type pending struct {
-	said     []string
-	labelled [][2]string // id, label and disambiguation
-	seen     [][16]byte  // relationship keys added to halfSeen
-	unseen   [][16]byte  // relationship keys removed from halfSeen
+	said        []string
+	saidSet     map[string]struct{}
+	labelled    [][2]string // id, label and disambiguation
+	labelledSet map[[2]string]struct{}
+	seen        [][16]byte // relationship keys added to halfSeen
+	unseen      [][16]byte // relationship keys removed from halfSeen
+}
+
+// say adds the metadata key k and reports whether it was not pending yet.
+func (p *pending) say(k string) bool {
+	if _, ok := p.saidSet[k]; ok {
+		return false
+	}
+	if p.saidSet == nil {
+		p.saidSet = map[string]struct{}{}
+	}
+	p.saidSet[k] = struct{}{}
+	p.said = append(p.said, k)
+	return true
+}
+
+// label adds the description v (label and disambiguation) of the entity id
+// and reports whether it was not pending yet.
+func (p *pending) label(id, v string) bool {
+	kv := [2]string{id, v}
+	if _, ok := p.labelledSet[kv]; ok {
+		return false
+	}
+	if p.labelledSet == nil {
+		p.labelledSet = map[[2]string]struct{}{}
+	}
+	p.labelledSet[kv] = struct{}{}
+	p.labelled = append(p.labelled, kv)
+	return true
+}
+
+// reset empties p, keeping its storage for the next document unless a
+// large document grew it (clearing a map costs its capacity).
+func (p *pending) reset() {
+	p.said = p.said[:0]
+	p.labelled = p.labelled[:0]
+	p.seen = p.seen[:0]
+	p.unseen = p.unseen[:0]
+	if len(p.saidSet) > 1024 || len(p.labelledSet) > 1024 {
+		p.saidSet, p.labelledSet = nil, nil
+	}
+	clear(p.saidSet)
+	clear(p.labelledSet)
 }
 
 func newRun(opts Options, w source.Writer) *run {
@@ -331,7 +504,7 @@ func (r *run) skip(err *source.Error) error {
 // discard drops the quads and state changes of a bad document.
 func (r *run) discard() {
 	r.buf = r.buf[:0]
-	r.pending = pending{}
+	r.pending.reset()
 }
 
 // commit writes the document's quads and applies its state changes; the

@@ -313,14 +313,63 @@ func TestGuessType(t *testing.T) {
 		{`{"id":"x","description":"a lute"}`, "instrument"},
 		{`{"id":"x","type":"Catalogue"}`, "series"},
 		{`{"id":"x","name":"rock"}`, "genre"},
+		{`{"id":"x","name":"B","sort-name":"B","type":"Person"}`, "artist"},
+		{`{"id":"x","name":"B","type":"Group"}`, "artist"},
+		{`{"id":"x","name":"B","sort-name":"B","type":"Other"}`, "artist"},
+		{`{"id":"x","name":"B","type":"Other"}`, "series"},
+		{`{"id":"x","name":"B","begin-area":null}`, "artist"},
+		{`{"id":"x","type":["Person"]}`, "series"},
 	}
 	for _, tt := range tests {
 		if got, err := guessType([]byte(tt.doc)); err != nil || got != tt.want {
 			t.Errorf("guessType(%s) = %q, %v; want %q", tt.doc, got, err, tt.want)
 		}
 	}
-	if _, err := guessType([]byte(`{"name":"x"}`)); err == nil {
-		t.Error("guessType without id: no error")
+	if _, err := guessType([]byte(`{"name":"x"}`)); err == nil || !strings.Contains(err.Error(), "name the file after its entity type (artist.jsonl") {
+		t.Errorf("guessType without id: error %v, want one saying how to name the file", err)
+	}
+}
+
+func TestTypeFromName(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"artist.jsonl", "artist"},
+		{"/data/mb/release-group.jsonl.gz", "release-group"},
+		{"release_group.json", "release-group"},
+		{`C:\dumps\Recording.JSONL`, "recording"},
+		{"artist.tar.xz", "artist"},
+		{"mbdump/series", "series"},
+		{"work", "work"},
+		{"artists.jsonl", ""},
+		{"a.jsonl", ""},
+		{".jsonl", ""},
+		{"fuzz", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := typeFromName(tt.name); got != tt.want {
+			t.Errorf("typeFromName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTypeFromFileName checks that plain JSON lines take the entity type
+// from the file's name before guessing, and that Options.EntityType wins.
+func TestTypeFromFileName(t *testing.T) {
+	const doc = `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"Band","type":"Catalogue"}` + "\n"
+	tests := []struct{ file, entity, want string }{
+		{"artist.jsonl", "", "mb:artist/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"dumps/label.json.gz", "", "mb:label/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"things.jsonl", "", "mb:series/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+		{"artist.jsonl", "work", "mb:work/b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d"},
+	}
+	for _, tt := range tests {
+		g, err := read(t, Options{EntityType: tt.entity}, tt.file, []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.objects(tt.want, store.RDFSLabel); !slices.Equal(got, []quad.Value{str("Band")}) {
+			t.Errorf("%s (entity type %q): label of %s = %v, want Band; quads %v", tt.file, tt.entity, tt.want, got, g)
+		}
 	}
 }
 
@@ -372,7 +421,19 @@ func TestErrors(t *testing.T) {
 		{"bad mbid", `{"id":"not-a-uuid","name":"X"}`, "id", `"not-a-uuid" is not an MBID`},
 		{"missing id", `{"name":"X"}`, "id", "missing MBID"},
 		{"bad date", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"begin":"1960-1"}}`, "life-span.begin", `date "1960-1" is not YYYY`},
-		{"wrong JSON type", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":5}`, "name", "cannot use JSON number as string"},
+		{"impossible date", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"end":"2020-02-30"}}`, "life-span.end", `date "2020-02-30": February 2020 has 29 days`},
+		{"impossible relationship date", rel(`{"type":"x","direction":"forward","target-type":"url","url":{"resource":"http://a"},"begin":"1960-13"}`),
+			"relations[0].begin", `date "1960-13": month 13 is not 01 to 12`},
+		{"wrong JSON type", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":5}`, "name", "want a string, got a number"},
+		{"object for an array", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","relations":{}}`, "relations", "want an array, got an object"},
+		{"string for an array", rel(`{"attributes":"guitar"}`), "relations[0].attributes", "want an array, got a string"},
+		{"number in an array", rel(`{},{"attributes":[1]}`), "relations[1].attributes[0]", "want a string, got a number"},
+		{"deep field", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","media":[{"tracks":[{"recording":{"id":5}}]}]}`,
+			"media[0].tracks[0].recording.id", "want a string, got a number"},
+		{"string for a boolean", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":{"ended":"no"}}`, "life-span.ended", "want a boolean, got a string"},
+		{"array for an object", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","life-span":[]}`, "life-span", "want an object, got an array"},
+		{"fraction for an integer", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","rating":{"votes-count":1.5}}`, "rating.votes-count", "want an integer, got a number 1.5"},
+		{"array document", `[1]`, "", "want an object, got an array"},
 		{"syntax error", `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d",`, "", "invalid JSON"},
 		{"bad direction", rel(`{"type":"x","direction":"up","target-type":"artist"}`), "relations[0].direction", `want forward or backward, got "up"`},
 		{"no type", rel(`{"direction":"forward","target-type":"artist"}`), "relations[0].type", "missing relationship type"},
@@ -395,6 +456,9 @@ func TestErrors(t *testing.T) {
 			}
 			if se.File != "place.jsonl" || se.Line != 3 || se.Field != tt.field || !strings.Contains(se.Err.Error(), tt.want) {
 				t.Errorf("got %s:%d field %q: %v; want line 3 field %q containing %q", se.File, se.Line, se.Field, se.Err, tt.field, tt.want)
+			}
+			if msg := err.Error(); strings.Contains(msg, "musicbrainz.") || strings.Contains(msg, "Go ") || strings.Contains(msg, "json.") {
+				t.Errorf("error %q names Go types", msg)
 			}
 		})
 	}
@@ -521,25 +585,50 @@ func TestLongLine(t *testing.T) {
 
 func TestDateLiteral(t *testing.T) {
 	tests := []struct {
-		in, typ string
-		bad     bool
+		in, value, typ string
+		bad            string // part of the error, "" for none
 	}{
-		{"1962", store.XSDGYear, false},
-		{"1962-08", store.XSDGYearMonth, false},
-		{"1962-08-18", store.XSDDate, false},
-		{"", "", false},
-		{"62", "", true},
-		{"1962-8-18", "", true},
-		{"1962/08/18", "", true},
+		{"1962", "1962", store.XSDGYear, ""},
+		{"1962-08", "1962-08", store.XSDGYearMonth, ""},
+		{"1962-08-18", "1962-08-18", store.XSDDate, ""},
+		{"", "", "", ""},
+		{"2020-02-29", "2020-02-29", store.XSDDate, ""},
+		{"2000-02-29", "2000-02-29", store.XSDDate, ""},
+		{"1962-12-31", "1962-12-31", store.XSDDate, ""},
+		{"1960-00-00", "1960", store.XSDGYear, ""},
+		{"1960-00", "1960", store.XSDGYear, ""},
+		{"1960-00-05", "1960", store.XSDGYear, ""},
+		{"1960-05-00", "1960-05", store.XSDGYearMonth, ""},
+		{"0000", "", "", ""},
+		{"0000-00-00", "", "", ""},
+		{"62", "", "", "is not YYYY"},
+		{"1962-8-18", "", "", "is not YYYY"},
+		{"1962/08/18", "", "", "is not YYYY"},
+		{"2020-02-30", "", "", `date "2020-02-30": February 2020 has 29 days`},
+		{"1900-02-29", "", "", "February 1900 has 28 days"},
+		{"1962-04-31", "", "", "April 1962 has 30 days"},
+		{"1962-01-32", "", "", "January 1962 has 31 days"},
+		{"1960-13", "", "", `date "1960-13": month 13 is not 01 to 12`},
+		{"1960-99-01", "", "", "month 99 is not 01 to 12"},
 	}
 	for _, tt := range tests {
 		v, err := dateLiteral(tt.in)
-		if (err != nil) != tt.bad {
+		if tt.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.bad) {
+				t.Errorf("dateLiteral(%q) = %v, %v; want an error containing %q", tt.in, v, err, tt.bad)
+			}
+			continue
+		}
+		if err != nil {
 			t.Errorf("dateLiteral(%q) error %v", tt.in, err)
 			continue
 		}
-		if ts, ok := v.(quad.TypedString); ok && string(ts.Type) != tt.typ || v == nil && tt.typ != "" {
-			t.Errorf("dateLiteral(%q) = %#v, want type %s", tt.in, v, tt.typ)
+		var want quad.Value
+		if tt.typ != "" {
+			want = quad.TypedString{Value: quad.String(tt.value), Type: quad.IRI(tt.typ)}
+		}
+		if v != want {
+			t.Errorf("dateLiteral(%q) = %#v, want %#v", tt.in, v, want)
 		}
 	}
 }
@@ -584,5 +673,69 @@ func TestCanceled(t *testing.T) {
 	err := New(Options{}).Read(ctx, "a.jsonl", bytes.NewReader(fixture(t, "artist.jsonl")), &g)
 	if !errors.Is(err, context.Canceled) || len(g) != 0 {
 		t.Fatalf("error %v after %d quads, want context.Canceled before any", err, len(g))
+	}
+}
+
+// TestCredits checks that the credited names of both ends of a
+// relationship are kept, named by edge end, whichever document (or both)
+// the relationship is read from.
+func TestCredits(t *testing.T) {
+	const (
+		band = `{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"The Beatles","type":"Group","relations":[` +
+			`{"type":"member of band","direction":"backward","target-type":"artist","begin":"1960",` +
+			`"source-credit":%q,"target-credit":%q,"artist":{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon"}}]}` + "\n"
+		john = `{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon","type":"Person","relations":[` +
+			`{"type":"member of band","direction":"forward","target-type":"artist","begin":"1960",` +
+			`"source-credit":%q,"target-credit":%q,"artist":{"id":"b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d","name":"The Beatles"}}]}` + "\n"
+		url = `{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","name":"John Lennon","relations":[` +
+			`{"type":"official homepage","direction":"%s","target-type":"url","source-credit":"Johnny","target-credit":"home",` +
+			`"url":{"id":"4d5447d7-c61c-4120-ba1b-d7f471d385b9","resource":"https://example.org/"}}]}` + "\n"
+	)
+	tests := []struct {
+		name, data string
+		subj, pred string
+		want       string
+	}{
+		{"subject credit from the object's document", fmt.Sprintf(band, "", "Johnny"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, subject credited as Johnny)"},
+		{"subject credit from the subject's document", fmt.Sprintf(john, "Johnny", ""), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, subject credited as Johnny)"},
+		{"object credit from the object's document", fmt.Sprintf(band, "Beatles", ""), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles)"},
+		{"object credit from the subject's document", fmt.Sprintf(john, "", "Beatles"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles)"},
+		{"both, from both documents", fmt.Sprintf(band, "Beatles", "Johnny") + fmt.Sprintf(john, "Johnny", "Beatles"), lennon, memberOf,
+			"member of band: The Beatles (begin 1960, object credited as Beatles, subject credited as Johnny)"},
+		{"URL, forward", fmt.Sprintf(url, "forward"), lennon, "mb:rel/artist-url/official_homepage",
+			"official homepage: \"https://example.org/\"^^<" + store.XSDAnyURI + "> (object credited as home, subject credited as Johnny)"},
+		{"URL, backward", fmt.Sprintf(url, "backward"), lennon, "mb:rel/artist-url/official_homepage",
+			"official homepage: \"https://example.org/\"^^<" + store.XSDAnyURI + "> (object credited as home, subject credited as Johnny)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := read(t, Options{EntityType: "artist"}, "a.jsonl", []byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := qualified(t, g, tt.subj, tt.pred); len(got) != 1 || got[0] != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"name", "name"},
+		{"relations.0.attributes", "relations[0].attributes"},
+		{"relations.12.attributes.3", "relations[12].attributes[3]"},
+		{"media.0.tracks.1.recording.id", "media[0].tracks[1].recording.id"},
+		{"life-span.begin", "life-span.begin"},
+	}
+	for _, tt := range tests {
+		if got := fieldPath(tt.in); got != tt.want {
+			t.Errorf("fieldPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

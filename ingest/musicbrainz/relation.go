@@ -198,8 +198,8 @@ func (l *link) entity(self string, selfID quad.IRI, rel *relation) *fieldErr {
 	return nil
 }
 
-// relationQualifiers collects attributes, dates, the credited name of the
-// object end and the ordering key, sorted for a stable statement id.
+// relationQualifiers collects attributes, dates, the credited names of
+// both ends and the ordering key, sorted for a stable statement id.
 func relationQualifiers(rel *relation) ([]qualifier, *fieldErr) {
 	var qs []qualifier
 	for _, a := range rel.Attributes {
@@ -220,12 +220,19 @@ func relationQualifiers(rel *relation) ([]qualifier, *fieldErr) {
 	if rel.Ended && rel.End == "" {
 		qs = append(qs, qualifier{qualPrefix + "ended", quad.Bool(true)})
 	}
-	credit := rel.TargetCredit
+	// source-credit is the credited name of the document's entity,
+	// target-credit that of the other end. The document's entity is the
+	// edge's subject when the relationship is forward and always for URLs
+	// (written from the entity), its object otherwise; naming the credits
+	// by edge end makes both documents' copies identical.
+	subj, obj := rel.SourceCredit, rel.TargetCredit
 	if rel.Direction == "backward" && rel.TargetType != "url" {
-		credit = rel.SourceCredit
+		subj, obj = obj, subj
 	}
-	if credit != "" {
-		qs = append(qs, qualifier{qualPrefix + "credited_as", quad.String(credit)})
+	for _, c := range []struct{ name, value string }{{"subject_credited_as", subj}, {"object_credited_as", obj}} {
+		if c.value != "" {
+			qs = append(qs, qualifier{qualPrefix + c.name, quad.String(c.value)})
+		}
 	}
 	if rel.OrderingKey != "" {
 		v, err := numberLiteral(string(rel.OrderingKey))

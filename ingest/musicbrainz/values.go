@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cayleygraph/quad"
 
@@ -43,22 +44,46 @@ func entityID(typ, mbid string) (quad.IRI, error) {
 
 // dateLiteral types a MusicBrainz partial date: "1962" is an xsd:gYear,
 // "1962-08" an xsd:gYearMonth and "1962-08-16" an xsd:date. "" gives nil.
+// A part of 00 is unknown and dropped with the parts after it: "1962-00-00"
+// and "1962-00-16" give "1962", "1962-08-00" gives "1962-08" and a year of
+// 0000 gives nil. A month above 12 or a day past the end of its month is an
+// error.
 func dateLiteral(s string) (quad.Value, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var typ string
-	switch {
-	case isDate(s, "dddd"):
-		typ = store.XSDGYear
-	case isDate(s, "dddd-dd"):
-		typ = store.XSDGYearMonth
-	case isDate(s, "dddd-dd-dd"):
-		typ = store.XSDDate
-	default:
+	if !isDate(s, "dddd") && !isDate(s, "dddd-dd") && !isDate(s, "dddd-dd-dd") {
 		return nil, fmt.Errorf("date %q is not YYYY, YYYY-MM or YYYY-MM-DD", s)
 	}
-	return quad.TypedString{Value: quad.String(s), Type: quad.IRI(typ)}, nil
+	year, _ := strconv.Atoi(s[:4])
+	month, day := 0, 0
+	if len(s) >= 7 {
+		month, _ = strconv.Atoi(s[5:7])
+	}
+	if len(s) == 10 {
+		day, _ = strconv.Atoi(s[8:10])
+	}
+	if month > 12 {
+		return nil, fmt.Errorf("date %q: month %02d is not 01 to 12", s, month)
+	}
+	if n := daysIn(year, month); month > 0 && day > n {
+		return nil, fmt.Errorf("date %q: %s %04d has %d days", s, time.Month(month), year, n)
+	}
+	switch {
+	case year == 0:
+		return nil, nil
+	case month == 0:
+		return quad.TypedString{Value: quad.String(s[:4]), Type: quad.IRI(store.XSDGYear)}, nil
+	case day == 0:
+		return quad.TypedString{Value: quad.String(s[:7]), Type: quad.IRI(store.XSDGYearMonth)}, nil
+	}
+	return quad.TypedString{Value: quad.String(s), Type: quad.IRI(store.XSDDate)}, nil
+}
+
+// daysIn is the number of days of month (1 to 12) in year, in the
+// proleptic Gregorian calendar.
+func daysIn(year, month int) int {
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // isDate matches s against a shape where 'd' is a digit.
