@@ -344,18 +344,31 @@ func (s *Server) writeChangeError(w http.ResponseWriter, r *http.Request, err er
 // ctxBatchWriter stops a batch copy once the request is cancelled or past
 // its deadline; batches already applied stay.
 type ctxBatchWriter struct {
-	ctx context.Context
-	w   quad.BatchWriter
+	ctx  context.Context
+	w    quad.BatchWriter
+	seen map[quad.Quad]struct{} // the body's quads so far
 }
 
 // A batch the store finds too large for one transaction is written in
-// parts (store.ApplyInParts), its repeated quads left out first: Cayley's
-// writer drops a repeat within one transaction, but across two parts the
-// second delete of a quad found it gone (a body of 60,001 quads repeating
-// one line failed after deleting 44,543). The count is of the batch's
-// quads when all are applied, else of the distinct quads applied.
+// parts (store.ApplyInParts), the body's repeated quads left out first:
+// Cayley's writer drops a repeat within one transaction, but across two
+// parts (or two batches of a body over 65,536 quads) the second delete of
+// a quad found it gone. The count is of the batch's quads (lines), as
+// Cayley's: all of them when all are applied, else those before the first
+// that was not (a repeat of an applied quad counts as applied).
 func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
-	distinct := distinctQuads(qs)
+	if c.seen == nil {
+		c.seen = make(map[quad.Quad]struct{}, len(qs))
+	}
+	distinct := make([]quad.Quad, 0, len(qs))
+	first := make([]int, 0, len(qs)) // the line of each distinct quad
+	for i, q := range qs {
+		if _, ok := c.seen[q]; !ok {
+			c.seen[q] = struct{}{}
+			distinct = append(distinct, q)
+			first = append(first, i)
+		}
+	}
 	n, err := store.ApplyInParts(distinct, func(b []quad.Quad) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
@@ -364,32 +377,9 @@ func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
 		return err
 	})
 	if err != nil {
-		return n, err
+		return first[n], err
 	}
 	return len(qs), nil
-}
-
-// distinctQuads is qs without repeats, in order (qs itself when it has
-// none).
-func distinctQuads(qs []quad.Quad) []quad.Quad {
-	seen := make(map[quad.Quad]struct{}, len(qs))
-	var out []quad.Quad
-	for i, q := range qs {
-		if _, ok := seen[q]; ok {
-			if out == nil {
-				out = slices.Clone(qs[:i])
-			}
-			continue
-		}
-		seen[q] = struct{}{}
-		if out != nil {
-			out = append(out, q)
-		}
-	}
-	if out == nil {
-		return qs
-	}
-	return out
 }
 
 // ctxDeltaApplier is a quad store whose writes a context bounds (sqlkg's:

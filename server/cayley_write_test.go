@@ -943,7 +943,8 @@ func TestCayleyWriteSilentStore(t *testing.T) {
 // TestCayleyLargeDeleteWhole: a delete body larger than one Badger
 // transaction holds (the store splits it) is still whole or nothing: one
 // missing quad anywhere deletes nothing, and a repeated line is one quad
-// (the second delete of a quad applied in an earlier part found it gone).
+// (the second delete of a quad applied in an earlier part, or batch,
+// found it gone).
 func TestCayleyLargeDeleteWhole(t *testing.T) {
 	const token = "write-token-1"
 	const n = 60000
@@ -984,6 +985,16 @@ func TestCayleyLargeDeleteWhole(t *testing.T) {
 	}
 	st, _, b = ts.do("POST", "/cayley/api/v2/delete", all+lines[0], hdr)
 	if st != 200 || !strings.Contains(string(b), fmt.Sprintf(`"count":%d`, n+1)) || stored() != 0 {
-		t.Fatalf("a delete repeating a line: %d %s, %d quads left; want 200 and none left", st, b, stored())
+		t.Fatalf("a delete repeating a line: %d %s, %d quads left; want 200, count %d (lines) and none left", st, b, stored(), n+1)
+	}
+	// A body of more lines than one batch (65,536) repeating ten quads:
+	// each is deleted once; the count is of lines, as Cayley's.
+	ten := strings.Join(lines[:10], "")
+	if st, _, b := ts.do("POST", "/cayley/api/v2/write", ten, hdr); st != 200 {
+		t.Fatalf("write: %d %s", st, b)
+	}
+	st, _, b = ts.do("POST", "/cayley/api/v2/delete", strings.Repeat(ten, 7000), hdr)
+	if st != 200 || !strings.Contains(string(b), `"count":70000`) || stored() != 0 {
+		t.Fatalf("a 70,000-line delete of ten quads: %d %s, %d quads left; want 200, count 70000, none left", st, b, stored())
 	}
 }
