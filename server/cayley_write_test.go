@@ -158,6 +158,10 @@ func TestCayleyWriteErrors(t *testing.T) {
 	}{
 		{name: "delete a missing quad", path: "/api/v2/delete", body: "<nosuch> <directed_by> <p1> .\n",
 			status: 404, want: []string{"<nosuch> -- <directed_by> -> <p1>", "quad does not exist", "nothing was deleted"}},
+		// With a graph label the quad is named with it: the same triple may
+		// be stored in another graph.
+		{name: "delete a missing quad of a graph", path: "/api/v2/delete", body: "<m1> <directed_by> <p1> <nosuchgraph> .\n",
+			status: 404, want: []string{"delete <m1> <directed_by> <p1> <nosuchgraph>: quad does not exist", "nothing was deleted"}},
 		{name: "delete a node that does not exist", path: "/api/v2/node/delete", body: "<nosuch>",
 			status: 404, want: []string{"node <nosuch>", "node does not exist"}},
 		{name: "delete a node", path: "/api/v2/node/delete", body: "<m3>",

@@ -59,6 +59,19 @@ type errorBody struct {
 // (store.ErrUnavailable, 503; a request whose own deadline passed first is
 // a 504) reach clients; anything else is logged and answered with a
 // generic message, so no internal path or stack ever leaks.
+// withQuadLabel is err's message with the quad of a *graph.DeltaError in
+// it written as the N-Quads line it came from: Cayley's message leaves out
+// the graph label, so a delete's missing quad could read as one that
+// exists in another graph.
+func withQuadLabel(err error) string {
+	var de *graph.DeltaError
+	if !errors.As(err, &de) || de.Delta.Quad.Label == nil || !de.Delta.Quad.IsValid() {
+		return err.Error()
+	}
+	line := strings.TrimSuffix(de.Delta.Quad.NQuad(), " .")
+	return strings.Replace(err.Error(), de.Error(), de.Delta.Action.String()+" "+line+": "+de.Err.Error(), 1)
+}
+
 func classify(err error) (int, string, bool) {
 	var ae *apiError
 	var mbe *http.MaxBytesError
@@ -72,7 +85,7 @@ func classify(err error) (int, string, bool) {
 		return http.StatusNotFound, err.Error(), false
 	case errors.Is(err, graph.ErrQuadNotExist), errors.Is(err, graph.ErrNodeNotExists):
 		// A delete's missing quad or node: the message names the client's own data.
-		return http.StatusNotFound, err.Error(), false
+		return http.StatusNotFound, withQuadLabel(err), false
 	case errors.Is(err, store.ErrUnstorable):
 		// A value the store cannot hold (a NUL in PostgreSQL text): the
 		// message names the client's quad and says why.
