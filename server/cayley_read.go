@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -180,11 +181,20 @@ func (h *heldWriter) release() {
 // copyQuads writes the quads of src in rq's format to out as Cayley's
 // ServeRead does (a batch writer in batches of quad.DefaultBatch, the IRI
 // form of ?iri=), closing the writer (which flushes it) only on success.
-func copyQuads(out io.Writer, src quad.Reader, rq readRequest) error {
+func copyQuads(ctx context.Context, out io.Writer, src quad.Reader, rq readRequest) error {
 	if rq.format.Name == "jsonld" {
-		src = &jsonldLimit{src: src, left: maxJSONLDQuads}
+		return copyJSONLD(ctx, out, &jsonldLimit{src: src, left: maxJSONLDQuads}, rq)
 	}
 	qwc := rq.format.Writer(out)
+	if err := copyTo(qwc, src, rq); err != nil {
+		return err
+	}
+	return qwc.Close()
+}
+
+// copyTo copies src into qwc through the IRI form of ?iri= (Cayley's
+// ServeRead: a batch writer in batches of quad.DefaultBatch).
+func copyTo(qwc quad.WriteCloser, src quad.Reader, rq readRequest) error {
 	var qw quad.Writer = qwc
 	if rq.iri != "" {
 		opts := quad.IRIOptions{Format: quad.IRIDefault}
@@ -202,10 +212,40 @@ func copyQuads(out io.Writer, src quad.Reader, rq readRequest) error {
 	} else {
 		_, err = quad.Copy(qw, src)
 	}
-	if err != nil {
+	return err
+}
+
+// copyJSONLD is copyQuads for JSON-LD, whose writer holds every quad and
+// converts them all when closed, in time growing with the square of a
+// node's values and out of reach of ctx: the conversion runs in a
+// goroutine of its own into a buffer, and the read ends with ctx's error
+// when ctx ends first (the conversion, bounded by maxJSONLDQuads, then
+// finishes unseen).
+func copyJSONLD(ctx context.Context, out io.Writer, src quad.Reader, rq readRequest) error {
+	var buf bytes.Buffer
+	qwc := rq.format.Writer(&buf)
+	if err := copyTo(qwc, src, rq); err != nil {
 		return err
 	}
-	return qwc.Close()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- &readPanic{value: v, stack: debug.Stack()}
+			}
+		}()
+		done <- qwc.Close()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(buf.Bytes())
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // maxJSONLDQuads bounds a JSON-LD read. Cayley's JSON-LD writer holds the
@@ -242,7 +282,7 @@ func runRead(ctx context.Context, cw *cappedWriter, qs graph.QuadStore, rq readR
 	defer cancel() // stops the feed's goroutine
 	hw := &heldWriter{w: cw}
 	feed := startQuadFeed(ctx, qs, rq.filter, hw.release)
-	if err := copyQuads(hw, feed, rq); err != nil {
+	if err := copyQuads(ctx, hw, feed, rq); err != nil {
 		return err
 	}
 	hw.release()

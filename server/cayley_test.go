@@ -15,6 +15,7 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/quad"
 	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/grove-kg/grove/store"
@@ -573,5 +574,27 @@ func TestCayleyReadJSONLDLimit(t *testing.T) {
 		if st != c.status || !strings.Contains(string(b), c.want) {
 			t.Errorf("%s: %d %.300s; want %d with %q", c.query, st, b, c.status, c.want)
 		}
+	}
+}
+
+// TestCayleyReadJSONLDTimeLimit: a JSON-LD read within the quad limit
+// whose conversion (quadratic in a node's values: 8,000 values of one
+// node take seconds) outlasts the request's time limit is a 504 within
+// it, where the conversion ran on and the client got an empty reply.
+func TestCayleyReadJSONLDTimeLimit(t *testing.T) {
+	db := testDB(t)
+	ds := make([]graph.Delta, 8000)
+	for i := range ds {
+		ds[i] = graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI("http://ex.org/hub"), quad.IRI("http://ex.org/p"),
+			quad.String(fmt.Sprintf("v%d", i)), quad.IRI("http://ex.org/hub"))}
+	}
+	if err := db.ApplyDeltas(ds, graph.IgnoreOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Config{RequestTimeout: 300 * time.Millisecond}, db, Deps{QuadStore: db})
+	start := time.Now()
+	st, _, b := ts.do("GET", "/cayley/api/v2/read?format=jsonld&sub="+url.QueryEscape("<http://ex.org/hub>"), "", nil)
+	if took := time.Since(start); st != http.StatusGatewayTimeout || took > 3*time.Second {
+		t.Errorf("a slow JSON-LD conversion: %d %.200s after %v; want a 504 near the 300 ms limit", st, b, took)
 	}
 }
