@@ -181,7 +181,21 @@ func checkReadParams(form url.Values) error {
 			return badRequest("unknown read parameter %q (allowed: %s)", clip(name), strings.Join(readParams, ", "))
 		}
 	}
+	if iri := form.Get("iri"); iri != "" && iri != "short" && iri != "full" {
+		return badRequest("iri %q: use short or full (or leave it out for the IRIs as stored)", clip(iri))
+	}
 	return nil
+}
+
+// parseReadForm parses a read's parameters from the query and a form
+// body, multipart too (Cayley's ServeRead reads them with FormValue, which
+// parses both; a multipart body's filters were dropped, reading the whole
+// store). The request body is already bounded by the body limit.
+func parseReadForm(r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		return r.ParseMultipartForm(1 << 20)
+	}
+	return r.ParseForm()
 }
 
 // cayleyMaxQuery is the largest query body Cayley reads: its reader stops
@@ -754,7 +768,7 @@ func (s *Server) serveCappedRead(w http.ResponseWriter, r *http.Request, qs grap
 // Cayley's ServeRead does: ?format= (a name or alias), else the first
 // Accept type, else N-Quads. A format that cannot be written is a 400.
 func readFormat(r *http.Request) (*quad.Format, error) {
-	if err := r.ParseForm(); err != nil {
+	if err := parseReadForm(r); err != nil {
 		return nil, bodyError(err, "read parameters")
 	}
 	if err := checkReadParams(r.Form); err != nil {

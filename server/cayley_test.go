@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
@@ -596,5 +598,28 @@ func TestCayleyReadJSONLDTimeLimit(t *testing.T) {
 	st, _, b := ts.do("GET", "/cayley/api/v2/read?format=jsonld&sub="+url.QueryEscape("<http://ex.org/hub>"), "", nil)
 	if took := time.Since(start); st != http.StatusGatewayTimeout || took > 3*time.Second {
 		t.Errorf("a slow JSON-LD conversion: %d %.200s after %v; want a 504 near the 300 ms limit", st, b, took)
+	}
+}
+
+// TestCayleyReadForms: a read's filters in a multipart form body are
+// applied (they were dropped and the whole store read), and an iri value
+// other than short or full is refused.
+func TestCayleyReadForms(t *testing.T) {
+	ts := cayleyServer(t, Config{})
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range map[string]string{"sub": "<m1>", "pred": "<directed_by>"} {
+		if err := mw.WriteField(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mw.Close()
+	st, _, b := ts.do("POST", "/cayley/api/v2/read", body.String(), map[string]string{"Content-Type": mw.FormDataContentType()})
+	if got := strings.TrimSpace(string(b)); st != 200 || got != "<m1> <directed_by> <p1> <movies> ." {
+		t.Errorf("a multipart read of <m1> <directed_by>: %d %q", st, got)
+	}
+	st, _, b = ts.do("GET", "/cayley/api/v2/read?iri=bogus", "", nil)
+	if st != 400 || !strings.Contains(string(b), `iri \"bogus\": use short or full`) {
+		t.Errorf("iri=bogus: %d %s", st, b)
 	}
 }
