@@ -136,11 +136,13 @@ func TestCWQ(t *testing.T) {
 		t.Fatalf("question %s not in cwq.json", cwqID)
 	}
 	dq := qs[i]
-	// The dataset gives the Wikidata ids too; they are not in the store.
-	topics := slices.Sorted(maps.Keys(dq.TopicEntities))
-	if !slices.Equal(topics, []string{"Q44148", "Q9696", "m.05zppz", "m.0d3k14"}) {
-		t.Fatalf("topic entities %v", topics)
+	// The dataset gives the Wikidata ids too, apart; passed along, they
+	// are not in the store.
+	mids, qids := slices.Sorted(maps.Keys(dq.TopicEntities)), slices.Sorted(maps.Keys(dq.WikidataTopicEntities))
+	if !slices.Equal(mids, []string{"m.05zppz", "m.0d3k14"}) || !slices.Equal(qids, []string{"Q44148", "Q9696"}) {
+		t.Fatalf("topic entities %v and %v", mids, qids)
 	}
+	topics := slices.Sorted(slices.Values(append(qids, mids...)))
 	db := storetest.Open(t, map[string]string{"freebase": kennedyGraph})
 	m := kennedyPolicy()
 	tr := answerWith(t, db, m, m, DefaultConfig(), reasoner.Query{Question: dq.Question, TopicEntities: topics})
