@@ -888,6 +888,10 @@ type cappedWriter struct {
 	afterElem bool
 	// pending is the end of a line-based answer that awaits its line break.
 	pending []byte
+	// pqWrites counts a pquads answer's writes; pqLength holds a record's
+	// length until its message comes.
+	pqWrites int
+	pqLength []byte
 }
 
 func (w *cappedWriter) Write(b []byte) (int, error) {
@@ -911,10 +915,24 @@ func (w *cappedWriter) Write(b []byte) (int, error) {
 		w.truncated, w.pending, w.left = true, nil, 0
 		return 0, errReadCapped
 	}
+	n := len(b)
+	if w.format == "pquads" {
+		// Cayley's pquads writer writes its 8-byte magic, then each
+		// record's length and its message as two writes: a cut between
+		// them left a lone length, so a length waits for its message.
+		if w.pqWrites++; w.pqWrites%2 == 0 {
+			w.pqLength = append(w.pqLength[:0], b...)
+			return n, nil
+		}
+		if len(w.pqLength) > 0 {
+			b = append(w.pqLength, b...)
+			w.pqLength = nil
+		}
+	}
 	if int64(len(b)) <= w.left {
 		w.afterElem = !bytes.HasSuffix(b, []byte("\t"))
 		w.forward(b)
-		return len(b), nil
+		return n, nil
 	}
 	w.truncated, w.left = true, 0
 	return 0, errReadCapped

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -621,5 +622,29 @@ func TestCayleyReadForms(t *testing.T) {
 	st, _, b = ts.do("GET", "/cayley/api/v2/read?iri=bogus", "", nil)
 	if st != 400 || !strings.Contains(string(b), `iri \"bogus\": use short or full`) {
 		t.Errorf("iri=bogus: %d %s", st, b)
+	}
+}
+
+// TestCayleyReadPquadsCutWhole: a pquads read cut at the byte cap ends
+// after a whole record: Cayley's writer sends a record's length and its
+// message as two writes, and a cut between them left a lone length.
+func TestCayleyReadPquadsCutWhole(t *testing.T) {
+	for _, limit := range []int64{300, 1000, 5000} {
+		ts := cayleyServer(t, Config{MaxCayleyReadBytes: limit})
+		st, h, b := ts.do("GET", "/cayley/api/v2/read?format=pquads", "", nil)
+		if st != 200 || len(b) < 8 {
+			t.Fatalf("limit %d: %d, %d bytes", limit, st, len(b))
+		}
+		rest, records := b[8:], 0 // the magic and version
+		for len(rest) > 0 {
+			n, k := binary.Uvarint(rest)
+			if k <= 0 || uint64(len(rest)-k) < n {
+				t.Fatalf("limit %d: record %d is cut (length %d, %d bytes left); trailer %q", limit, records, n, len(rest)-k, h.Get("Grove-Truncated"))
+			}
+			rest, records = rest[k+int(n):], records+1
+		}
+		if records < 2 {
+			t.Errorf("limit %d: %d records", limit, records)
+		}
 	}
 }
