@@ -61,30 +61,10 @@ func TestMergeComparesKnownFormats(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := Manifest{Dataset: "/d/q.jsonl", Format: f, FormatDetected: f != "", Seed: 233, Methods: []string{"cot"}}
-				if err := writeManifest(filepath.Join(dir, "run.json"), m); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, ResultsFile), nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeRunDir(t, dir, m)
 				dirs = append(dirs, dir)
 			}
-			cerr := Comparable(dirs...)
-			_, merr := Merge(filepath.Join(root, "merged"), dirs...)
-			for what, err := range map[string]error{"Comparable": cerr, "Merge": merr} {
-				if tc.want == "" && err != nil {
-					t.Errorf("%s: %v", what, err)
-				}
-				if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-					t.Errorf("%s: error %v, want %q", what, err, tc.want)
-				}
-				for _, i := range tc.names {
-					if err != nil && !strings.Contains(err.Error(), dirs[i]+string(filepath.Separator)) {
-						t.Errorf("%s: error %v does not name %s", what, err, dirs[i])
-					}
-				}
-			}
-			if tc.want != "" {
+			if !checkCompared(t, root, dirs, tc.want, tc.names) {
 				return
 			}
 			m, err := ReadManifest(filepath.Join(root, "merged", "run.json"))
@@ -96,4 +76,34 @@ func TestMergeComparesKnownFormats(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeRunDir writes a run directory holding manifest m and no results.
+func writeRunDir(t *testing.T, dir string, m Manifest) {
+	t.Helper()
+	if err := writeManifest(filepath.Join(dir, "run.json"), m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkCompared runs Comparable and Merge (into root/merged) on dirs and
+// checks that both fail with want, naming the directories of names, or
+// both succeed when want is ""; it reports whether they succeeded.
+func checkCompared(t *testing.T, root string, dirs []string, want string, names []int) bool {
+	t.Helper()
+	_, merr := Merge(filepath.Join(root, "merged"), dirs...)
+	for what, err := range map[string]error{"Comparable": Comparable(dirs...), "Merge": merr} {
+		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: error %v, want %q", what, err, want)
+		}
+		for _, i := range names {
+			if err != nil && !strings.Contains(err.Error(), dirs[i]+string(filepath.Separator)) {
+				t.Errorf("%s: error %v does not name %s", what, err, dirs[i])
+			}
+		}
+	}
+	return want == ""
 }

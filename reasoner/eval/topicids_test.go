@@ -165,26 +165,10 @@ func TestMergeRefusesOtherTopicIDs(t *testing.T) {
 				}
 				m := Manifest{Dataset: "/d/webqsp.json", Format: "webqsp", Seed: 233, TopicEntities: true, TopicIDs: ids,
 					Methods: []string{"cot"}}
-				if err := writeManifest(filepath.Join(dir, "run.json"), m); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, ResultsFile), nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeRunDir(t, dir, m)
 				dirs = append(dirs, dir)
 			}
-			_, merr := Merge(filepath.Join(root, "merged"), dirs...)
-			for what, err := range map[string]error{"Comparable": Comparable(dirs...), "Merge": merr} {
-				if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-					t.Errorf("%s: error %v, want %q", what, err, tc.want)
-				}
-				for _, i := range tc.names {
-					if err != nil && !strings.Contains(err.Error(), dirs[i]+string(filepath.Separator)) {
-						t.Errorf("%s: error %v does not name %s", what, err, dirs[i])
-					}
-				}
-			}
-			if tc.want != "" {
+			if !checkCompared(t, root, dirs, tc.want, tc.names) {
 				return
 			}
 			if m, err := ReadManifest(filepath.Join(root, "merged", "run.json")); err != nil || m.TopicIDs != tc.merged {

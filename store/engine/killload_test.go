@@ -170,13 +170,7 @@ func stateOf(t *testing.T, db *DB) dbState {
 // runs numbered included).
 func TestKilledLoadRerun(t *testing.T) {
 	base, qs := synthQuads(11, 3000), synthQuads(12, 6000)
-	open := func(dir string) *DB {
-		db, err := Open(dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := func(dir string) *DB { return openOpts(t, dir, Options{}) }
 	clean := open(t.TempDir())
 	loadQuads(t, clean, "a", base)
 	wantTerms := loadQuads(t, clean, "b", qs).Terms
@@ -248,13 +242,7 @@ func TestKilledLoadRerunAfterIncrementalWrite(t *testing.T) {
 	base, qs := synthQuads(11, 3000), synthQuads(12, 6000)
 	qs = append(qs, quad.Make(quad.IRI(onlyB), quad.IRI("p1"), quad.IRI(hub), nil))
 	write := graph.Delta{Action: graph.Add, Quad: quad.Make(quad.IRI(p1), quad.IRI(knows), quad.IRI(hub), quad.IRI("a"))}
-	open := func(dir string) *DB {
-		db, err := Open(dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := func(dir string) *DB { return openOpts(t, dir, Options{}) }
 	clean := open(t.TempDir())
 	loadQuads(t, clean, "a", base)
 	if err := clean.ApplyDeltas([]graph.Delta{write}, graph.IgnoreOpts{}); err != nil {
