@@ -40,9 +40,10 @@ import (
 //     data);
 //   - the request's time limit (Config.RequestTimeout) ends first: 504
 //     "request timed out", the failing batch rolled back. A store whose
-//     writes take a context (sqlkg's ApplyDeltasContext: Cayley's
-//     ApplyDeltas takes none) gets the request's (requestWriter), so a
-//     database that stops answering cannot hold the answer past it;
+//     writes take a context (the engine's and sqlkg's ApplyDeltasContext:
+//     Cayley's ApplyDeltas takes none) gets the request's (requestWriter),
+//     so neither a database that stops answering nor a large part of a
+//     body can hold the answer past it;
 //   - anything else: 500 with the request id, the error in the server log.
 //
 // Every error answer of a write or delete carries "count", the quads
@@ -382,9 +383,10 @@ func (c *ctxBatchWriter) WriteQuads(qs []quad.Quad) (int, error) {
 	return len(qs), nil
 }
 
-// ctxDeltaApplier is a quad store whose writes a context bounds (sqlkg's:
-// Cayley's QuadStore.ApplyDeltas takes none, so a write to a silent
-// database would outlive the request's deadline and its answer).
+// ctxDeltaApplier is a quad store whose writes a context bounds (the
+// engine's and sqlkg's: Cayley's QuadStore.ApplyDeltas takes none, so a
+// write to a silent database, or a large batch, would outlive the
+// request's deadline and its answer).
 type ctxDeltaApplier interface {
 	ApplyDeltasContext(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts) error
 }

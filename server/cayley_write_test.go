@@ -1002,3 +1002,38 @@ func TestCayleyLargeDeleteWhole(t *testing.T) {
 		t.Fatalf("a 70,000-line delete of ten quads: %d %s, %d quads left; want 200, count 70000, none left", st, b, stored())
 	}
 }
+
+// The engine's writes take the request's context (requestWriter).
+var _ ctxDeltaApplier = (*engine.DB)(nil)
+
+// TestCayleyWriteTimeLimit: a large body's write stops at the request's
+// time limit inside a part (the engine takes the request's context), not
+// after the part: the answer comes near the limit, and its count is what
+// is stored.
+func TestCayleyWriteTimeLimit(t *testing.T) {
+	const token = "write-token-1"
+	var body strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&body, "<http://ex.org/s%d> <http://ex.org/p> \"value %d\" <bulk> .\n", i, i)
+	}
+	limit := 300 * time.Millisecond
+	ts := cayleyServer(t, Config{Token: token, MaxBodyBytes: 16 << 20, RequestTimeout: limit})
+	hdr := map[string]string{"Authorization": "Bearer " + token}
+	start := time.Now()
+	st, _, b := ts.do("POST", "/cayley/api/v2/write", body.String(), hdr)
+	took := time.Since(start)
+	var ans struct {
+		Count int `json:"count"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil {
+		t.Fatalf("%d %s: %v", st, b, err)
+	}
+	if st != http.StatusGatewayTimeout || took > limit+time.Second {
+		t.Errorf("a 60,000-quad write under a %v limit: %d %s after %v; want a 504 within a second of the limit", limit, st, b, took)
+	}
+	ts.token = token
+	_, gb := ts.get("/v1/graphs")
+	if want := fmt.Sprintf(`"name":"bulk","quads":%d`, ans.Count); ans.Count > 0 && !strings.Contains(string(gb), want) {
+		t.Errorf("count %d, graphs %s", ans.Count, gb)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -125,5 +126,40 @@ func TestApplyDeltasTooBigDeletes(t *testing.T) {
 	}
 	if got := db.Counts().Quads; got != n {
 		t.Fatalf("%d quads left, want all %d", got, n)
+	}
+}
+
+// cancelAfter is a context whose Err turns to context.Canceled after n
+// calls: a deadline reached while a batch is applied.
+type cancelAfter struct {
+	context.Context
+	n *int
+}
+
+func (c cancelAfter) Err() error {
+	if *c.n--; *c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestApplyDeltasContext: a batch whose context ends while its deltas are
+// applied stops with the context's error and writes nothing, wherever it
+// ends (inside the deltas or before the commit); with a live context it
+// is applied whole.
+func TestApplyDeltasContext(t *testing.T) {
+	ds := newQuadDeltas(2000)
+	for _, calls := range []int{0, 3, 7, 8} { // 2,000 deltas: 7 checks inside, one before the commit
+		db := openOpts(t, t.TempDir(), Options{})
+		n := calls
+		err := db.ApplyDeltasContext(cancelAfter{context.Background(), &n}, ds, graph.IgnoreOpts{})
+		got := db.Counts().Quads
+		if calls < 8 && (!errors.Is(err, context.Canceled) || got != 0) {
+			t.Errorf("cancelled after %d checks: %v, %d quads stored; want canceled, none", calls, err, got)
+		}
+		if calls == 8 && (err != nil || got != 2000) {
+			t.Errorf("never cancelled: %v, %d quads", err, got)
+		}
+		db.Close()
 	}
 }

@@ -26,13 +26,27 @@ func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
 	}
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
-	return db.applyDeltas(in, opts, nil)
+	return db.applyDeltas(context.Background(), in, opts, nil)
+}
+
+// ApplyDeltasContext is ApplyDeltas bounded by ctx: once ctx ends while
+// the batch's deltas are applied (checked every 256 deltas and before the
+// commit), the batch stops with ctx's error and nothing of it is written.
+// The server gives Cayley's writes the request's context this way, so a
+// large body's part no longer runs on past the request's time limit.
+func (db *DB) ApplyDeltasContext(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts) error {
+	if db.opts.ReadOnly {
+		return errors.New("apply deltas: database is read-only")
+	}
+	db.writeMu.Lock()
+	defer db.writeMu.Unlock()
+	return db.applyDeltas(ctx, in, opts, nil)
 }
 
 // applyDeltas is ApplyDeltas for a caller holding writeMu; extra, if not
 // nil, adds its own writes to the batch's transaction (after the batch's
 // own), so they commit or fail with it.
-func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*badger.Txn) error) error {
+func (db *DB) applyDeltas(ctx context.Context, in []graph.Delta, opts graph.IgnoreOpts, extra func(*badger.Txn) error) error {
 	if db.opts.ReadOnly {
 		return errors.New("apply deltas: database is read-only")
 	}
@@ -71,14 +85,22 @@ func (db *DB) applyDeltas(in []graph.Delta, opts graph.IgnoreOpts, extra func(*b
 			if err := u.apply(d); err != nil {
 				return err
 			}
-			if tooBig == nil && i%tooBigCheckEvery == tooBigCheckEvery-1 {
-				if tooBig = u.tooBig(i + 1); tooBig != nil && !checkDeletes {
-					return tooBig
+			if i%tooBigCheckEvery == tooBigCheckEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("apply deltas: stopped after %d of %d, nothing written: %w", i+1, len(in), err)
+				}
+				if tooBig == nil {
+					if tooBig = u.tooBig(i + 1); tooBig != nil && !checkDeletes {
+						return tooBig
+					}
 				}
 			}
 		}
 		if tooBig != nil {
 			return tooBig
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("apply deltas: stopped before the commit, nothing written: %w", err)
 		}
 		if err := u.writeGroups(); err != nil {
 			return err

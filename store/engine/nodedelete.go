@@ -129,7 +129,7 @@ func (db *DB) DeleteNode(ctx context.Context, v quad.Value) (int, error) {
 		if more {
 			extra = record(deleted + len(qs))
 		}
-		err = db.applyDeltas(ds, graph.IgnoreOpts{}, extra)
+		err = db.applyDeltas(ctx, ds, graph.IgnoreOpts{}, extra)
 		if errors.Is(err, store.ErrTooBig) && size > 1 {
 			size /= 2 // a part that does not fit: take smaller ones
 			continue

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -165,7 +166,7 @@ func (w *WriteRunner) ApplyDeltas(ds []graph.Delta, opts graph.IgnoreOpts) error
 	next.Done += int64(len(ds))
 	w.db.writeMu.Lock()
 	defer w.db.writeMu.Unlock()
-	if err := w.db.applyDeltas(ds, opts, setRecord(w.key, w.stored(next))); err != nil {
+	if err := w.db.applyDeltas(context.Background(), ds, opts, setRecord(w.key, w.stored(next))); err != nil {
 		return err
 	}
 	w.rec = next
