@@ -576,7 +576,7 @@ func Incremental(ctx context.Context, db *engine.DB, files []string, opts Option
 				q.Label = lo.Label(q)
 				ds = append(ds, graph.Delta{Quad: q, Action: action})
 			}
-			return run.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+			return run.ApplyDeltasContext(ctx, ds, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
 		})
 		if err != nil && i+n > 0 {
 			return fmt.Errorf("ingest: quads %d-%d (quads 1-%d are applied): %w", i+n+1, i+len(part), i+n, err)

@@ -163,3 +163,26 @@ func TestApplyDeltasContext(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestWriteRunnerContext: a write run's batch whose context ends while it
+// is applied writes nothing and leaves the run's count where it was.
+func TestWriteRunnerContext(t *testing.T) {
+	db := openOpts(t, t.TempDir(), Options{})
+	defer db.Close()
+	w, err := db.BeginWriteRun(WriteRun{Graph: "g", Files: []WriteRunFile{{Name: "upd.nt", Size: 1}}, Total: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := newQuadDeltas(2000)
+	if err := w.ApplyDeltasContext(context.Background(), ds[:1000], graph.IgnoreOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	n := 2
+	if err := w.ApplyDeltasContext(cancelAfter{context.Background(), &n}, ds[1000:], graph.IgnoreOpts{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled batch: %v", err)
+	}
+	runs, err := db.UnfinishedWriteRuns()
+	if err != nil || len(runs) != 1 || runs[0].Done != 1000 || w.Done() != 1000 || db.Counts().Quads != 1000 {
+		t.Fatalf("after a cancelled batch: runs %+v (%v), runner %d, %d quads; want 1000 each", runs, err, w.Done(), db.Counts().Quads)
+	}
+}

@@ -159,6 +159,13 @@ func (w *WriteRunner) stored(r WriteRun) WriteRun {
 // ApplyDeltas applies ds as DB.ApplyDeltas does, one transaction, which
 // also moves the run's record on by len(ds) quads.
 func (w *WriteRunner) ApplyDeltas(ds []graph.Delta, opts graph.IgnoreOpts) error {
+	return w.ApplyDeltasContext(context.Background(), ds, opts)
+}
+
+// ApplyDeltasContext is ApplyDeltas bounded by ctx as
+// DB.ApplyDeltasContext is: a batch whose context ends while it is applied
+// writes nothing and leaves the record where it was.
+func (w *WriteRunner) ApplyDeltasContext(ctx context.Context, ds []graph.Delta, opts graph.IgnoreOpts) error {
 	if w.db.opts.ReadOnly {
 		return errors.New("apply deltas: database is read-only")
 	}
@@ -166,7 +173,7 @@ func (w *WriteRunner) ApplyDeltas(ds []graph.Delta, opts graph.IgnoreOpts) error
 	next.Done += int64(len(ds))
 	w.db.writeMu.Lock()
 	defer w.db.writeMu.Unlock()
-	if err := w.db.applyDeltas(context.Background(), ds, opts, setRecord(w.key, w.stored(next))); err != nil {
+	if err := w.db.applyDeltas(ctx, ds, opts, setRecord(w.key, w.stored(next))); err != nil {
 		return err
 	}
 	w.rec = next
