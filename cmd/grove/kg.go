@@ -427,7 +427,7 @@ func (a *app) kgEdges() *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			return cutNote(cmd.Context(), a.stderr, kg, args[1:], args[0], d, len(edges), limit, "edges")
+			return cutNote(cmd.Context(), a.stderr, kg, args[1:], args[0], d, len(edges), limit)
 		})
 	}
 	return cmd
@@ -449,9 +449,15 @@ func (a *app) kgNeighbors() *cobra.Command {
 			return err
 		}
 		return a.withKG(cmd.Context(), func(kg store.KG) error {
-			ns, err := kg.Neighbors(cmd.Context(), args[0], rel, d, limit)
+			// One more than the limit tells a cut list from a full one (the
+			// degree counts edges, and two edges may lead to one neighbour).
+			ns, err := kg.Neighbors(cmd.Context(), args[0], rel, d, limit+min(limit, 1))
 			if err != nil {
 				return err
+			}
+			cut := limit > 0 && len(ns) > limit
+			if cut {
+				ns = ns[:limit]
 			}
 			if err := a.emit(ns, func(w io.Writer) error {
 				med, err := mediators(cmd.Context(), kg, ns, func(store.Entity) string { return args[0] })
@@ -465,7 +471,10 @@ func (a *app) kgNeighbors() *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			return cutNote(cmd.Context(), a.stderr, kg, args[:1], rel, d, len(ns), limit, "neighbours")
+			if cut {
+				fmt.Fprintf(a.stderr, "grove: the first %d neighbours are shown; there are more (--limit 0 shows all)\n", limit)
+			}
+			return nil
 		})
 	}
 	return cmd
@@ -554,10 +563,10 @@ func entityWithID(e store.Entity) string {
 }
 
 // cutNote tells, on w (standard error, so that --json output stays one
-// document), when a list of what ("edges", "neighbours") stopped at
-// --limit: how many the ids have along rel in direction d (KG.Degree,
-// summed) and how to see them all. Nothing when the list was not cut.
-func cutNote(ctx context.Context, w io.Writer, kg store.KG, ids []string, rel string, d store.Direction, shown, limit int, what string) error {
+// document), when a list of edges stopped at --limit: how many the
+// ids have along rel in direction d (KG.Degree, summed: one per edge) and
+// how to see them all. Nothing when the list was not cut.
+func cutNote(ctx context.Context, w io.Writer, kg store.KG, ids []string, rel string, d store.Direction, shown, limit int) error {
 	if limit <= 0 || shown < limit {
 		return nil
 	}
@@ -565,14 +574,14 @@ func cutNote(ctx context.Context, w io.Writer, kg store.KG, ids []string, rel st
 	for _, id := range ids {
 		n, err := kg.Degree(ctx, id, rel, d)
 		if err != nil {
-			return fmt.Errorf("counting the %s: %w", what, err)
+			return fmt.Errorf("counting the edges: %w", err)
 		}
 		total += n
 	}
 	if total <= int64(shown) {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "grove: %d %s shown of %d (--limit %d; --limit 0 shows all)\n", shown, what, total, limit)
+	_, err := fmt.Fprintf(w, "grove: %d edges shown of %d (--limit %d; --limit 0 shows all)\n", shown, total, limit)
 	return err
 }
 

@@ -117,8 +117,8 @@ func runKGText(t *testing.T, db string, cases []kgTextCase) {
 	}
 }
 
-// TestKGListsSayWhenCut: edges and neighbours cut at --limit say on
-// standard error how many there are and how to see them all, a query's
+// TestKGListsSayWhenCut: edges cut at --limit say on standard error how
+// many there are and how to see them all, neighbours and a query's
 // results that there are more; a list within the limit says nothing.
 func TestKGListsSayWhenCut(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "db")
@@ -131,7 +131,8 @@ func TestKGListsSayWhenCut(t *testing.T) {
 	}{
 		{[]string{"kg", "edges", "/film/film/starring", "/en/blade_runner", "--limit", "2"}, "grove: 2 edges shown of 12 (--limit 2; --limit 0 shows all)\n"},
 		{[]string{"kg", "edges", "/film/film/starring", "/en/blade_runner", "--limit", "12"}, ""},
-		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "3", "--json"}, "grove: 3 neighbours shown of 14 (--limit 3; --limit 0 shows all)\n"},
+		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "3", "--json"}, "grove: the first 3 neighbours are shown; there are more (--limit 0 shows all)\n"},
+		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "14"}, ""}, // exactly all 14
 		{[]string{"kg", "neighbors", "/en/blade_runner", "--limit", "0"}, ""},
 		{[]string{"query", "--limit", "2", `g.V("</en/blade_runner>").Out("</film/film/starring>").All()`},
 			"grove: the first 2 results are shown; the query has more (--limit)\n"},
@@ -143,6 +144,19 @@ func TestKGListsSayWhenCut(t *testing.T) {
 				t.Errorf("stderr %q, %v; want %q", stderr, err, c.want)
 			}
 		})
+	}
+	// Two edges to one neighbour: a list of all neighbours is not cut
+	// (the degree, 3, counts edges).
+	two := filepath.Join(t.TempDir(), "two.nt")
+	if err := os.WriteFile(two, []byte("<a> <p> <b> .\n<a> <q> <b> .\n<a> <p> <c> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db2 := filepath.Join(t.TempDir(), "db")
+	if _, err := run(t, "--db", db2, "ingest", "--quiet", "--graph", "g", two); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := runStreams(t, "--db", db2, "kg", "neighbors", "a", "--limit", "2"); err != nil || stderr != "" {
+		t.Errorf("all neighbours within --limit: stderr %q, %v", stderr, err)
 	}
 	// GraphQL answers one document: a list in it over the limit is
 	// refused, naming first:, rather than cut or passed whole.
