@@ -21,12 +21,7 @@ import (
 // with no label belongs to no named graph. Either every delta is applied
 // or none is.
 func (db *DB) ApplyDeltas(in []graph.Delta, opts graph.IgnoreOpts) error {
-	if db.opts.ReadOnly {
-		return errors.New("apply deltas: database is read-only")
-	}
-	db.writeMu.Lock()
-	defer db.writeMu.Unlock()
-	return db.applyDeltas(context.Background(), in, opts, nil)
+	return db.ApplyDeltasContext(context.Background(), in, opts)
 }
 
 // ApplyDeltasContext is ApplyDeltas bounded by ctx: once ctx ends while
